@@ -1,0 +1,109 @@
+//! The runtime value of the expression engine.
+//!
+//! Mirrors the Go types Windsor's expr-lang configuration produces: `Int` is Go `int`,
+//! `Uint` is the `uint64` that YAML-parsed integers (and string bytes) become, `Float` is
+//! `float64`. Lists and maps share their storage so cloning a value is cheap, which matters
+//! because the same scope is read by thousands of expressions.
+
+use indexmap::IndexMap;
+use std::sync::Arc;
+
+/// An ordered map: iteration follows insertion (source) order, so `keys()` and
+/// `values()` are deterministic (design/semantics.md S7).
+pub type Map = IndexMap<Arc<str>, Value>;
+
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    #[default]
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Float(f64),
+    Str(Arc<str>),
+    List(Arc<Vec<Value>>),
+    Map(Arc<Map>),
+}
+
+impl Value {
+    pub fn str(s: impl Into<Arc<str>>) -> Value {
+        Value::Str(s.into())
+    }
+
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(items))
+    }
+
+    pub fn map(map: Map) -> Value {
+        Value::Map(Arc::new(map))
+    }
+
+    pub fn is_nil(&self) -> bool {
+        matches!(self, Value::Nil)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The name `type()` returns for this value, as Go expr-lang reports it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "nil",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Uint(_) => "uint",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::List(_) => "array",
+            Value::Map(_) => "map",
+        }
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+
+impl From<i64> for Value {
+    fn from(n: i64) -> Self {
+        Value::Int(n)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(f: f64) -> Self {
+        Value::Float(f)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::Str(s.into())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::Str(s.into())
+    }
+}

@@ -1,0 +1,5 @@
+//! bpc — a blueprint composer for Windsor facet templates.
+//!
+//! The pipeline: load → scope → activate → config → collect → merge → validate → emit.
+
+pub mod expr;

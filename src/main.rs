@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("bpc: under construction");
+    std::process::exit(2);
+}
