@@ -1,8 +1,14 @@
 //! The expression engine: Windsor's dialect of expr-lang (v1.17.8). Knows nothing of
 //! facets; the embedder supplies the scope and a [`host::Host`].
 
+pub mod error;
 pub mod host;
 pub mod native;
+pub mod scope;
+pub mod template;
 pub mod value;
+pub mod windsor;
 
+pub use error::{ErrorKind, ExprError};
+pub use scope::Scope;
 pub use value::{Map, Value};

@@ -1,0 +1,32 @@
+//! The names an expression reads. Windsor runs expr-lang without a typed environment:
+//! an unknown name is nil. Lookups go through this trait so an embedder can resolve
+//! values lazily (config blocks are computed on first read, design/semantics.md S6).
+
+use super::error::ExprError;
+use super::value::{Map, Value};
+
+pub trait Scope {
+    /// Resolves a chain of constant member accesses starting at a root name
+    /// (`talos.vars.x` arrives as `["talos", "vars", "x"]`). Returns the value at the
+    /// prefix the scope chose to resolve and how many segments that prefix has (at
+    /// least 1); the engine applies the remaining accesses itself. `None` means the
+    /// root name is not defined (the engine reads it as nil).
+    fn lookup(&self, path: &[&str]) -> Result<Option<(Value, usize)>, ExprError>;
+
+    /// Every name as one map (`$env`, and `std.extVar("context")` in jsonnet).
+    fn all(&self) -> Result<Value, ExprError>;
+}
+
+/// A plain map of values is a scope whose lookups resolve one segment at a time.
+impl Scope for Map {
+    fn lookup(&self, path: &[&str]) -> Result<Option<(Value, usize)>, ExprError> {
+        Ok(path
+            .first()
+            .and_then(|root| self.get(*root))
+            .map(|v| (v.clone(), 1)))
+    }
+
+    fn all(&self) -> Result<Value, ExprError> {
+        Ok(Value::map(self.clone()))
+    }
+}

@@ -1,0 +1,2 @@
+//! `${…}` interpolation inside strings (conformance/expr README, "tmpl mode";
+//! design/semantics.md S7).
