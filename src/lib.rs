@@ -3,3 +3,5 @@
 //! The pipeline: load → scope → activate → config → collect → merge → validate → emit.
 
 pub mod expr;
+pub mod source;
+pub mod yaml;

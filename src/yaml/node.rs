@@ -1,0 +1,80 @@
+//! A YAML document as a tree of nodes that remember where they came from.
+//!
+//! Anchors, aliases and `<<` merge keys are resolved by the loader, so consumers see
+//! plain maps and lists; each node keeps the span of the text it was read from (for an
+//! alias: the anchored node's span, where the value is actually written).
+
+use crate::source::Span;
+
+/// How a scalar was written. Typing and the mapping of a byte offset inside the value
+/// back to the source (for carets inside `${…}`) depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// Non-negative integers above `i64::MAX`.
+    Uint(u64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    /// Keys in source order. Keys are strings (non-string scalar keys are kept in their
+    /// textual form); duplicate keys are a load error.
+    Map(Vec<(Key, Node)>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub span: Span,
+    /// `Some` for scalars.
+    pub style: Option<ScalarStyle>,
+}
+
+impl Node {
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.kind {
+            NodeKind::Map(entries) => entries.iter().find(|(k, _)| k.name == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, NodeKind::Null)
+    }
+
+    /// A short name of the node's type for error messages ("a map", "a string", …).
+    pub fn type_label(&self) -> &'static str {
+        match self.kind {
+            NodeKind::Null => "null",
+            NodeKind::Bool(_) => "a boolean",
+            NodeKind::Int(_) | NodeKind::Uint(_) => "an integer",
+            NodeKind::Float(_) => "a number",
+            NodeKind::Str(_) => "a string",
+            NodeKind::Seq(_) => "a list",
+            NodeKind::Map(_) => "a map",
+        }
+    }
+}
