@@ -1,0 +1,88 @@
+//! Node ↔ Value. Spans are dropped going to a value; a value turned back into a node gets
+//! one span for every node (the place that produced it).
+
+use super::node::{Key, Node, NodeKind, ScalarStyle};
+use crate::expr::value::{Map, Value};
+use crate::source::Span;
+use std::sync::Arc;
+
+/// How integers become values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntMapping {
+    /// `Int` stays `Int`, `Uint` stays `Uint`.
+    Signed,
+    /// Non-negative integers become `Uint`, as Go's YAML decoder yields `uint64` for them
+    /// (what Windsor's `yaml()` function returns).
+    GoYaml,
+}
+
+impl Node {
+    /// The value of this node: integers as `Int` (above `i64::MAX`: `Uint`).
+    pub fn to_value(&self) -> Value {
+        node_to_value(self, IntMapping::Signed)
+    }
+
+    /// The value as Go's YAML decoder would produce it: non-negative integers as `Uint`.
+    pub fn to_value_go_yaml(&self) -> Value {
+        node_to_value(self, IntMapping::GoYaml)
+    }
+
+    /// A node for `value`, every part of it carrying `span`. Strings are plain-styled (a
+    /// value has no source style).
+    pub fn from_value(value: &Value, span: Span) -> Node {
+        let (kind, style) = match value {
+            Value::Nil => (NodeKind::Null, Some(ScalarStyle::Plain)),
+            Value::Bool(b) => (NodeKind::Bool(*b), Some(ScalarStyle::Plain)),
+            Value::Int(n) => (NodeKind::Int(*n), Some(ScalarStyle::Plain)),
+            Value::Uint(n) => match i64::try_from(*n) {
+                Ok(small) => (NodeKind::Int(small), Some(ScalarStyle::Plain)),
+                Err(_) => (NodeKind::Uint(*n), Some(ScalarStyle::Plain)),
+            },
+            Value::Float(f) => (NodeKind::Float(*f), Some(ScalarStyle::Plain)),
+            Value::Str(s) => (NodeKind::Str(s.to_string()), Some(ScalarStyle::Plain)),
+            Value::List(items) => (
+                NodeKind::Seq(items.iter().map(|v| Node::from_value(v, span)).collect()),
+                None,
+            ),
+            Value::Map(map) => (
+                NodeKind::Map(
+                    map.iter()
+                        .map(|(k, v)| {
+                            let key = Key {
+                                name: k.to_string(),
+                                span,
+                            };
+                            (key, Node::from_value(v, span))
+                        })
+                        .collect(),
+                ),
+                None,
+            ),
+        };
+        Node { kind, span, style }
+    }
+}
+
+pub fn node_to_value(node: &Node, ints: IntMapping) -> Value {
+    match &node.kind {
+        NodeKind::Null => Value::Nil,
+        NodeKind::Bool(b) => Value::Bool(*b),
+        NodeKind::Int(n) => match ints {
+            IntMapping::GoYaml if *n >= 0 => Value::Uint(*n as u64),
+            _ => Value::Int(*n),
+        },
+        NodeKind::Uint(n) => Value::Uint(*n),
+        NodeKind::Float(f) => Value::Float(*f),
+        NodeKind::Str(s) => Value::Str(Arc::from(s.as_str())),
+        NodeKind::Seq(items) => Value::List(Arc::new(
+            items.iter().map(|n| node_to_value(n, ints)).collect(),
+        )),
+        NodeKind::Map(entries) => {
+            let mut map = Map::with_capacity(entries.len());
+            for (key, value) in entries {
+                map.insert(Arc::from(key.name.as_str()), node_to_value(value, ints));
+            }
+            Value::Map(Arc::new(map))
+        }
+    }
+}
