@@ -1,5 +1,13 @@
 //! Source files, spans and diagnostics shared by every stage.
 
+pub mod diagnostic;
+pub mod map;
+pub mod render;
 pub mod span;
+pub mod tree;
 
+pub use diagnostic::{Diagnostic, Label, Severity};
+pub use map::{Location, SourceFile, SourceMap};
+pub use render::{render, render_all};
 pub use span::{FileId, Span};
+pub use tree::{FileTree, TreeError, TreeErrorKind};

@@ -1,7 +1,7 @@
 //! The one error type of the YAML loader: a message, the span it is about and, for
 //! errors that involve two places (a duplicate key), the other place.
 
-use crate::source::Span;
+use crate::source::{Diagnostic, Span};
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +25,16 @@ impl YamlError {
     pub fn with_related(mut self, span: Span, label: impl Into<String>) -> YamlError {
         self.related = Some((span, label.into()));
         self
+    }
+}
+
+impl From<YamlError> for Diagnostic {
+    fn from(err: YamlError) -> Diagnostic {
+        let mut diagnostic = Diagnostic::error(err.message).with_primary(err.span, "");
+        if let Some((span, label)) = err.related {
+            diagnostic = diagnostic.with_secondary(span, label);
+        }
+        diagnostic
     }
 }
 

@@ -251,3 +251,22 @@ fn to_value_keeps_types_and_order() {
     let back = Node::from_value(&value, doc.span);
     assert_eq!(back.to_value().as_map().map(|m| m.len()), Some(3));
 }
+
+#[test]
+fn errors_render_with_both_positions() {
+    use crate::source::{render, Diagnostic, SourceMap};
+    let sources = SourceMap::new();
+    let text = "metadata:\n  name: a\n  name: b\n";
+    let file = sources.add("facets/x.yaml", text);
+    let err = parse(text, file).expect_err("duplicate");
+    let expected = "\
+error: mapping key \"name\" is already defined
+ --> facets/x.yaml:3:3
+  |
+2 |   name: a
+  |   ---- first defined here
+3 |   name: b
+  |   ^^^^
+";
+    assert_eq!(render(&Diagnostic::from(err), &sources, false), expected);
+}

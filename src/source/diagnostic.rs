@@ -1,0 +1,141 @@
+//! The one error/warning type of the whole tool. Stages build diagnostics with spans;
+//! turning spans into `file:line:col` and drawing carets happens once, in
+//! [`super::render`].
+
+use super::span::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// A span with a short text drawn next to its underline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    /// Where the problem is (`^^^` under it).
+    pub primary: Option<Label>,
+    /// Other places that explain it (`---` under them), in any file.
+    pub secondary: Vec<Label>,
+    /// What was being done when it happened, outermost first, e.g. "while evaluating facet
+    /// `aws` (facets/provider-aws.yaml), terraform component `cluster`, input `name`".
+    pub context: Option<String>,
+    pub notes: Vec<String>,
+    /// A suggestion such as "did you mean `strategy`?".
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity,
+            message: message.into(),
+            primary: None,
+            secondary: Vec::new(),
+            context: None,
+            notes: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn error(message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Error, message)
+    }
+
+    pub fn warning(message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Warning, message)
+    }
+
+    pub fn note(message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Note, message)
+    }
+
+    /// Sets the primary span; `label` may be empty.
+    pub fn with_primary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.primary = Some(Label {
+            span,
+            message: label.into(),
+        });
+        self
+    }
+
+    pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.secondary.push(Label {
+            span,
+            message: label.into(),
+        });
+        self
+    }
+
+    /// Sets the context line, or prefixes an existing one with an outer layer.
+    pub fn with_context(mut self, context: impl Into<String>) -> Diagnostic {
+        let outer = context.into();
+        self.context = Some(match self.context.take() {
+            Some(inner) => format!("{outer}, {inner}"),
+            None => outer,
+        });
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// A warning promoted to an error (`--strict`).
+    pub fn into_error(mut self) -> Diagnostic {
+        self.severity = Severity::Error;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    #[test]
+    fn builder_and_context_layers() {
+        let span = Span::new(FileId(1), 2, 4);
+        let d = Diagnostic::warning("unknown key `stratgy`")
+            .with_primary(span, "unknown key")
+            .with_context("input `x`")
+            .with_context("while evaluating facet `aws`")
+            .with_help("did you mean `strategy`?");
+        assert!(!d.is_error());
+        assert_eq!(
+            d.context.as_deref(),
+            Some("while evaluating facet `aws`, input `x`")
+        );
+        assert_eq!(d.primary.as_ref().map(|l| l.span), Some(span));
+        assert!(d.into_error().is_error());
+    }
+}

@@ -1,0 +1,395 @@
+//! Draws a [`Diagnostic`] the way rustc and ruff do:
+//!
+//! ```text
+//! error: mapping key "name" is already defined
+//!  --> facets/aws.yaml:3:1
+//!   |
+//! 1 | name: a
+//!   | ---- first defined here
+//! 2 | other: 1
+//! 3 | name: b
+//!   | ^^^^ duplicate key
+//!   |
+//!   = note: while loading facet `aws`
+//!   = help: remove one of them
+//! ```
+//!
+//! Without colour the output is plain, deterministic text (snapshot tests compare it).
+//! A span over several lines is drawn on its first line. Tabs are shown as four spaces.
+
+use super::diagnostic::{Diagnostic, Label, Severity};
+use super::map::{SourceFile, SourceMap};
+use super::span::FileId;
+use std::fmt::Write;
+use std::sync::Arc;
+
+const TAB_WIDTH: usize = 4;
+
+/// Renders several diagnostics, separated by blank lines.
+pub fn render_all(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
+    diagnostics
+        .iter()
+        .map(|d| render(d, sources, color))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: bool) -> String {
+    let paint = Painter { color };
+    let groups = group_labels(diagnostic, sources);
+    let width = groups
+        .iter()
+        .flat_map(|g| g.lines.iter().map(|l| l.number))
+        .max()
+        .map_or(0, |n| n.to_string().len());
+    let pad = " ".repeat(width);
+
+    let mut out = String::new();
+    let severity_style = match diagnostic.severity {
+        Severity::Error => Style::Error,
+        Severity::Warning => Style::Warning,
+        Severity::Note => Style::Note,
+    };
+    let _ = writeln!(
+        out,
+        "{}{}",
+        paint.apply(severity_style, diagnostic.severity.label()),
+        paint.apply(Style::Bold, &format!(": {}", diagnostic.message)),
+    );
+
+    for (index, group) in groups.iter().enumerate() {
+        let arrow = if index == 0 { "-->" } else { ":::" };
+        let _ = writeln!(
+            out,
+            "{pad}{} {}:{}:{}",
+            paint.apply(Style::Gutter, arrow),
+            group.file.path,
+            group.anchor_line,
+            group.anchor_column
+        );
+        let _ = writeln!(out, "{pad} {}", paint.apply(Style::Gutter, "|"));
+        let mut previous: Option<usize> = None;
+        for line in &group.lines {
+            if previous.is_some_and(|p| line.number > p + 1) {
+                let _ = writeln!(out, "{}", paint.apply(Style::Gutter, "..."));
+            }
+            previous = Some(line.number);
+            let text = expand_tabs(group.file.line_text(line.number));
+            let number = format!("{:>width$} |", line.number);
+            let _ = writeln!(
+                out,
+                "{}{}",
+                paint.apply(Style::Gutter, &number),
+                if text.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {text}")
+                }
+            );
+            for mark in &line.marks {
+                let (symbol, style) = if mark.primary {
+                    ("^", severity_style)
+                } else {
+                    ("-", Style::Gutter)
+                };
+                let mut underline = symbol.repeat(mark.length);
+                if !mark.message.is_empty() {
+                    underline.push(' ');
+                    underline.push_str(&mark.message);
+                }
+                let _ = writeln!(
+                    out,
+                    "{pad} {} {}{}",
+                    paint.apply(Style::Gutter, "|"),
+                    " ".repeat(mark.column),
+                    paint.apply(style, &underline)
+                );
+            }
+        }
+    }
+
+    let has_footer =
+        diagnostic.context.is_some() || !diagnostic.notes.is_empty() || diagnostic.help.is_some();
+    if has_footer && !groups.is_empty() {
+        let _ = writeln!(out, "{pad} {}", paint.apply(Style::Gutter, "|"));
+    }
+    let footer_pad = if groups.is_empty() {
+        String::new()
+    } else {
+        format!("{pad} ")
+    };
+    let notes = diagnostic.context.iter().chain(&diagnostic.notes);
+    for note in notes {
+        let _ = writeln!(
+            out,
+            "{footer_pad}{} {}",
+            paint.apply(Style::Gutter, "="),
+            paint_line(&paint, Style::Bold, "note", note)
+        );
+    }
+    if let Some(help) = &diagnostic.help {
+        let _ = writeln!(
+            out,
+            "{footer_pad}{} {}",
+            paint.apply(Style::Gutter, "="),
+            paint_line(&paint, Style::Help, "help", help)
+        );
+    }
+    out
+}
+
+fn paint_line(paint: &Painter, style: Style, title: &str, text: &str) -> String {
+    format!("{}: {text}", paint.apply(style, title))
+}
+
+/// The labels of one file, laid out by line.
+struct Group {
+    file: Arc<SourceFile>,
+    anchor_line: usize,
+    anchor_column: usize,
+    lines: Vec<Line>,
+}
+
+struct Line {
+    number: usize,
+    marks: Vec<Mark>,
+}
+
+struct Mark {
+    column: usize,
+    length: usize,
+    message: String,
+    primary: bool,
+}
+
+/// Groups labels by file: the primary label's file first, then the others in the order
+/// their first label appears.
+fn group_labels(diagnostic: &Diagnostic, sources: &SourceMap) -> Vec<Group> {
+    let labels = diagnostic
+        .primary
+        .iter()
+        .map(|l| (l, true))
+        .chain(diagnostic.secondary.iter().map(|l| (l, false)));
+    let mut groups: Vec<(FileId, Group)> = Vec::new();
+    for (label, primary) in labels {
+        let Some(file) = sources.get(label.span.file) else {
+            continue;
+        };
+        let (number, mark) = layout(&file, label, primary);
+        let position = groups.iter().position(|(id, _)| *id == label.span.file);
+        let group = match position {
+            Some(i) => &mut groups[i].1,
+            None => {
+                let start = file.location(label.span.start as usize);
+                groups.push((
+                    label.span.file,
+                    Group {
+                        file: file.clone(),
+                        anchor_line: start.line,
+                        anchor_column: start.column,
+                        lines: Vec::new(),
+                    },
+                ));
+                let last = groups.len() - 1;
+                &mut groups[last].1
+            }
+        };
+        match group.lines.iter_mut().find(|l| l.number == number) {
+            Some(line) => line.marks.push(mark),
+            None => group.lines.push(Line {
+                number,
+                marks: vec![mark],
+            }),
+        }
+    }
+    let mut groups: Vec<Group> = groups.into_iter().map(|(_, g)| g).collect();
+    for group in &mut groups {
+        group.lines.sort_by_key(|l| l.number);
+        for line in &mut group.lines {
+            line.marks.sort_by_key(|m| (m.column, !m.primary));
+        }
+    }
+    groups
+}
+
+/// Where a label's underline goes: its first line, display column and width.
+fn layout(file: &SourceFile, label: &Label, primary: bool) -> (usize, Mark) {
+    let start = file.location(label.span.start as usize);
+    let line_text = file.line_text(start.line);
+    let line_start = file.line_start(start.line);
+    let in_line = |offset: usize| {
+        let mut at = offset.saturating_sub(line_start).min(line_text.len());
+        while !line_text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    let from = in_line(label.span.start as usize);
+    let to = in_line(label.span.end as usize).max(from);
+    let column = display_width(&line_text[..from]);
+    let length = display_width(&line_text[from..to]).max(1);
+    (
+        start.line,
+        Mark {
+            column,
+            length,
+            message: label.message.clone(),
+            primary,
+        },
+    )
+}
+
+fn display_width(text: &str) -> usize {
+    text.chars()
+        .map(|c| if c == '\t' { TAB_WIDTH } else { 1 })
+        .sum()
+}
+
+fn expand_tabs(text: &str) -> String {
+    text.replace('\t', &" ".repeat(TAB_WIDTH))
+}
+
+#[derive(Clone, Copy)]
+enum Style {
+    Error,
+    Warning,
+    Note,
+    Help,
+    Gutter,
+    Bold,
+}
+
+struct Painter {
+    color: bool,
+}
+
+impl Painter {
+    fn apply(&self, style: Style, text: &str) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        let code = match style {
+            Style::Error => "1;31",
+            Style::Warning => "1;33",
+            Style::Note => "1;32",
+            Style::Help => "1;36",
+            Style::Gutter => "1;34",
+            Style::Bold => "1",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Span;
+
+    fn span_of(text: &str, needle: &str, file: FileId) -> Span {
+        let start = text.find(needle).unwrap_or(0);
+        Span::new(file, start, start + needle.len())
+    }
+
+    #[test]
+    fn primary_and_secondary_in_one_file() {
+        let sources = SourceMap::new();
+        let text = "name: a\nother: 1\nname: b\n";
+        let file = sources.add("facets/aws.yaml", text);
+        let d = Diagnostic::error("mapping key \"name\" is already defined")
+            .with_primary(Span::new(file, 17, 21), "duplicate key")
+            .with_secondary(Span::new(file, 0, 4), "first defined here")
+            .with_context("while loading facet `aws`")
+            .with_help("remove one of them");
+        let expected = "\
+error: mapping key \"name\" is already defined
+ --> facets/aws.yaml:3:1
+  |
+1 | name: a
+  | ---- first defined here
+...
+3 | name: b
+  | ^^^^ duplicate key
+  |
+  = note: while loading facet `aws`
+  = help: remove one of them
+";
+        assert_eq!(render(&d, &sources, false), expected);
+    }
+
+    #[test]
+    fn secondary_in_another_file_and_wide_gutter() {
+        let sources = SourceMap::new();
+        let first: String = (1..=11).map(|i| format!("line{i}\n")).collect();
+        let a = sources.add("a.yaml", first.clone());
+        let b = sources.add("b.yaml", "x: ${ nope }\n");
+        let d = Diagnostic::warning("unknown identifier")
+            .with_primary(span_of(&first, "line10", a), "")
+            .with_secondary(span_of("x: ${ nope }\n", "nope", b), "used here")
+            .with_note("a note");
+        let expected = "\
+warning: unknown identifier
+  --> a.yaml:10:1
+   |
+10 | line10
+   | ^^^^^^
+  ::: b.yaml:1:7
+   |
+ 1 | x: ${ nope }
+   |       ---- used here
+   |
+   = note: a note
+";
+        assert_eq!(render(&d, &sources, false), expected);
+    }
+
+    #[test]
+    fn unicode_tabs_empty_and_multiline_spans() {
+        let sources = SourceMap::new();
+        let text = "k:\t\"é ${x}\"\nnext line\n";
+        let file = sources.add("t.yaml", text);
+        let dollar = text.find('$').unwrap_or(0);
+        let d = Diagnostic::error("bad")
+            .with_primary(Span::new(file, dollar, text.len()), "from here")
+            .with_secondary(Span::new(file, 2, 2), "");
+        let expected = "\
+error: bad
+ --> t.yaml:1:7
+  |
+1 | k:    \"é ${x}\"
+  |   -
+  |          ^^^^^ from here
+";
+        assert_eq!(render(&d, &sources, false), expected);
+    }
+
+    #[test]
+    fn without_span() {
+        let sources = SourceMap::new();
+        let d = Diagnostic::error("no template found").with_help("pass --template");
+        assert_eq!(
+            render(&d, &sources, false),
+            "error: no template found\n= help: pass --template\n"
+        );
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let sources = SourceMap::new();
+        let file = sources.add("a.yaml", "a: 1\n");
+        let d = Diagnostic::error("boom").with_primary(Span::new(file, 3, 4), "here");
+        assert!(!render(&d, &sources, false).contains('\x1b'));
+        let coloured = render(&d, &sources, true);
+        assert!(coloured.starts_with("\x1b[1;31merror\x1b[0m"));
+        assert!(coloured.contains("\x1b[1;31m^ here\x1b[0m"));
+    }
+
+    #[test]
+    fn several_diagnostics() {
+        let sources = SourceMap::new();
+        let all = [Diagnostic::error("one"), Diagnostic::warning("two")];
+        assert_eq!(
+            render_all(&all, &sources, false),
+            "error: one\n\nwarning: two\n"
+        );
+    }
+}

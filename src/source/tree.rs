@@ -1,0 +1,611 @@
+//! A read-only tree of files: a directory on disk, or a `.tar.gz`/`.tgz` archive read
+//! whole into memory (never unpacked). Paths inside a tree are relative, `/`-separated
+//! strings such as `facets/provider-aws.yaml`; nothing outside the root is reachable:
+//! `..` past the root, absolute paths and (on disk) symlinks that lead outside are refused.
+//! Archives may not contain links, devices or unsafe paths at all.
+
+use flate2::read::GzDecoder;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Largest total uncompressed size of an archive (a guard against gzip bombs).
+pub const MAX_ARCHIVE_BYTES: u64 = 512 * 1024 * 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeErrorKind {
+    NotFound,
+    /// The path leaves the root (`..`, absolute, or a symlink pointing outside).
+    OutsideRoot,
+    /// The archive is malformed or holds something bpc refuses to read.
+    BadArchive,
+    Io,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeError {
+    pub kind: TreeErrorKind,
+    /// The path as the caller wrote it (or the archive entry).
+    pub path: String,
+    pub message: String,
+}
+
+impl TreeError {
+    fn new(kind: TreeErrorKind, path: &str, message: impl Into<String>) -> TreeError {
+        TreeError {
+            kind,
+            path: path.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for TreeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for TreeError {}
+
+#[derive(Clone, Debug)]
+pub struct FileTree {
+    /// How the root is named in messages (the directory or archive path as given).
+    display_root: String,
+    /// A sub-tree's position inside the full tree (`""` or `dir/`).
+    prefix: String,
+    backing: Backing,
+}
+
+#[derive(Clone, Debug)]
+enum Backing {
+    Dir { root: PathBuf },
+    Archive(Arc<ArchiveFiles>),
+}
+
+#[derive(Debug, Default)]
+struct ArchiveFiles {
+    files: BTreeMap<String, Arc<[u8]>>,
+    dirs: BTreeSet<String>,
+}
+
+impl FileTree {
+    /// Opens a directory, or an archive when the name ends in `.tar.gz` or `.tgz`.
+    pub fn open(path: &Path) -> Result<FileTree, TreeError> {
+        let shown = path.display().to_string();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+            let bytes = std::fs::read(path).map_err(|e| io_error(&shown, &e))?;
+            FileTree::from_archive(&bytes, &shown)
+        } else {
+            FileTree::from_dir(path)
+        }
+    }
+
+    pub fn from_dir(path: &Path) -> Result<FileTree, TreeError> {
+        let shown = path.display().to_string();
+        let root = path.canonicalize().map_err(|e| io_error(&shown, &e))?;
+        if !root.is_dir() {
+            return Err(TreeError::new(
+                TreeErrorKind::Io,
+                &shown,
+                "is not a directory",
+            ));
+        }
+        Ok(FileTree {
+            display_root: shown,
+            prefix: String::new(),
+            backing: Backing::Dir { root },
+        })
+    }
+
+    /// Reads a gzip-compressed tar archive held in memory.
+    pub fn from_archive(gzipped: &[u8], display_root: &str) -> Result<FileTree, TreeError> {
+        let files = read_archive(gzipped, display_root)?;
+        Ok(FileTree {
+            display_root: display_root.to_string(),
+            prefix: String::new(),
+            backing: Backing::Archive(Arc::new(files)),
+        })
+    }
+
+    /// The tree rooted at directory `dir` of this one (e.g. an archive's `_template/`).
+    /// Paths of the sub-tree cannot reach outside it.
+    pub fn subtree(&self, dir: &str) -> Result<FileTree, TreeError> {
+        let dir = normalize(dir).map_err(|m| TreeError::new(TreeErrorKind::OutsideRoot, dir, m))?;
+        if !self.is_dir(&dir) {
+            return Err(TreeError::new(
+                TreeErrorKind::NotFound,
+                &dir,
+                "no such directory",
+            ));
+        }
+        let mut tree = self.clone();
+        if !dir.is_empty() {
+            tree.prefix = format!("{}{dir}/", self.prefix);
+        }
+        Ok(tree)
+    }
+
+    /// How to name `path` in a message: `root/path`, or `archive.tgz!path` for archives.
+    pub fn describe(&self, path: &str) -> String {
+        let full = format!("{}{path}", self.prefix);
+        match self.backing {
+            Backing::Dir { .. } => {
+                let root = self.display_root.trim_end_matches('/');
+                if root.is_empty() || root == "." {
+                    full
+                } else {
+                    format!("{root}/{full}")
+                }
+            }
+            Backing::Archive(_) => format!("{}!{full}", self.display_root),
+        }
+    }
+
+    pub fn is_archive(&self) -> bool {
+        matches!(self.backing, Backing::Archive(_))
+    }
+
+    pub fn exists(&self, path: &str) -> bool {
+        self.is_file(path) || self.is_dir(path)
+    }
+
+    pub fn is_file(&self, path: &str) -> bool {
+        let Ok(path) = normalize(path) else {
+            return false;
+        };
+        match &self.backing {
+            Backing::Dir { .. } => self.disk_path(&path).is_ok_and(|p| p.is_file()),
+            Backing::Archive(a) => a.files.contains_key(&self.full(&path)),
+        }
+    }
+
+    pub fn is_dir(&self, path: &str) -> bool {
+        let Ok(path) = normalize(path) else {
+            return false;
+        };
+        match &self.backing {
+            Backing::Dir { .. } => self.disk_path(&path).is_ok_and(|p| p.is_dir()),
+            Backing::Archive(a) => {
+                let full = self.full(&path);
+                if full.is_empty() {
+                    return true;
+                }
+                let as_dir = format!("{}/", full.trim_end_matches('/'));
+                a.dirs.contains(full.trim_end_matches('/'))
+                    || a.files
+                        .range(as_dir.clone()..)
+                        .next()
+                        .is_some_and(|(k, _)| k.starts_with(&as_dir))
+            }
+        }
+    }
+
+    /// Every file under directory `dir` (recursively), as tree paths in byte-wise order.
+    /// A missing directory lists as empty.
+    pub fn list(&self, dir: &str) -> Result<Vec<String>, TreeError> {
+        let dir = normalize(dir).map_err(|m| TreeError::new(TreeErrorKind::OutsideRoot, dir, m))?;
+        let mut found = match &self.backing {
+            Backing::Dir { root } => self.list_disk(root, &dir)?,
+            Backing::Archive(a) => {
+                let full = self.full(&dir);
+                let start = if full.is_empty() {
+                    String::new()
+                } else {
+                    format!("{full}/")
+                };
+                a.files
+                    .range(start.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&start))
+                    .map(|(k, _)| k[self.prefix.len()..].to_string())
+                    .collect()
+            }
+        };
+        found.sort_unstable();
+        Ok(found)
+    }
+
+    pub fn read(&self, path: &str) -> Result<Arc<[u8]>, TreeError> {
+        let normal =
+            normalize(path).map_err(|m| TreeError::new(TreeErrorKind::OutsideRoot, path, m))?;
+        match &self.backing {
+            Backing::Dir { .. } => {
+                let disk = self.disk_path(&normal)?;
+                if disk.is_dir() {
+                    return Err(TreeError::new(TreeErrorKind::Io, path, "is a directory"));
+                }
+                std::fs::read(&disk)
+                    .map(Arc::from)
+                    .map_err(|e| io_error(path, &e))
+            }
+            Backing::Archive(a) => a
+                .files
+                .get(&self.full(&normal))
+                .cloned()
+                .ok_or_else(|| TreeError::new(TreeErrorKind::NotFound, path, "no such file")),
+        }
+    }
+
+    pub fn read_to_string(&self, path: &str) -> Result<String, TreeError> {
+        let bytes = self.read(path)?;
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| TreeError::new(TreeErrorKind::Io, path, "is not valid UTF-8 text"))
+    }
+
+    /// Resolves `relative` against the directory of tree file `from`; the result must stay
+    /// inside the tree. Absolute paths are refused.
+    pub fn resolve(&self, from: &str, relative: &str) -> Result<String, TreeError> {
+        if relative.starts_with('/') || relative.starts_with('\\') || has_drive(relative) {
+            return Err(TreeError::new(
+                TreeErrorKind::OutsideRoot,
+                relative,
+                "absolute paths are not allowed; use a path relative to the file",
+            ));
+        }
+        let base = from.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let joined = if base.is_empty() {
+            relative.to_string()
+        } else {
+            format!("{base}/{relative}")
+        };
+        normalize(&joined).map_err(|m| TreeError::new(TreeErrorKind::OutsideRoot, relative, m))
+    }
+
+    /// The path inside the whole tree (sub-trees add their prefix).
+    fn full(&self, path: &str) -> String {
+        if path.is_empty() {
+            self.prefix.trim_end_matches('/').to_string()
+        } else {
+            format!("{}{path}", self.prefix)
+        }
+    }
+
+    /// The on-disk path of a tree path, refusing symlinks that resolve outside the root.
+    fn disk_path(&self, path: &str) -> Result<PathBuf, TreeError> {
+        let Backing::Dir { root } = &self.backing else {
+            return Err(TreeError::new(
+                TreeErrorKind::Io,
+                path,
+                "not a directory tree",
+            ));
+        };
+        let full = self.full(path);
+        let joined = root.join(&full);
+        let real = joined.canonicalize().map_err(|e| io_error(path, &e))?;
+        let sub_root = root.join(&self.prefix);
+        if !real.starts_with(&sub_root) {
+            return Err(TreeError::new(
+                TreeErrorKind::OutsideRoot,
+                path,
+                "is a symlink that leads outside the template root",
+            ));
+        }
+        Ok(real)
+    }
+
+    fn list_disk(&self, root: &Path, dir: &str) -> Result<Vec<String>, TreeError> {
+        let sub_root = root.join(&self.prefix);
+        let start = match self.disk_path(dir) {
+            Ok(p) if p.is_dir() => p,
+            Ok(_) => return Ok(Vec::new()),
+            Err(e) if e.kind == TreeErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut found = Vec::new();
+        let mut visited = BTreeSet::new();
+        let mut pending = vec![(start, dir.to_string())];
+        while let Some((disk, tree)) = pending.pop() {
+            if !visited.insert(disk.clone()) {
+                continue; // a symlink loop
+            }
+            let entries = std::fs::read_dir(&disk).map_err(|e| io_error(&tree, &e))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| io_error(&tree, &e))?;
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else {
+                    return Err(TreeError::new(
+                        TreeErrorKind::Io,
+                        &format!("{tree}/{}", name.to_string_lossy()),
+                        "file name is not valid UTF-8",
+                    ));
+                };
+                let child = if tree.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{tree}/{name}")
+                };
+                let real = entry
+                    .path()
+                    .canonicalize()
+                    .map_err(|e| io_error(&child, &e))?;
+                if !real.starts_with(&sub_root) {
+                    return Err(TreeError::new(
+                        TreeErrorKind::OutsideRoot,
+                        &child,
+                        "is a symlink that leads outside the template root",
+                    ));
+                }
+                if real.is_dir() {
+                    pending.push((real, child));
+                } else {
+                    found.push(child);
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+fn io_error(path: &str, err: &std::io::Error) -> TreeError {
+    let kind = if err.kind() == std::io::ErrorKind::NotFound {
+        TreeErrorKind::NotFound
+    } else {
+        TreeErrorKind::Io
+    };
+    TreeError::new(kind, path, err.to_string())
+}
+
+fn has_drive(path: &str) -> bool {
+    let b = path.as_bytes();
+    b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
+}
+
+/// `a/./b/../c/` → `a/c`; an error when `..` climbs above the root or the path is
+/// absolute.
+fn normalize(path: &str) -> Result<String, String> {
+    if path.starts_with('/') {
+        return Err("absolute paths are not allowed".to_string());
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err("the path leaves the template root".to_string());
+                }
+            }
+            _ => parts.push(part),
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+fn read_archive(gzipped: &[u8], name: &str) -> Result<ArchiveFiles, TreeError> {
+    let bad =
+        |path: &str, message: String| TreeError::new(TreeErrorKind::BadArchive, path, message);
+    let decoder = GzDecoder::new(gzipped).take(MAX_ARCHIVE_BYTES + 1);
+    let mut archive = tar::Archive::new(decoder);
+    let mut files = ArchiveFiles::default();
+    let entries = archive
+        .entries()
+        .map_err(|e| bad(name, format!("cannot read archive: {e}")))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| bad(name, format!("cannot read archive: {e}")))?;
+        let raw = entry.path_bytes();
+        let Ok(raw) = std::str::from_utf8(&raw).map(str::to_string) else {
+            return Err(bad(name, "an entry name is not valid UTF-8".to_string()));
+        };
+        if raw.starts_with('/') || raw.split('/').any(|p| p == "..") || has_drive(&raw) {
+            return Err(bad(
+                &raw,
+                "archive entry has an absolute path or `..`; refusing the archive".to_string(),
+            ));
+        }
+        let path = normalize(&raw).map_err(|m| bad(&raw, m))?;
+        let kind = entry.header().entry_type();
+        use tar::EntryType as T;
+        match kind {
+            T::Regular | T::Continuous => {
+                let mut data = Vec::with_capacity(entry.size().min(MAX_ARCHIVE_BYTES) as usize);
+                entry
+                    .read_to_end(&mut data)
+                    .map_err(|e| bad(&raw, format!("cannot read entry: {e}")))?;
+                files.files.insert(path, Arc::from(data));
+            }
+            T::Directory => {
+                if !path.is_empty() {
+                    files.dirs.insert(path);
+                }
+            }
+            T::XGlobalHeader | T::XHeader | T::GNULongName | T::GNULongLink => {}
+            T::Symlink | T::Link => {
+                return Err(bad(
+                    &raw,
+                    "archive entry is a link; links are not allowed in templates".to_string(),
+                ))
+            }
+            _ => {
+                return Err(bad(
+                    &raw,
+                    "archive entry is not a regular file or directory".to_string(),
+                ))
+            }
+        }
+    }
+    // Directories implied by file paths.
+    let implied: Vec<String> = files
+        .files
+        .keys()
+        .flat_map(|k| {
+            k.match_indices('/')
+                .map(|(i, _)| k[..i].to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    files.dirs.extend(implied);
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::GzEncoder;
+    use flate2::Compression;
+    use std::io::Write;
+
+    fn archive(entries: &[(&str, tar::EntryType, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
+        for (path, kind, data) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_entry_type(*kind);
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            // set_path refuses `..`; write the raw name to test our own checks.
+            let name = header.as_old_mut().name.as_mut();
+            name[..path.len()].copy_from_slice(path.as_bytes());
+            if *kind == tar::EntryType::Symlink {
+                let _ = header.set_link_name("target");
+            }
+            header.set_cksum();
+            builder.append(&header, *data).expect("append");
+        }
+        let encoder = builder.into_inner().expect("tar");
+        encoder.finish().expect("gzip")
+    }
+
+    fn sample() -> FileTree {
+        let bytes = archive(&[
+            ("./_template/", tar::EntryType::Directory, b""),
+            ("./_template/facets/b.yaml", tar::EntryType::Regular, b"b"),
+            ("./_template/facets/a.yaml", tar::EntryType::Regular, b"a"),
+            (
+                "./_template/facets/sub/c.yaml",
+                tar::EntryType::Regular,
+                b"c",
+            ),
+            ("./_template/facets-x.yaml", tar::EntryType::Regular, b"x"),
+            ("./_template/schema.yaml", tar::EntryType::Regular, b"s"),
+        ]);
+        FileTree::from_archive(&bytes, "t.tgz").expect("archive")
+    }
+
+    #[test]
+    fn archive_listing_and_reading() {
+        let tree = sample();
+        assert!(tree.is_dir("_template"));
+        let template = tree.subtree("_template").expect("subtree");
+        assert_eq!(
+            template.list("facets").expect("list"),
+            ["facets/a.yaml", "facets/b.yaml", "facets/sub/c.yaml"]
+        );
+        assert_eq!(
+            template.list("missing").expect("list"),
+            Vec::<String>::new()
+        );
+        assert_eq!(&*template.read("facets/a.yaml").expect("read"), b"a");
+        assert_eq!(template.read_to_string("schema.yaml").expect("read"), "s");
+        assert!(template.is_file("facets/../schema.yaml"));
+        assert!(!template.is_file("../_template/schema.yaml"));
+        assert_eq!(
+            template.read("nope.yaml").map_err(|e| e.kind),
+            Err(TreeErrorKind::NotFound)
+        );
+        assert_eq!(
+            template.read("../x").map_err(|e| e.kind),
+            Err(TreeErrorKind::OutsideRoot)
+        );
+        assert_eq!(
+            template.describe("facets/a.yaml"),
+            "t.tgz!_template/facets/a.yaml"
+        );
+        assert_eq!(template.list("").expect("all").len(), 5);
+    }
+
+    #[test]
+    fn archive_refuses_unsafe_entries() {
+        for (path, kind) in [
+            ("../evil.yaml", tar::EntryType::Regular),
+            ("/etc/passwd", tar::EntryType::Regular),
+            ("a/../../b", tar::EntryType::Regular),
+            ("link", tar::EntryType::Symlink),
+            ("hard", tar::EntryType::Link),
+            ("dev", tar::EntryType::Char),
+        ] {
+            let bytes = archive(&[(path, kind, b"")]);
+            let err = FileTree::from_archive(&bytes, "bad.tgz").expect_err(path);
+            assert_eq!(err.kind, TreeErrorKind::BadArchive, "{path}");
+        }
+        let err = FileTree::from_archive(b"not gzip", "x.tgz").expect_err("garbage");
+        assert_eq!(err.kind, TreeErrorKind::BadArchive);
+    }
+
+    #[test]
+    fn resolve_stays_inside() {
+        let tree = sample();
+        assert_eq!(
+            tree.resolve("facets/a.yaml", "../configs/x.yaml"),
+            Ok("configs/x.yaml".to_string())
+        );
+        assert_eq!(tree.resolve("top.yaml", "./x/./y"), Ok("x/y".to_string()));
+        for bad in ["../../x", "/etc/passwd", "C:/x"] {
+            assert_eq!(
+                tree.resolve("facets/a.yaml", bad).map_err(|e| e.kind),
+                Err(TreeErrorKind::OutsideRoot),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn directory_tree() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("tpl");
+        std::fs::create_dir_all(root.join("facets/sub")).expect("mkdir");
+        std::fs::write(root.join("facets/z.yaml"), "z").expect("write");
+        std::fs::write(root.join("facets/B.yaml"), "B").expect("write");
+        std::fs::write(root.join("facets/sub/a.yaml"), "a").expect("write");
+        std::fs::write(dir.path().join("secret"), "s").expect("write");
+        let tree = FileTree::open(&root).expect("open");
+        assert_eq!(
+            tree.list("facets").expect("list"),
+            ["facets/B.yaml", "facets/sub/a.yaml", "facets/z.yaml"]
+        );
+        assert_eq!(tree.read_to_string("facets/z.yaml").expect("read"), "z");
+        assert_eq!(
+            tree.read("../secret").map_err(|e| e.kind),
+            Err(TreeErrorKind::OutsideRoot)
+        );
+        assert!(tree.list("missing").expect("list").is_empty());
+
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("secret"), root.join("facets/leak.yaml"))
+                .expect("symlink");
+            assert_eq!(
+                tree.read("facets/leak.yaml").map_err(|e| e.kind),
+                Err(TreeErrorKind::OutsideRoot)
+            );
+            assert_eq!(
+                tree.list("facets").map_err(|e| e.kind),
+                Err(TreeErrorKind::OutsideRoot)
+            );
+            std::fs::remove_file(root.join("facets/leak.yaml")).expect("rm");
+            std::os::unix::fs::symlink(root.join("facets"), root.join("facets/sub/loop"))
+                .expect("symlink");
+            assert_eq!(tree.list("facets").expect("list").len(), 3);
+        }
+    }
+
+    #[test]
+    fn open_archive_from_disk() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.tar.gz");
+        let mut file = std::fs::File::create(&path).expect("create");
+        file.write_all(&archive(&[(
+            "facets/a.yaml",
+            tar::EntryType::Regular,
+            b"a",
+        )]))
+        .expect("write");
+        let tree = FileTree::open(&path).expect("open");
+        assert!(tree.is_archive());
+        assert_eq!(tree.list("facets").expect("list"), ["facets/a.yaml"]);
+    }
+}
