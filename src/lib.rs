@@ -2,6 +2,7 @@
 //!
 //! The pipeline: load → scope → activate → config → collect → merge → validate → emit.
 
+pub mod emit;
 pub mod expr;
 pub mod source;
 pub mod yaml;

@@ -1,0 +1,160 @@
+//! The same document as pretty JSON: two-space indentation, keys in map order, `{}` and
+//! `[]` for empty collections.
+//!
+//! Floats are written as in YAML output, so an integral float keeps its `.0` (`2.0`) and
+//! a JSON reader that distinguishes integers from floats sees the same types as the YAML
+//! reader; very large or small ones use an exponent (`1.0e300`). JSON has no NaN or
+//! infinity: such a value is an error naming its path.
+
+use super::path::{format_path, PathSegment};
+use super::yaml::float_text;
+use super::EmitError;
+use crate::expr::value::Value;
+use std::fmt::Write;
+
+/// The document for `value`, ending in a newline.
+pub fn to_json(value: &Value) -> Result<String, EmitError> {
+    let mut writer = JsonWriter {
+        out: String::new(),
+        path: Vec::new(),
+    };
+    writer.value(value, 0)?;
+    writer.out.push('\n');
+    Ok(writer.out)
+}
+
+struct JsonWriter<'p> {
+    out: String,
+    path: Vec<PathSegment<'p>>,
+}
+
+impl<'p> JsonWriter<'p> {
+    fn value(&mut self, value: &'p Value, indent: usize) -> Result<(), EmitError> {
+        match value {
+            Value::Nil => self.out.push_str("null"),
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Value::Uint(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Value::Float(f) => {
+                if !f.is_finite() {
+                    return Err(EmitError {
+                        path: format_path(&self.path),
+                        message: format!("{} cannot be written as JSON", float_text(*f)),
+                    });
+                }
+                self.out.push_str(&float_text(*f));
+            }
+            Value::Str(s) => write_json_string(&mut self.out, s),
+            Value::List(items) if items.is_empty() => self.out.push_str("[]"),
+            Value::Map(map) if map.is_empty() => self.out.push_str("{}"),
+            Value::List(items) => {
+                self.out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    self.separator(i, indent + 2);
+                    self.path.push(PathSegment::Index(i));
+                    self.value(item, indent + 2)?;
+                    self.path.pop();
+                }
+                self.close(']', indent);
+            }
+            Value::Map(map) => {
+                self.out.push('{');
+                for (i, (key, item)) in map.iter().enumerate() {
+                    self.separator(i, indent + 2);
+                    write_json_string(&mut self.out, key);
+                    self.out.push_str(": ");
+                    self.path.push(PathSegment::Key(key));
+                    self.value(item, indent + 2)?;
+                    self.path.pop();
+                }
+                self.close('}', indent);
+            }
+        }
+        Ok(())
+    }
+
+    fn separator(&mut self, index: usize, indent: usize) {
+        if index > 0 {
+            self.out.push(',');
+        }
+        self.out.push('\n');
+        self.out.extend(std::iter::repeat_n(' ', indent));
+    }
+
+    fn close(&mut self, bracket: char, indent: usize) {
+        self.out.push('\n');
+        self.out.extend(std::iter::repeat_n(' ', indent));
+        self.out.push(bracket);
+    }
+}
+
+fn write_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::value::Map;
+
+    #[test]
+    fn pretty_and_ordered() {
+        let mut inner = Map::new();
+        inner.insert("z".into(), Value::Float(2.0));
+        inner.insert("a".into(), Value::list(vec![Value::Int(-1), Value::Nil]));
+        inner.insert("e".into(), Value::map(Map::new()));
+        let mut root = Map::new();
+        root.insert("name".into(), Value::from("a \"q\"\n\u{1}"));
+        root.insert("inner".into(), Value::map(inner));
+        root.insert("none".into(), Value::list(vec![]));
+        root.insert("big".into(), Value::Uint(u64::MAX));
+        let expected = r#"{
+  "name": "a \"q\"\n\u0001",
+  "inner": {
+    "z": 2.0,
+    "a": [
+      -1,
+      null
+    ],
+    "e": {}
+  },
+  "none": [],
+  "big": 18446744073709551615
+}
+"#;
+        let out = to_json(&Value::map(root)).expect("json");
+        assert_eq!(out, expected);
+        let parsed: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+        assert_eq!(parsed["inner"]["z"], serde_json::json!(2.0));
+    }
+
+    #[test]
+    fn non_finite_floats_are_errors() {
+        let mut root = Map::new();
+        root.insert(
+            "list".into(),
+            Value::list(vec![Value::Int(1), Value::Float(f64::NAN)]),
+        );
+        let err = to_json(&Value::map(root)).expect_err("NaN");
+        assert_eq!(err.path, "list[1]");
+        assert_eq!(err.message, ".nan cannot be written as JSON");
+    }
+}

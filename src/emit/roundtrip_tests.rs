@@ -1,0 +1,230 @@
+//! Property test: for many generated values, loading the emitted YAML gives the value
+//! back, types included (YAML has one integer type, so `Uint` is only distinct above
+//! `i64::MAX`), and the JSON output is valid JSON with the same content.
+
+use super::{to_json, to_yaml};
+use crate::expr::value::{Map, Value};
+use crate::source::FileId;
+use crate::yaml::parse;
+
+/// splitmix64: small, deterministic, good enough to explore shapes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const WORDS: &[&str] = &[
+    "",
+    " ",
+    "true",
+    "False",
+    "NULL",
+    "~",
+    "null",
+    "yes",
+    "No",
+    "on",
+    "OFF",
+    "y",
+    "1",
+    "-1",
+    "0x1F",
+    "0o7",
+    "0755",
+    "1.5",
+    ".5",
+    "1.",
+    "1e3",
+    "-.inf",
+    ".NaN",
+    "inf",
+    "1_000",
+    "12:30",
+    "2024-01-02",
+    "-",
+    "--",
+    "---",
+    "...",
+    "?",
+    ":",
+    "- a",
+    "? b",
+    ": c",
+    "a: b",
+    "a:b",
+    "#",
+    "a #b",
+    "a#b",
+    "&x",
+    "*x",
+    "!tag",
+    "|",
+    ">",
+    "'",
+    "\"",
+    "%",
+    "@",
+    "`",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "<<",
+    "=",
+    "${x.y}",
+    "$${x}",
+    "\\",
+    "é",
+    "日本",
+    "\t",
+    "\n",
+    "\r\n",
+    "  ",
+    "\u{85}",
+    "\u{2028}",
+    "\u{feff}",
+    "\u{7f}",
+    "\u{0}",
+    "plain",
+    "with space",
+    "trailing ",
+    " leading",
+    "line\n",
+    "two\nlines",
+    "\nlead",
+    "x\n\n",
+    "  x\ny",
+    "end:",
+    "http://a/b?c=d#e",
+];
+
+fn random_string(rng: &mut Rng) -> String {
+    let parts = 1 + rng.below(3);
+    (0..parts).map(|_| WORDS[rng.below(WORDS.len())]).collect()
+}
+
+fn random_float(rng: &mut Rng) -> f64 {
+    match rng.below(8) {
+        0 => f64::INFINITY,
+        1 => f64::NEG_INFINITY,
+        2 => f64::NAN,
+        3 => (rng.below(2000) as f64) - 1000.0,
+        4 => f64::from_bits(rng.next()),
+        5 => 1e300 * (rng.below(10) as f64 + 1.0),
+        6 => 1e-300 / (rng.below(10) as f64 + 1.0),
+        _ => (rng.next() as f64) / 7.0 - 1e18,
+    }
+}
+
+fn random_value(rng: &mut Rng, depth: usize) -> Value {
+    let choice = rng.below(if depth >= 4 { 7 } else { 10 });
+    match choice {
+        0 => Value::Nil,
+        1 => Value::Bool(rng.below(2) == 0),
+        2 => Value::Int(match rng.below(3) {
+            0 => rng.next() as i64,
+            1 => rng.below(100) as i64 - 50,
+            _ => i64::MIN,
+        }),
+        3 => Value::Uint(u64::MAX - rng.below(1000) as u64),
+        4 => {
+            let f = random_float(rng);
+            Value::Float(if f.is_nan() { f64::NAN } else { f })
+        }
+        5 | 6 => Value::from(random_string(rng)),
+        7 => Value::list(
+            (0..rng.below(4))
+                .map(|_| random_value(rng, depth + 1))
+                .collect(),
+        ),
+        _ => {
+            let mut map = Map::new();
+            for _ in 0..rng.below(4) {
+                map.insert(random_string(rng).into(), random_value(rng, depth + 1));
+            }
+            Value::map(map)
+        }
+    }
+}
+
+/// Exact equality: same types (integers compared as numbers), same float bits (any NaN
+/// equals any NaN), same keys in the same order.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Nil, Value::Nil) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Uint(x), Value::Uint(y)) => x == y,
+        (Value::Int(x), Value::Uint(y)) | (Value::Uint(y), Value::Int(x)) => {
+            i128::from(*x) == i128::from(*y)
+        }
+        (Value::Float(x), Value::Float(y)) => {
+            (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits()
+        }
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same(p, q))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|((kp, vp), (kq, vq))| kp == kq && same(vp, vq))
+        }
+        _ => false,
+    }
+}
+
+fn has_non_finite(value: &Value) -> bool {
+    match value {
+        Value::Float(f) => !f.is_finite(),
+        Value::List(items) => items.iter().any(has_non_finite),
+        Value::Map(map) => map.values().any(has_non_finite),
+        _ => false,
+    }
+}
+
+#[test]
+fn yaml_round_trips_generated_values() {
+    let mut rng = Rng(0x5EED);
+    for case in 0..3000 {
+        let value = random_value(&mut rng, 0);
+        let text = to_yaml(&value);
+        let back = match parse(&text, FileId(0)) {
+            Ok(node) => node.to_value(),
+            Err(err) => panic!("case {case}: emitted YAML does not parse: {err}\n{text}"),
+        };
+        assert!(
+            same(&value, &back),
+            "case {case}: round trip changed the value\n{value:?}\n{text}\n{back:?}"
+        );
+    }
+}
+
+#[test]
+fn json_is_valid_for_generated_values() {
+    let mut rng = Rng(0xC0FFEE);
+    for case in 0..1000 {
+        let value = random_value(&mut rng, 0);
+        match to_json(&value) {
+            Ok(text) => {
+                let parsed: Result<serde_json::Value, _> = serde_json::from_str(&text);
+                assert!(parsed.is_ok(), "case {case}: invalid JSON\n{text}");
+                assert!(!has_non_finite(&value));
+            }
+            Err(_) => assert!(has_non_finite(&value), "case {case}: unexpected error"),
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! Deterministic YAML output for a [`Value`].
+//!
+//! Block style, two-space indentation, lists not indented under their key (`key:\n- a`,
+//! as goccy/go-yaml and kubectl write them), keys in map order, `{}` and `[]` for empty
+//! collections. A string is written plain unless it would read back as something else —
+//! for bpc's own loader *or* for a YAML 1.1 reader (`"yes"`, `"on"`, `"1e3"`, `"22:22"`,
+//! dates) — and then double-quoted. Multi-line strings become `|`/`|-` blocks when a block
+//! can hold them exactly. Floats always carry a `.` so they stay floats.
+//!
+//! An optional comment hook appends `# …` to any entry, for `--provenance`.
+
+use super::path::PathSegment;
+use crate::expr::value::{Map, Value};
+use crate::yaml::scalar::{self, PlainScalar};
+use std::fmt::Write;
+
+/// Returns a comment for the node at a path (empty path: the document), or `None`.
+pub type CommentHook<'a> = dyn Fn(&[PathSegment<'_>]) -> Option<String> + 'a;
+
+/// The document for `value`, ending in a newline.
+pub fn to_yaml(value: &Value) -> String {
+    Writer::new(None).document(value)
+}
+
+/// Like [`to_yaml`], with `# comment`s from `hook` after the entries it names.
+pub fn to_yaml_with_comments(value: &Value, hook: &CommentHook<'_>) -> String {
+    Writer::new(Some(hook)).document(value)
+}
+
+struct Writer<'h, 'p> {
+    out: String,
+    hook: Option<&'h CommentHook<'h>>,
+    path: Vec<PathSegment<'p>>,
+}
+
+impl<'h, 'p> Writer<'h, 'p> {
+    fn new(hook: Option<&'h CommentHook<'h>>) -> Writer<'h, 'p> {
+        Writer {
+            out: String::new(),
+            hook,
+            path: Vec::new(),
+        }
+    }
+
+    fn document(mut self, value: &'p Value) -> String {
+        if let Some(comment) = self.comment() {
+            let _ = writeln!(self.out, "# {comment}");
+        }
+        match value {
+            Value::Map(map) if !map.is_empty() => self.map_entries(map, 0, false),
+            Value::List(items) if !items.is_empty() => self.list_items(items, 0, false),
+            scalar => {
+                // Block lines at column 0 could read as `---`/`...` document markers.
+                self.scalar(scalar, 2);
+                self.out.push('\n');
+            }
+        }
+        self.out
+    }
+
+    fn comment(&self) -> Option<String> {
+        let hook = self.hook?;
+        // A comment cannot span lines; keep it on one.
+        hook(&self.path).map(|c| c.replace(['\n', '\r'], " "))
+    }
+
+    fn write_comment(&mut self) {
+        if let Some(comment) = self.comment() {
+            let _ = write!(self.out, "  # {comment}");
+        }
+    }
+
+    fn indent(&mut self, indent: usize) {
+        self.out.extend(std::iter::repeat_n(' ', indent));
+    }
+
+    /// Writes `key: value` lines at `indent`; with `inline_first`, the first line
+    /// continues the current line (after `- `).
+    fn map_entries(&mut self, map: &'p Map, indent: usize, inline_first: bool) {
+        for (i, (key, value)) in map.iter().enumerate() {
+            if i > 0 || !inline_first {
+                self.indent(indent);
+            }
+            write_string_inline(&mut self.out, key);
+            self.out.push(':');
+            self.path.push(PathSegment::Key(key));
+            self.after_key(value, indent);
+            self.path.pop();
+        }
+    }
+
+    fn after_key(&mut self, value: &'p Value, indent: usize) {
+        match value {
+            Value::Map(map) if !map.is_empty() => {
+                self.write_comment();
+                self.out.push('\n');
+                self.map_entries(map, indent + 2, false);
+            }
+            Value::List(items) if !items.is_empty() => {
+                self.write_comment();
+                self.out.push('\n');
+                self.list_items(items, indent, false);
+            }
+            scalar => {
+                self.out.push(' ');
+                self.scalar(scalar, indent + 2);
+                self.out.push('\n');
+            }
+        }
+    }
+
+    fn list_items(&mut self, items: &'p [Value], indent: usize, inline_first: bool) {
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 || !inline_first {
+                self.indent(indent);
+            }
+            self.out.push('-');
+            self.path.push(PathSegment::Index(i));
+            let comment = match item {
+                Value::Map(m) if !m.is_empty() => Some(self.comment()),
+                Value::List(l) if !l.is_empty() => Some(self.comment()),
+                _ => None,
+            };
+            match (item, comment) {
+                // A commented collection starts on the next line: `- # comment`.
+                (Value::Map(map), Some(Some(c))) => {
+                    let _ = writeln!(self.out, "  # {c}");
+                    self.map_entries(map, indent + 2, false);
+                }
+                (Value::List(list), Some(Some(c))) => {
+                    let _ = writeln!(self.out, "  # {c}");
+                    self.list_items(list, indent + 2, false);
+                }
+                (Value::Map(map), Some(None)) => {
+                    self.out.push(' ');
+                    self.map_entries(map, indent + 2, true);
+                }
+                (Value::List(list), Some(None)) => {
+                    self.out.push(' ');
+                    self.list_items(list, indent + 2, true);
+                }
+                (scalar, _) => {
+                    self.out.push(' ');
+                    self.scalar(scalar, indent + 2);
+                    self.out.push('\n');
+                }
+            }
+            self.path.pop();
+        }
+    }
+
+    /// A scalar or empty collection after `key: ` or `- `, with its comment; block
+    /// scalar bodies go at `body_indent`. Leaves the line open only for the caller's `\n`.
+    fn scalar(&mut self, value: &Value, body_indent: usize) {
+        match value {
+            Value::Nil => self.out.push_str("null"),
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Value::Uint(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Value::Float(f) => write_float(&mut self.out, *f),
+            Value::Map(_) => self.out.push_str("{}"),
+            Value::List(_) => self.out.push_str("[]"),
+            Value::Str(s) => {
+                if fits_block(s) {
+                    self.block(s, body_indent);
+                    return;
+                }
+                write_string_inline(&mut self.out, s);
+            }
+        }
+        self.write_comment();
+    }
+
+    /// `|` / `|-` followed by the lines of `s`; the caller ends the last line.
+    fn block(&mut self, s: &str, body_indent: usize) {
+        let (body, header) = match s.strip_suffix('\n') {
+            Some(body) => (body, "|"),
+            None => (s, "|-"),
+        };
+        self.out.push_str(header);
+        self.write_comment();
+        for line in body.split('\n') {
+            self.out.push('\n');
+            if !line.is_empty() {
+                self.indent(body_indent);
+                self.out.push_str(line);
+            }
+        }
+    }
+}
+
+/// Floats keep a `.` (or are `.inf`/`.nan`), so they read back as floats, exactly.
+pub(crate) fn float_text(f: f64) -> String {
+    if f.is_nan() {
+        return ".nan".to_string();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf" } else { "-.inf" }.to_string();
+    }
+    // Debug is the shortest text that parses back to the same bits.
+    let text = format!("{f:?}");
+    if text.contains('.') {
+        text
+    } else if let Some((mantissa, exponent)) = text.split_once('e') {
+        format!("{mantissa}.0e{exponent}")
+    } else {
+        format!("{text}.0")
+    }
+}
+
+fn write_float(out: &mut String, f: f64) {
+    out.push_str(&float_text(f));
+}
+
+/// Whether a `|`/`|-` block reproduces `s` exactly: more than one line, no trailing
+/// blanks (invisible and easily lost), a first line that does not start with a blank
+/// (it would set the indentation), at most one final newline, printable characters only.
+fn fits_block(s: &str) -> bool {
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    if !body.contains('\n') {
+        return false;
+    }
+    let first = body.split('\n').next().unwrap_or("");
+    if first.is_empty() || first.starts_with([' ', '\t']) || body.ends_with('\n') {
+        return false;
+    }
+    body.split('\n')
+        .all(|line| !line.ends_with([' ', '\t']) && line.chars().all(is_printable_in_block))
+}
+
+fn is_printable_in_block(c: char) -> bool {
+    c == '\t' || is_printable(c)
+}
+
+/// Characters YAML allows unescaped (and that survive copy and paste).
+fn is_printable(c: char) -> bool {
+    !(c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
+        ))
+}
+
+/// A string on one line: plain when safe, else double-quoted.
+pub(crate) fn write_string_inline(out: &mut String, s: &str) {
+    if needs_quotes(s) {
+        write_double_quoted(out, s);
+    } else {
+        out.push_str(s);
+    }
+}
+
+fn needs_quotes(s: &str) -> bool {
+    let Some(first) = s.chars().next() else {
+        return true;
+    };
+    if !matches!(scalar::resolve_plain(s), PlainScalar::Str(_))
+        || scalar::is_yaml11_bool(s)
+        || looks_numeric_to_others(s)
+        || looks_like_date(s)
+        || s == "<<"
+        || s == "="
+    {
+        return true;
+    }
+    if s.starts_with([' ', '\t']) || s.ends_with([' ', '\t', ':']) {
+        return true;
+    }
+    let second = s[first.len_utf8()..].chars().next();
+    match first {
+        '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
+        | '@' | '`' => return true,
+        '-' | '?' | ':' if second.is_none_or(|c| c == ' ') => return true,
+        '-' if s.starts_with("---") => return true,
+        '.' if s.starts_with("...") => return true,
+        _ => {}
+    }
+    s.contains(": ") || s.contains(" #") || s.chars().any(|c| c == '\t' || !is_printable(c))
+}
+
+/// Other YAML readers take `1e3`, `inf`, `1_0`, `+.5` or `1:30` (base 60 in YAML 1.1) as
+/// numbers; bpc quotes them so every reader agrees they are strings.
+fn looks_numeric_to_others(s: &str) -> bool {
+    let cleaned = s.replace('_', "");
+    if cleaned.parse::<f64>().is_ok() {
+        return true;
+    }
+    let digits = cleaned.trim_start_matches(['+', '-']);
+    let mut parts = digits.split(':');
+    let head_ok = parts
+        .next()
+        .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_digit()));
+    let mut count = 0;
+    let rest_ok = parts.all(|p| {
+        count += 1;
+        !p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit())
+    });
+    head_ok && count > 0 && rest_ok
+}
+
+/// `2024-01-31…` reads as a timestamp in YAML 1.1.
+fn looks_like_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 8 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[5].is_ascii_digit()
+}
+
+fn write_double_quoted(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            c if !is_printable(c) => {
+                let code = c as u32;
+                if code <= 0xFF {
+                    let _ = write!(out, "\\x{code:02X}");
+                } else {
+                    let _ = write!(out, "\\u{code:04X}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::path::format_path;
+    use crate::expr::value::Map;
+
+    fn map(entries: Vec<(&str, Value)>) -> Value {
+        let mut m = Map::new();
+        for (k, v) in entries {
+            m.insert(k.into(), v);
+        }
+        Value::map(m)
+    }
+
+    fn s(text: &str) -> Value {
+        Value::from(text)
+    }
+
+    #[test]
+    fn blueprint_shape() {
+        let doc = map(vec![
+            ("kind", s("Blueprint")),
+            ("metadata", map(vec![("name", s("local"))])),
+            (
+                "terraform",
+                Value::list(vec![map(vec![
+                    ("name", s("cluster")),
+                    ("dependsOn", Value::list(vec![s("compute")])),
+                    (
+                        "inputs",
+                        map(vec![
+                            ("count", Value::Int(3)),
+                            ("ratio", Value::Float(1.0)),
+                            ("big", Value::Float(1e300)),
+                            ("enabled", Value::Bool(true)),
+                            ("nothing", Value::Nil),
+                            ("empty_map", Value::map(Map::new())),
+                            ("empty_list", Value::list(vec![])),
+                            (
+                                "nested",
+                                Value::list(vec![Value::list(vec![s("a"), s("b")])]),
+                            ),
+                        ]),
+                    ),
+                ])]),
+            ),
+            ("sources", Value::list(vec![])),
+        ]);
+        let expected = "\
+kind: Blueprint
+metadata:
+  name: local
+terraform:
+- name: cluster
+  dependsOn:
+  - compute
+  inputs:
+    count: 3
+    ratio: 1.0
+    big: 1.0e300
+    enabled: true
+    nothing: null
+    empty_map: {}
+    empty_list: []
+    nested:
+    - - a
+      - b
+sources: []
+";
+        assert_eq!(to_yaml(&doc), expected);
+    }
+
+    #[test]
+    fn quoting() {
+        let cases = [
+            ("plain", "plain"),
+            ("", "\"\""),
+            ("true", "\"true\""),
+            ("1", "\"1\""),
+            ("1.0", "\"1.0\""),
+            ("1e3", "\"1e3\""),
+            ("null", "\"null\""),
+            ("~", "\"~\""),
+            ("yes", "\"yes\""),
+            ("off", "\"off\""),
+            ("22:30", "\"22:30\""),
+            ("2024-01-31", "\"2024-01-31\""),
+            (" lead", "\" lead\""),
+            ("trail ", "\"trail \""),
+            ("a: b", "\"a: b\""),
+            ("a:b", "a:b"),
+            ("x #y", "\"x #y\""),
+            ("x#y", "x#y"),
+            ("- item", "\"- item\""),
+            ("-flag", "-flag"),
+            ("---", "\"---\""),
+            ("*alias", "\"*alias\""),
+            ("${var.x}", "${var.x}"),
+            ("say \"hi\"", "say \"hi\""),
+            ("\"quoted\"", "\"\\\"quoted\\\"\""),
+            ("tab\there", "\"tab\\there\""),
+            ("bell\u{7}", "\"bell\\x07\""),
+            ("é ü", "é ü"),
+            ("<<", "\"<<\""),
+            ("10.0.0.1", "10.0.0.1"),
+            ("v1.2", "v1.2"),
+            ("end:", "\"end:\""),
+            ("http://x.y/z", "http://x.y/z"),
+        ];
+        for (input, expected) in cases {
+            let mut out = String::new();
+            write_string_inline(&mut out, input);
+            assert_eq!(out, expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn multi_line_strings() {
+        let doc = map(vec![
+            ("keep", s("line one\nline two\n")),
+            ("strip", s("a\n\nb")),
+            ("list", Value::list(vec![s("x\ny\n")])),
+            ("lead", s("  indented\nnext")),
+            ("trail", s("a  \nb")),
+            ("many", s("a\n\n")),
+        ]);
+        let expected = "\
+keep: |
+  line one
+  line two
+strip: |-
+  a
+
+  b
+list:
+- |
+  x
+  y
+lead: \"  indented\\nnext\"
+trail: \"a  \\nb\"
+many: \"a\\n\\n\"
+";
+        assert_eq!(to_yaml(&doc), expected);
+    }
+
+    #[test]
+    fn scalars_and_empty_roots() {
+        assert_eq!(to_yaml(&Value::Nil), "null\n");
+        assert_eq!(to_yaml(&Value::map(Map::new())), "{}\n");
+        assert_eq!(to_yaml(&Value::list(vec![])), "[]\n");
+        assert_eq!(to_yaml(&Value::Float(-0.5)), "-0.5\n");
+        assert_eq!(to_yaml(&Value::Float(f64::NEG_INFINITY)), "-.inf\n");
+        assert_eq!(to_yaml(&Value::Float(1e-7)), "1.0e-7\n");
+        assert_eq!(to_yaml(&Value::Uint(u64::MAX)), "18446744073709551615\n");
+    }
+
+    #[test]
+    fn provenance_comments() {
+        let doc = map(vec![
+            ("name", s("x")),
+            ("inputs", map(vec![("a", Value::Int(1))])),
+            (
+                "items",
+                Value::list(vec![s("one"), map(vec![("k", s("v"))]), s("two\nlines")]),
+            ),
+        ]);
+        let hook = |path: &[PathSegment<'_>]| -> Option<String> {
+            let text = format_path(path);
+            match text.as_str() {
+                "" => Some("composed by bpc".to_string()),
+                "name" => Some("facets/a.yaml:3 (a, 100, merge)".to_string()),
+                "inputs" => Some("map\nwith newline".to_string()),
+                "inputs.a" | "items[0]" | "items[1]" | "items[2]" => Some(text),
+                _ => None,
+            }
+        };
+        let expected = "\
+# composed by bpc
+name: x  # facets/a.yaml:3 (a, 100, merge)
+inputs:  # map with newline
+  a: 1  # inputs.a
+items:
+- one  # items[0]
+-  # items[1]
+  k: v
+- |-  # items[2]
+  two
+  lines
+";
+        let out = to_yaml_with_comments(&doc, &hook);
+        assert_eq!(out, expected);
+        // Still YAML, and the same document.
+        let back = crate::yaml::parse(&out, crate::source::FileId(0)).expect("parses");
+        assert_eq!(to_yaml(&back.to_value()), to_yaml(&doc));
+    }
+}
