@@ -228,3 +228,47 @@ fn json_is_valid_for_generated_values() {
         }
     }
 }
+
+#[test]
+fn long_keys_round_trip() {
+    let mut inner = Map::new();
+    inner.insert("x".repeat(1500).into(), Value::list(vec![Value::Int(1)]));
+    inner.insert("y".into(), Value::Int(2));
+    let mut map = Map::new();
+    map.insert("k".repeat(2000).into(), Value::Int(1));
+    map.insert("é".repeat(600).into(), Value::map(inner));
+    let value = Value::list(vec![Value::map(map)]);
+    let text = to_yaml(&value);
+    let back = parse(&text, FileId(0)).map(|n| n.to_value());
+    assert!(back.is_ok_and(|b| same(&value, &b)), "{text}");
+}
+
+#[test]
+#[ignore]
+fn perf_probe() {
+    let mut text = String::new();
+    for i in 0..20000 {
+        text.push_str(&format!(
+            "item{i}:\n  name: component-{i}\n  path: some/path/{i}\n  inputs:\n    a: ${{context.x}}\n    b: 12\n    c: [x, y, z]\n    d: true\n"
+        ));
+    }
+    let started = std::time::Instant::now();
+    let mut parser = saphyr_parser::Parser::new_from_str(&text);
+    let mut events = 0;
+    while let Some(Ok(_)) = parser.next_event() {
+        events += 1;
+    }
+    eprintln!("saphyr alone: {events} events in {:?}", started.elapsed());
+    let started = std::time::Instant::now();
+    let node = parse(&text, FileId(0)).expect("parse");
+    let parsed = started.elapsed();
+    let value = node.to_value();
+    let out = to_yaml(&value);
+    eprintln!(
+        "{} bytes: parse {:?}, total {:?}, out {}",
+        text.len(),
+        parsed,
+        started.elapsed(),
+        out.len()
+    );
+}

@@ -14,6 +14,9 @@ use crate::expr::value::{Map, Value};
 use crate::yaml::scalar::{self, PlainScalar};
 use std::fmt::Write;
 
+/// Longest key written as `key:`; YAML allows 1024 characters for an implicit key.
+const IMPLICIT_KEY_LIMIT: usize = 1000;
+
 /// Returns a comment for the node at a path (empty path: the document), or `None`.
 pub type CommentHook<'a> = dyn Fn(&[PathSegment<'_>]) -> Option<String> + 'a;
 
@@ -81,15 +84,26 @@ impl<'h, 'p> Writer<'h, 'p> {
             if i > 0 || !inline_first {
                 self.indent(indent);
             }
-            write_string_inline(&mut self.out, key);
-            self.out.push(':');
+            let mut key_text = String::new();
+            write_string_inline(&mut key_text, key);
             self.path.push(PathSegment::Key(key));
-            self.after_key(value, indent);
+            if key_text.len() > IMPLICIT_KEY_LIMIT {
+                // Implicit keys are limited in length; longer ones need `? key` / `: value`.
+                let _ = writeln!(self.out, "? {key_text}");
+                self.indent(indent);
+                self.out.push(':');
+                self.after_key(value, indent, indent + 2);
+            } else {
+                self.out.push_str(&key_text);
+                self.out.push(':');
+                self.after_key(value, indent, indent);
+            }
             self.path.pop();
         }
     }
 
-    fn after_key(&mut self, value: &'p Value, indent: usize) {
+    /// The value after `key:`; a list's `- ` lines go at `list_indent`.
+    fn after_key(&mut self, value: &'p Value, indent: usize, list_indent: usize) {
         match value {
             Value::Map(map) if !map.is_empty() => {
                 self.write_comment();
@@ -99,7 +113,7 @@ impl<'h, 'p> Writer<'h, 'p> {
             Value::List(items) if !items.is_empty() => {
                 self.write_comment();
                 self.out.push('\n');
-                self.list_items(items, indent, false);
+                self.list_items(items, list_indent, false);
             }
             scalar => {
                 self.out.push(' ');

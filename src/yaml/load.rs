@@ -232,7 +232,7 @@ impl<'a> Loader<'a> {
             };
             if anchor != 0 {
                 let node = Node {
-                    kind: scalar_kind(&value, style, tag.as_deref(), span)?,
+                    kind: scalar_kind(value.clone(), style, tag.as_deref(), span)?,
                     span,
                     style: Some(style),
                 };
@@ -245,14 +245,15 @@ impl<'a> Loader<'a> {
             self.set_pending(key, merge);
             return Ok(None);
         }
-        let kind = scalar_kind(&value, style, tag.as_deref(), span)?;
+        let text = (anchor != 0).then(|| value.to_string());
+        let kind = scalar_kind(value, style, tag.as_deref(), span)?;
         let node = Node {
             kind,
             span,
             style: Some(style),
         };
         if anchor != 0 {
-            self.remember(anchor, node.clone(), 1, Some(value.into_owned()));
+            self.remember(anchor, node.clone(), 1, text);
         }
         self.attach(node, 1)
     }
@@ -464,7 +465,7 @@ fn skip_properties(text: &str, start: usize, end: usize) -> usize {
 }
 
 fn scalar_kind(
-    value: &str,
+    value: Cow<'_, str>,
     style: ScalarStyle,
     tag: Option<&Tag>,
     span: Span,
@@ -473,7 +474,7 @@ fn scalar_kind(
         return Ok(if style == ScalarStyle::Plain {
             plain_kind(value)
         } else {
-            NodeKind::Str(value.to_string())
+            NodeKind::Str(value.into_owned())
         });
     };
     if !tag.is_yaml_core_schema() {
@@ -493,23 +494,23 @@ fn scalar_kind(
         )
     };
     Ok(match tag.suffix.as_str() {
-        "str" | "binary" | "timestamp" => NodeKind::Str(value.to_string()),
-        "null" => match scalar::resolve_keyword(value) {
+        "str" | "binary" | "timestamp" => NodeKind::Str(value.into_owned()),
+        "null" => match scalar::resolve_keyword(&value) {
             Some(PlainScalar::Null) => NodeKind::Null,
             _ => return Err(wrong("null")),
         },
-        "bool" => match scalar::resolve_keyword(value) {
+        "bool" => match scalar::resolve_keyword(&value) {
             Some(PlainScalar::Bool(b)) => NodeKind::Bool(b),
             _ => return Err(wrong("a boolean")),
         },
-        "int" => match scalar::parse_number(value) {
+        "int" => match scalar::parse_number(&value) {
             Some(scalar::Number::Int(n)) => NodeKind::Int(n),
             Some(scalar::Number::Uint(n)) => NodeKind::Uint(n),
             _ => return Err(wrong("an integer")),
         },
-        "float" => match scalar::resolve_keyword(value) {
+        "float" => match scalar::resolve_keyword(&value) {
             Some(PlainScalar::Float(f)) => NodeKind::Float(f),
-            _ => match scalar::parse_number(value) {
+            _ => match scalar::parse_number(&value) {
                 Some(scalar::Number::Int(n)) => NodeKind::Float(n as f64),
                 Some(scalar::Number::Uint(n)) => NodeKind::Float(n as f64),
                 Some(scalar::Number::Float(f)) => NodeKind::Float(f),
@@ -525,14 +526,14 @@ fn scalar_kind(
     })
 }
 
-fn plain_kind(value: &str) -> NodeKind {
-    match scalar::resolve_plain(value) {
+fn plain_kind(value: Cow<'_, str>) -> NodeKind {
+    match scalar::resolve_plain(&value) {
         PlainScalar::Null => NodeKind::Null,
         PlainScalar::Bool(b) => NodeKind::Bool(b),
         PlainScalar::Int(n) => NodeKind::Int(n),
         PlainScalar::Uint(n) => NodeKind::Uint(n),
         PlainScalar::Float(f) => NodeKind::Float(f),
-        PlainScalar::Str(s) => NodeKind::Str(s.to_string()),
+        PlainScalar::Str(_) => NodeKind::Str(value.into_owned()),
     }
 }
 
