@@ -1,8 +1,16 @@
 //! bpc — a blueprint composer for Windsor facet templates.
 //!
 //! The pipeline: load → scope → activate → config → collect → merge → validate → emit.
+//! [`template`] loads, [`compose`] runs the middle stages, [`emit`] writes the result;
+//! [`expr`] is the expression engine, self-contained.
 
+pub mod cli;
+pub mod compose;
 pub mod emit;
+pub mod explain;
 pub mod expr;
+pub mod project;
 pub mod source;
+pub mod template;
+pub mod testing;
 pub mod yaml;

@@ -2,6 +2,7 @@
 
 pub mod json;
 pub mod path;
+pub mod provenance;
 pub mod yaml;
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The expression engine: Windsor's dialect of expr-lang (v1.17.8). Knows nothing of
 //! facets; the embedder supplies the scope and a [`host::Host`].
 
+pub mod case_codec;
 pub mod error;
 pub mod host;
 pub mod native;
@@ -12,3 +13,5 @@ pub mod windsor;
 pub use error::{ErrorKind, ExprError};
 pub use scope::Scope;
 pub use value::{Map, Value};
+pub mod stub;
+pub use stub::*;

@@ -106,6 +106,26 @@ impl Diagnostic {
         self
     }
 
+    /// The message with its context, notes and help, as plain text (for matching an
+    /// expected error text and for de-duplicating).
+    pub fn full_text(&self) -> String {
+        let mut out = self.message.clone();
+        for part in self
+            .context
+            .iter()
+            .chain(self.notes.iter())
+            .chain(self.help.iter())
+        {
+            out.push('\n');
+            out.push_str(part);
+        }
+        if let Some(label) = &self.primary {
+            out.push('\n');
+            out.push_str(&label.message);
+        }
+        out
+    }
+
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }

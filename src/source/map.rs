@@ -97,6 +97,18 @@ impl SourceMap {
         SourceMap::default()
     }
 
+    /// `path:line:col` of a span's start, for one-line mentions (explain, provenance).
+    pub fn describe(&self, span: super::Span) -> String {
+        match (
+            self.path(span.file),
+            self.location(span.file, span.start as usize),
+        ) {
+            (Some(path), Some(loc)) => format!("{path}:{}:{}", loc.line, loc.column),
+            (Some(path), None) => path,
+            _ => "<unknown>".to_string(),
+        }
+    }
+
     /// Registers a file; `path` is how diagnostics name it (relative where possible).
     pub fn add(&self, path: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
         let file = Arc::new(SourceFile::new(path, text));

@@ -148,6 +148,19 @@ impl FileTree {
         }
     }
 
+    /// Names the root differently in messages (bpc shows paths relative to the project).
+    pub fn set_display_root(&mut self, root: impl Into<String>) {
+        self.display_root = root.into();
+    }
+
+    /// The directory on disk this tree reads, if it is not an archive.
+    pub fn root_dir(&self) -> Option<PathBuf> {
+        match &self.backing {
+            Backing::Dir { root } => Some(root.join(self.prefix.trim_end_matches('/'))),
+            Backing::Archive(_) => None,
+        }
+    }
+
     pub fn is_archive(&self) -> bool {
         matches!(self.backing, Backing::Archive(_))
     }

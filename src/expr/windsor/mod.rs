@@ -6,3 +6,11 @@ use super::native::NativeFn;
 pub fn functions() -> &'static [NativeFn] {
     &[]
 }
+pub mod format {
+    pub fn go_format(_v: &crate::expr::Value) -> String {
+        String::new()
+    }
+    pub fn yaml_text(_v: &crate::expr::Value) -> String {
+        String::new()
+    }
+}

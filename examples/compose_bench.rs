@@ -1,0 +1,210 @@
+//! Compose at scale: synthetic templates from `bench/gen-template.py` (100, 1 000,
+//! 10 000 facets by default) and the windsor-core corpus, timed against just reading
+//! and parsing the same YAML files.
+//!
+//! `cargo run --release --example compose_bench [-- --sizes 100,1000,10000 --runs 5]`
+//!
+//! Each size runs in its own child process so its peak memory (VmHWM) is its own.
+//! Prints one TSV row per template: name, facets, parse ms, compose ms, compose/parse,
+//! peak MiB — then the growth ratio between consecutive sizes.
+
+use bpc::compose::host::Environment;
+use bpc::compose::schema::Schema;
+use bpc::compose::scope::{Builtins, Layer};
+use bpc::compose::{compose, Inputs};
+use bpc::expr::host::TerraformOutputs;
+use bpc::expr::{Engine, EngineConfig};
+use bpc::source::{FileTree, SourceMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[xs.len() / 2]
+}
+
+fn peak_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kib| kib / 1024.0)
+}
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            yaml_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+            out.push(p);
+        }
+    }
+}
+
+/// Child: measure one template (`template_dir`, optional values file).
+fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize) {
+    let mut files = Vec::new();
+    yaml_files(&template_dir.join("facets"), &mut files);
+    for f in ["blueprint.yaml", "schema.yaml"] {
+        files.push(template_dir.join(f));
+    }
+    files.extend(values.map(Path::to_path_buf));
+    let facets = files
+        .iter()
+        .filter(|f| f.to_string_lossy().contains("/facets/"))
+        .count();
+
+    let parse_ms: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let sources = SourceMap::new();
+            for f in &files {
+                let Ok(text) = std::fs::read_to_string(f) else {
+                    continue;
+                };
+                let id = sources.add(f.to_string_lossy().to_string(), text);
+                let text = sources.text(id);
+                let _ = std::hint::black_box(bpc::yaml::parse(&text, id));
+            }
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+
+    let engine = Engine::new(EngineConfig {
+        terraform_output: true,
+    });
+    let compose_ms: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let sources = Arc::new(SourceMap::new());
+            let tree = Arc::new(FileTree::open(template_dir).expect("template"));
+            let template = bpc::template::load(tree, sources.clone()).expect("template loads");
+            let schema = template
+                .schema
+                .as_ref()
+                .map(|s| Schema::compile(s).expect("schema"));
+            let mut layers = Vec::new();
+            if let Some(v) = values {
+                let node =
+                    bpc::project::read_yaml_file(v, "values.yaml", &sources).expect("values");
+                layers.push(Layer {
+                    name: "values.yaml".into(),
+                    value: bpc::compose::evaluate::plain_value(&node),
+                    node: Some(node),
+                });
+            }
+            let inputs = Inputs {
+                template: &template,
+                schema: schema.as_ref(),
+                engine: &engine,
+                layers,
+                apply_schema_defaults: true,
+                builtins: Builtins {
+                    context: "bench".into(),
+                    ..Default::default()
+                },
+                environment: Environment::Fixed(Default::default()),
+                terraform: TerraformOutputs::Deferred,
+            };
+            let composed = compose(&inputs);
+            if let Err(e) = &composed {
+                eprintln!(
+                    "{name}: compose failed: {}",
+                    e.first().map(|d| d.message.as_str()).unwrap_or("?")
+                );
+                std::process::exit(1);
+            }
+            std::hint::black_box(&composed);
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    let (p, c) = (median(parse_ms), median(compose_ms));
+    println!(
+        "{name}\t{facets}\t{p:.2}\t{c:.2}\t{:.2}\t{:.1}",
+        c / p,
+        peak_mib()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let runs: usize = flag("--runs").and_then(|r| r.parse().ok()).unwrap_or(5);
+    if let Some(dir) = flag("--measure") {
+        let values = flag("--values").map(PathBuf::from);
+        let name = flag("--name").unwrap_or_else(|| dir.clone());
+        measure(&name, Path::new(&dir), values.as_deref(), runs);
+        return;
+    }
+    let sizes: Vec<usize> = flag("--sizes")
+        .unwrap_or_else(|| "100,1000,10000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let exe = std::env::current_exe().expect("own path");
+    let work = std::env::temp_dir().join(format!("bpc-bench-{}", std::process::id()));
+    println!("template\tfacets\tparse_ms\tcompose_ms\tcompose/parse\tpeak_mib");
+    let run_child = |name: &str, dir: &Path, values: Option<&Path>, runs: usize| -> Option<f64> {
+        let mut cmd = Command::new(&exe);
+        cmd.args([
+            "--measure",
+            &dir.to_string_lossy(),
+            "--name",
+            name,
+            "--runs",
+            &runs.to_string(),
+        ]);
+        if let Some(v) = values {
+            cmd.args(["--values", &v.to_string_lossy()]);
+        }
+        let out = cmd.output().expect("child runs");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        print!("{text}");
+        text.split('\t').nth(3).and_then(|c| c.parse().ok())
+    };
+    let corpus = root.join("tests/conformance/windsor-core-75d2a6c1/contexts/_template");
+    run_child("windsor-core", &corpus, None, runs.max(20));
+    let mut times = Vec::new();
+    for n in &sizes {
+        let dir = work.join(format!("n{n}"));
+        let status = Command::new("python3")
+            .arg(root.join("bench/gen-template.py"))
+            .arg(&dir)
+            .args(["--facets", &n.to_string()])
+            .status()
+            .expect("python3 runs");
+        assert!(status.success(), "gen-template.py failed");
+        let runs_here = if *n >= 10_000 { runs.min(3) } else { runs };
+        let t = run_child(
+            &format!("synthetic-{n}"),
+            &dir.join("contexts/_template"),
+            Some(&dir.join("values.yaml")),
+            runs_here,
+        );
+        times.push((*n, t));
+    }
+    for w in times.windows(2) {
+        if let ((a, Some(ta)), (b, Some(tb))) = (w[0], w[1]) {
+            println!(
+                "growth {a} -> {b} facets ({:.0}x): {:.2}x time",
+                b as f64 / a as f64,
+                tb / ta
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}

@@ -1,0 +1,183 @@
+//! `bpc compose`: the blueprint of one context.
+
+use super::output::emit;
+use super::report;
+use crate::compose::host::Environment;
+use crate::compose::schema::Schema;
+use crate::compose::{compose, Inputs};
+use crate::expr::host::TerraformOutputs;
+use crate::expr::{Engine, EngineConfig};
+use crate::project::{self, Options};
+use crate::source::{Diagnostic, SourceMap};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Yaml,
+    Json,
+}
+
+/// Where the project, template and values come from (shared by several commands).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ProjectArgs {
+    /// Project root (default: the nearest ancestor holding windsor.yaml, else here).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Template directory or .tar.gz archive (default: contexts/_template or _template).
+    #[arg(long, value_name = "DIR|FILE.tar.gz")]
+    pub template: Option<PathBuf>,
+    /// Context name (default: $WINDSOR_CONTEXT, windsor.yaml `context:`, else `local`).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Extra values files, applied in order over the context's values.
+    #[arg(long = "values", value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set one value (`cluster.workers.count=3`); the value is parsed as YAML.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Treat warnings (unknown keys, …) as errors.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+impl ProjectArgs {
+    pub fn options(&self) -> Options {
+        Options {
+            project: self.project.clone(),
+            template: self.template.clone(),
+            context: self.context.clone(),
+            values: self.values.clone(),
+            set: self.set.clone(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ComposeArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    pub format: Format,
+    /// Write the blueprint to FILE (atomically) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Terraform outputs (YAML/JSON: component → output → value) to resolve
+    /// `terraform_output()` with; without it those expressions stay as written.
+    #[arg(long, value_name = "FILE")]
+    pub terraform_outputs: Option<PathBuf>,
+    /// Annotate every value with where it came from (a trailing comment in YAML; with
+    /// --format json, a provenance document next to the blueprint).
+    #[arg(long)]
+    pub provenance: bool,
+}
+
+pub fn run(args: ComposeArgs) -> ExitCode {
+    let sources = Arc::new(SourceMap::new());
+    match compose_text(&args, &sources) {
+        Ok((text, warnings)) => {
+            report(&warnings, &sources);
+            if args.project.strict && !warnings.is_empty() {
+                eprintln!("error: {} warning(s) with --strict", warnings.len());
+                return ExitCode::from(1);
+            }
+            match emit(args.out.as_deref(), &text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    report(&[Diagnostic::error(e)], &sources);
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Err(diagnostics) => {
+            report(&diagnostics, &sources);
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn compose_text(
+    args: &ComposeArgs,
+    sources: &Arc<SourceMap>,
+) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        vec![Diagnostic::error(format!(
+            "cannot read the current directory: {e}"
+        ))]
+    })?;
+    let (text, composition) =
+        compose_in(&cwd, args, std::env::var("WINDSOR_CONTEXT").ok(), sources)?;
+    for m in &composition.messages {
+        eprintln!("note: {m}");
+    }
+    Ok((text, composition.warnings))
+}
+
+/// Composes as `bpc compose` would when run in `cwd` with `WINDSOR_CONTEXT` set to
+/// `env_context`; returns the rendered output and the composition.
+pub fn compose_in(
+    cwd: &std::path::Path,
+    args: &ComposeArgs,
+    env_context: Option<String>,
+    sources: &Arc<SourceMap>,
+) -> Result<(String, crate::compose::Composition), Vec<Diagnostic>> {
+    let (template, composition) = compose_full(cwd, args, env_context, sources)?;
+    let text = match (args.format, args.provenance) {
+        (Format::Yaml, false) => crate::emit::to_yaml(&composition.blueprint),
+        (Format::Yaml, true) => crate::emit::provenance::yaml(&template, &composition, sources),
+        (Format::Json, false) => crate::emit::to_json(&composition.blueprint)
+            .map_err(|e| e.to_string())
+            .map_err(|e| vec![Diagnostic::error(e)])?,
+        (Format::Json, true) => crate::emit::provenance::json(&template, &composition, sources)
+            .map_err(|e| vec![Diagnostic::error(e)])?,
+    };
+    Ok((text, composition))
+}
+
+/// Loads the project's template and composes it; the template is returned too
+/// because the composition refers to its facets.
+pub fn compose_full(
+    cwd: &std::path::Path,
+    args: &ComposeArgs,
+    env_context: Option<String>,
+    sources: &Arc<SourceMap>,
+) -> Result<(crate::template::Template, crate::compose::Composition), Vec<Diagnostic>> {
+    let options = args.project.options();
+    let project = project::discover(cwd, &options, env_context, sources).map_err(|d| vec![d])?;
+    let template = crate::template::load(project.template.clone(), sources.clone())?;
+    let schema = template
+        .schema
+        .as_ref()
+        .map(Schema::compile)
+        .transpose()
+        .map_err(|d| vec![d])?;
+    let layers = project.layers(&options, sources).map_err(|d| vec![d])?;
+    let terraform = match &args.terraform_outputs {
+        Some(path) => {
+            let display = path.to_string_lossy().to_string();
+            let node = project::read_yaml_file(path, &display, sources).map_err(|d| vec![d])?;
+            TerraformOutputs::Provider(crate::compose::evaluate::plain_value(&node))
+        }
+        None => TerraformOutputs::Deferred,
+    };
+    let engine = Engine::new(EngineConfig {
+        terraform_output: true,
+    });
+    let inputs = Inputs {
+        template: &template,
+        schema: schema.as_ref(),
+        engine: &engine,
+        layers,
+        apply_schema_defaults: true,
+        builtins: project.builtins(),
+        environment: Environment::Process,
+        terraform,
+    };
+    let composition = compose(&inputs)?;
+    drop(inputs);
+    Ok((template, composition))
+}

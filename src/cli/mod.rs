@@ -1,0 +1,58 @@
+//! Commands of the `bpc` binary, one file each. Every command returns an exit code:
+//! 0 success, 1 a failure it reported (composition errors, failing tests), 2 bad usage.
+
+pub mod compose;
+pub mod eval;
+pub mod explain;
+pub mod output;
+pub mod test;
+
+use crate::source::{Diagnostic, SourceMap};
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "bpc",
+    version,
+    about = "Compose Windsor blueprints from facet templates"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compose the blueprint of a context from the template's facets.
+    Compose(compose::ComposeArgs),
+    /// Evaluate an expression (or a `${…}` template) against values.
+    Eval(eval::EvalArgs),
+    /// Show where a value of the composed blueprint (or the scope) came from.
+    Explain(explain::ExplainArgs),
+    /// Run the template's test cases.
+    Test(test::TestArgs),
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Compose(args) => compose::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Test(args) => test::run(args),
+        Command::Explain(args) => explain::run(args),
+    }
+}
+
+/// Whether stderr gets colour: only on a terminal, and never with NO_COLOR set.
+pub fn color_stderr() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// Prints diagnostics to stderr, errors and warnings alike, in order.
+pub fn report(diagnostics: &[Diagnostic], sources: &SourceMap) {
+    let color = color_stderr();
+    for d in diagnostics {
+        eprintln!("{}", crate::source::render(d, sources, color));
+    }
+}

@@ -1,0 +1,319 @@
+//! `bpc test`: run the template's test cases (S11), optionally against golden files.
+
+use super::compose::ProjectArgs;
+use super::report;
+use crate::compose::schema::Schema;
+use crate::expr::{Engine, EngineConfig};
+use crate::project;
+use crate::source::{Diagnostic, SourceMap};
+use crate::testing::case::{self, Case, TestFile};
+use crate::testing::runner::{CaseResult, RunOptions, Suite};
+use crate::testing::snapshot;
+use clap::{Args, ValueEnum};
+use std::io::IsTerminal;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
+pub enum TestFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct TestArgs {
+    /// Run only the case with exactly this name.
+    pub name: Option<String>,
+    /// Run only cases whose name contains PATTERN (`*` and `?` are wildcards).
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+    /// Apply schema defaults to every case (as if each set `applySchemaDefaults: true`).
+    #[arg(long)]
+    pub schema_defaults: bool,
+    /// Also compare each case's whole blueprint with its golden file.
+    #[arg(long)]
+    pub snapshot: bool,
+    /// Write (or rewrite) the golden files instead of comparing them.
+    #[arg(long)]
+    pub update: bool,
+    #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+    pub format: TestFormat,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+pub fn run(args: TestArgs) -> ExitCode {
+    let sources = Arc::new(SourceMap::new());
+    match run_tests(&args, &sources) {
+        Ok(code) => code,
+        Err(diagnostics) => {
+            report(&diagnostics, &sources);
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `*`/`?` wildcards when present, else a substring test.
+pub fn matches_filter(name: &str, pattern: &str) -> bool {
+    if !pattern.contains(['*', '?']) {
+        return name.contains(pattern);
+    }
+    fn glob(p: &[char], s: &[char]) -> bool {
+        match (p.first(), s.first()) {
+            (None, _) => s.is_empty(),
+            (Some('*'), _) => glob(&p[1..], s) || (!s.is_empty() && glob(p, &s[1..])),
+            (Some('?'), Some(_)) => glob(&p[1..], &s[1..]),
+            (Some(c), Some(d)) if c == d => glob(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let s: Vec<char> = name.chars().collect();
+    glob(&p, &s)
+}
+
+fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<Diagnostic>> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        vec![Diagnostic::error(format!(
+            "cannot read the current directory: {e}"
+        ))]
+    })?;
+    let options = args.project.options();
+    let project = project::discover(&cwd, &options, None, sources).map_err(|d| vec![d])?;
+    let template = crate::template::load(project.template.clone(), sources.clone())?;
+    let schema = template
+        .schema
+        .as_ref()
+        .map(Schema::compile)
+        .transpose()
+        .map_err(|d| vec![d])?;
+
+    let paths = case::discover(&template.tree);
+    if paths.is_empty() {
+        return Err(vec![Diagnostic::error(
+            "no test files found: expected tests/**/*.test.yaml in the template",
+        )]);
+    }
+    let mut files: Vec<TestFile> = Vec::new();
+    let mut warnings = template.warnings.clone();
+    let mut errors = Vec::new();
+    for path in &paths {
+        match case::load(&template.tree, sources, path) {
+            Ok((file, w)) => {
+                files.push(file);
+                warnings.extend(w);
+            }
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let selected = |c: &Case| {
+        args.name.as_ref().is_none_or(|n| &c.name == n)
+            && args
+                .filter
+                .as_ref()
+                .is_none_or(|p| matches_filter(&c.name, p))
+    };
+    let cases: Vec<&Case> = files
+        .iter()
+        .flat_map(|f| f.cases.iter())
+        .filter(|c| selected(c))
+        .collect();
+    if cases.is_empty() && (args.name.is_some() || args.filter.is_some()) {
+        let wanted = args
+            .name
+            .as_deref()
+            .or(args.filter.as_deref())
+            .unwrap_or_default();
+        return Err(vec![Diagnostic::error(format!(
+            "no test case matches {wanted:?}"
+        ))]);
+    }
+
+    let engine = Engine::new(EngineConfig {
+        terraform_output: true,
+    });
+    let suite = Suite {
+        template: &template,
+        schema: schema.as_ref(),
+        engine: &engine,
+        project_root: project.root.to_string_lossy().replace('\\', "/"),
+        options: RunOptions {
+            schema_defaults: args.schema_defaults,
+        },
+    };
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut results = suite.run_all(&cases, threads);
+
+    if args.snapshot || args.update {
+        snapshots(&template, &cases, &mut results, args.update, &mut warnings)?;
+    }
+    for r in &results {
+        warnings.extend(r.warnings.iter().cloned());
+    }
+    dedupe(&mut warnings);
+    report(&warnings, sources);
+
+    let failed = results.iter().filter(|r| !r.passed()).count();
+    let passed = results.len() - failed;
+    match args.format {
+        TestFormat::Text => print_text(&cases, &results, sources, passed, failed),
+        TestFormat::Json => print_json(&cases, &results, sources, passed, failed),
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn snapshots(
+    template: &crate::template::Template,
+    cases: &[&Case],
+    results: &mut [CaseResult],
+    update: bool,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<(), Vec<Diagnostic>> {
+    let Some(dir) = template.tree.root_dir() else {
+        return Err(vec![Diagnostic::error(
+            "golden files need a template directory, not an archive",
+        )]);
+    };
+    let mut produced = Vec::new();
+    for (case, result) in cases.iter().zip(results.iter_mut()) {
+        let Some(composition) = &result.composition else {
+            continue;
+        };
+        let path = snapshot::golden_path(&dir, &case.file, &case.name);
+        let text = crate::emit::to_yaml(&composition.blueprint);
+        produced.push(path.clone());
+        if update {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    vec![Diagnostic::error(format!(
+                        "cannot create {}: {e}",
+                        parent.display()
+                    ))]
+                })?;
+            }
+            super::output::write_atomically(&path, text.as_bytes()).map_err(|e| {
+                vec![Diagnostic::error(format!(
+                    "cannot write {}: {e}",
+                    path.display()
+                ))]
+            })?;
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(golden) if golden == text => {}
+            Ok(golden) => result.mismatches.push(crate::testing::matcher::Mismatch {
+                path: "snapshot".to_string(),
+                message: format!(
+                    "blueprint differs from {}\n{}",
+                    path.display(),
+                    snapshot::unified_diff(&golden, &text, "golden", "composed")
+                ),
+            }),
+            Err(_) => result.mismatches.push(crate::testing::matcher::Mismatch {
+                path: "snapshot".to_string(),
+                message: format!(
+                    "no golden file {} (run `bpc test --update` to write it)",
+                    path.display()
+                ),
+            }),
+        }
+    }
+    for orphan in snapshot::orphans(&dir, &produced) {
+        warnings.push(Diagnostic::warning(format!(
+            "golden file {} belongs to no case any more",
+            orphan.display()
+        )));
+    }
+    Ok(())
+}
+
+fn dedupe(warnings: &mut Vec<Diagnostic>) {
+    let mut seen = std::collections::HashSet::new();
+    warnings.retain(|w| seen.insert(w.full_text()));
+}
+
+fn print_text(
+    cases: &[&Case],
+    results: &[CaseResult],
+    sources: &SourceMap,
+    passed: usize,
+    failed: usize,
+) {
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let paint = |code: &str, text: &str| {
+        if color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    };
+    let mut current = "";
+    let mut out = String::new();
+    for (case, result) in cases.iter().zip(results) {
+        if case.file != current {
+            if !current.is_empty() {
+                out.push('\n');
+            }
+            current = &case.file;
+            out.push_str(&paint("1", &format!("=== {current} ===")));
+            out.push('\n');
+        }
+        if result.passed() {
+            out.push_str(&format!("{} {}\n", paint("32", "✓"), case.name));
+            continue;
+        }
+        out.push_str(&format!("{} {}\n", paint("31", "✗"), case.name));
+        for m in &result.mismatches {
+            let line = if m.path.is_empty() {
+                m.message.clone()
+            } else {
+                format!("{}: {}", m.path, m.message)
+            };
+            for l in line.lines() {
+                out.push_str(&format!("  {l}\n"));
+            }
+        }
+        for e in result.errors.iter().filter(|_| !result.passed()) {
+            for l in crate::source::render(e, sources, false).lines() {
+                out.push_str(&format!("    {l}\n"));
+            }
+        }
+    }
+    out.push('\n');
+    out.push_str(&format!("{passed} passed, {failed} failed\n"));
+    print!("{out}");
+}
+
+fn print_json(
+    cases: &[&Case],
+    results: &[CaseResult],
+    sources: &SourceMap,
+    passed: usize,
+    failed: usize,
+) {
+    use serde_json::json;
+    let items: Vec<serde_json::Value> = cases
+        .iter()
+        .zip(results)
+        .map(|(case, r)| {
+            json!({
+                "file": case.file,
+                "name": case.name,
+                "passed": r.passed(),
+                "mismatches": r.mismatches.iter().map(|m| json!({"path": m.path, "message": m.message})).collect::<Vec<_>>(),
+                "errors": r.errors.iter().map(|e| crate::source::render(e, sources, false)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let doc = json!({"cases": items, "passed": passed, "failed": failed});
+    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+}

@@ -1,0 +1,621 @@
+//! Stage 5, collect: every component contribution of the base blueprint and of the
+//! active facets, evaluated against the full scope (S5: a component's `when` sees
+//! context and config), each with its origin. Components a facet would have defined
+//! but that a `when` excluded are recorded too, so errors can say why one is missing.
+
+use super::activate::{Activated, Activation};
+use super::config::Resolver;
+use super::evaluate::{eval_condition, expr_diagnostic, plain_value};
+use super::fields::{field_for, Eval, Field};
+use super::host::TemplateHost;
+use super::origin::{Origin, OriginId, Origins, Source};
+use super::tracked::Tracked;
+use crate::expr::windsor::format::go_format;
+use crate::expr::Value;
+use crate::source::Diagnostic;
+use crate::template::{ComponentEntry, ComponentKind, Strategy, Template};
+use crate::yaml::{Node, NodeKind};
+use indexmap::IndexMap;
+use std::sync::Arc;
+
+/// One contribution to one component identity.
+#[derive(Clone, Debug)]
+pub struct Contribution {
+    pub kind: ComponentKind,
+    pub id: String,
+    pub source: Source,
+    /// Application order (S3): effective ordinal, facet order, position in the file.
+    pub order: (i64, usize, usize),
+    pub strategy: Strategy,
+    pub fields: IndexMap<&'static str, Tracked>,
+    /// Only identity fields were given (a `remove` of the whole component).
+    pub identity_only: bool,
+    pub origin: OriginId,
+}
+
+/// A component a facet defines but that was left out, and why.
+#[derive(Clone, Debug)]
+pub struct Exclusion {
+    pub kind: ComponentKind,
+    pub id: String,
+    pub facet: usize,
+    pub reason: String,
+    pub when: Option<crate::template::Condition>,
+}
+
+/// A component's identity from its literal fields (S9): terraform `name`, else
+/// `path` (with `source` when set); kustomization `name`.
+pub fn identity(kind: ComponentKind, node: &Node) -> Option<String> {
+    let text = |k: &str| node.get(k).and_then(Node::as_str).filter(|s| !s.is_empty());
+    match kind {
+        ComponentKind::Kustomize | ComponentKind::FluxSystem => text("name").map(str::to_string),
+        ComponentKind::Terraform => text("name").map(str::to_string).or_else(|| {
+            text("path").map(|p| match text("source") {
+                Some(s) => format!("{s}:{p}"),
+                None => p.to_string(),
+            })
+        }),
+    }
+}
+
+struct Collector<'a, 't> {
+    template: &'t Template,
+    resolver: &'a Resolver<'t>,
+    origins: &'a mut Origins,
+    errors: Vec<Diagnostic>,
+}
+
+pub fn collect(
+    template: &Template,
+    resolver: &Resolver<'_>,
+    activated: &Activated,
+    origins: &mut Origins,
+) -> Result<(Vec<Contribution>, Vec<Exclusion>), Vec<Diagnostic>> {
+    let mut c = Collector {
+        template,
+        resolver,
+        origins,
+        errors: Vec::new(),
+    };
+    let mut contributions = Vec::new();
+    let mut exclusions = Vec::new();
+
+    if let Some(base) = &template.base {
+        for kind in [ComponentKind::Terraform, ComponentKind::Kustomize] {
+            if let Some(NodeKind::Seq(items)) = base.get(kind.list_key()).map(|n| &n.kind) {
+                for (pos, item) in items.iter().enumerate() {
+                    if let Some(contribution) = c.base_component(kind, item, pos) {
+                        contributions.push(contribution);
+                    }
+                }
+            }
+        }
+    }
+
+    for (i, facet) in template.facets.iter().enumerate() {
+        if activated.outcome[i] == Activation::Inactive {
+            for entry in &facet.components {
+                if let Some(id) = identity(entry.kind, &entry.node) {
+                    exclusions.push(Exclusion {
+                        kind: entry.kind,
+                        id,
+                        facet: i,
+                        reason: format!("facet `{}` is not active", facet.name),
+                        when: facet.when.clone(),
+                    });
+                }
+            }
+            continue;
+        }
+        for entry in &facet.components {
+            match c.facet_component(i, entry) {
+                Ok(Some(contribution)) => contributions.push(contribution),
+                Ok(None) => {
+                    if let Some(id) = identity(entry.kind, &entry.node) {
+                        exclusions.push(Exclusion {
+                            kind: entry.kind,
+                            id,
+                            facet: i,
+                            reason: format!("its `when` in facet `{}` is false", facet.name),
+                            when: entry.when.clone(),
+                        });
+                    }
+                }
+                Err(d) => c.errors.push(d),
+            }
+        }
+    }
+    if !c.errors.is_empty() {
+        return Err(c.errors);
+    }
+    contributions.sort_by_key(|c| c.order);
+    Ok((contributions, exclusions))
+}
+
+impl<'t> Collector<'_, 't> {
+    fn base_component(
+        &mut self,
+        kind: ComponentKind,
+        node: &Node,
+        pos: usize,
+    ) -> Option<Contribution> {
+        let Some(id) = identity(kind, node) else {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "a {} in blueprint.yaml has no identity",
+                    kind.noun()
+                ))
+                .with_primary(node.span, "needs a `name` (or a `path` for terraform)"),
+            );
+            return None;
+        };
+        let origin = self.origins.add(Origin {
+            source: Source::Base,
+            span: node.span,
+            ordinal: i64::MIN,
+            strategy: Strategy::Merge,
+            expression: None,
+            deferred: false,
+        });
+        let host = TemplateHost {
+            tree: &self.template.tree,
+            file: "blueprint.yaml",
+            environment: self.resolver.environment,
+            terraform: self.resolver.terraform,
+        };
+        let what = format!("{} `{id}` of blueprint.yaml", kind.noun());
+        match self.fields(
+            kind,
+            node,
+            &host,
+            Source::Base,
+            i64::MIN,
+            Strategy::Merge,
+            &what,
+        ) {
+            Ok((fields, identity_only)) => Some(Contribution {
+                kind,
+                id,
+                source: Source::Base,
+                order: (i64::MIN, 0, pos),
+                strategy: Strategy::Merge,
+                fields,
+                identity_only,
+                origin,
+            }),
+            Err(d) => {
+                self.errors.push(d);
+                None
+            }
+        }
+    }
+
+    fn facet_component(
+        &mut self,
+        facet_index: usize,
+        entry: &ComponentEntry,
+    ) -> Result<Option<Contribution>, Diagnostic> {
+        let facet = &self.template.facets[facet_index];
+        let host = self.resolver.host_for(facet_index);
+        let id = identity(entry.kind, &entry.node).unwrap_or_default();
+        let what = format!("{} `{id}` of facet `{}`", entry.kind.noun(), facet.name);
+        if let Some(cond) = &entry.when {
+            let context = || format!("in the `when` of {what}");
+            if !eval_condition(
+                self.resolver.engine,
+                cond,
+                self.resolver,
+                &host,
+                &self.template.sources,
+                &context,
+            )? {
+                return Ok(None);
+            }
+        }
+        let ordinal = entry.ordinal.unwrap_or(facet.ordinal);
+        let source = Source::Facet(facet_index);
+        let origin = self.origins.add(Origin {
+            source: source.clone(),
+            span: entry.node.span,
+            ordinal,
+            strategy: entry.strategy,
+            expression: None,
+            deferred: false,
+        });
+        let (fields, identity_only) = self.fields(
+            entry.kind,
+            &entry.node,
+            &host,
+            source.clone(),
+            ordinal,
+            entry.strategy,
+            &what,
+        )?;
+        Ok(Some(Contribution {
+            kind: entry.kind,
+            id,
+            source,
+            order: (ordinal, facet_index + 1, entry.position),
+            strategy: entry.strategy,
+            fields,
+            identity_only,
+            origin,
+        }))
+    }
+
+    /// Evaluates the fields of one entry. Keys that are not component fields (`when`,
+    /// `strategy`, unknown keys already warned about at load) are skipped.
+    #[allow(clippy::too_many_arguments)]
+    fn fields(
+        &mut self,
+        kind: ComponentKind,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        source: Source,
+        ordinal: i64,
+        strategy: Strategy,
+        what: &str,
+    ) -> Result<(IndexMap<&'static str, Tracked>, bool), Diagnostic> {
+        let NodeKind::Map(entries) = &node.kind else {
+            return Ok((IndexMap::new(), true));
+        };
+        let mut out: IndexMap<&'static str, Tracked> = IndexMap::new();
+        let mut identity_only = true;
+        for (key, value) in entries {
+            let Some(field) = field_for(kind, &key.name) else {
+                continue;
+            };
+            if value.is_null() {
+                continue;
+            }
+            if !field.identity {
+                identity_only = false;
+            }
+            let context = || format!("in `{}` of {what}", key.name);
+            let origin = Origin {
+                source: source.clone(),
+                span: value.span,
+                ordinal,
+                strategy,
+                expression: None,
+                deferred: false,
+            };
+            let tracked = self.field(field, value, host, origin, &context)?;
+            match out.get_mut(field.name) {
+                // `substitute` and `substitutions` in one entry feed one map.
+                Some(existing) => existing.merge_from(tracked),
+                None => {
+                    out.insert(field.name, tracked);
+                }
+            }
+        }
+        Ok((out, identity_only))
+    }
+
+    fn field(
+        &mut self,
+        field: &Field,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        match field.eval {
+            Eval::Literal => {
+                let id = self.origins.add(origin);
+                Ok(Tracked::from_value(&plain_value(node), id))
+            }
+            Eval::Template => self.tracked(node, host, origin, context),
+            Eval::Names => {
+                let items: Vec<&Node> = match &node.kind {
+                    NodeKind::Seq(items) => items.iter().collect(),
+                    _ => vec![node],
+                };
+                let mut out = Vec::new();
+                for item in items {
+                    let t = self.tracked(item, host, origin.clone(), context)?;
+                    flatten_names(t, &mut out);
+                }
+                let id = self.origins.add(origin);
+                Ok(Tracked::List(out, id))
+            }
+            Eval::Bool => {
+                let t = self.tracked(node, host, origin, context)?;
+                match t {
+                    Tracked::Leaf(Value::Bool(_), _) => Ok(t),
+                    Tracked::Leaf(Value::Str(s), o) if &*s == "true" || &*s == "false" => {
+                        Ok(Tracked::Leaf(Value::Bool(&*s == "true"), o))
+                    }
+                    // Still an unresolved (deferred) expression: carried as written.
+                    Tracked::Leaf(Value::Str(s), o)
+                        if crate::expr::template::contains_expression(&s) =>
+                    {
+                        Ok(Tracked::Leaf(Value::Str(s), o))
+                    }
+                    other => Err(Diagnostic::error(format!(
+                        "`{}` must be a boolean, got {}",
+                        field.name,
+                        describe(&other.to_value())
+                    ))
+                    .with_primary(node.span, "expected true or false")
+                    .with_context(context())),
+                }
+            }
+            Eval::Int => {
+                let t = self.tracked(node, host, origin, context)?;
+                let o = t.origin();
+                match t.to_value() {
+                    Value::Int(n) => Ok(Tracked::Leaf(Value::Int(n), o)),
+                    Value::Uint(n) if i64::try_from(n).is_ok() => {
+                        Ok(Tracked::Leaf(Value::Int(n as i64), o))
+                    }
+                    Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                        Ok(Tracked::Leaf(Value::Int(f as i64), o))
+                    }
+                    Value::Str(s) if s.trim().parse::<i64>().is_ok() => Ok(Tracked::Leaf(
+                        Value::Int(s.trim().parse::<i64>().unwrap_or_default()),
+                        o,
+                    )),
+                    Value::Str(s) if crate::expr::template::contains_expression(&s) => {
+                        Ok(Tracked::Leaf(Value::Str(s), o))
+                    }
+                    other => Err(Diagnostic::error(format!(
+                        "`{}` must be an integer, got {}",
+                        field.name,
+                        describe(&other)
+                    ))
+                    .with_primary(node.span, "expected an integer")
+                    .with_context(context())),
+                }
+            }
+            Eval::Strings => {
+                let t = self.tracked(node, host, origin, context)?;
+                match t {
+                    Tracked::Map(entries, o) => Ok(Tracked::Map(
+                        entries
+                            .into_iter()
+                            .map(|(k, v)| {
+                                let vo = v.origin();
+                                (
+                                    k,
+                                    Tracked::Leaf(Value::str(substitution_text(&v.to_value())), vo),
+                                )
+                            })
+                            .collect(),
+                        o,
+                    )),
+                    other => Err(Diagnostic::error(format!(
+                        "`{}` must be a map of names to values, got {}",
+                        field.name,
+                        describe(&other.to_value())
+                    ))
+                    .with_primary(node.span, "expected a map")
+                    .with_context(context())),
+                }
+            }
+            Eval::Tier => self.tier(node, host, origin, context),
+            Eval::Variants => {
+                let NodeKind::Seq(items) = &node.kind else {
+                    return Err(Diagnostic::error("`resources` must be a list of variants")
+                        .with_primary(node.span, "expected a list")
+                        .with_context(context()));
+                };
+                let mut out = Vec::new();
+                for item in items {
+                    // A variant's `when` is ANDed with its system's (already true here).
+                    if let Some(w) = item.get("when") {
+                        let cond = crate::template::Condition {
+                            text: match plain_value(w) {
+                                Value::Str(s) => s.to_string(),
+                                other => go_format(&other),
+                            },
+                            node: w.clone(),
+                        };
+                        if !eval_condition(
+                            self.resolver.engine,
+                            &cond,
+                            self.resolver,
+                            host,
+                            &self.template.sources,
+                            context,
+                        )? {
+                            continue;
+                        }
+                    }
+                    out.push(self.tier(item, host, origin.clone(), context)?);
+                }
+                let id = self.origins.add(origin);
+                Ok(Tracked::List(out, id))
+            }
+            Eval::Patches => {
+                let NodeKind::Seq(items) = &node.kind else {
+                    return Err(Diagnostic::error("`patches` must be a list")
+                        .with_primary(node.span, "expected a list")
+                        .with_context(context()));
+                };
+                let mut out = Vec::new();
+                for item in items {
+                    let mut patch = match &item.kind {
+                        NodeKind::Map(_) => {
+                            let id = self.origins.add(Origin {
+                                span: item.span,
+                                ..origin.clone()
+                            });
+                            Tracked::from_value(&plain_value(item), id)
+                        }
+                        _ => {
+                            return Err(Diagnostic::error(
+                                "a patch must be a map with `path` or `patch`",
+                            )
+                            .with_primary(item.span, "expected a map")
+                            .with_context(context()))
+                        }
+                    };
+                    // spec/facets.md: `patch` text supports `${…}`.
+                    if let (Some(text_node), Tracked::Map(entries, _)) =
+                        (item.get("patch"), &mut patch)
+                    {
+                        let t = self.tracked(text_node, host, origin.clone(), context)?;
+                        let text = match t.to_value() {
+                            Value::Str(s) => Value::Str(s),
+                            other => Value::str(crate::expr::windsor::format::yaml_text(&other)),
+                        };
+                        entries.insert(Arc::from("patch"), Tracked::Leaf(text, t.origin()));
+                    }
+                    out.push(patch);
+                }
+                let id = self.origins.add(origin);
+                Ok(Tracked::List(out, id))
+            }
+        }
+    }
+
+    /// An install tier or resources variant: its keys evaluated as the same keys of a
+    /// kustomization are; `name` kept as written.
+    fn tier(
+        &mut self,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        let NodeKind::Map(entries) = &node.kind else {
+            return Err(Diagnostic::error("a flux tier must be a map")
+                .with_primary(node.span, "expected a map")
+                .with_context(context()));
+        };
+        let mut out: IndexMap<Arc<str>, Tracked> = IndexMap::new();
+        for (key, value) in entries {
+            if value.is_null() || key.name == "when" {
+                continue;
+            }
+            let tracked = if key.name == "name" {
+                let id = self.origins.add(Origin {
+                    span: value.span,
+                    ..origin.clone()
+                });
+                Tracked::Leaf(plain_value(value), id)
+            } else {
+                let Some(field) = field_for(ComponentKind::Kustomize, &key.name) else {
+                    continue;
+                };
+                let o = Origin {
+                    span: value.span,
+                    ..origin.clone()
+                };
+                self.field(field, value, host, o, context)?
+            };
+            let name: Arc<str> = match key.name.as_str() {
+                "substitute" => Arc::from("substitutions"),
+                other => Arc::from(other),
+            };
+            match out.get_mut(&name) {
+                Some(existing) => existing.merge_from(tracked),
+                None => {
+                    out.insert(name, tracked);
+                }
+            }
+        }
+        let id = self.origins.add(Origin {
+            span: node.span,
+            ..origin
+        });
+        Ok(Tracked::Map(out, id))
+    }
+
+    /// Evaluates `node` (templates in every string) into a tracked value whose leaves
+    /// point at the scalar that produced them.
+    fn tracked(
+        &mut self,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        match &node.kind {
+            NodeKind::Map(entries) => {
+                let mut out = IndexMap::with_capacity(entries.len());
+                for (k, v) in entries {
+                    out.insert(
+                        Arc::from(k.name.as_str()),
+                        self.tracked(v, host, origin.clone(), context)?,
+                    );
+                }
+                let id = self.origins.add(Origin {
+                    span: node.span,
+                    ..origin
+                });
+                Ok(Tracked::Map(out, id))
+            }
+            NodeKind::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(self.tracked(item, host, origin.clone(), context)?);
+                }
+                let id = self.origins.add(Origin {
+                    span: node.span,
+                    ..origin
+                });
+                Ok(Tracked::List(out, id))
+            }
+            NodeKind::Str(s) if crate::expr::template::contains_expression(s) => {
+                let value = self
+                    .resolver
+                    .engine
+                    .render_template(s, self.resolver, host)
+                    .map_err(|e| expr_diagnostic(&e, node, &self.template.sources, context))?;
+                let deferred = matches!(&value, Value::Str(out) if crate::expr::template::contains_expression(out));
+                let id = self.origins.add(Origin {
+                    span: node.span,
+                    expression: Some(s.clone()),
+                    deferred,
+                    ..origin
+                });
+                Ok(Tracked::from_value(&value, id))
+            }
+            _ => {
+                let id = self.origins.add(Origin {
+                    span: node.span,
+                    ..origin
+                });
+                Ok(Tracked::Leaf(plain_value(node), id))
+            }
+        }
+    }
+}
+
+/// Names lists: list results flattened, nulls dropped, non-strings as text.
+fn flatten_names(t: Tracked, out: &mut Vec<Tracked>) {
+    match t {
+        Tracked::List(items, _) => {
+            for item in items {
+                flatten_names(item, out);
+            }
+        }
+        Tracked::Leaf(Value::Nil, _) => {}
+        Tracked::Leaf(Value::Str(s), o) => out.push(Tracked::Leaf(Value::Str(s), o)),
+        Tracked::Leaf(v, o) => out.push(Tracked::Leaf(Value::str(go_format(&v)), o)),
+        Tracked::Map(_, o) => {
+            let v = t.to_value();
+            out.push(Tracked::Leaf(Value::str(substitution_text(&v)), o))
+        }
+    }
+}
+
+/// S10: substitutions are strings — null empty, numbers and booleans plainly, maps
+/// and lists as compact JSON.
+pub fn substitution_text(v: &Value) -> String {
+    match v {
+        Value::Nil => String::new(),
+        Value::Str(s) => s.to_string(),
+        Value::List(_) | Value::Map(_) => crate::emit::json::compact(v),
+        other => go_format(other),
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!("the string {s:?}"),
+        other => format!("{} `{}`", other.type_name(), go_format(other)),
+    }
+}

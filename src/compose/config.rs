@@ -1,0 +1,431 @@
+//! Stage 4, config: facet config blocks merged by name and evaluated lazily (S6).
+//!
+//! A [`Resolver`] is the scope every expression of a composition reads. Names that are
+//! config blocks resolve into the blocks; everything else reads the context values.
+//! Block values are computed on first read, one leaf at a time, and memoised:
+//!
+//! * a reference to the path being computed, or to one of its ancestors, reads the
+//!   context value underneath (`workers: ${cluster.workers ?? 2}` inside block
+//!   `cluster` reads the input `cluster.workers`);
+//! * any other reference to a path still being computed is a cycle, reported whole;
+//! * a block's `when` does not see the block itself (a "set when unset" guard would
+//!   otherwise cancel itself), and facet config wins over context values (S4).
+
+use super::evaluate::{eval_condition, eval_node, nest};
+use super::host::{Environment, TemplateHost};
+use crate::expr::host::TerraformOutputs;
+use crate::expr::{Engine, ExprError, Map, Scope, Value};
+use crate::source::Diagnostic;
+use crate::template::{ConfigBlock, Facet, Strategy, Template};
+use crate::yaml::{Node, NodeKind};
+use indexmap::IndexMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// A merged, unevaluated config value: maps merge key by key, anything else is a leaf
+/// written by one block.
+#[derive(Clone, Debug)]
+pub enum Raw {
+    Map(IndexMap<Arc<str>, Raw>),
+    Leaf(Leaf),
+}
+
+#[derive(Clone, Debug)]
+pub struct Leaf {
+    pub node: Node,
+    /// Index of the facet (processing order) that wrote it.
+    pub facet: usize,
+    pub block: String,
+}
+
+impl Raw {
+    fn from_node(node: &Node, facet: usize, block: &str) -> Raw {
+        match &node.kind {
+            NodeKind::Map(entries) => Raw::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (Arc::from(k.name.as_str()), Raw::from_node(v, facet, block)))
+                    .collect(),
+            ),
+            _ => Raw::Leaf(Leaf {
+                node: node.clone(),
+                facet,
+                block: block.to_string(),
+            }),
+        }
+    }
+
+    /// S6: maps deep-merge, later keys win; anything else replaces.
+    fn merge(&mut self, overlay: Raw) {
+        match (self, overlay) {
+            (Raw::Map(base), Raw::Map(over)) => {
+                for (k, v) in over {
+                    match base.get_mut(&k) {
+                        Some(existing) => existing.merge(v),
+                        None => {
+                            base.insert(k, v);
+                        }
+                    }
+                }
+            }
+            (base, over) => *base = over,
+        }
+    }
+}
+
+/// One block contribution of an active facet, in application order.
+#[derive(Clone, Debug)]
+pub struct BlockContribution<'t> {
+    pub facet: usize,
+    pub block: &'t ConfigBlock,
+}
+
+/// What happened to one config block contribution (for `explain`).
+#[derive(Clone, Debug)]
+pub struct BlockRecord {
+    pub name: String,
+    pub facet: usize,
+    pub position: usize,
+    pub strategy: Strategy,
+    /// False when the block's `when` excluded it.
+    pub included: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Frame {
+    /// Computing the config leaf at this path.
+    Leaf(Vec<Arc<str>>),
+    /// Evaluating the `when`s of this block: its own name reads the context.
+    Guard(String),
+}
+
+/// What a composition's expressions see (S4, S6). Single-threaded by design: one
+/// composition runs on one thread; many compositions run in parallel.
+pub struct Resolver<'t> {
+    pub template: &'t Template,
+    pub engine: &'t Engine,
+    pub context: Arc<Map>,
+    pub environment: &'t Environment,
+    pub terraform: &'t TerraformOutputs,
+    /// Block contributions by name, in application order.
+    blocks: IndexMap<String, Vec<BlockContribution<'t>>>,
+    merged: RefCell<HashMap<String, Option<Arc<Raw>>>>,
+    merging: RefCell<HashSet<String>>,
+    memo: RefCell<HashMap<Vec<Arc<str>>, Value>>,
+    stack: RefCell<Vec<Frame>>,
+    log: RefCell<Vec<BlockRecord>>,
+}
+
+impl<'t> Resolver<'t> {
+    /// A resolver over the config blocks of `active` facets (indices in processing order).
+    pub fn new(
+        template: &'t Template,
+        engine: &'t Engine,
+        context: Arc<Map>,
+        environment: &'t Environment,
+        terraform: &'t TerraformOutputs,
+        active: &[usize],
+    ) -> Resolver<'t> {
+        let mut contributions: Vec<(i64, usize, usize, BlockContribution<'t>)> = Vec::new();
+        for &i in active {
+            let facet: &Facet = &template.facets[i];
+            for block in &facet.config {
+                let ordinal = block.ordinal.unwrap_or(facet.ordinal);
+                contributions.push((
+                    ordinal,
+                    i,
+                    block.position,
+                    BlockContribution { facet: i, block },
+                ));
+            }
+        }
+        // S3: (effective ordinal, facet order, position in file); later wins.
+        contributions.sort_by_key(|(o, f, p, _)| (*o, *f, *p));
+        let mut blocks: IndexMap<String, Vec<BlockContribution<'t>>> = IndexMap::new();
+        for (_, _, _, c) in contributions {
+            blocks.entry(c.block.name.clone()).or_default().push(c);
+        }
+        Resolver {
+            template,
+            engine,
+            context,
+            environment,
+            terraform,
+            blocks,
+            merged: RefCell::new(HashMap::new()),
+            merging: RefCell::new(HashSet::new()),
+            memo: RefCell::new(HashMap::new()),
+            stack: RefCell::new(Vec::new()),
+            log: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub fn block_names(&self) -> impl Iterator<Item = &str> {
+        self.blocks.keys().map(String::as_str)
+    }
+
+    pub fn contributions(&self, name: &str) -> &[BlockContribution<'t>] {
+        self.blocks.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn host_for(&self, facet: usize) -> TemplateHost<'_> {
+        TemplateHost {
+            tree: &self.template.tree,
+            file: &self.template.facets[facet].path,
+            environment: self.environment,
+            terraform: self.terraform,
+        }
+    }
+
+    /// The merged raw value of block `name`, or `None` when no included block defines
+    /// it (absent, every `when` false, or removed).
+    fn merged(&self, name: &str) -> Result<Option<Arc<Raw>>, Diagnostic> {
+        if let Some(m) = self.merged.borrow().get(name) {
+            return Ok(m.clone());
+        }
+        let Some(contributions) = self.blocks.get(name) else {
+            return Ok(None);
+        };
+        if !self.merging.borrow_mut().insert(name.to_string()) {
+            return Err(Diagnostic::error(format!(
+                "the `when` of config block `{name}` depends on the block itself"
+            ))
+            .with_primary(contributions[0].block.name_span, "this block")
+            .with_help("a block's `when` may read other blocks, but not through a chain that leads back to it"));
+        }
+        self.stack.borrow_mut().push(Frame::Guard(name.to_string()));
+        let result = self.merge_block(name, contributions);
+        self.stack.borrow_mut().pop();
+        self.merging.borrow_mut().remove(name);
+        let merged = result?.map(Arc::new);
+        self.merged
+            .borrow_mut()
+            .insert(name.to_string(), merged.clone());
+        Ok(merged)
+    }
+
+    fn merge_block(
+        &self,
+        name: &str,
+        contributions: &[BlockContribution<'t>],
+    ) -> Result<Option<Raw>, Diagnostic> {
+        let mut merged: Option<Raw> = None;
+        for c in contributions {
+            let included = match &c.block.when {
+                Some(cond) => {
+                    let host = self.host_for(c.facet);
+                    let facet = &self.template.facets[c.facet];
+                    let context = || {
+                        format!(
+                            "in the `when` of config block `{name}` of facet `{}`",
+                            facet.name
+                        )
+                    };
+                    eval_condition(
+                        self.engine,
+                        cond,
+                        self,
+                        &host,
+                        &self.template.sources,
+                        &context,
+                    )?
+                }
+                None => true,
+            };
+            self.log.borrow_mut().push(BlockRecord {
+                name: name.to_string(),
+                facet: c.facet,
+                position: c.block.position,
+                strategy: c.block.strategy,
+                included,
+            });
+            if !included {
+                continue;
+            }
+            let raw = Raw::from_node(&c.block.body, c.facet, name);
+            merged = match (c.block.strategy, merged) {
+                (Strategy::Remove, _) => None,
+                (Strategy::Replace, _) | (Strategy::Merge, None) => Some(raw),
+                (Strategy::Merge, Some(mut base)) => {
+                    base.merge(raw);
+                    Some(base)
+                }
+            };
+        }
+        Ok(merged)
+    }
+
+    /// True when the expression being evaluated must read `path` from the context:
+    /// it is the block guard's own name, or an ancestor-or-self of the leaf computed.
+    fn reads_underneath(&self, path: &[&str]) -> bool {
+        match self.stack.borrow().last() {
+            Some(Frame::Guard(name)) => path.first() == Some(&name.as_str()),
+            Some(Frame::Leaf(leaf)) => {
+                path.len() <= leaf.len() && path.iter().zip(leaf).all(|(a, b)| *a == &**b)
+            }
+            None => false,
+        }
+    }
+
+    fn context_lookup(&self, root: &str) -> Option<(Value, usize)> {
+        self.context.get(root).map(|v| (v.clone(), 1))
+    }
+
+    /// The value of config leaf `leaf` at `path`, computed once.
+    fn leaf_value(&self, path: Vec<Arc<str>>, leaf: &Leaf) -> Result<Value, Diagnostic> {
+        if let Some(v) = self.memo.borrow().get(&path) {
+            return Ok(v.clone());
+        }
+        let cycle_start = self
+            .stack
+            .borrow()
+            .iter()
+            .position(|f| matches!(f, Frame::Leaf(p) if *p == path));
+        if let Some(start) = cycle_start {
+            let stack = self.stack.borrow();
+            let mut chain: Vec<String> = stack[start..]
+                .iter()
+                .filter_map(|f| match f {
+                    Frame::Leaf(p) => Some(p.join(".")),
+                    Frame::Guard(_) => None,
+                })
+                .collect();
+            chain.push(path.join("."));
+            return Err(Diagnostic::error(format!(
+                "config values depend on each other in a cycle: {}",
+                chain.join(" -> ")
+            ))
+            .with_primary(leaf.node.span, "this value is part of the cycle")
+            .with_help("break the cycle, or read the input value with the block's own name"));
+        }
+        self.stack.borrow_mut().push(Frame::Leaf(path.clone()));
+        let host = self.host_for(leaf.facet);
+        let facet = &self.template.facets[leaf.facet];
+        let dotted = path.join(".");
+        let context = || format!("in config value `{dotted}` of facet `{}`", facet.name);
+        let result = eval_node(
+            self.engine,
+            &leaf.node,
+            self,
+            &host,
+            &self.template.sources,
+            &context,
+        );
+        self.stack.borrow_mut().pop();
+        let value = result?;
+        self.memo.borrow_mut().insert(path, value.clone());
+        Ok(value)
+    }
+
+    /// Evaluates a whole raw subtree at `path` into a value, merged over the context
+    /// value at the same path (facet config wins, S4).
+    fn materialize(
+        &self,
+        path: &mut Vec<Arc<str>>,
+        raw: &Raw,
+        under: Option<&Value>,
+    ) -> Result<Value, Diagnostic> {
+        match raw {
+            Raw::Leaf(leaf) => self.leaf_value(path.clone(), leaf),
+            Raw::Map(entries) => {
+                let mut map: Map = match under {
+                    Some(Value::Map(m)) => (**m).clone(),
+                    _ => Map::with_capacity(entries.len()),
+                };
+                for (k, child) in entries {
+                    path.push(k.clone());
+                    let below = under.and_then(|u| u.as_map()).and_then(|m| m.get(k));
+                    let v = self.materialize(path, child, below);
+                    path.pop();
+                    map.insert(k.clone(), v?);
+                }
+                Ok(Value::map(map))
+            }
+        }
+    }
+
+    fn lookup_config(
+        &self,
+        path: &[&str],
+        raw: &Raw,
+    ) -> Result<Option<(Value, usize)>, Diagnostic> {
+        let root = path[0];
+        let mut node = raw;
+        let mut depth = 1;
+        loop {
+            match node {
+                Raw::Leaf(leaf) => {
+                    let p: Vec<Arc<str>> = path[..depth].iter().map(|s| Arc::from(*s)).collect();
+                    return Ok(Some((self.leaf_value(p, leaf)?, depth)));
+                }
+                Raw::Map(entries) => {
+                    if depth == path.len() {
+                        let mut p: Vec<Arc<str>> = path.iter().map(|s| Arc::from(*s)).collect();
+                        let under = context_at(&self.context, path);
+                        let v = self.materialize(&mut p, node, under.as_ref())?;
+                        return Ok(Some((v, depth)));
+                    }
+                    match entries.get(path[depth]) {
+                        Some(child) => {
+                            node = child;
+                            depth += 1;
+                        }
+                        // Not written by any block: the context value shows through.
+                        None => return Ok(self.context_lookup(root)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every block contribution looked at so far, in order.
+    pub fn block_log(&self) -> Vec<BlockRecord> {
+        self.log.borrow().clone()
+    }
+
+    /// The whole scope as a map: context values with every block's value over them.
+    pub fn materialize_all(&self) -> Result<Map, Diagnostic> {
+        let mut map = (*self.context).clone();
+        for name in self.blocks.keys() {
+            if self.reads_underneath(&[name.as_str()]) {
+                continue;
+            }
+            if let Some(raw) = self.merged(name)? {
+                let key: Arc<str> = Arc::from(name.as_str());
+                let under = self.context.get(name.as_str()).cloned();
+                let v = self.materialize(&mut vec![key.clone()], &raw, under.as_ref())?;
+                map.insert(key, v);
+            }
+        }
+        Ok(map)
+    }
+}
+
+/// The context value at `path`, if every step is a map key.
+fn context_at(context: &Map, path: &[&str]) -> Option<Value> {
+    let mut cur = context.get(path[0])?.clone();
+    for seg in &path[1..] {
+        cur = cur.as_map()?.get(*seg)?.clone();
+    }
+    Some(cur)
+}
+
+impl Scope for Resolver<'_> {
+    fn lookup(&self, path: &[&str]) -> Result<Option<(Value, usize)>, ExprError> {
+        let Some(root) = path.first() else {
+            return Ok(None);
+        };
+        if !self.blocks.contains_key(*root) || self.reads_underneath(path) {
+            return Ok(self.context_lookup(root));
+        }
+        match self.merged(root).map_err(nest)? {
+            None => Ok(self.context_lookup(root)),
+            Some(raw) => self.lookup_config(path, &raw).map_err(nest),
+        }
+    }
+
+    fn all(&self) -> Result<Value, ExprError> {
+        self.materialize_all().map(Value::map).map_err(nest)
+    }
+}

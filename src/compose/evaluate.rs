@@ -1,0 +1,131 @@
+//! Evaluating YAML nodes whose strings hold `${…}` (S7), and turning expression errors
+//! into diagnostics that point at the column inside the `${…}`.
+
+use super::host::TemplateHost;
+use crate::expr::{Engine, ExprError, Scope, Value};
+use crate::source::{Diagnostic, SourceMap, Span};
+use crate::yaml::{Node, NodeKind};
+use std::fmt;
+use std::sync::Arc;
+
+/// A diagnostic travelling through the expression engine as the cause of an
+/// [`ExprError`] (a config value that failed while another expression read it).
+#[derive(Debug)]
+pub struct Nested(pub Diagnostic);
+
+impl fmt::Display for Nested {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl std::error::Error for Nested {}
+
+/// Wraps a diagnostic so a [`Scope`] lookup can return it.
+pub fn nest(diagnostic: Diagnostic) -> ExprError {
+    let mut e = ExprError::run(diagnostic.message.clone(), 0..0);
+    e.cause = Some(Arc::new(Nested(diagnostic)));
+    e
+}
+
+/// The diagnostic for an expression error in `node` (a scalar holding the expression
+/// text). An error that arrived through a nested lookup is returned as it was found,
+/// since that is where the problem is written.
+pub fn expr_diagnostic(
+    err: &ExprError,
+    node: &Node,
+    sources: &SourceMap,
+    context: impl Fn() -> String,
+) -> Diagnostic {
+    if let Some(cause) = &err.cause {
+        if let Some(Nested(d)) = cause.downcast_ref::<Nested>() {
+            return d.clone().with_note(format!("needed {}", context()));
+        }
+    }
+    let text = sources.text(node.span.file).unwrap_or_default();
+    let start = crate::yaml::content_offset(node, &text, err.span.start);
+    let end = crate::yaml::content_offset(node, &text, err.span.end.max(err.span.start));
+    let span = Span::new(node.span.file, start, end.max(start));
+    let kind = match err.kind {
+        crate::expr::ErrorKind::Compile => "invalid expression",
+        crate::expr::ErrorKind::Run => "expression failed",
+        crate::expr::ErrorKind::Deferred => "expression deferred",
+    };
+    Diagnostic::error(format!("{kind}: {}", err.message))
+        .with_primary(span, err.message.clone())
+        .with_context(context())
+}
+
+/// Evaluates every string of `node` as a template; keys are never evaluated (S7).
+pub fn eval_node(
+    engine: &Engine,
+    node: &Node,
+    scope: &dyn Scope,
+    host: &TemplateHost<'_>,
+    sources: &SourceMap,
+    context: &dyn Fn() -> String,
+) -> Result<Value, Diagnostic> {
+    match &node.kind {
+        NodeKind::Str(s) => {
+            if !crate::expr::template::contains_expression(s) {
+                return Ok(Value::str(s.as_str()));
+            }
+            engine
+                .render_template(s, scope, host)
+                .map_err(|e| expr_diagnostic(&e, node, sources, context))
+        }
+        NodeKind::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                out.push(eval_node(engine, item, scope, host, sources, context)?);
+            }
+            Ok(Value::list(out))
+        }
+        NodeKind::Map(entries) => {
+            let mut map = crate::expr::Map::with_capacity(entries.len());
+            for (k, v) in entries {
+                map.insert(
+                    k.name.as_str().into(),
+                    eval_node(engine, v, scope, host, sources, context)?,
+                );
+            }
+            Ok(Value::map(map))
+        }
+        _ => Ok(plain_value(node)),
+    }
+}
+
+/// A node's value without evaluating anything.
+pub fn plain_value(node: &Node) -> Value {
+    node.to_value()
+}
+
+/// Evaluates a `when` (S5): one expression, or a `${…}` template; null is false, and
+/// anything but a boolean or null is an error.
+pub fn eval_condition(
+    engine: &Engine,
+    cond: &crate::template::Condition,
+    scope: &dyn Scope,
+    host: &TemplateHost<'_>,
+    sources: &SourceMap,
+    context: &dyn Fn() -> String,
+) -> Result<bool, Diagnostic> {
+    let result = if crate::expr::template::contains_expression(&cond.text) {
+        engine.render_template(&cond.text, scope, host)
+    } else {
+        engine.eval(&cond.text, scope, host)
+    };
+    let value = result.map_err(|e| expr_diagnostic(&e, &cond.node, sources, context))?;
+    match value {
+        Value::Bool(b) => Ok(b),
+        Value::Nil => Ok(false),
+        other => Err(Diagnostic::error(format!(
+            "`when` must evaluate to a boolean, got {} ({})",
+            other.type_name(),
+            crate::expr::windsor::format::go_format(&other)
+        ))
+        .with_primary(cond.node.span, "this condition")
+        .with_context(context())
+        .with_help("compare explicitly, e.g. `x == 'value'`, or use `x ?? false`")),
+    }
+}

@@ -1,0 +1,256 @@
+//! Flux systems (`flux:` entries in system form, reference: later format) compiled
+//! into kustomizations:
+//!
+//! * `install` → `<name>-install` at `<path>/install` (omitted when every component
+//!   of the tier evaluated to empty);
+//! * each `resources` variant → `<name>-resources` (unnamed) or
+//!   `<name>-resources-<variant>` at `<path>/resources`, depending on the install tier;
+//! * system `dependsOn` names other systems (a bare name means its install tier) and
+//!   attaches to the install tier, else to every variant;
+//! * `globalDependency: true`: every kustomization outside the system's own dependency
+//!   closure depends on the system's terminal tier (its variants, else its install).
+
+use super::fields::{field_for, fields};
+use super::merge::{Component, Merged};
+use super::tracked::Tracked;
+use crate::expr::Value;
+use crate::source::Diagnostic;
+use crate::template::ComponentKind;
+use indexmap::IndexMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+struct Tiers {
+    install: Option<String>,
+    variants: Vec<String>,
+}
+
+impl Tiers {
+    fn terminal(&self) -> Vec<String> {
+        if self.variants.is_empty() {
+            self.install.iter().cloned().collect()
+        } else {
+            self.variants.clone()
+        }
+    }
+}
+
+fn text(t: Option<&Tracked>) -> Option<String> {
+    t.and_then(Tracked::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn names(t: Option<&Tracked>) -> Vec<Tracked> {
+    match t {
+        Some(Tracked::List(items, _)) => items.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// True when the tier lists components and every one of them is empty.
+fn pruned(tier: &Tracked) -> bool {
+    match tier.get("components") {
+        Some(Tracked::List(items, _)) => items.iter().all(|i| i.as_str() == Some("")),
+        _ => false,
+    }
+}
+
+fn leaf(s: &str, like: &Tracked) -> Tracked {
+    Tracked::Leaf(Value::str(s), like.origin())
+}
+
+/// Expands every system into `kustomize`. Generated names must not collide with
+/// kustomizations defined directly.
+pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagnostic>> {
+    let mut tiers: HashMap<String, Tiers> = HashMap::new();
+    for s in systems.components.values() {
+        let install = s
+            .get("install")
+            .filter(|t| !pruned(t))
+            .map(|_| format!("{}-install", s.id));
+        let variants = names(s.get("resources"))
+            .iter()
+            .map(|v| match super::merge::variant_name(v) {
+                n if n.is_empty() => format!("{}-resources", s.id),
+                n => format!("{}-resources-{n}", s.id),
+            })
+            .collect();
+        tiers.insert(s.id.clone(), Tiers { install, variants });
+    }
+    // A system named in `dependsOn` means its install tier (or its terminal tiers when
+    // it has none); any other name is a plain kustomization.
+    let map_dep = |dep: &Tracked| -> Vec<Tracked> {
+        match dep.as_str().and_then(|d| tiers.get(d)) {
+            Some(t) => match &t.install {
+                Some(i) => vec![leaf(i, dep)],
+                None => t.terminal().iter().map(|n| leaf(n, dep)).collect(),
+            },
+            None => vec![dep.clone()],
+        }
+    };
+    let mut errors = Vec::new();
+    let mut generated: Vec<Component> = Vec::new();
+    for s in systems.components.values() {
+        let t = &tiers[&s.id];
+        let anchor = s
+            .get("name")
+            .cloned()
+            .unwrap_or(Tracked::Leaf(Value::str(s.id.as_str()), Default::default()));
+        let base_path = text(s.get("path")).unwrap_or_else(|| s.id.clone());
+        let system_deps: Vec<Tracked> = names(s.get("dependsOn"))
+            .iter()
+            .flat_map(&map_dep)
+            .collect();
+        let make =
+            |name: &str, path: &str, tier: Option<&Tracked>, deps: Vec<Tracked>, secrets: bool| {
+                let mut f: IndexMap<&'static str, Tracked> = IndexMap::new();
+                f.insert("name", leaf(name, &anchor));
+                f.insert("path", leaf(path, &anchor));
+                if let Some(src) = s.get("source") {
+                    f.insert("source", src.clone());
+                }
+                for key in ["enabled", "destroy"] {
+                    if let Some(v) = s.get(key) {
+                        f.insert(key, v.clone());
+                    }
+                }
+                let mut all_deps = deps;
+                if let Some(Tracked::Map(entries, _)) = tier {
+                    for (k, v) in entries {
+                        if &**k == "name" {
+                            continue;
+                        }
+                        let Some(field) = field_for(ComponentKind::Kustomize, k) else {
+                            continue;
+                        };
+                        if field.name == "dependsOn" {
+                            all_deps.extend(names(Some(v)).iter().flat_map(&map_dep));
+                        } else {
+                            f.insert(field.name, v.clone());
+                        }
+                    }
+                }
+                if !all_deps.is_empty() {
+                    f.insert("dependsOn", Tracked::List(all_deps, anchor.origin()));
+                }
+                if secrets {
+                    if let Some(sec) = s.get("secrets") {
+                        f.insert("secrets", sec.clone());
+                    }
+                }
+                let order = fields(ComponentKind::Kustomize);
+                f.sort_by_key(|k, _| {
+                    order
+                        .iter()
+                        .position(|x| x.name == *k)
+                        .unwrap_or(usize::MAX)
+                });
+                Component {
+                    kind: ComponentKind::Kustomize,
+                    id: name.to_string(),
+                    fields: f,
+                    history: s.history.clone(),
+                }
+            };
+        if let Some(install_name) = &t.install {
+            generated.push(make(
+                install_name,
+                &format!("{base_path}/install"),
+                s.get("install"),
+                system_deps.clone(),
+                true,
+            ));
+        }
+        for (variant, vname) in names(s.get("resources")).iter().zip(&t.variants) {
+            let deps = match &t.install {
+                Some(i) => vec![leaf(i, &anchor)],
+                None => system_deps.clone(),
+            };
+            let secrets = t.install.is_none() && Some(vname) == t.variants.first();
+            generated.push(make(
+                vname,
+                &format!("{base_path}/resources"),
+                Some(variant),
+                deps,
+                secrets,
+            ));
+        }
+    }
+    for c in generated {
+        if kustomize.components.contains_key(&c.id) {
+            errors.push(Diagnostic::error(format!(
+                "flux system tier `{}` has the name of a kustomization defined directly",
+                c.id
+            )));
+            continue;
+        }
+        kustomize.components.insert(c.id.clone(), c);
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    for s in systems.components.values() {
+        let global = matches!(
+            s.get("globalDependency"),
+            Some(Tracked::Leaf(Value::Bool(true), _))
+        );
+        if global {
+            add_global_dependency(&tiers[&s.id], kustomize);
+        }
+    }
+    Ok(())
+}
+
+fn deps_of(c: &Component) -> Vec<String> {
+    names(c.get("dependsOn"))
+        .iter()
+        .filter_map(|d| d.as_str().map(str::to_string))
+        .collect()
+}
+
+fn add_global_dependency(t: &Tiers, kustomize: &mut Merged) {
+    let own: Vec<String> = t
+        .install
+        .iter()
+        .cloned()
+        .chain(t.variants.iter().cloned())
+        .collect();
+    // The system's own dependency closure may not depend on it (that would be a cycle).
+    let mut closure: HashSet<String> = own.iter().cloned().collect();
+    let mut stack = own.clone();
+    while let Some(n) = stack.pop() {
+        if let Some(c) = kustomize.components.get(&n) {
+            for d in deps_of(c) {
+                if closure.insert(d.clone()) {
+                    stack.push(d);
+                }
+            }
+        }
+    }
+    let terminal = t.terminal();
+    for c in kustomize.components.values_mut() {
+        if closure.contains(&c.id) {
+            continue;
+        }
+        let origin = c.get("name").map(Tracked::origin).unwrap_or_default();
+        let deps = c
+            .fields
+            .entry("dependsOn")
+            .or_insert_with(|| Tracked::List(Vec::new(), origin));
+        if let Tracked::List(items, _) = deps {
+            for term in &terminal {
+                if !items.iter().any(|i| i.as_str() == Some(term)) {
+                    items.push(Tracked::Leaf(Value::Str(Arc::from(term.as_str())), origin));
+                }
+            }
+        }
+        let order = fields(ComponentKind::Kustomize);
+        c.fields.sort_by_key(|k, _| {
+            order
+                .iter()
+                .position(|x| x.name == *k)
+                .unwrap_or(usize::MAX)
+        });
+    }
+}

@@ -1,0 +1,358 @@
+//! Stage 6, merge: contributions applied in order (S3) with their strategies (S9).
+//!
+//! * `merge`: fields combine as [`super::fields`] says;
+//! * `replace`: the contribution replaces everything earlier for that identity;
+//! * `remove`: identity only deletes the component; with more fields exactly the
+//!   listed items go (input keys and nested paths, list items, substitution keys,
+//!   equal patches, scalar fields). A later `merge` merges into what is left.
+
+use super::collect::Contribution;
+use super::fields::{field_for, fields, Combine};
+use super::origin::OriginId;
+use super::tracked::Tracked;
+use crate::expr::Value;
+use crate::template::{ComponentKind, Strategy};
+use indexmap::IndexMap;
+
+/// What one contribution did to a component (for `explain`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    Created,
+    Merged,
+    Replaced,
+    /// Field-level removal; what was actually removed.
+    Removed(Vec<String>),
+    Deleted,
+    /// A remove aimed at a component that does not exist (no-op).
+    Missed,
+}
+
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub origin: OriginId,
+    pub strategy: Strategy,
+    pub effect: Effect,
+    /// What the contribution itself said, so `explain` can show overridden values.
+    pub fields: IndexMap<&'static str, Tracked>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Component {
+    pub kind: ComponentKind,
+    pub id: String,
+    pub fields: IndexMap<&'static str, Tracked>,
+    pub history: Vec<Step>,
+}
+
+impl Component {
+    pub fn get(&self, field: &str) -> Option<&Tracked> {
+        self.fields.get(field)
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.fields.get("name").and_then(Tracked::as_str)
+    }
+}
+
+/// Components of one kind in output order, plus the ones deleted (for `explain`).
+#[derive(Clone, Debug, Default)]
+pub struct Merged {
+    pub components: IndexMap<String, Component>,
+    pub deleted: Vec<Component>,
+}
+
+/// Applies the contributions of one component kind, already in application order.
+pub fn merge(contributions: Vec<Contribution>) -> Merged {
+    let mut out = Merged::default();
+    for c in contributions {
+        apply(&mut out, c);
+    }
+    out
+}
+
+fn apply(out: &mut Merged, c: Contribution) {
+    let said = c.fields.clone();
+    let step = |effect| Step {
+        origin: c.origin,
+        strategy: c.strategy,
+        effect,
+        fields: said.clone(),
+    };
+    match (c.strategy, out.components.get_mut(&c.id)) {
+        (Strategy::Remove, None) => {
+            // Nothing to remove; remembered so `explain` can show it.
+            out.deleted.push(Component {
+                kind: c.kind,
+                id: c.id.clone(),
+                fields: IndexMap::new(),
+                history: vec![step(Effect::Missed)],
+            });
+        }
+        (Strategy::Remove, Some(existing)) if c.identity_only => {
+            existing.history.push(step(Effect::Deleted));
+            if let Some(gone) = out.components.shift_remove(&c.id) {
+                out.deleted.push(gone);
+            }
+        }
+        (Strategy::Remove, Some(existing)) => {
+            let removed = remove_fields(existing, &c);
+            existing.history.push(step(Effect::Removed(removed)));
+        }
+        (Strategy::Replace, Some(existing)) => {
+            let mut history = std::mem::take(&mut existing.history);
+            history.push(step(Effect::Replaced));
+            *existing = Component {
+                kind: c.kind,
+                id: c.id.clone(),
+                fields: c.fields,
+                history,
+            };
+        }
+        (Strategy::Merge, Some(existing)) => {
+            merge_fields(existing, c.fields);
+            existing.history.push(step(Effect::Merged));
+        }
+        (_, None) => {
+            let effect = step(Effect::Created);
+            out.components.insert(
+                c.id.clone(),
+                Component {
+                    kind: c.kind,
+                    id: c.id,
+                    fields: c.fields,
+                    history: vec![effect],
+                },
+            );
+        }
+    }
+}
+
+fn merge_fields(existing: &mut Component, overlay: IndexMap<&'static str, Tracked>) {
+    for (name, value) in overlay {
+        let combine = field_for(existing.kind, name).map_or(Combine::Replace, |f| f.combine);
+        match (existing.fields.get_mut(name), combine) {
+            (None, _) => {
+                existing.fields.insert(name, value);
+            }
+            (Some(base), Combine::Replace) => *base = value,
+            (Some(base), Combine::DeepMerge) => base.merge_from(value),
+            (Some(Tracked::List(items, _)), Combine::AppendUnique) => {
+                for item in list_items(value) {
+                    let v = item.to_value();
+                    if !items
+                        .iter()
+                        .any(|i| super::tracked::same(&i.to_value(), &v))
+                    {
+                        items.push(item);
+                    }
+                }
+            }
+            (Some(Tracked::List(items, _)), Combine::Append) => items.extend(list_items(value)),
+            (Some(base), Combine::Tier) => merge_tier(base, value),
+            (Some(Tracked::List(items, _)), Combine::Variants) => {
+                for variant in list_items(value) {
+                    let name = variant_name(&variant);
+                    match items.iter_mut().find(|v| variant_name(v) == name) {
+                        Some(existing) => merge_tier(existing, variant),
+                        None => items.push(variant),
+                    }
+                }
+            }
+            (Some(base), _) => *base = value,
+        }
+    }
+    // Keep the documented field order whatever order contributions came in.
+    let order = fields(existing.kind);
+    existing.fields.sort_by_key(|k, _| {
+        order
+            .iter()
+            .position(|f| f.name == *k)
+            .unwrap_or(usize::MAX)
+    });
+}
+
+/// Merges one flux tier into another: name lists append new items, patches append,
+/// other keys merge as inputs do.
+fn merge_tier(base: &mut Tracked, overlay: Tracked) {
+    let (Tracked::Map(base, _), Tracked::Map(over, _)) = (&mut *base, &overlay) else {
+        *base = overlay;
+        return;
+    };
+    for (k, v) in over {
+        let combine =
+            field_for(ComponentKind::Kustomize, k).map_or(Combine::Replace, |f| f.combine);
+        match (base.get_mut(k), combine) {
+            (Some(Tracked::List(items, _)), Combine::AppendUnique) => {
+                for item in list_items(v.clone()) {
+                    let val = item.to_value();
+                    if !items
+                        .iter()
+                        .any(|i| super::tracked::same(&i.to_value(), &val))
+                    {
+                        items.push(item);
+                    }
+                }
+            }
+            (Some(Tracked::List(items, _)), Combine::Append) => items.extend(list_items(v.clone())),
+            (Some(existing), _) => existing.merge_from(v.clone()),
+            (None, _) => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// The `name` of a resources variant (`""` for the unnamed one).
+pub fn variant_name(t: &Tracked) -> String {
+    t.get("name")
+        .and_then(Tracked::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn list_items(t: Tracked) -> Vec<Tracked> {
+    match t {
+        Tracked::List(items, _) => items,
+        other => vec![other],
+    }
+}
+
+/// Field-level remove; returns a description of each thing removed.
+fn remove_fields(existing: &mut Component, c: &Contribution) -> Vec<String> {
+    let mut removed = Vec::new();
+    for (name, spec) in &c.fields {
+        let Some(field) = field_for(existing.kind, name) else {
+            continue;
+        };
+        if field.identity {
+            continue;
+        }
+        let Some(current) = existing.fields.get_mut(name) else {
+            continue;
+        };
+        match (current, spec) {
+            // Flux tiers: an empty tier spec drops the tier; otherwise its listed items.
+            (current, Tracked::Map(entries, _)) if field.combine == Combine::Tier => {
+                if entries.is_empty() {
+                    existing.fields.shift_remove(*name);
+                    removed.push((*name).to_string());
+                } else {
+                    remove_in_tier(current, spec, name, &mut removed);
+                }
+            }
+            (Tracked::List(variants, _), Tracked::List(specs, _))
+                if field.combine == Combine::Variants =>
+            {
+                for spec in specs {
+                    let vname = variant_name(spec);
+                    let only_name =
+                        matches!(spec, Tracked::Map(e, _) if e.keys().all(|k| &**k == "name"));
+                    let label = if vname.is_empty() {
+                        format!("{name}[]")
+                    } else {
+                        format!("{name}[{vname}]")
+                    };
+                    if only_name {
+                        let before = variants.len();
+                        variants.retain(|v| variant_name(v) != vname);
+                        if variants.len() < before {
+                            removed.push(label);
+                        }
+                    } else if let Some(v) = variants.iter_mut().find(|v| variant_name(v) == vname) {
+                        remove_in_tier(v, spec, &label, &mut removed);
+                    }
+                }
+            }
+            (Tracked::List(items, _), Tracked::List(gone, _)) => {
+                let gone: Vec<Value> = gone.iter().map(Tracked::to_value).collect();
+                items.retain(|i| {
+                    let v = i.to_value();
+                    let hit = gone.iter().any(|g| super::tracked::same(g, &v));
+                    if hit {
+                        removed.push(format!(
+                            "{name}: {}",
+                            crate::expr::windsor::format::go_format(&v)
+                        ));
+                    }
+                    !hit
+                });
+            }
+            (current @ Tracked::Map(..), Tracked::Map(..)) => {
+                for path in leaf_paths(spec) {
+                    let refs: Vec<&str> = path.iter().map(String::as_str).collect();
+                    if current.remove_path(&refs) {
+                        removed.push(format!("{name}.{}", path.join(".")));
+                    }
+                }
+            }
+            _ => {
+                existing.fields.shift_remove(*name);
+                removed.push((*name).to_string());
+            }
+        }
+    }
+    removed
+}
+
+/// Inside one tier: list items named in the spec go; any other named key goes.
+fn remove_in_tier(tier: &mut Tracked, spec: &Tracked, label: &str, removed: &mut Vec<String>) {
+    let (Tracked::Map(fields, _), Tracked::Map(specs, _)) = (tier, spec) else {
+        return;
+    };
+    for (k, v) in specs {
+        if &**k == "name" {
+            continue;
+        }
+        match (fields.get_mut(k), v) {
+            (Some(Tracked::List(items, _)), Tracked::List(gone, _)) => {
+                let gone: Vec<Value> = gone.iter().map(Tracked::to_value).collect();
+                items.retain(|i| {
+                    let val = i.to_value();
+                    let hit = gone.iter().any(|g| super::tracked::same(g, &val));
+                    if hit {
+                        removed.push(format!(
+                            "{label}.{k}: {}",
+                            crate::expr::windsor::format::go_format(&val)
+                        ));
+                    }
+                    !hit
+                });
+            }
+            (Some(current @ Tracked::Map(..)), Tracked::Map(children, _))
+                if !children.is_empty() =>
+            {
+                for path in leaf_paths(v) {
+                    let refs: Vec<&str> = path.iter().map(String::as_str).collect();
+                    if current.remove_path(&refs) {
+                        removed.push(format!("{label}.{k}.{}", path.join(".")));
+                    }
+                }
+            }
+            (Some(_), _) => {
+                fields.shift_remove(k);
+                removed.push(format!("{label}.{k}"));
+            }
+            (None, _) => {}
+        }
+    }
+}
+
+/// The paths a removal map names: a key whose value is a non-empty map names its
+/// children; any other value names the key itself.
+fn leaf_paths(spec: &Tracked) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    if let Tracked::Map(entries, _) = spec {
+        for (k, v) in entries {
+            match v {
+                Tracked::Map(children, _) if !children.is_empty() => {
+                    for mut p in leaf_paths(v) {
+                        p.insert(0, k.to_string());
+                        out.push(p);
+                    }
+                }
+                _ => out.push(vec![k.to_string()]),
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,59 @@
+//! Provenance: where every composed value came from. Each value in the composed
+//! blueprint points at one [`Origin`]; `explain` and `--provenance` read them.
+
+use crate::source::Span;
+use crate::template::Strategy;
+
+/// Index into [`Origins`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct OriginId(pub u32);
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The template's `blueprint.yaml`.
+    Base,
+    /// A facet, by index into the template's processing order.
+    Facet(usize),
+    /// Context values (schema defaults, windsor.yaml, values.yaml, --values, --set).
+    Context,
+    /// Computed by bpc itself (defaults such as a kustomization `path` from its name).
+    Derived,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Origin {
+    pub source: Source,
+    /// Where the value is written.
+    pub span: Span,
+    pub ordinal: i64,
+    pub strategy: Strategy,
+    /// The text of the `${…}` string that produced the value, when one did.
+    pub expression: Option<String>,
+    /// The value stays a deferred `terraform_output` expression until apply time.
+    pub deferred: bool,
+}
+
+/// The origin table of one composition.
+#[derive(Clone, Debug, Default)]
+pub struct Origins {
+    items: Vec<Origin>,
+}
+
+impl Origins {
+    pub fn add(&mut self, origin: Origin) -> OriginId {
+        self.items.push(origin);
+        OriginId((self.items.len() - 1) as u32)
+    }
+
+    pub fn get(&self, id: OriginId) -> &Origin {
+        &self.items[id.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}

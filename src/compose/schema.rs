@@ -1,0 +1,183 @@
+//! `schema.yaml` as JSON Schema (draft 2020-12): defaults for the context values and
+//! validation of the merged values (S4), with every violation reported at once.
+
+use super::scope::Layer;
+use crate::expr::{Map, Value};
+use crate::source::Diagnostic;
+use crate::yaml::Node;
+use std::sync::Arc;
+
+pub struct Schema {
+    pub node: Node,
+    json: serde_json::Value,
+    validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for Schema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schema").finish_non_exhaustive()
+    }
+}
+
+impl Schema {
+    /// Compiles the schema. Windsor's own `$schema` URL names the same dialect as
+    /// draft 2020-12, so the draft is fixed rather than looked up.
+    pub fn compile(node: &Node) -> Result<Schema, Diagnostic> {
+        let mut json = to_json(&super::evaluate::plain_value(node));
+        if let serde_json::Value::Object(map) = &mut json {
+            map.remove("$schema");
+        }
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&json)
+            .map_err(|e| {
+                Diagnostic::error(format!("schema.yaml is not a valid JSON Schema: {e}"))
+                    .with_primary(node.span, "in this schema")
+            })?;
+        Ok(Schema {
+            node: node.clone(),
+            json,
+            validator,
+        })
+    }
+
+    /// Applies `default`s (S4): a property's default fills a missing value; an object
+    /// whose properties have defaults is created from them when absent (as Windsor
+    /// does), with its own `default` underneath.
+    pub fn apply_defaults(&self, values: &Value) -> Value {
+        apply(&self.json, Some(values)).unwrap_or_else(|| values.clone())
+    }
+
+    /// Every violation of the schema by `values`, each naming the key path and rule,
+    /// pointing at the layer that wrote the offending value.
+    pub fn validate(&self, values: &Value, layers: &[Layer]) -> Vec<Diagnostic> {
+        let instance = to_json(values);
+        let mut out = Vec::new();
+        for error in self.validator.iter_errors(&instance) {
+            let pointer = error.instance_path().to_string();
+            let path: Vec<String> = pointer
+                .split('/')
+                .skip(1)
+                .map(|s| s.replace("~1", "/").replace("~0", "~"))
+                .collect();
+            let dotted = if path.is_empty() {
+                "(the values)".to_string()
+            } else {
+                path.join(".")
+            };
+            let rule = error.schema_path().to_string();
+            let rule = rule.rsplit('/').next().unwrap_or_default().to_string();
+            let mut d = Diagnostic::error(format!("invalid value at `{dotted}`: {error}"))
+                .with_note(format!("rule `{rule}` of schema.yaml"));
+            match locate(layers, &path) {
+                Some((layer, node)) => {
+                    d = d.with_primary(node.span, format!("set by {layer}"));
+                }
+                None => {
+                    if let Some(layer) = layers
+                        .iter()
+                        .rev()
+                        .find(|l| l.node.is_none() && has_path(&l.value, &path))
+                    {
+                        d = d.with_note(format!("set by {}", layer.name));
+                    }
+                }
+            }
+            out.push(d);
+        }
+        out
+    }
+}
+
+fn has_path(v: &Value, path: &[String]) -> bool {
+    let mut cur = v;
+    for seg in path {
+        match cur.as_map().and_then(|m| m.get(seg.as_str())) {
+            Some(next) => cur = next,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The highest layer whose YAML writes `path` (or its nearest written ancestor).
+fn locate<'a>(layers: &'a [Layer], path: &[String]) -> Option<(&'a str, &'a Node)> {
+    for layer in layers.iter().rev() {
+        let Some(node) = &layer.node else { continue };
+        let mut cur = node;
+        let mut found = true;
+        for seg in path {
+            match cur.get(seg) {
+                Some(next) => cur = next,
+                None => {
+                    found = false;
+                    break;
+                }
+            }
+        }
+        if found {
+            return Some((&layer.name, cur));
+        }
+    }
+    None
+}
+
+fn apply(schema: &serde_json::Value, value: Option<&Value>) -> Option<Value> {
+    let value = match (value, schema.get("default")) {
+        (Some(v), _) if !v.is_nil() => Some(v.clone()),
+        (_, Some(d)) => Some(from_json(d)),
+        (v, None) => v.cloned(),
+    };
+    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return value;
+    };
+    let mut map: Map = match &value {
+        Some(Value::Map(m)) => (**m).clone(),
+        Some(_) => return value,
+        None => Map::new(),
+    };
+    for (key, sub) in props {
+        let current = map.get(key.as_str()).cloned();
+        if let Some(v) = apply(sub, current.as_ref()) {
+            map.insert(Arc::from(key.as_str()), v);
+        }
+    }
+    if map.is_empty() && value.is_none() {
+        return None;
+    }
+    Some(Value::map(map))
+}
+
+pub fn to_json(v: &Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        Value::Nil => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(n) => J::from(*n),
+        Value::Uint(n) => J::from(*n),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        Value::Str(s) => J::String(s.to_string()),
+        Value::List(items) => J::Array(items.iter().map(to_json).collect()),
+        Value::Map(m) => J::Object(m.iter().map(|(k, v)| (k.to_string(), to_json(v))).collect()),
+    }
+}
+
+pub fn from_json(j: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match j {
+        J::Null => Value::Nil,
+        J::Bool(b) => Value::Bool(*b),
+        J::Number(n) => n
+            .as_i64()
+            .map(Value::Int)
+            .or_else(|| n.as_u64().map(Value::Uint))
+            .unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(f64::NAN))),
+        J::String(s) => Value::str(s.as_str()),
+        J::Array(items) => Value::list(items.iter().map(from_json).collect()),
+        J::Object(m) => Value::map(
+            m.iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), from_json(v)))
+                .collect(),
+        ),
+    }
+}

@@ -1,0 +1,114 @@
+//! Stage 2, scope: the context values expressions see (S4), lowest to highest:
+//! schema defaults, windsor.yaml `contexts.<ctx>`, `contexts/<ctx>/values.yaml`,
+//! `--values` files, `--set` pairs. Maps deep-merge; anything else replaces. The merged
+//! values are validated against `schema.yaml`, every violation reported at once.
+
+use super::schema::Schema;
+use crate::expr::{Map, Value};
+use crate::source::Diagnostic;
+use crate::yaml::Node;
+use std::sync::Arc;
+
+/// One layer of context values, with the YAML it came from when there is one (so a
+/// schema violation can point at the line that set the value).
+#[derive(Clone, Debug)]
+pub struct Layer {
+    /// Shown in messages and `explain`: `contexts/local/values.yaml`, `--set`, …
+    pub name: String,
+    pub value: Value,
+    pub node: Option<Node>,
+}
+
+/// Built-in names every expression sees (S4).
+#[derive(Clone, Debug, Default)]
+pub struct Builtins {
+    pub context: String,
+    pub context_path: String,
+    pub project_root: String,
+}
+
+/// Deep merge of `overlay` into `base`: maps merge key by key, anything else replaces.
+pub fn deep_merge(base: &mut Value, overlay: &Value) {
+    match (base, overlay) {
+        (Value::Map(b), Value::Map(o)) => {
+            let b = Arc::make_mut(b);
+            for (k, v) in o.iter() {
+                match b.get_mut(k) {
+                    Some(existing) => deep_merge(existing, v),
+                    None => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+/// Builds the context scope: defaults (when asked), the layers in order, validation,
+/// then the built-ins.
+pub fn context_scope(
+    schema: Option<&Schema>,
+    apply_defaults: bool,
+    layers: &[Layer],
+    builtins: &Builtins,
+) -> Result<Arc<Map>, Vec<Diagnostic>> {
+    let mut merged = Value::map(Map::new());
+    for layer in layers {
+        if layer.value.is_nil() {
+            continue;
+        }
+        if !matches!(layer.value, Value::Map(_)) {
+            let mut d = Diagnostic::error(format!("{} must be a map of values", layer.name));
+            if let Some(node) = &layer.node {
+                d = d.with_primary(node.span, "expected a map here");
+            }
+            return Err(vec![d]);
+        }
+        deep_merge(&mut merged, &layer.value);
+    }
+    if let Some(schema) = schema {
+        if apply_defaults {
+            merged = schema.apply_defaults(&merged);
+        }
+        let violations = schema.validate(&merged, layers);
+        if !violations.is_empty() {
+            return Err(violations);
+        }
+    }
+    let mut map = match merged {
+        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
+        _ => Map::new(),
+    };
+    map.insert("context".into(), Value::str(builtins.context.as_str()));
+    map.insert(
+        "context_path".into(),
+        Value::str(builtins.context_path.as_str()),
+    );
+    map.insert(
+        "project_root".into(),
+        Value::str(builtins.project_root.as_str()),
+    );
+    Ok(Arc::new(map))
+}
+
+/// Sets `a.b.c = value` in a map value, creating maps on the way (`--set`, test
+/// values with dotted keys).
+pub fn set_path(target: &mut Value, path: &[&str], value: Value) {
+    let Some((first, rest)) = path.split_first() else {
+        *target = value;
+        return;
+    };
+    if !matches!(target, Value::Map(_)) {
+        *target = Value::map(Map::new());
+    }
+    if let Value::Map(m) = target {
+        let m = Arc::make_mut(m);
+        let slot = m.entry(Arc::from(*first)).or_insert(Value::Nil);
+        if rest.is_empty() {
+            *slot = value;
+        } else {
+            set_path(slot, rest, value);
+        }
+    }
+}

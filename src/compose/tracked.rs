@@ -1,0 +1,163 @@
+//! Composed values that keep their provenance: a tree like [`Value`] where every node
+//! carries the [`OriginId`] of the contribution that put it there.
+
+use super::origin::OriginId;
+use crate::expr::{Map, Value};
+use indexmap::IndexMap;
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub enum Tracked {
+    Leaf(Value, OriginId),
+    List(Vec<Tracked>, OriginId),
+    Map(IndexMap<Arc<str>, Tracked>, OriginId),
+}
+
+impl Tracked {
+    /// Wraps a plain value; every node gets the same origin.
+    pub fn from_value(value: &Value, origin: OriginId) -> Tracked {
+        match value {
+            Value::List(items) => Tracked::List(
+                items
+                    .iter()
+                    .map(|v| Tracked::from_value(v, origin))
+                    .collect(),
+                origin,
+            ),
+            Value::Map(map) => Tracked::Map(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), Tracked::from_value(v, origin)))
+                    .collect(),
+                origin,
+            ),
+            other => Tracked::Leaf(other.clone(), origin),
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        match self {
+            Tracked::Leaf(v, _) => v.clone(),
+            Tracked::List(items, _) => Value::list(items.iter().map(Tracked::to_value).collect()),
+            Tracked::Map(entries, _) => {
+                let map: Map = entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_value()))
+                    .collect();
+                Value::map(map)
+            }
+        }
+    }
+
+    pub fn origin(&self) -> OriginId {
+        match self {
+            Tracked::Leaf(_, o) | Tracked::List(_, o) | Tracked::Map(_, o) => *o,
+        }
+    }
+
+    /// `""`, `[]`, `{}`: values that a merge overlay may not use to erase a base (S9).
+    pub fn is_empty_value(&self) -> bool {
+        match self {
+            Tracked::Leaf(Value::Str(s), _) => s.is_empty(),
+            Tracked::Leaf(_, _) => false,
+            Tracked::List(items, _) => items.is_empty(),
+            Tracked::Map(entries, _) => entries.is_empty(),
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Tracked::Leaf(Value::Str(s), _) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Tracked> {
+        match self {
+            Tracked::Map(entries, _) => entries.get(key),
+            _ => None,
+        }
+    }
+
+    /// Deep merge for inputs (S9): maps merge key by key, other values replace, and an
+    /// empty overlay never erases a non-empty base. `null` replaces.
+    pub fn merge_from(&mut self, overlay: Tracked) {
+        match (self, overlay) {
+            (Tracked::Map(base, _), Tracked::Map(over, _)) => {
+                for (k, v) in over {
+                    match base.get_mut(&k) {
+                        Some(existing) => existing.merge_from(v),
+                        None => {
+                            base.insert(k, v);
+                        }
+                    }
+                }
+            }
+            (base, over) => {
+                if over.is_empty_value() && !base.is_empty_value() && !base.is_null() {
+                    return;
+                }
+                *base = over;
+            }
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Tracked::Leaf(Value::Nil, _))
+    }
+
+    /// Drops `""` recursively from maps and lists (S9 clean-up); nulls stay.
+    pub fn drop_empty_strings(&mut self) {
+        match self {
+            Tracked::Map(entries, _) => {
+                entries.retain(|k, v| !k.is_empty() && v.as_str() != Some(""));
+                for v in entries.values_mut() {
+                    v.drop_empty_strings();
+                }
+            }
+            Tracked::List(items, _) => {
+                items.retain(|v| v.as_str() != Some(""));
+                for v in items.iter_mut() {
+                    v.drop_empty_strings();
+                }
+            }
+            Tracked::Leaf(_, _) => {}
+        }
+    }
+
+    /// Removes the nested path `path` (S9 field-level remove); true if something went.
+    pub fn remove_path(&mut self, path: &[&str]) -> bool {
+        let Tracked::Map(entries, _) = self else {
+            return false;
+        };
+        match path {
+            [] => false,
+            [last] => entries.shift_remove(*last).is_some(),
+            [first, rest @ ..] => entries
+                .get_mut(*first)
+                .is_some_and(|child| child.remove_path(rest)),
+        }
+    }
+}
+
+/// Deep equality of plain values, exact in type except that integers compare by
+/// value across signedness (a YAML `3` equals an expression's `3`).
+pub fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Nil, Value::Nil) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Uint(x), Value::Uint(y)) => x == y,
+        (Value::Int(x), Value::Uint(y)) | (Value::Uint(y), Value::Int(x)) => {
+            u64::try_from(*x).is_ok_and(|x| x == *y)
+        }
+        (Value::Float(x), Value::Float(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,151 @@
+//! Stage 7, validate: `dependsOn` names existing components of the same kind and the
+//! graph has no cycle (S9). A missing target says which facet would have defined it
+//! and which `when` left it out.
+
+use super::collect::Exclusion;
+use super::merge::Merged;
+use super::origin::Origins;
+use super::tracked::Tracked;
+use crate::source::Diagnostic;
+use crate::template::{ComponentKind, Template};
+use std::collections::HashMap;
+
+pub fn validate(
+    kind: ComponentKind,
+    merged: &Merged,
+    exclusions: &[Exclusion],
+    template: &Template,
+    origins: &Origins,
+) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for component in merged.components.values() {
+        let Some(Tracked::List(deps, _)) = component.get("dependsOn") else {
+            continue;
+        };
+        for dep in deps {
+            let Some(name) = dep.as_str() else { continue };
+            if name.is_empty() || merged.components.contains_key(name) {
+                continue;
+            }
+            let span = origins.get(dep.origin()).span;
+            let mut d = Diagnostic::error(format!(
+                "{} `{}` depends on `{name}`, which is not in the blueprint",
+                kind.noun(),
+                component.id
+            ))
+            .with_primary(span, format!("no {} named `{name}`", kind.noun()));
+            let excluded: Vec<&Exclusion> = exclusions
+                .iter()
+                .filter(|e| e.kind == kind && e.id == name)
+                .collect();
+            if excluded.is_empty() {
+                if let Some(hint) = closest(name, merged.components.keys().map(String::as_str)) {
+                    d = d.with_help(format!("did you mean `{hint}`?"));
+                } else {
+                    d = d.with_note(format!("no facet defines a {} named `{name}`", kind.noun()));
+                }
+            }
+            for e in excluded {
+                let facet = &template.facets[e.facet];
+                let why = match &e.when {
+                    Some(w) => format!("{} ({}): `when: {}`", e.reason, facet.path, w.text.trim()),
+                    None => format!("{} ({})", e.reason, facet.path),
+                };
+                d = d.with_note(format!(
+                    "`{name}` is defined in facet `{}`, but {why}",
+                    facet.name
+                ));
+                if let Some(w) = &e.when {
+                    d = d.with_secondary(w.node.span, format!("this left `{name}` out"));
+                }
+            }
+            errors.push(d);
+        }
+    }
+    if let Some(cycle) = find_cycle(merged) {
+        let first = &merged.components[&cycle[0]];
+        let span = first
+            .get("dependsOn")
+            .map(|t| origins.get(t.origin()).span)
+            .unwrap_or_default();
+        errors.push(
+            Diagnostic::error(format!(
+                "{}s depend on each other in a cycle: {}",
+                kind.noun(),
+                cycle.join(" -> ")
+            ))
+            .with_primary(span, "this dependsOn is part of the cycle"),
+        );
+    }
+    errors
+}
+
+/// The first dependency cycle found, as `a, b, …, a` (deterministic: components in
+/// output order, dependencies in list order).
+fn find_cycle(merged: &Merged) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Fresh,
+        Open,
+        Done,
+    }
+    let ids: Vec<&str> = merged.components.keys().map(String::as_str).collect();
+    let index: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    let deps: Vec<Vec<usize>> = merged
+        .components
+        .values()
+        .map(|c| match c.get("dependsOn") {
+            Some(Tracked::List(items, _)) => items
+                .iter()
+                .filter_map(|d| d.as_str().and_then(|n| index.get(n).copied()))
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let mut marks = vec![Mark::Fresh; ids.len()];
+    for start in 0..ids.len() {
+        if marks[start] != Mark::Fresh {
+            continue;
+        }
+        // Iterative depth-first search: (node, next dependency to look at).
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        marks[start] = Mark::Open;
+        while let Some((node, next)) = stack.last().copied() {
+            if next < deps[node].len() {
+                if let Some(top) = stack.last_mut() {
+                    top.1 += 1;
+                }
+                let dep = deps[node][next];
+                match marks[dep] {
+                    Mark::Fresh => {
+                        marks[dep] = Mark::Open;
+                        stack.push((dep, 0));
+                    }
+                    Mark::Open => {
+                        let from = stack.iter().position(|(n, _)| *n == dep).unwrap_or(0);
+                        let mut cycle: Vec<String> = stack[from..]
+                            .iter()
+                            .map(|(n, _)| ids[*n].to_string())
+                            .collect();
+                        cycle.push(ids[dep].to_string());
+                        return Some(cycle);
+                    }
+                    Mark::Done => {}
+                }
+            } else {
+                marks[node] = Mark::Done;
+                stack.pop();
+            }
+        }
+    }
+    None
+}
+
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .map(|c| (crate::template::keys::edit_distance(name, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}

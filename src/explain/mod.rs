@@ -1,0 +1,559 @@
+//! `bpc explain`: where a value of the composed blueprint or of the scope came from —
+//! every contribution in order, what it evaluated to, and whether it won, was
+//! overridden, removed, or left out by a `when`. Built on the origins compose keeps.
+
+pub mod path;
+
+use crate::compose::merge::{Component, Effect, Step};
+use crate::compose::origin::{Origin, Source};
+use crate::compose::tracked::Tracked;
+use crate::compose::Composition;
+use crate::emit::json::compact;
+use crate::expr::Value;
+use crate::source::SourceMap;
+use crate::template::{ComponentKind, Template};
+use std::fmt::Write;
+
+pub struct Explainer<'a> {
+    pub template: &'a Template,
+    pub composition: &'a Composition,
+    pub sources: &'a SourceMap,
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!("{s:?}"),
+        Value::Nil => "null".to_string(),
+        other => compact(other),
+    }
+}
+
+fn descend<'t>(t: &'t Tracked, path: &[String]) -> Option<&'t Tracked> {
+    let mut cur = t;
+    for seg in path {
+        cur = match cur {
+            Tracked::Map(entries, _) => entries.get(seg.as_str())?,
+            Tracked::List(items, _) => items.get(seg.parse::<usize>().ok()?)?,
+            Tracked::Leaf(..) => return None,
+        };
+    }
+    Some(cur)
+}
+
+impl Explainer<'_> {
+    fn location(&self, origin: &Origin) -> String {
+        match &origin.source {
+            Source::Derived => "derived by bpc".to_string(),
+            Source::Context => "context values".to_string(),
+            _ => self.sources.describe(origin.span),
+        }
+    }
+
+    fn who(&self, origin: &Origin) -> String {
+        match &origin.source {
+            Source::Base => "blueprint.yaml".to_string(),
+            Source::Facet(i) => format!("facet `{}`", self.template.facets[*i].name),
+            Source::Context => "context values".to_string(),
+            Source::Derived => "bpc default".to_string(),
+        }
+    }
+
+    fn ordinal(origin: &Origin) -> String {
+        if origin.ordinal == i64::MIN {
+            "base".to_string()
+        } else {
+            origin.ordinal.to_string()
+        }
+    }
+
+    /// Explains `path`; `Err` carries the message for an unknown path, with the
+    /// closest existing paths.
+    pub fn explain(&self, path: &str) -> Result<String, String> {
+        let segments = path::parse(path)?;
+        match segments[0].as_str() {
+            "terraform" | "kustomize" if segments.len() >= 2 => {
+                let kind = if segments[0] == "terraform" {
+                    ComponentKind::Terraform
+                } else {
+                    ComponentKind::Kustomize
+                };
+                self.component(kind, &segments[1], &segments[2..], path)
+            }
+            _ => self.scope_value(&segments, path),
+        }
+    }
+
+    fn component(
+        &self,
+        kind: ComponentKind,
+        id: &str,
+        rest: &[String],
+        full: &str,
+    ) -> Result<String, String> {
+        let merged = match kind {
+            ComponentKind::Terraform => &self.composition.terraform,
+            ComponentKind::Kustomize | ComponentKind::FluxSystem => &self.composition.kustomize,
+        };
+        let live = merged.components.get(id);
+        let deleted: Vec<&Component> = merged.deleted.iter().filter(|c| c.id == id).collect();
+        let excluded: Vec<_> = self
+            .composition
+            .exclusions
+            .iter()
+            .filter(|e| e.kind == kind && e.id == id)
+            .collect();
+        if live.is_none() && deleted.is_empty() && excluded.is_empty() {
+            return Err(self.unknown(full));
+        }
+        let mut out = String::new();
+        let field_path: Vec<String> = rest.to_vec();
+        match live {
+            Some(c) => {
+                let value = if field_path.is_empty() {
+                    Some(crate::compose::blueprint::component_value(c))
+                } else {
+                    c.get(&field_path[0])
+                        .and_then(|t| descend(t, &field_path[1..]))
+                        .map(Tracked::to_value)
+                };
+                match value {
+                    Some(v) => {
+                        let _ = writeln!(out, "{full} = {}", show(&v));
+                    }
+                    None => {
+                        let _ = writeln!(
+                            out,
+                            "{full} is unset (the component exists, but nothing sets this field)"
+                        );
+                    }
+                }
+            }
+            None => {
+                let _ = writeln!(out, "{full} is not in the blueprint");
+            }
+        }
+        let histories: Vec<&Component> = live.into_iter().chain(deleted).collect();
+        if !histories.is_empty() {
+            let _ = writeln!(out, "\ncontributions, in order applied:");
+        }
+        let mut n = 0;
+        for c in &histories {
+            let final_origin = if field_path.is_empty() {
+                None
+            } else {
+                c.get(&field_path[0])
+                    .and_then(|t| descend(t, &field_path[1..]))
+                    .map(Tracked::origin)
+            };
+            for step in &c.history {
+                n += 1;
+                self.step(&mut out, n, step, &field_path, final_origin, live.is_some());
+            }
+        }
+        if !excluded.is_empty() {
+            let _ = writeln!(out, "\nleft out:");
+            for e in excluded {
+                let facet = &self.template.facets[e.facet];
+                let when = e
+                    .when
+                    .as_ref()
+                    .map(|w| format!(" — when: {}", w.text.trim()))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "  - {} ({}): {}{when}",
+                    facet.name, facet.path, e.reason
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    fn step(
+        &self,
+        out: &mut String,
+        n: usize,
+        step: &Step,
+        field_path: &[String],
+        final_origin: Option<crate::compose::origin::OriginId>,
+        alive: bool,
+    ) {
+        let origin = self.composition.origins.get(step.origin);
+        let _ = writeln!(
+            out,
+            "  {n}. {} ({}), ordinal {}, {}",
+            self.who(origin),
+            self.location(origin),
+            Self::ordinal(origin),
+            step.strategy.as_str()
+        );
+        let said = if field_path.is_empty() {
+            None
+        } else {
+            step.fields
+                .get(field_path[0].as_str())
+                .and_then(|t| descend(t, &field_path[1..]))
+        };
+        if let Some(t) = said {
+            let o = self.composition.origins.get(t.origin());
+            let value = show(&t.to_value());
+            match &o.expression {
+                Some(expr) if o.deferred => {
+                    let _ = writeln!(out, "     {expr}  (deferred: kept as written until apply)");
+                }
+                Some(expr) => {
+                    let _ = writeln!(out, "     {expr}  →  {value}");
+                }
+                None => {
+                    let _ = writeln!(out, "     {value}");
+                }
+            }
+        }
+        let verdict = match &step.effect {
+            Effect::Created | Effect::Merged | Effect::Replaced if field_path.is_empty() => {
+                match step.effect {
+                    Effect::Created => "created the component",
+                    Effect::Merged => "merged into it",
+                    _ => "replaced everything before it",
+                }
+                .to_string()
+            }
+            Effect::Created | Effect::Merged | Effect::Replaced => match (said, final_origin) {
+                (None, _) => "does not set this field".to_string(),
+                (Some(t), Some(f)) if contains_origin(t, f) && alive => "won".to_string(),
+                (Some(t), _) if t.is_empty_value() => {
+                    "empty: does not erase an earlier value (S9)".to_string()
+                }
+                _ => "overridden".to_string(),
+            },
+            Effect::Removed(items) if items.is_empty() => {
+                "remove: nothing listed was present".to_string()
+            }
+            Effect::Removed(items) => format!("removed {}", items.join(", ")),
+            Effect::Deleted => "removed the whole component".to_string(),
+            Effect::Missed => "remove: the component did not exist (no-op)".to_string(),
+        };
+        let _ = writeln!(out, "     → {verdict}");
+    }
+
+    fn scope_value(&self, segments: &[String], full: &str) -> Result<String, String> {
+        let root = segments[0].as_str();
+        let lookup = |map: &crate::expr::Map| -> Option<Value> {
+            let mut cur = map.get(root)?.clone();
+            for seg in &segments[1..] {
+                cur = cur.as_map()?.get(seg.as_str())?.clone();
+            }
+            Some(cur)
+        };
+        let config_value = lookup(&self.composition.config);
+        let context_value = lookup(&self.composition.context);
+        let records: Vec<_> = self
+            .composition
+            .config_log
+            .iter()
+            .filter(|r| r.name == root)
+            .collect();
+        if config_value.is_none() && context_value.is_none() && records.is_empty() {
+            return Err(self.unknown(full));
+        }
+        let mut out = String::new();
+        let final_value = config_value.clone().or(context_value.clone());
+        let _ = writeln!(
+            out,
+            "{full} = {}",
+            final_value
+                .as_ref()
+                .map_or("null (unset)".to_string(), show)
+        );
+        if !records.is_empty() {
+            let _ = writeln!(out, "\nconfig block `{root}`, in order applied:");
+            for (i, r) in records.iter().enumerate() {
+                let facet = &self.template.facets[r.facet];
+                let block = facet.config.iter().find(|b| b.position == r.position);
+                let at = block
+                    .map(|b| self.sources.describe(b.name_span))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "  {}. facet `{}` ({at}), {}",
+                    i + 1,
+                    facet.name,
+                    r.strategy.as_str()
+                );
+                if let Some(b) = block {
+                    if let Some(node) = body_at(&b.body, &segments[1..]) {
+                        if let Some(text) = node.as_str() {
+                            let _ = writeln!(out, "     {text}");
+                            if text.contains(&format!("{{{}", full))
+                                || text.contains(&format!(" {full}"))
+                                || text.contains(&format!("({full}"))
+                            {
+                                let _ = writeln!(out, "     (reads its own input: `{full}` inside the block is the context value)");
+                            }
+                        }
+                    }
+                    if !r.included {
+                        let when = b
+                            .when
+                            .as_ref()
+                            .map(|w| w.text.trim().to_string())
+                            .unwrap_or_default();
+                        let _ = writeln!(out, "     → excluded: when `{when}` is false");
+                    }
+                }
+            }
+        }
+        let layers: Vec<_> = self
+            .composition
+            .layers
+            .iter()
+            .filter(|l| l.value.as_map().is_some_and(|m| lookup(m).is_some()))
+            .collect();
+        if !layers.is_empty() || context_value.is_some() {
+            let _ = writeln!(
+                out,
+                "\ncontext value: {}",
+                context_value.as_ref().map_or("unset".to_string(), show)
+            );
+            for l in layers {
+                let v = l.value.as_map().and_then(|m| lookup(m)).unwrap_or_default();
+                let _ = writeln!(out, "  - {} sets {}", l.name, show(&v));
+            }
+            if config_value.is_some() && context_value.is_some() {
+                let _ = writeln!(out, "  (facet config wins over context values, S4)");
+            }
+        }
+        Ok(out)
+    }
+
+    /// "unknown path" with the closest existing paths.
+    fn unknown(&self, full: &str) -> String {
+        let mut candidates = Vec::new();
+        for (kind, merged) in [
+            ("terraform", &self.composition.terraform),
+            ("kustomize", &self.composition.kustomize),
+        ] {
+            for (id, c) in &merged.components {
+                candidates.push(format!("{kind}.{id}"));
+                for (f, v) in &c.fields {
+                    candidates.push(format!("{kind}.{id}.{f}"));
+                    if let Tracked::Map(entries, _) = v {
+                        for k in entries.keys() {
+                            candidates.push(format!("{kind}.{id}.{f}.{k}"));
+                        }
+                    }
+                }
+            }
+        }
+        for map in [&self.composition.config, &*self.composition.context] {
+            for (k, v) in map.iter() {
+                candidates.push(k.to_string());
+                if let Value::Map(m) = v {
+                    for kk in m.keys() {
+                        candidates.push(format!("{k}.{kk}"));
+                    }
+                }
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
+        let mut scored: Vec<(usize, &String)> = candidates
+            .iter()
+            .map(|c| (crate::template::keys::edit_distance(full, c), c))
+            .collect();
+        scored.sort();
+        let best: Vec<&str> = scored.iter().take(3).map(|(_, c)| c.as_str()).collect();
+        format!("no value at `{full}`; closest paths: {}", best.join(", "))
+    }
+
+    /// `--facet NAME`: whether the facet is active, why, and what it contributed.
+    pub fn facet(&self, name: &str) -> Result<String, String> {
+        let Some(index) = self.template.facets.iter().position(|f| f.name == name) else {
+            let names: Vec<&str> = self
+                .template
+                .facets
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect();
+            let hint = crate::template::keys::suggest(name, &names)
+                .map(|h| format!("; did you mean `{h}`?"))
+                .unwrap_or_default();
+            return Err(format!("no facet named `{name}`{hint}"));
+        };
+        let facet = &self.template.facets[index];
+        let mut out = String::new();
+        let state = match self.composition.activation.outcome[index] {
+            crate::compose::activate::Activation::Always => "active (no `when`)",
+            crate::compose::activate::Activation::Active => "active",
+            crate::compose::activate::Activation::Inactive => "inactive",
+        };
+        let _ = writeln!(
+            out,
+            "facet `{}` ({}), ordinal {}: {state}",
+            facet.name, facet.path, facet.ordinal
+        );
+        if let Some(w) = &facet.when {
+            let _ = writeln!(out, "  when: {}", w.text.trim());
+            let mut read = Vec::new();
+            collect_names(&w.text, &mut read);
+            for path in read {
+                let segs: Vec<String> = path.split('.').map(str::to_string).collect();
+                let v = lookup_all(self.composition, &segs);
+                let _ = writeln!(
+                    out,
+                    "    {path} = {}",
+                    v.as_ref().map_or("null (unset)".to_string(), show)
+                );
+            }
+        }
+        let _ = writeln!(out, "\ncontributions:");
+        let mut any = false;
+        for (kind, merged) in [
+            ("terraform", &self.composition.terraform),
+            ("kustomize", &self.composition.kustomize),
+        ] {
+            for c in merged.components.values().chain(merged.deleted.iter()) {
+                for step in &c.history {
+                    let o = self.composition.origins.get(step.origin);
+                    if o.source == Source::Facet(index) {
+                        any = true;
+                        let _ = writeln!(
+                            out,
+                            "  {kind}.{} ({}): {}, {:?}",
+                            c.id,
+                            self.sources.describe(o.span),
+                            step.strategy.as_str(),
+                            step.effect
+                        );
+                    }
+                }
+            }
+        }
+        for e in self
+            .composition
+            .exclusions
+            .iter()
+            .filter(|e| e.facet == index)
+        {
+            any = true;
+            let _ = writeln!(
+                out,
+                "  {}.{}: left out, {}",
+                e.kind.list_key(),
+                e.id,
+                e.reason
+            );
+        }
+        for r in self
+            .composition
+            .config_log
+            .iter()
+            .filter(|r| r.facet == index)
+        {
+            any = true;
+            let _ = writeln!(
+                out,
+                "  config block `{}`: {}",
+                r.name,
+                if r.included {
+                    "included"
+                } else {
+                    "excluded by its when"
+                }
+            );
+        }
+        if !any {
+            let _ = writeln!(out, "  (none)");
+        }
+        Ok(out)
+    }
+}
+
+fn contains_origin(t: &Tracked, o: crate::compose::origin::OriginId) -> bool {
+    if t.origin() == o {
+        return true;
+    }
+    match t {
+        Tracked::Map(entries, _) => entries.values().any(|v| contains_origin(v, o)),
+        Tracked::List(items, _) => items.iter().any(|v| contains_origin(v, o)),
+        Tracked::Leaf(..) => false,
+    }
+}
+
+fn body_at<'n>(node: &'n crate::yaml::Node, path: &[String]) -> Option<&'n crate::yaml::Node> {
+    let mut cur = node;
+    for seg in path {
+        cur = cur.get(seg)?;
+    }
+    Some(cur)
+}
+
+fn lookup_all(c: &Composition, segs: &[String]) -> Option<Value> {
+    for map in [&c.config, &*c.context] {
+        let mut cur = map.get(segs[0].as_str()).cloned();
+        for s in &segs[1..] {
+            cur = cur.and_then(|v| v.as_map().and_then(|m| m.get(s.as_str())).cloned());
+        }
+        if cur.is_some() {
+            return cur;
+        }
+    }
+    None
+}
+
+/// Dotted identifier chains an expression mentions (`cluster.driver`), outside quotes.
+fn collect_names(text: &str, out: &mut Vec<String>) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut quote: Option<u8> = None;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if let Some(q) = quote {
+            if b == b'\\' {
+                i += 1;
+            } else if b == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'\'' || b == b'"' || b == b'`' {
+            quote = Some(b);
+            i += 1;
+            continue;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.')
+            {
+                i += 1;
+            }
+            let word = text[start..i].trim_end_matches('.');
+            let keyword = matches!(
+                word,
+                "true"
+                    | "false"
+                    | "nil"
+                    | "null"
+                    | "and"
+                    | "or"
+                    | "not"
+                    | "in"
+                    | "matches"
+                    | "contains"
+                    | "startsWith"
+                    | "endsWith"
+                    | "let"
+                    | "if"
+                    | "else"
+            );
+            let is_call = bytes.get(i) == Some(&b'(');
+            if !keyword && !is_call && !out.iter().any(|w| w == word) {
+                out.push(word.to_string());
+            }
+            continue;
+        }
+        i += 1;
+    }
+}

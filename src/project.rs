@@ -1,0 +1,203 @@
+//! Finding the project, its template and the context (S1), and reading the context's
+//! value layers (S4). This is the only place that looks at the current directory or
+//! the process environment; composition itself gets everything through its inputs.
+
+use crate::compose::scope::{set_path, Builtins, Layer};
+use crate::expr::Value;
+use crate::source::{Diagnostic, FileTree, SourceMap};
+use crate::yaml::Node;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub project: Option<PathBuf>,
+    pub template: Option<PathBuf>,
+    pub context: Option<String>,
+    pub values: Vec<PathBuf>,
+    pub set: Vec<String>,
+}
+
+pub struct Project {
+    pub root: PathBuf,
+    pub template: Arc<FileTree>,
+    pub context: String,
+    /// `windsor.yaml`, when the project has one.
+    pub windsor: Option<Node>,
+}
+
+/// S1: the nearest ancestor of `cwd` holding `windsor.yaml`, else `cwd`; the template
+/// is `contexts/_template` if present, else `_template`; the context comes from
+/// `--context`, `WINDSOR_CONTEXT`, windsor.yaml `context:`, else `local`.
+pub fn discover(
+    cwd: &Path,
+    options: &Options,
+    env_context: Option<String>,
+    sources: &SourceMap,
+) -> Result<Project, Diagnostic> {
+    let root = match &options.project {
+        Some(p) => cwd.join(p),
+        None => cwd
+            .ancestors()
+            .find(|dir| dir.join("windsor.yaml").is_file())
+            .unwrap_or(cwd)
+            .to_path_buf(),
+    };
+    if !root.is_dir() {
+        return Err(Diagnostic::error(format!(
+            "project directory {} does not exist",
+            root.display()
+        )));
+    }
+    let windsor = read_optional(&root.join("windsor.yaml"), "windsor.yaml", sources)?;
+    let template_path = match &options.template {
+        Some(t) => cwd.join(t),
+        None => {
+            let nested = root.join("contexts").join("_template");
+            if nested.is_dir() {
+                nested
+            } else {
+                root.join("_template")
+            }
+        }
+    };
+    if !template_path.exists() {
+        return Err(Diagnostic::error(format!(
+            "no template found: {} does not exist",
+            template_path.display()
+        ))
+        .with_help("run bpc in a project with `contexts/_template` or `_template`, or pass --template DIR|FILE.tar.gz"));
+    }
+    let mut template = FileTree::open(&template_path).map_err(|e| {
+        Diagnostic::error(format!(
+            "cannot open template {}: {e}",
+            template_path.display()
+        ))
+    })?;
+    // Messages name files relative to the project, whatever the working directory.
+    if let Ok(rel) = template_path.strip_prefix(&root) {
+        if !rel.as_os_str().is_empty() {
+            template.set_display_root(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    let context = options
+        .context
+        .clone()
+        .or(env_context.filter(|c| !c.is_empty()))
+        .or_else(|| {
+            windsor
+                .as_ref()
+                .and_then(|w| w.get("context"))
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "local".to_string());
+    Ok(Project {
+        root,
+        template: Arc::new(template),
+        context,
+        windsor,
+    })
+}
+
+fn read_optional(
+    path: &Path,
+    display: &str,
+    sources: &SourceMap,
+) -> Result<Option<Node>, Diagnostic> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    read_yaml_file(path, display, sources).map(Some)
+}
+
+pub fn read_yaml_file(path: &Path, display: &str, sources: &SourceMap) -> Result<Node, Diagnostic> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", path.display())))?;
+    let file = sources.add(display.to_string(), text);
+    let text = sources.text(file).unwrap_or_default();
+    crate::yaml::parse(&text, file).map_err(Diagnostic::from)
+}
+
+impl Project {
+    pub fn builtins(&self) -> Builtins {
+        let root = self.root.to_string_lossy().replace('\\', "/");
+        Builtins {
+            context: self.context.clone(),
+            context_path: format!("{root}/contexts/{}", self.context),
+            project_root: root,
+        }
+    }
+
+    /// The context's value layers in precedence order (S4, schema defaults excluded).
+    pub fn layers(&self, options: &Options, sources: &SourceMap) -> Result<Vec<Layer>, Diagnostic> {
+        let mut layers = Vec::new();
+        if let Some(section) = self
+            .windsor
+            .as_ref()
+            .and_then(|w| w.get("contexts"))
+            .and_then(|c| c.get(&self.context))
+        {
+            layers.push(Layer {
+                name: format!("windsor.yaml contexts.{}", self.context),
+                value: crate::compose::evaluate::plain_value(section),
+                node: Some(section.clone()),
+            });
+        }
+        let values_rel = format!("contexts/{}/values.yaml", self.context);
+        let values_path = self.root.join(&values_rel);
+        if values_path.is_file() {
+            let node = read_yaml_file(&values_path, &values_rel, sources)?;
+            layers.push(Layer {
+                name: values_rel,
+                value: crate::compose::evaluate::plain_value(&node),
+                node: Some(node),
+            });
+        }
+        for file in &options.values {
+            let display = file.to_string_lossy().to_string();
+            let node = read_yaml_file(file, &display, sources)?;
+            layers.push(Layer {
+                name: display,
+                value: crate::compose::evaluate::plain_value(&node),
+                node: Some(node),
+            });
+        }
+        if !options.set.is_empty() {
+            layers.push(Layer {
+                name: "--set".to_string(),
+                value: parse_sets(&options.set, sources)?,
+                node: None,
+            });
+        }
+        Ok(layers)
+    }
+}
+
+/// `--set a.b=value` pairs into one map; each value is parsed as YAML.
+pub fn parse_sets(pairs: &[String], sources: &SourceMap) -> Result<Value, Diagnostic> {
+    let mut out = Value::map(crate::expr::Map::new());
+    for pair in pairs {
+        let Some((key, raw)) = pair.split_once('=') else {
+            return Err(
+                Diagnostic::error(format!("--set {pair:?}: expected KEY=VALUE"))
+                    .with_help("for example --set cluster.workers.count=3"),
+            );
+        };
+        let path: Vec<&str> = key.split('.').collect();
+        if key.is_empty() || path.iter().any(|s| s.is_empty()) {
+            return Err(Diagnostic::error(format!(
+                "--set {pair:?}: `{key}` is not a dotted key path"
+            )));
+        }
+        let file = sources.add(format!("--set {key}"), raw.to_string());
+        let text = sources.text(file).unwrap_or_default();
+        let node = crate::yaml::parse(&text, file).map_err(Diagnostic::from)?;
+        set_path(
+            &mut out,
+            &path,
+            crate::compose::evaluate::plain_value(&node),
+        );
+    }
+    Ok(out)
+}

@@ -1,0 +1,159 @@
+//! The keys bpc accepts at each level of a facet, and "did you mean" hints for the
+//! rest (S2: unknown keys are warnings, errors under `--strict`).
+
+pub const FACET: &[&str] = &[
+    "kind",
+    "apiVersion",
+    "metadata",
+    "ordinal",
+    "when",
+    "config",
+    "terraform",
+    "kustomize",
+    "flux",
+    "requires",
+    "crds",
+    "substitutions",
+    "backend",
+    "messages",
+];
+
+pub const METADATA: &[&str] = &["name", "description", "labels", "annotations"];
+
+/// Keys of a config block besides its body (S6).
+pub const CONFIG_BLOCK: &[&str] = &["name", "when", "value", "ordinal", "strategy", "requires"];
+
+pub const TERRAFORM: &[&str] = &[
+    "name",
+    "path",
+    "source",
+    "inputs",
+    "dependsOn",
+    "destroy",
+    "enabled",
+    "parallelism",
+    "when",
+    "ordinal",
+    "strategy",
+    "requires",
+];
+
+pub const KUSTOMIZE: &[&str] = &[
+    "name",
+    "path",
+    "source",
+    "dependsOn",
+    "components",
+    "patches",
+    "substitutions",
+    "substitute",
+    "interval",
+    "retryInterval",
+    "timeout",
+    "wait",
+    "force",
+    "prune",
+    "cleanup",
+    "destroy",
+    "destroyOnly",
+    "enabled",
+    "namespace",
+    "targetNamespace",
+    "decryption",
+    "when",
+    "ordinal",
+    "strategy",
+    "requires",
+    "secrets",
+];
+
+/// A `flux:` entry in system form.
+pub const FLUX_SYSTEM: &[&str] = &[
+    "name",
+    "path",
+    "source",
+    "enabled",
+    "destroy",
+    "dependsOn",
+    "globalDependency",
+    "install",
+    "resources",
+    "secrets",
+    "when",
+    "ordinal",
+    "strategy",
+    "requires",
+];
+
+/// Keys of an install tier or a resources variant.
+pub const FLUX_TIER: &[&str] = &[
+    "name",
+    "when",
+    "source",
+    "dependsOn",
+    "components",
+    "patches",
+    "substitutions",
+    "substitute",
+    "interval",
+    "retryInterval",
+    "timeout",
+    "wait",
+    "force",
+    "prune",
+    "destroy",
+    "destroyOnly",
+    "enabled",
+    "namespace",
+    "targetNamespace",
+    "decryption",
+];
+
+/// Keys that make a `flux:` entry a system rather than a plain kustomization.
+pub const FLUX_SYSTEM_ONLY: &[&str] = &["install", "resources", "globalDependency"];
+
+pub const REQUIREMENT: &[&str] = &["paths", "message", "when"];
+
+pub const MESSAGE: &[&str] = &["text", "when"];
+
+/// The known key closest to `unknown`, if it is close enough to be a likely typo.
+pub fn suggest<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
+    let limit = (unknown.chars().count() / 3).max(1);
+    known
+        .iter()
+        .map(|k| (edit_distance(unknown, k), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over characters, case-insensitive (a `dependson` typo is
+/// still a `dependsOn`).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
+    let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typos_get_the_intended_key() {
+        assert_eq!(suggest("stratgy", TERRAFORM), Some("strategy"));
+        assert_eq!(suggest("dependson", KUSTOMIZE), Some("dependsOn"));
+        assert_eq!(suggest("input", TERRAFORM), Some("inputs"));
+        assert_eq!(suggest("completely-different", TERRAFORM), None);
+    }
+}

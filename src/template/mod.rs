@@ -1,0 +1,115 @@
+//! Stage 1, load: a template directory or archive into facets, schema and base
+//! blueprint (design/semantics.md S2, S3).
+
+pub mod facet;
+pub mod keys;
+pub mod ordinal;
+pub mod parse_facet;
+
+pub use facet::*;
+
+use crate::source::{Diagnostic, FileTree, SourceMap};
+use crate::yaml::Node;
+use std::sync::Arc;
+
+/// Everything composition reads from a template. Immutable once loaded, so many
+/// compositions (test cases, contexts) can share one.
+pub struct Template {
+    pub tree: Arc<FileTree>,
+    pub sources: Arc<SourceMap>,
+    /// `blueprint.yaml`, if the template has one.
+    pub base: Option<Node>,
+    /// `schema.yaml`, if the template has one.
+    pub schema: Option<Node>,
+    /// Facets in processing order: (ordinal, name, path) ascending (S3).
+    pub facets: Vec<Facet>,
+    /// Warnings found while loading (unknown keys, …).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Reads and parses one YAML file of the tree into the source map.
+pub fn read_yaml(tree: &FileTree, sources: &SourceMap, path: &str) -> Result<Node, Diagnostic> {
+    let text = tree
+        .read_to_string(path)
+        .map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", tree.describe(path))))?;
+    let file = sources.add(tree.describe(path), text);
+    let text = sources.text(file).unwrap_or_default();
+    crate::yaml::parse(&text, file).map_err(Diagnostic::from)
+}
+
+/// Loads a template: facets under `facets/` (recursively, `.yaml`/`.yml`, byte-wise
+/// path order), `schema.yaml` and `blueprint.yaml` at the root.
+pub fn load(tree: Arc<FileTree>, sources: Arc<SourceMap>) -> Result<Template, Vec<Diagnostic>> {
+    let mut diagnostics = Vec::new();
+    let optional = |name: &str, diagnostics: &mut Vec<Diagnostic>| {
+        if !tree.exists(name) {
+            return None;
+        }
+        match read_yaml(&tree, &sources, name) {
+            Ok(node) => Some(node),
+            Err(d) => {
+                diagnostics.push(d);
+                None
+            }
+        }
+    };
+    let base = optional("blueprint.yaml", &mut diagnostics);
+    let schema = optional("schema.yaml", &mut diagnostics);
+
+    let mut facets: Vec<Facet> = Vec::new();
+    let listed = if tree.is_dir("facets") {
+        tree.list("facets")
+            .map_err(|e| vec![Diagnostic::error(e.to_string())])?
+    } else {
+        Vec::new()
+    };
+    let mut paths: Vec<String> = listed
+        .into_iter()
+        .filter(|p| p.ends_with(".yaml") || p.ends_with(".yml"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let node = match read_yaml(&tree, &sources, &path) {
+            Ok(node) => node,
+            Err(d) => {
+                diagnostics.push(d);
+                continue;
+            }
+        };
+        let file = node.span.file;
+        let mut reader = parse_facet::Reader {
+            diagnostics: &mut diagnostics,
+        };
+        if let Some(facet) = reader.facet(node, &path, file) {
+            facets.push(facet);
+        }
+    }
+
+    // S2: names are unique; say where both definitions are.
+    let mut by_name: std::collections::HashMap<&str, &Facet> = std::collections::HashMap::new();
+    for facet in &facets {
+        if let Some(first) = by_name.insert(&facet.name, facet) {
+            diagnostics.push(
+                Diagnostic::error(format!("duplicate facet name `{}`", facet.name))
+                    .with_primary(facet.name_span, "defined again here")
+                    .with_secondary(first.name_span, "first defined here")
+                    .with_help("facet names must be unique within a template"),
+            );
+        }
+    }
+
+    facets.sort_by(|a, b| (a.ordinal, &a.name, &a.path).cmp(&(b.ordinal, &b.name, &b.path)));
+
+    let (errors, warnings): (Vec<_>, Vec<_>) = diagnostics.into_iter().partition(|d| d.is_error());
+    if !errors.is_empty() {
+        return Err(errors.into_iter().chain(warnings).collect());
+    }
+    Ok(Template {
+        tree,
+        sources,
+        base,
+        schema,
+        facets,
+        warnings,
+    })
+}

@@ -1,0 +1,465 @@
+//! Reading one facet document into the [`Facet`] model (S2): required fields are
+//! checked, unknown keys warned about with a hint, every problem reported with its
+//! position. Nothing here evaluates an expression.
+
+use super::facet::*;
+use super::keys;
+use super::ordinal::default_ordinal;
+use crate::source::{Diagnostic, FileId, Span};
+use crate::yaml::{Key, Node, NodeKind};
+
+pub const FACET_KIND: &str = "Facet";
+pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
+
+/// Collects the problems found while reading one file.
+pub struct Reader<'a> {
+    pub diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+impl Reader<'_> {
+    fn error(&mut self, span: Span, message: impl Into<String>, label: impl Into<String>) {
+        self.diagnostics
+            .push(Diagnostic::error(message).with_primary(span, label));
+    }
+
+    /// Warns about keys of `node` that are not in `known`; `context` names the level.
+    pub fn check_keys(&mut self, node: &Node, known: &[&str], context: &str) {
+        let NodeKind::Map(entries) = &node.kind else {
+            return;
+        };
+        for (key, _) in entries {
+            if known.contains(&key.name.as_str()) {
+                continue;
+            }
+            let mut d = Diagnostic::warning(format!("unknown key `{}` in {context}", key.name))
+                .with_primary(key.span, "not a key bpc knows here");
+            if let Some(hint) = keys::suggest(&key.name, known) {
+                d = d.with_help(format!("did you mean `{hint}`?"));
+            }
+            self.diagnostics.push(d);
+        }
+    }
+
+    /// A string field; YAML booleans and numbers are read as their text, as Windsor's
+    /// decoder does (`when: true` is the expression `true`).
+    pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
+        match &node.kind {
+            NodeKind::Str(s) => Some(s.clone()),
+            NodeKind::Bool(b) => Some(b.to_string()),
+            NodeKind::Int(n) => Some(n.to_string()),
+            NodeKind::Uint(n) => Some(n.to_string()),
+            NodeKind::Float(f) => Some(f.to_string()),
+            NodeKind::Null => None,
+            _ => {
+                self.error(
+                    node.span,
+                    format!("{what} must be a string, found {}", node.type_label()),
+                    "expected a string",
+                );
+                None
+            }
+        }
+    }
+
+    pub fn int(&mut self, node: &Node, what: &str) -> Option<i64> {
+        match &node.kind {
+            NodeKind::Int(n) => Some(*n),
+            NodeKind::Str(s) => match s.trim().parse::<i64>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    self.error(
+                        node.span,
+                        format!("{what} must be an integer"),
+                        "not an integer",
+                    );
+                    None
+                }
+            },
+            _ => {
+                self.error(
+                    node.span,
+                    format!("{what} must be an integer, found {}", node.type_label()),
+                    "expected an integer",
+                );
+                None
+            }
+        }
+    }
+
+    pub fn condition(&mut self, node: Option<&Node>, what: &str) -> Option<Condition> {
+        let node = node?;
+        let text = self.string(node, what)?;
+        if text.trim().is_empty() {
+            return None;
+        }
+        Some(Condition {
+            text,
+            node: node.clone(),
+        })
+    }
+
+    pub fn strategy(&mut self, node: Option<&Node>) -> Strategy {
+        let Some(node) = node else {
+            return Strategy::Merge;
+        };
+        let Some(text) = self.string(node, "`strategy`") else {
+            return Strategy::Merge;
+        };
+        match Strategy::parse(&text) {
+            Some(s) => s,
+            None => {
+                self.diagnostics.push(
+                    Diagnostic::error(format!("invalid strategy `{text}`"))
+                        .with_primary(node.span, "must be `merge`, `replace` or `remove`"),
+                );
+                Strategy::Merge
+            }
+        }
+    }
+
+    fn list<'n>(&mut self, node: Option<&'n Node>, what: &str) -> &'n [Node] {
+        match node.map(|n| &n.kind) {
+            Some(NodeKind::Seq(items)) => items,
+            Some(NodeKind::Null) | None => &[],
+            Some(_) => {
+                let node = node.expect("matched Some above");
+                self.error(
+                    node.span,
+                    format!("{what} must be a list, found {}", node.type_label()),
+                    "expected a list",
+                );
+                &[]
+            }
+        }
+    }
+
+    fn requirements(&mut self, node: Option<&Node>) -> Vec<Requirement> {
+        let mut out = Vec::new();
+        for item in self.list(node, "`requires`") {
+            if !matches!(item.kind, NodeKind::Map(_)) {
+                self.error(
+                    item.span,
+                    "a `requires` entry must be a map",
+                    "expected `paths:`",
+                );
+                continue;
+            }
+            self.check_keys(item, keys::REQUIREMENT, "a `requires` entry");
+            let mut paths = Vec::new();
+            for p in self.list(item.get("paths"), "`paths`") {
+                if let Some(text) = self.string(p, "a required path") {
+                    paths.push((text, p.span));
+                }
+            }
+            if paths.is_empty() {
+                self.error(
+                    item.span,
+                    "a `requires` entry needs at least one path",
+                    "`paths` is missing or empty",
+                );
+                continue;
+            }
+            let message = item
+                .get("message")
+                .and_then(|m| self.string(m, "`message`"));
+            let when = self.condition(item.get("when"), "`when`");
+            out.push(Requirement {
+                paths,
+                message,
+                when,
+                span: item.span,
+            });
+        }
+        out
+    }
+
+    fn config_block(&mut self, node: &Node, position: usize) -> Option<ConfigBlock> {
+        let NodeKind::Map(entries) = &node.kind else {
+            self.error(
+                node.span,
+                format!("a config block must be a map, found {}", node.type_label()),
+                "expected `name:` and a body",
+            );
+            return None;
+        };
+        let Some(name_node) = node.get("name") else {
+            self.error(
+                node.span,
+                "a config block needs a `name`",
+                "no `name:` here",
+            );
+            return None;
+        };
+        let name = self.string(name_node, "a config block's `name`")?;
+        if name.is_empty() {
+            self.error(
+                name_node.span,
+                "a config block's `name` is empty",
+                "empty name",
+            );
+            return None;
+        }
+        let when = self.condition(node.get("when"), "`when`");
+        let ordinal = node.get("ordinal").and_then(|o| self.int(o, "`ordinal`"));
+        let strategy = self.strategy(node.get("strategy"));
+        let requires = self.requirements(node.get("requires"));
+        // S6: `value:` holds the body; without it every other key is the body.
+        let body = match node.get("value") {
+            Some(v) => {
+                let extra: Vec<&Key> = entries
+                    .iter()
+                    .map(|(k, _)| k)
+                    .filter(|k| !keys::CONFIG_BLOCK.contains(&k.name.as_str()))
+                    .collect();
+                for k in extra {
+                    self.diagnostics.push(
+                        Diagnostic::warning(format!(
+                            "key `{}` is ignored: block `{name}` has a `value:` body",
+                            k.name
+                        ))
+                        .with_primary(k.span, "not part of the block's value"),
+                    );
+                }
+                v.clone()
+            }
+            None => {
+                let body: Vec<(Key, Node)> = entries
+                    .iter()
+                    .filter(|(k, _)| !keys::CONFIG_BLOCK.contains(&k.name.as_str()))
+                    .cloned()
+                    .collect();
+                Node {
+                    kind: NodeKind::Map(body),
+                    span: node.span,
+                    style: None,
+                }
+            }
+        };
+        Some(ConfigBlock {
+            name,
+            name_span: name_node.span,
+            when,
+            body,
+            ordinal,
+            strategy,
+            requires,
+            position,
+        })
+    }
+
+    fn component(
+        &mut self,
+        kind: ComponentKind,
+        node: &Node,
+        position: usize,
+    ) -> Option<ComponentEntry> {
+        if !matches!(node.kind, NodeKind::Map(_)) {
+            self.error(
+                node.span,
+                format!(
+                    "a {} must be a map, found {}",
+                    kind.noun(),
+                    node.type_label()
+                ),
+                "expected a map",
+            );
+            return None;
+        }
+        let known = match kind {
+            ComponentKind::Terraform => keys::TERRAFORM,
+            ComponentKind::Kustomize => keys::KUSTOMIZE,
+            ComponentKind::FluxSystem => keys::FLUX_SYSTEM,
+        };
+        self.check_keys(node, known, &format!("a {}", kind.noun()));
+        if kind == ComponentKind::FluxSystem {
+            if let Some(install) = node.get("install") {
+                self.check_keys(install, keys::FLUX_TIER, "an install tier");
+            }
+            if let Some(NodeKind::Seq(variants)) = node.get("resources").map(|r| &r.kind) {
+                for v in variants {
+                    self.check_keys(v, keys::FLUX_TIER, "a resources variant");
+                }
+            }
+        }
+        match kind {
+            ComponentKind::Terraform => {
+                let has = |k: &str| node.get(k).is_some_and(|n| !n.is_null());
+                if !has("name") && !has("path") {
+                    self.error(
+                        node.span,
+                        "a terraform component needs a `name` or a `path`",
+                        "neither `name:` nor `path:` here",
+                    );
+                    return None;
+                }
+            }
+            ComponentKind::Kustomize | ComponentKind::FluxSystem => {
+                let name = node.get("name").and_then(|n| self.string(n, "`name`"));
+                if name.is_none_or(|n| n.is_empty()) {
+                    self.error(
+                        node.span,
+                        format!("a {} needs a `name`", kind.noun()),
+                        "no `name:` here",
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(ComponentEntry {
+            kind,
+            node: node.clone(),
+            when: self.condition(node.get("when"), "`when`"),
+            strategy: self.strategy(node.get("strategy")),
+            ordinal: node.get("ordinal").and_then(|o| self.int(o, "`ordinal`")),
+            requires: self.requirements(node.get("requires")),
+            position,
+        })
+    }
+
+    /// Reads one facet document. Returns `None` when the file is not usable at all;
+    /// every problem has been pushed to the diagnostics.
+    pub fn facet(&mut self, node: Node, path: &str, file: FileId) -> Option<Facet> {
+        if !matches!(node.kind, NodeKind::Map(_)) {
+            self.error(
+                node.span,
+                format!("a facet must be a map, found {}", node.type_label()),
+                "expected `kind: Facet` and its fields",
+            );
+            return None;
+        }
+        self.check_keys(&node, keys::FACET, "a facet");
+        let mut usable = true;
+        match node.get("kind").map(|k| (k, k.as_str())) {
+            Some((_, Some(FACET_KIND))) => {}
+            Some((k, _)) => {
+                self.error(
+                    k.span,
+                    format!("`kind` must be `{FACET_KIND}`"),
+                    "wrong kind",
+                );
+                usable = false;
+            }
+            None => {
+                self.error(node.span, "a facet needs `kind: Facet`", "no `kind:` here");
+                usable = false;
+            }
+        }
+        match node.get("apiVersion").map(|k| (k, k.as_str())) {
+            Some((_, Some(API_VERSION))) => {}
+            Some((k, _)) => {
+                self.error(
+                    k.span,
+                    format!("`apiVersion` must be `{API_VERSION}`"),
+                    "unsupported apiVersion",
+                );
+                usable = false;
+            }
+            None => {
+                self.error(
+                    node.span,
+                    format!("a facet needs `apiVersion: {API_VERSION}`"),
+                    "no `apiVersion:` here",
+                );
+                usable = false;
+            }
+        }
+        let meta = node.get("metadata");
+        if let Some(m) = meta {
+            self.check_keys(m, keys::METADATA, "`metadata`");
+        }
+        let name_node = meta.and_then(|m| m.get("name"));
+        let name = name_node.and_then(|n| self.string(n, "`metadata.name`"));
+        let (name, name_span) = match (name, name_node) {
+            (Some(n), Some(node)) if !n.is_empty() => (n, node.span),
+            (_, at) => {
+                self.error(
+                    at.map_or(node.span, |n| n.span),
+                    "a facet needs a non-empty `metadata.name`",
+                    "missing name",
+                );
+                return None;
+            }
+        };
+        let basename = path.rsplit('/').next().unwrap_or(path);
+        let ordinal = match node.get("ordinal") {
+            Some(o) => self.int(o, "`ordinal`").unwrap_or(0),
+            None => default_ordinal(basename),
+        };
+        let when = self.condition(node.get("when"), "`when`");
+        let mut config = Vec::new();
+        for (i, item) in self.list(node.get("config"), "`config`").iter().enumerate() {
+            if let Some(b) = self.config_block(item, i) {
+                config.push(b);
+            }
+        }
+        let mut components = Vec::new();
+        for (key, kind) in [
+            ("terraform", ComponentKind::Terraform),
+            ("kustomize", ComponentKind::Kustomize),
+        ] {
+            for (i, item) in self
+                .list(node.get(key), &format!("`{key}`"))
+                .iter()
+                .enumerate()
+            {
+                if let Some(c) = self.component(kind, item, i) {
+                    components.push(c);
+                }
+            }
+        }
+        // `flux:` entries: the system form compiles into tiers; the plain form is a
+        // kustomization (`kustomize:` is its older spelling).
+        let flux_start = components.len();
+        for (i, item) in self.list(node.get("flux"), "`flux`").iter().enumerate() {
+            let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some());
+            let kind = if system {
+                ComponentKind::FluxSystem
+            } else {
+                ComponentKind::Kustomize
+            };
+            // Positions continue after `kustomize:` so both lists keep file order.
+            if let Some(c) = self.component(kind, item, flux_start + i) {
+                components.push(c);
+            }
+        }
+        let requires = self.requirements(node.get("requires"));
+        let crds = self.list(node.get("crds"), "`crds`").to_vec();
+        let mut messages = Vec::new();
+        for item in self.list(node.get("messages"), "`messages`") {
+            self.check_keys(item, keys::MESSAGE, "a message");
+            match item.get("text") {
+                Some(text) => messages.push(Message {
+                    text: text.clone(),
+                    when: self.condition(item.get("when"), "`when`"),
+                }),
+                None => self.error(item.span, "a message needs `text`", "no `text:` here"),
+            }
+        }
+        let substitutions = node.get("substitutions").cloned();
+        if let Some(s) = &substitutions {
+            if !matches!(s.kind, NodeKind::Map(_) | NodeKind::Null) {
+                self.error(s.span, "`substitutions` must be a map", "expected a map");
+            }
+        }
+        let backend = node.get("backend").cloned();
+        if !usable {
+            return None;
+        }
+        Some(Facet {
+            name,
+            name_span,
+            path: path.to_string(),
+            file,
+            ordinal,
+            when,
+            config,
+            components,
+            requires,
+            crds,
+            substitutions,
+            backend,
+            messages,
+            node,
+        })
+    }
+}

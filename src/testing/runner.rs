@@ -1,0 +1,172 @@
+//! Running cases: each composes in isolation from its own inputs only (S11): its
+//! `values` (schema defaults only when asked), its `terraformOutputs` as mocks, its
+//! `env` as the whole environment. Never the user's context files. Cases run in
+//! parallel; results come back in discovery order.
+
+use super::case::{Case, ExpectError};
+use super::matcher::{check, Composed, Mismatch};
+use crate::compose::host::Environment;
+use crate::compose::schema::Schema;
+use crate::compose::scope::{Builtins, Layer};
+use crate::compose::{compose, Composition, Inputs};
+use crate::expr::host::TerraformOutputs;
+use crate::expr::Engine;
+use crate::source::Diagnostic;
+use crate::template::Template;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The context name test cases compose under (as Windsor's runner does).
+pub const TEST_CONTEXT: &str = "test";
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Apply schema defaults to every case (`--schema-defaults`).
+    pub schema_defaults: bool,
+}
+
+pub struct CaseResult {
+    pub mismatches: Vec<Mismatch>,
+    /// Composition errors (a failure unless the case expects one).
+    pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
+    /// The composed blueprint, for snapshots and `--explain`.
+    pub composition: Option<Composition>,
+}
+
+impl CaseResult {
+    pub fn passed(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+}
+
+pub struct Suite<'a> {
+    pub template: &'a Template,
+    pub schema: Option<&'a Schema>,
+    pub engine: &'a Engine,
+    pub project_root: String,
+    pub options: RunOptions,
+}
+
+impl Suite<'_> {
+    pub fn compose_case(&self, case: &Case) -> Result<Composition, Vec<Diagnostic>> {
+        let layers = vec![Layer {
+            name: format!("values of case `{}`", case.name),
+            value: case.values.clone(),
+            node: None,
+        }];
+        let terraform = match &case.terraform_outputs {
+            Some(mocks) => TerraformOutputs::Mocked(mocks.clone()),
+            None => TerraformOutputs::Deferred,
+        };
+        let inputs = Inputs {
+            template: self.template,
+            schema: self.schema,
+            engine: self.engine,
+            layers,
+            apply_schema_defaults: case.apply_schema_defaults || self.options.schema_defaults,
+            builtins: Builtins {
+                context: TEST_CONTEXT.to_string(),
+                context_path: format!("{}/contexts/{TEST_CONTEXT}", self.project_root),
+                project_root: self.project_root.clone(),
+            },
+            environment: Environment::Fixed(case.env.clone()),
+            terraform,
+        };
+        compose(&inputs)
+    }
+
+    pub fn run_case(&self, case: &Case) -> CaseResult {
+        let result = self.compose_case(case);
+        let mut out = CaseResult {
+            mismatches: Vec::new(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            composition: None,
+        };
+        match (result, &case.expect_error) {
+            (Ok(c), ExpectError::No) => {
+                let composed = Composed {
+                    blueprint: &c.blueprint,
+                };
+                for (spec, present) in [(&case.expect, true), (&case.exclude, false)] {
+                    if let Some(spec) = spec {
+                        let o = check(&composed, spec, present, &case.file);
+                        out.mismatches.extend(o.mismatches);
+                        out.warnings.extend(o.warnings);
+                    }
+                }
+                out.composition = Some(c);
+            }
+            (Ok(c), _) => {
+                out.mismatches.push(Mismatch {
+                    path: String::new(),
+                    message: "expected composition to fail, but it succeeded".to_string(),
+                });
+                out.composition = Some(c);
+            }
+            (Err(errors), ExpectError::No) => {
+                out.mismatches.push(Mismatch {
+                    path: String::new(),
+                    message: format!("composition failed: {}", first_message(&errors)),
+                });
+                out.errors = errors;
+            }
+            (Err(errors), ExpectError::Any) => out.errors = errors,
+            (Err(errors), ExpectError::Containing(text)) => {
+                if !errors.iter().any(|e| e.full_text().contains(text.as_str())) {
+                    out.mismatches.push(Mismatch {
+                        path: String::new(),
+                        message: format!(
+                            "composition failed, but no error contains {text:?}; it said: {}",
+                            first_message(&errors)
+                        ),
+                    });
+                }
+                out.errors = errors;
+            }
+        }
+        out
+    }
+
+    /// Runs `cases` on up to `threads` threads; results in the order of `cases`.
+    pub fn run_all(&self, cases: &[&Case], threads: usize) -> Vec<CaseResult> {
+        let next = AtomicUsize::new(0);
+        let slots: Vec<Mutex<Option<CaseResult>>> =
+            cases.iter().map(|_| Mutex::new(None)).collect();
+        std::thread::scope(|s| {
+            for _ in 0..threads.clamp(1, cases.len().max(1)) {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(case) = cases.get(i) else { break };
+                    let result = self.run_case(case);
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(result);
+                    }
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .map(|m| {
+                m.into_inner().ok().flatten().unwrap_or_else(|| CaseResult {
+                    mismatches: vec![Mismatch {
+                        path: String::new(),
+                        message: "the case did not run (internal error)".to_string(),
+                    }],
+                    errors: Vec::new(),
+                    warnings: Vec::new(),
+                    composition: None,
+                })
+            })
+            .collect()
+    }
+}
+
+fn first_message(errors: &[Diagnostic]) -> String {
+    errors
+        .iter()
+        .find(|d| d.is_error())
+        .map(|d| d.message.clone())
+        .unwrap_or_else(|| "unknown error".to_string())
+}
