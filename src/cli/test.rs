@@ -40,6 +40,10 @@ pub struct TestArgs {
     pub update: bool,
     #[arg(long, value_enum, default_value_t = TestFormat::Text)]
     pub format: TestFormat,
+    /// With NAME: explain a value of that case's composed blueprint instead of checking
+    /// it (`bpc test "my case" --explain terraform.cluster.inputs.name`).
+    #[arg(long, value_name = "PATH", requires = "name")]
+    pub explain: Option<String>,
     #[command(flatten)]
     pub project: ProjectArgs,
 }
@@ -146,6 +150,9 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
             schema_defaults: args.schema_defaults,
         },
     };
+    if let Some(path) = &args.explain {
+        return explain_case(&suite, &template, cases[0], path, sources);
+    }
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut results = suite.run_all(&cases, threads);
 
@@ -169,6 +176,29 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `bpc test NAME --explain PATH`: the case composed, then one value explained.
+fn explain_case(
+    suite: &Suite<'_>,
+    template: &crate::template::Template,
+    case: &Case,
+    path: &str,
+    sources: &SourceMap,
+) -> Result<ExitCode, Vec<Diagnostic>> {
+    let composition = suite.compose_case(case)?;
+    let explainer = crate::explain::Explainer {
+        template,
+        composition: &composition,
+        sources,
+    };
+    match explainer.explain(path) {
+        Ok(text) => {
+            print!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(message) => Err(vec![Diagnostic::error(message)]),
+    }
 }
 
 fn snapshots(

@@ -89,25 +89,25 @@ pub fn activate(
     }
     // Did not settle: name the facets whose activation changed between the last rounds.
     let last = history.last().cloned().unwrap_or_default();
-    let flipping: Vec<String> = template
-        .facets
+    let flipping: Vec<usize> = (0..template.facets.len())
+        .filter(|i| last.contains(i) != active.contains(i))
+        .collect();
+    let names: Vec<String> = flipping
         .iter()
-        .enumerate()
-        .filter(|(i, _)| last.contains(i) != active.contains(i))
-        .map(|(_, f)| format!("`{}` ({})", f.name, f.path))
+        .map(|&i| format!("`{}` ({})", template.facets[i].name, template.facets[i].path))
         .collect();
     let mut d = Diagnostic::error(format!(
         "facet activation does not settle after {limit} rounds: {} keep switching on and off",
-        flipping.join(", ")
+        names.join(", ")
     ))
     .with_help("a facet's `when` reads config that exists only while the facet is inactive (or the reverse)");
-    if let Some(f) = template
-        .facets
-        .iter()
-        .find(|f| last.contains(&0) || f.when.is_some())
-    {
-        if let Some(cond) = &f.when {
-            d = d.with_primary(cond.node.span, "one of the conditions involved");
+    for (n, &i) in flipping.iter().enumerate() {
+        if let Some(cond) = &template.facets[i].when {
+            d = if n == 0 {
+                d.with_primary(cond.node.span, "this condition flips")
+            } else {
+                d.with_secondary(cond.node.span, "this one too")
+            };
         }
     }
     Err(vec![d])

@@ -268,7 +268,9 @@ impl<'t> Collector<'_, 't> {
             if value.is_null() {
                 continue;
             }
-            if !field.identity {
+            // Only lists and maps name things to remove; scalar fields (`path`,
+            // `timeout`) merely describe the component (S9).
+            if !field.identity && is_collection(value) {
                 identity_only = false;
             }
             let context = || format!("in `{}` of {what}", key.name);
@@ -582,6 +584,10 @@ impl<'t> Collector<'_, 't> {
             }
         }
     }
+}
+
+fn is_collection(node: &Node) -> bool {
+    matches!(node.kind, NodeKind::Seq(_) | NodeKind::Map(_))
 }
 
 /// Names lists: list results flattened, nulls dropped, non-strings as text.

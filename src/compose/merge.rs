@@ -285,10 +285,9 @@ fn remove_fields(existing: &mut Component, c: &Contribution) -> Vec<String> {
                     }
                 }
             }
-            _ => {
-                existing.fields.shift_remove(*name);
-                removed.push((*name).to_string());
-            }
+            // Scalar fields in a removal (`path`, `timeout`, …) only say which component
+            // is meant; they are not removed.
+            _ => {}
         }
     }
     removed
