@@ -12,3 +12,19 @@ pub mod windsor;
 pub use error::{ErrorKind, ExprError};
 pub use scope::Scope;
 pub use value::{Map, Value};
+
+mod ast;
+mod budget;
+mod builtins;
+mod compiler;
+pub mod engine;
+mod eval;
+mod lexer;
+pub mod limits;
+mod ops;
+mod parser;
+pub mod program;
+mod types;
+
+pub use engine::{Engine, EngineConfig};
+pub use program::Program;
