@@ -460,7 +460,7 @@ impl<'t> Collector<'_, 't> {
                         let t = self.tracked(text_node, host, origin.clone(), context)?;
                         let text = match t.to_value() {
                             Value::Str(s) => Value::Str(s),
-                            other => Value::str(crate::expr::windsor::format::yaml_text(&other)),
+                            other => Value::str(crate::expr::windsor::format::yaml_marshal(&other)),
                         };
                         entries.insert(Arc::from("patch"), Tracked::Leaf(text, t.origin()));
                     }

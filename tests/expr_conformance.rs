@@ -1,0 +1,198 @@
+//! Runs the expression conformance suite (tests/conformance/expr/README.md).
+//! `BPC_EXPR_CASES` may point at another copy of the case directory.
+
+use bpc::expr::host::{Host, TerraformOutputs};
+use bpc::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
+use serde_json::Value as Json;
+use std::path::PathBuf;
+
+fn case_dir() -> PathBuf {
+    match std::env::var_os("BPC_EXPR_CASES") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/expr"),
+    }
+}
+
+/// Decodes the suite's value encoding (README, "Value encoding").
+fn decode(j: &Json) -> Value {
+    match j {
+        Json::Null => Value::Nil,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(u)) => Value::Uint(u),
+            _ => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::str(s.as_str()),
+        Json::Array(items) => Value::list(items.iter().map(decode).collect()),
+        Json::Object(obj) => {
+            if obj.len() == 1 {
+                if let Some(f) = obj.get("float") {
+                    return Value::Float(match f {
+                        Json::String(s) if s == "NaN" => f64::NAN,
+                        Json::String(s) if s == "+Inf" => f64::INFINITY,
+                        Json::String(s) if s == "-Inf" => f64::NEG_INFINITY,
+                        other => other.as_f64().unwrap_or(f64::NAN),
+                    });
+                }
+                if let Some(inner @ Json::Object(_)) = obj.get("map") {
+                    return decode_map(inner);
+                }
+            }
+            decode_map(j)
+        }
+    }
+}
+
+fn decode_map(j: &Json) -> Value {
+    let mut m = Map::new();
+    if let Json::Object(obj) = j {
+        for (k, v) in obj {
+            m.insert(k.as_str().into(), decode(v));
+        }
+    }
+    Value::map(m)
+}
+
+/// Integers compare by value whatever their Go type; floats numerically with
+/// NaN equal to NaN; integers never equal floats.
+fn same(expected: &Value, got: &Value) -> bool {
+    match (expected, got) {
+        (Value::Nil, Value::Nil) => true,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::Int(_) | Value::Uint(_), Value::Int(_) | Value::Uint(_)) => {
+            wide(expected) == wide(got)
+        }
+        (Value::Float(a), Value::Float(b)) => (a.is_nan() && b.is_nan()) || a == b,
+        (Value::Str(a), Value::Str(b)) => a == b,
+        (Value::List(a), Value::List(b)) => {
+            a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| same(x, y))
+        }
+        (Value::Map(a), Value::Map(b)) => {
+            a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => false,
+    }
+}
+
+fn wide(v: &Value) -> i128 {
+    match v {
+        Value::Int(i) => *i as i128,
+        Value::Uint(u) => *u as i128,
+        _ => 0,
+    }
+}
+
+struct TestHost {
+    terraform: TerraformOutputs,
+}
+
+impl Host for TestHost {
+    fn read_file(&self, path: &str) -> Result<(String, Vec<u8>), String> {
+        Err(format!("file not found: {path}"))
+    }
+    fn read_relative(&self, _from: &str, path: &str) -> Result<(String, Vec<u8>), String> {
+        self.read_file(path)
+    }
+    fn env_var(&self, _name: &str) -> Option<String> {
+        None
+    }
+    fn terraform_outputs(&self) -> &TerraformOutputs {
+        &self.terraform
+    }
+}
+
+fn host_for(options: Option<&Json>) -> (bool, TestHost) {
+    let Some(opts) = options else {
+        return (
+            false,
+            TestHost {
+                terraform: TerraformOutputs::Unregistered,
+            },
+        );
+    };
+    let outputs = opts.get("terraform_outputs").map(decode);
+    let provider = opts.get("terraform_mode").and_then(Json::as_str) == Some("provider");
+    let deferred_ok = opts
+        .get("evaluate_deferred")
+        .and_then(Json::as_bool)
+        .unwrap_or(true);
+    let terraform = match (provider, outputs) {
+        (true, _) if !deferred_ok => TerraformOutputs::Deferred,
+        (true, out) => TerraformOutputs::Provider(out.unwrap_or(Value::Nil)),
+        (false, Some(out)) => TerraformOutputs::Mocked(out),
+        (false, None) => TerraformOutputs::Unregistered,
+    };
+    let registered = !matches!(terraform, TerraformOutputs::Unregistered);
+    (registered, TestHost { terraform })
+}
+
+fn show(r: &Result<Value, bpc::expr::ExprError>) -> String {
+    match r {
+        Ok(v) => format!("ok {v:?}"),
+        Err(e) => format!("err {:?}: {}", e.kind, e.message),
+    }
+}
+
+#[test]
+fn expr_conformance() {
+    let dir = case_dir();
+    let envs_text = std::fs::read_to_string(dir.join("envs.json")).expect("envs.json");
+    let envs: Json = serde_json::from_str(&envs_text).expect("envs.json is JSON");
+    let cases_text = std::fs::read_to_string(dir.join("cases.jsonl")).expect("cases.jsonl");
+    let plain = Engine::new(EngineConfig {
+        terraform_output: false,
+    });
+    let with_terraform = Engine::new(EngineConfig {
+        terraform_output: true,
+    });
+
+    let mut passed = 0;
+    let mut failures = Vec::new();
+    for line in cases_text.lines().filter(|l| !l.trim().is_empty()) {
+        let case: Json = serde_json::from_str(line).expect("case is JSON");
+        let id = case["id"].as_str().unwrap_or("?");
+        let input = case["input"].as_str().unwrap_or("");
+        let env = match decode_map(&envs[case["env"].as_str().unwrap_or("")]) {
+            Value::Map(m) => (*m).clone(),
+            _ => Map::new(),
+        };
+        let (registered, host) = host_for(case.get("options"));
+        let engine = if registered { &with_terraform } else { &plain };
+        let got = if case["mode"] == "tmpl" {
+            engine.render_template(input, &env, &host)
+        } else {
+            engine.eval(input, &env, &host)
+        };
+        let expect = &case["expect"];
+        let ok = match (
+            expect.get("ok"),
+            expect.get("err").and_then(Json::as_str),
+            &got,
+        ) {
+            (Some(want), _, Ok(v)) => same(&decode(want), v),
+            (None, Some(kind), Err(e)) => {
+                let have = match e.kind {
+                    ErrorKind::Compile => "compile",
+                    ErrorKind::Run => "run",
+                    ErrorKind::Deferred => "deferred",
+                };
+                have == kind
+            }
+            _ => false,
+        };
+        if ok {
+            passed += 1;
+        } else {
+            failures.push(format!(
+                "{id}: {input:?}\n    expected {expect}\n    got      {}",
+                show(&got)
+            ));
+        }
+    }
+    println!(
+        "expr conformance: {passed} passed, {} failed",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
+}
