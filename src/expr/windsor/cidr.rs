@@ -347,9 +347,11 @@ mod tests {
         assert_eq!(subnet("10.0.0.0/16", 8, 2).ok(), Some("10.0.2.0/24".into()));
         assert_eq!(subnet("10.0.0.0/16", 0, 0).ok(), Some("10.0.0.0/16".into()));
         assert_eq!(
-            subnet("fd00::/56", 8, 3).ok(),
-            Some("fd00:0:0:3::/64".into())
+            subnet("fd00::/56", 16, 3).ok(),
+            Some("fd00::300:0:0:0/72".into())
         );
+        // Windsor's 64-bit subnet size: a /64 out of a /56 loses its offset.
+        assert_eq!(subnet("fd00::/56", 8, 3).ok(), Some("fd00::/64".into()));
         assert_eq!(subnet("fd00::/48", 16, 1).ok(), Some("fd00::/64".into()));
         assert_eq!(
             subnet("fd00::/64", 16, 1).ok(),
