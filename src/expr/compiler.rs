@@ -6,7 +6,7 @@
 use super::ast::{BinOp, Kind, Node, UnOp};
 use super::builtins;
 use super::error::ExprError;
-use super::native::{NativeFn, Ty as ParamTy};
+use super::native::{NativeFn, Signature, Ty as ParamTy};
 use super::ops;
 use super::program::{Expr, ExprKind, Pred};
 use super::types::{comparable, either_unknown, Ty};
@@ -469,8 +469,8 @@ impl<'a> Compiler<'a> {
                     out.push(e);
                     tys.push(t);
                 }
-                check_native(&native, &tys).map_err(|m| err(&span, m))?;
-                let ret = Ty::from_param(native.sig.ret);
+                let sig = check_native(&native, &tys).map_err(|m| err(&span, m))?;
+                let ret = Ty::from_param(sig.ret);
                 return Ok((
                     Expr {
                         kind: ExprKind::Native(native, out),
@@ -593,19 +593,32 @@ fn const_of(e: &Expr) -> Option<Value> {
     }
 }
 
-fn check_native(f: &NativeFn, args: &[Ty]) -> Result<(), String> {
-    let params = f.sig.params;
-    if args.len() < params.len() {
-        return Err(format!("not enough arguments to call {}", f.name));
+/// The first of the function's signatures the arguments fit (Go reports the last
+/// mismatch when none does).
+fn check_native(f: &NativeFn, args: &[Ty]) -> Result<Signature, String> {
+    let mut last = format!("no signature declared for {}", f.name);
+    for sig in f.sigs {
+        match check_signature(f.name, sig, args) {
+            Ok(()) => return Ok(*sig),
+            Err(m) => last = m,
+        }
     }
-    if args.len() > params.len() && f.sig.variadic.is_none() {
-        return Err(format!("too many arguments to call {}", f.name));
+    Err(last)
+}
+
+fn check_signature(name: &str, sig: &Signature, args: &[Ty]) -> Result<(), String> {
+    let params = sig.params;
+    if args.len() < params.len() {
+        return Err(format!("not enough arguments to call {name}"));
+    }
+    if args.len() > params.len() && sig.variadic.is_none() {
+        return Err(format!("too many arguments to call {name}"));
     }
     for (i, &t) in args.iter().enumerate() {
         let p = params
             .get(i)
             .copied()
-            .or(f.sig.variadic)
+            .or(sig.variadic)
             .unwrap_or(ParamTy::Any);
         let ok = if t == Ty::Nil {
             p == ParamTy::Any
@@ -617,7 +630,7 @@ fn check_native(f: &NativeFn, args: &[Ty]) -> Result<(), String> {
                 "cannot use {} as argument (type {}) to call {}",
                 t.name(),
                 Ty::from_param(p).name(),
-                f.name
+                name
             ));
         }
     }

@@ -81,6 +81,8 @@ pub type NativeCall = fn(&Call<'_>, &[Value]) -> Result<Value, NativeError>;
 #[derive(Clone, Copy)]
 pub struct NativeFn {
     pub name: &'static str,
-    pub sig: Signature,
+    /// Go function types the checker accepts, tried in order (expr's overloads:
+    /// `yamlString(v)` and `yamlString(path, input)`); never empty.
+    pub sigs: &'static [Signature],
     pub call: NativeCall,
 }
