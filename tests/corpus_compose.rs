@@ -15,10 +15,20 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
     let sources = Arc::new(SourceMap::new());
     let tree = Arc::new(FileTree::open(&root.join("contexts/_template")).expect("template"));
     let template = bpc::template::load(tree, sources.clone()).expect("corpus loads");
-    let schema = template.schema.as_ref().map(|s| Schema::compile(s).expect("schema"));
-    let (tests, _) = case::load(&template.tree, &sources, &format!("tests/{file}")).expect("test file");
-    let case = tests.cases.iter().find(|c| c.name == name).expect("case exists");
-    let engine = Engine::new(EngineConfig { terraform_output: true });
+    let schema = template
+        .schema
+        .as_ref()
+        .map(|s| Schema::compile(s).expect("schema"));
+    let (tests, _) =
+        case::load(&template.tree, &sources, &format!("tests/{file}")).expect("test file");
+    let case = tests
+        .cases
+        .iter()
+        .find(|c| c.name == name)
+        .expect("case exists");
+    let engine = Engine::new(EngineConfig {
+        terraform_output: true,
+    });
     let suite = Suite {
         template: &template,
         schema: schema.as_ref(),
@@ -27,7 +37,13 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
         options: RunOptions { schema_defaults },
     };
     let composition = suite.compose_case(case).unwrap_or_else(|d| {
-        panic!("{}", d.iter().map(|d| bpc::source::render(d, &sources, false)).collect::<Vec<_>>().join("\n"))
+        panic!(
+            "{}",
+            d.iter()
+                .map(|d| bpc::source::render(d, &sources, false))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
     });
     bpc::emit::to_yaml(&composition.blueprint)
 }
@@ -40,19 +56,39 @@ fn snap(name: &str, text: String) {
 
 #[test]
 fn aws_terraform_chain() {
-    snap("corpus_aws", composed("provider-aws.test.yaml", "minimal config creates VPC, EKS, and GitOps terraform chain", true));
+    snap(
+        "corpus_aws",
+        composed(
+            "provider-aws.test.yaml",
+            "minimal config creates VPC, EKS, and GitOps terraform chain",
+            true,
+        ),
+    );
 }
 
 #[test]
 fn docker_with_mocked_outputs() {
     let file = "provider-docker.test.yaml";
-    let root = common::repo().join("tests/conformance/windsor-core-75d2a6c1/contexts/_template/tests").join(file);
+    let root = common::repo()
+        .join("tests/conformance/windsor-core-75d2a6c1/contexts/_template/tests")
+        .join(file);
     let text = std::fs::read_to_string(root).expect("test file");
-    let first = text.lines().find_map(|l| l.trim().strip_prefix("- name: ")).expect("a case").to_string();
+    let first = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("- name: "))
+        .expect("a case")
+        .to_string();
     snap("corpus_docker", composed(file, &first, true));
 }
 
 #[test]
 fn metal_dev_mode() {
-    snap("corpus_metal_dev", composed("option-dev.test.yaml", "dev mode creates selfsigned issuer", true));
+    snap(
+        "corpus_metal_dev",
+        composed(
+            "option-dev.test.yaml",
+            "dev mode creates selfsigned issuer",
+            true,
+        ),
+    );
 }

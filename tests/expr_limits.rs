@@ -7,7 +7,10 @@ use bpc::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
 fn eval(src: &str) -> Result<Value, bpc::expr::ExprError> {
     let engine = Engine::new(EngineConfig::default());
     let mut scope = Map::new();
-    scope.insert("list".into(), Value::list((1..=5).map(Value::Int).collect()));
+    scope.insert(
+        "list".into(),
+        Value::list((1..=5).map(Value::Int).collect()),
+    );
     engine.eval(src, &scope, &NullHost::default())
 }
 

@@ -94,7 +94,12 @@ pub fn activate(
         .collect();
     let names: Vec<String> = flipping
         .iter()
-        .map(|&i| format!("`{}` ({})", template.facets[i].name, template.facets[i].path))
+        .map(|&i| {
+            format!(
+                "`{}` ({})",
+                template.facets[i].name, template.facets[i].path
+            )
+        })
         .collect();
     let mut d = Diagnostic::error(format!(
         "facet activation does not settle after {limit} rounds: {} keep switching on and off",

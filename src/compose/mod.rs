@@ -301,6 +301,12 @@ fn requirement_owners<'t>(
     contributions: &[collect::Contribution],
 ) -> Vec<requires::Owner<'t>> {
     let mut owners = Vec::new();
+    // Which (kind, facet, position) made it into the contributions: a set, so this
+    // stays linear in the number of components.
+    let included: std::collections::HashSet<_> = contributions
+        .iter()
+        .map(|k| (k.kind, k.order.1, k.order.2))
+        .collect();
     for &i in &activation.active {
         let facet = &template.facets[i];
         owners.push(requires::Owner {
@@ -316,10 +322,7 @@ fn requirement_owners<'t>(
             });
         }
         for c in &facet.components {
-            let included = contributions
-                .iter()
-                .any(|k| k.kind == c.kind && k.order.1 == i + 1 && k.order.2 == c.position);
-            if !included {
+            if !included.contains(&(c.kind, i + 1, c.position)) {
                 continue;
             }
             let id = collect::identity(c.kind, &c.node).unwrap_or_default();

@@ -324,7 +324,7 @@ impl Explainer<'_> {
                 context_value.as_ref().map_or("unset".to_string(), show)
             );
             for l in layers {
-                let v = l.value.as_map().and_then(|m| lookup(m)).unwrap_or_default();
+                let v = l.value.as_map().and_then(&lookup).unwrap_or_default();
                 let _ = writeln!(out, "  - {} sets {}", l.name, show(&v));
             }
             if config_value.is_some() && context_value.is_some() {

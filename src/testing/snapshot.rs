@@ -73,12 +73,13 @@ pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Str
             ops.push((Op::Same, i, j));
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            ops.push((Op::Add, i, j));
-            j += 1;
-        } else {
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            // Deletions first on ties: the conventional `-old` / `+new` order.
             ops.push((Op::Del, i, j));
             i += 1;
+        } else {
+            ops.push((Op::Add, i, j));
+            j += 1;
         }
     }
     let mut out = format!("--- {old_name}\n+++ {new_name}\n");

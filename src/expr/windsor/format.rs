@@ -371,7 +371,13 @@ impl YamlWriter {
 
     /// `key: value` lines at `indent`; with `inline_first` the first key continues the
     /// current line (right after `- `).
-    fn map(&mut self, map: &crate::expr::value::Map, indent: usize, inline_first: bool, depth: usize) {
+    fn map(
+        &mut self,
+        map: &crate::expr::value::Map,
+        indent: usize,
+        inline_first: bool,
+        depth: usize,
+    ) {
         let mut keys: Vec<_> = map.iter().collect();
         keys.sort_by(|a, b| a.0.cmp(b.0));
         for (i, (key, value)) in keys.into_iter().enumerate() {
@@ -506,7 +512,6 @@ pub fn go_type_name(value: &Value) -> &'static str {
         Value::Map(_) => "map[string]interface {}",
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -654,15 +659,19 @@ mod tests {
         ]);
         assert_eq!(
             yaml_marshal(&v),
-            "a: \"true\"\nk: \"007\"\nl: \"2001-12-14\"\nm: \"1\"\nn: \"1e3\"\no: \" lead\"\n\
+            "a: \"true\"\nk: \"007\"\nl: \"2001-12-14\"\nm: \"1\"\n\"n\": \"1e3\"\no: \" lead\"\n\
              p: https://example.com/x\nq: \"- item\"\nr: \"# not a comment\"\ns: \"a: b\"\n\
-             t: \"12:30\"\nu: 10.9.0.10:6443\ny: \"y\"\nz: 1\n"
+             t: \"12:30\"\nu: 10.9.0.10:6443\n\"y\": \"y\"\nz: 1\n"
         );
     }
 
     #[test]
     fn yaml_quotes_keys_like_values() {
-        let v = map(&[("1", "one".into()), ("", "blank".into()), ("with.dot", "wd".into())]);
+        let v = map(&[
+            ("1", "one".into()),
+            ("", "blank".into()),
+            ("with.dot", "wd".into()),
+        ]);
         assert_eq!(yaml_marshal(&v), "\"\": blank\n\"1\": one\nwith.dot: wd\n");
     }
 
@@ -673,10 +682,7 @@ mod tests {
             yaml_marshal(&map(&[("k", "multi\nline".into())])),
             "k: |-\n  multi\n  line\n"
         );
-        assert_eq!(
-            yaml_marshal(&map(&[("k", "a\n".into())])),
-            "k: |\n  a\n"
-        );
+        assert_eq!(yaml_marshal(&map(&[("k", "a\n".into())])), "k: |\n  a\n");
         assert_eq!(
             yaml_marshal(&list(&[map(&[("k", "x\ny".into())])])),
             "- k: |-\n    x\n    y\n"
@@ -717,15 +723,15 @@ mod tests {
             ])),
             "- 1\n- two\n- 3.0\n- true\n- null\n"
         );
-        assert_eq!(
-            yaml_marshal(&list(&[map(&[]), list(&[])])),
-            "- {}\n- []\n"
-        );
+        assert_eq!(yaml_marshal(&list(&[map(&[]), list(&[])])), "- {}\n- []\n");
     }
 
     #[test]
     fn go_quote_escapes() {
-        assert_eq!(go_quote("a\"b\\c\n\t\u{1}é\u{200b}"), "\"a\\\"b\\\\c\\n\\t\\x01é\\u200b\"");
+        assert_eq!(
+            go_quote("a\"b\\c\n\t\u{1}é\u{200b}"),
+            "\"a\\\"b\\\\c\\n\\t\\x01é\\u200b\""
+        );
     }
 
     #[test]

@@ -1,0 +1,204 @@
+//! `bpc test` end to end: the binary run on throwaway templates. Each assertion kind is
+//! shown both passing and failing, so a runner that passed everything would fail here.
+
+mod common;
+
+use common::{project, FACET_HEAD};
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// A template with one facet that contributes a component only on aws, one
+/// kustomization with two components, and reads a mocked terraform output.
+fn template_files() -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "_template/schema.yaml",
+            "$schema: https://json-schema.org/draft/2020-12/schema\ntype: object\nproperties:\n  provider:\n    type: string\n    default: docker\n  logs:\n    type: object\n    properties:\n      driver:\n        type: string\n        default: fluentd\n".to_string(),
+        ),
+        (
+            "_template/facets/provider-base.yaml",
+            format!(
+                "{FACET_HEAD}metadata:\n  name: base\nterraform:\n  - name: network\n    path: network\n    inputs:\n      provider: ${{provider}}\n      cidr: 10.0.0.0/16\n  - name: cloud\n    path: cloud\n    when: provider == 'aws'\n    inputs:\n      region: us-east-1\nkustomize:\n  - name: logs\n    path: logs\n    components:\n      - base\n      - ${{logs.driver ?? 'none'}}\n"
+            ),
+        ),
+        (
+            "_template/facets/option-outputs.yaml",
+            format!(
+                "{FACET_HEAD}metadata:\n  name: outputs\nwhen: provider == 'aws'\nterraform:\n  - name: cluster\n    path: cluster\n    dependsOn: [network]\n    inputs:\n      vpc: ${{terraform_output('network', 'vpc_id')}}\n"
+            ),
+        ),
+    ]
+}
+
+fn project_with_tests(tests: &str) -> tempfile::TempDir {
+    let mut files = template_files();
+    files.push(("_template/tests/main.test.yaml", tests.to_string()));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    project(&refs)
+}
+
+fn bpc_test(dir: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bpc"))
+        .arg("test")
+        .args(extra)
+        .current_dir(dir)
+        .env_remove("WINDSOR_CONTEXT")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run bpc")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn passing_and_failing_expectations_are_both_reported() {
+    let dir = project_with_tests(
+        "cases:\n  - name: aws has the cloud component\n    values:\n      provider: aws\n    terraformOutputs:\n      network:\n        vpc_id: vpc-1\n    expect:\n      terraform:\n        - name: cloud\n          inputs:\n            region: us-east-1\n        - name: cluster\n          inputs:\n            vpc: vpc-1\n  - name: wrong region is caught\n    values:\n      provider: aws\n    terraformOutputs:\n      network:\n        vpc_id: vpc-1\n    expect:\n      terraform:\n        - name: cloud\n          inputs:\n            region: eu-west-1\n",
+    );
+    let out = bpc_test(dir.path(), &[]);
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("✓ aws has the cloud component"), "{t}");
+    assert!(t.contains("✗ wrong region is caught"), "{t}");
+    assert!(t.contains("terraform.cloud.inputs.region"), "{t}");
+    assert!(t.contains("eu-west-1") && t.contains("us-east-1"), "{t}");
+    assert!(t.contains("1 passed, 1 failed"), "{t}");
+}
+
+#[test]
+fn missing_component_names_the_closest_present() {
+    let dir = project_with_tests(
+        "cases:\n  - name: typo\n    values:\n      provider: docker\n    expect:\n      terraform:\n        - name: netwrk\n",
+    );
+    let t = text(&bpc_test(dir.path(), &[]));
+    assert!(t.contains("netwrk"), "{t}");
+    assert!(t.contains("network"), "{t}");
+    assert!(t.contains("0 passed, 1 failed"), "{t}");
+}
+
+#[test]
+fn exclude_with_fields_beyond_identity_checks_the_items() {
+    // `components: [fluentd]` beyond the identity: passes only while `fluentd` is absent.
+    let dir = project_with_tests(
+        "cases:\n  - name: none driver drops fluentd\n    values:\n      provider: docker\n      logs:\n        driver: none\n    exclude:\n      kustomize:\n        - name: logs\n          components:\n            - fluentd\n  - name: fluentd present fails the exclude\n    values:\n      provider: docker\n      logs:\n        driver: fluentd\n    exclude:\n      kustomize:\n        - name: logs\n          components:\n            - fluentd\n  - name: identity-only exclude asserts absence\n    values:\n      provider: docker\n    exclude:\n      terraform:\n        - name: cloud\n",
+    );
+    let t = text(&bpc_test(dir.path(), &[]));
+    assert!(t.contains("✓ none driver drops fluentd"), "{t}");
+    assert!(t.contains("✗ fluentd present fails the exclude"), "{t}");
+    assert!(t.contains("✓ identity-only exclude asserts absence"), "{t}");
+    assert!(t.contains("2 passed, 1 failed"), "{t}");
+}
+
+#[test]
+fn expect_error_passes_only_when_composition_fails() {
+    let dir = project_with_tests(
+        "cases:\n  - name: unmocked output is an error\n    values:\n      provider: aws\n    terraformOutputs:\n      other:\n        x: 1\n    expectError: network\n  - name: expecting an error that does not happen fails\n    values:\n      provider: docker\n    expectError: true\n  - name: wrong error text fails\n    values:\n      provider: aws\n    terraformOutputs:\n      other:\n        x: 1\n    expectError: no such words\n",
+    );
+    let t = text(&bpc_test(dir.path(), &[]));
+    assert!(t.contains("✓ unmocked output is an error"), "{t}");
+    assert!(
+        t.contains("✗ expecting an error that does not happen fails"),
+        "{t}"
+    );
+    assert!(t.contains("✗ wrong error text fails"), "{t}");
+    assert!(t.contains("1 passed, 2 failed"), "{t}");
+}
+
+#[test]
+fn schema_defaults_apply_only_when_asked() {
+    let dir = project_with_tests(
+        "cases:\n  - name: default driver\n    values:\n      provider: docker\n    expect:\n      kustomize:\n        - name: logs\n          components:\n            - fluentd\n  - name: default driver with applySchemaDefaults\n    applySchemaDefaults: true\n    values:\n      provider: docker\n    expect:\n      kustomize:\n        - name: logs\n          components:\n            - fluentd\n",
+    );
+    let t = text(&bpc_test(dir.path(), &[]));
+    assert!(t.contains("✗ default driver\n") || t.contains("✗ default driver "), "{t}");
+    assert!(t.contains("✓ default driver with applySchemaDefaults"), "{t}");
+    let t = text(&bpc_test(dir.path(), &["--schema-defaults"]));
+    assert!(t.contains("2 passed, 0 failed"), "{t}");
+}
+
+#[test]
+fn name_and_filter_select_cases() {
+    let dir = project_with_tests(
+        "cases:\n  - name: alpha one\n    values: {provider: docker}\n  - name: alpha two\n    values: {provider: docker}\n  - name: beta\n    values: {provider: docker}\n",
+    );
+    let t = text(&bpc_test(dir.path(), &["beta"]));
+    assert!(t.contains("1 passed, 0 failed"), "{t}");
+    let t = text(&bpc_test(dir.path(), &["--filter", "alpha"]));
+    assert!(t.contains("2 passed, 0 failed"), "{t}");
+    let t = text(&bpc_test(dir.path(), &["--filter", "a*two"]));
+    assert!(t.contains("1 passed, 0 failed"), "{t}");
+}
+
+#[test]
+fn unknown_expectation_keys_warn_with_a_location() {
+    let dir = project_with_tests(
+        "cases:\n  - name: strategy in expect\n    values: {provider: docker}\n    expect:\n      terraform:\n        - name: network\n          strategy: merge\n",
+    );
+    let out = bpc_test(dir.path(), &[]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("strategy"), "{t}");
+    assert!(t.contains("main.test.yaml:7"), "{t}");
+}
+
+#[test]
+fn bad_test_file_names_file_line_and_column() {
+    let dir = project_with_tests("cases:\n  - name: x\n    values: [1\n");
+    let out = bpc_test(dir.path(), &[]);
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("main.test.yaml:"), "{t}");
+}
+
+#[test]
+fn json_output_lists_every_case() {
+    let dir = project_with_tests(
+        "cases:\n  - name: ok\n    values: {provider: docker}\n  - name: bad\n    values: {provider: docker}\n    expect:\n      terraform:\n        - name: nope\n",
+    );
+    let out = bpc_test(dir.path(), &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json output");
+    let text = v.to_string();
+    assert!(text.contains("\"ok\"") && text.contains("\"bad\""), "{text}");
+    assert!(!out.status.success());
+}
+
+#[test]
+fn snapshots_are_written_compared_and_orphans_reported() {
+    let dir = project_with_tests(
+        "cases:\n  - name: docker blueprint\n    values: {provider: docker}\n",
+    );
+    // No golden file yet: --snapshot fails and says how to create it.
+    let out = bpc_test(dir.path(), &["--snapshot"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    // --update writes it; then --snapshot passes.
+    let out = bpc_test(dir.path(), &["--snapshot", "--update"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = bpc_test(dir.path(), &["--snapshot"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // A change in the template shows as a unified diff.
+    let facet = dir.path().join("_template/facets/provider-base.yaml");
+    let changed = std::fs::read_to_string(&facet)
+        .expect("facet")
+        .replace("10.0.0.0/16", "10.9.0.0/16");
+    std::fs::write(&facet, changed).expect("write");
+    let out = bpc_test(dir.path(), &["--snapshot"]);
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("-    cidr: 10.0.0.0/16"), "{t}");
+    assert!(t.contains("+    cidr: 10.9.0.0/16"), "{t}");
+    // Renaming the case leaves the old golden file orphaned, and that is reported.
+    let tests = dir.path().join("_template/tests/main.test.yaml");
+    std::fs::write(
+        &tests,
+        "cases:\n  - name: renamed\n    values: {provider: docker}\n",
+    )
+    .expect("write");
+    let t = text(&bpc_test(dir.path(), &["--snapshot", "--update"]));
+    assert!(t.contains("docker-blueprint"), "{t}");
+}
