@@ -44,7 +44,11 @@ pub fn load_with_sources(
         map,
         loaded: Vec::new(),
         keys: Vec::new(),
-        stack: vec![(location_key(&root.tree, None), String::new())],
+        stack: vec![Open {
+            key: location_key(&root.tree, None),
+            name: String::new(),
+            entry: None,
+        }],
     };
     walk.entries(&root)?;
     for up in &walk.loaded {
@@ -61,7 +65,15 @@ struct Walk {
     keys: Vec<String>,
     /// The templates being loaded (location, name), the composing template first: an
     /// entry that leads back to one of them closes a cycle.
-    stack: Vec<(String, String)>,
+    stack: Vec<Open>,
+}
+
+/// A template whose sources are being loaded.
+struct Open {
+    key: String,
+    name: String,
+    /// The `sources:` entry that led to it; `None` for the composing template.
+    entry: Option<Span>,
 }
 
 impl Walk {
@@ -113,18 +125,18 @@ impl Walk {
             )]);
         }
         let path = dir.join(&entry.path);
+        // Messages name paths as the user sees them, not canonical absolute ones.
+        let display = display_path(&lister.tree.describe(""), &entry.path);
         if !path.exists() {
             return Err(vec![Diagnostic::error(format!(
-                "local source `{name}` ({at}) not found: {} does not exist",
-                path.display()
+                "local source `{name}` ({at}) not found: {display} does not exist"
             ))
             .with_primary(entry.url_span, "no such directory or archive")
             .with_note(format!(
                 "a relative path is resolved against the directory of the template that lists it ({})",
-                dir.display()
+                display_path(&lister.tree.describe(""), ".")
             ))]);
         }
-        let display = display_path(&lister.tree.describe(""), &entry.path);
         let (tree, key) = open(&path, display).map_err(|e| {
             vec![
                 Diagnostic::error(format!("cannot open local source `{name}` ({at}): {e}"))
@@ -132,16 +144,24 @@ impl Walk {
             ]
         })?;
 
-        if let Some(pos) = self.stack.iter().position(|(k, _)| *k == key) {
+        if let Some(pos) = self.stack.iter().position(|o| o.key == key) {
             let mut chain = vec![name.to_string()];
-            chain.extend(self.stack[pos + 1..].iter().map(|(_, n)| n.clone()));
+            chain.extend(self.stack[pos + 1..].iter().map(|o| o.name.clone()));
             chain.push(name.to_string());
-            return Err(vec![Diagnostic::error(format!(
+            let mut d = Diagnostic::error(format!(
                 "local sources reference each other in a cycle: {}",
                 chain.join(" -> ")
             ))
-            .with_primary(entry.span, "this entry closes the cycle")
-            .with_help("a source cannot depend on a template that depends on it")]);
+            .with_primary(entry.span, "this entry closes the cycle");
+            // The other links of the chain, so every entry to change is on screen.
+            for open in &self.stack[pos..] {
+                if let Some(span) = open.entry {
+                    d = d.with_secondary(span, format!("`{}` listed here", open.name));
+                }
+            }
+            return Err(vec![d.with_help(
+                "a source cannot depend on a template that depends on it",
+            )]);
         }
         if let Some(i) = self.keys.iter().position(|k| *k == key) {
             let first = &self.loaded[i];
@@ -161,7 +181,7 @@ impl Walk {
             .iter()
             .find(|u| u.name == name)
             .map(|u| Some(u.entry))
-            .or_else(|| self.stack.iter().any(|(_, n)| n == name).then_some(None));
+            .or_else(|| self.stack.iter().any(|o| o.name == name).then_some(None));
         if let Some(first) = clash {
             let mut d =
                 Diagnostic::error(format!("two different local sources are named `{name}`"))
@@ -180,7 +200,11 @@ impl Walk {
         }
 
         let template = load(Arc::new(tree), self.map.clone())?;
-        self.stack.push((key.clone(), name.to_string()));
+        self.stack.push(Open {
+            key: key.clone(),
+            name: name.to_string(),
+            entry: Some(entry.span),
+        });
         let references = self.entries(&template);
         self.stack.pop();
         let references = references?;
