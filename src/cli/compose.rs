@@ -148,7 +148,7 @@ pub fn compose_full(
 ) -> Result<(crate::template::Template, crate::compose::Composition), Vec<Diagnostic>> {
     let options = args.project.options();
     let project = project::discover(cwd, &options, env_context, sources).map_err(|d| vec![d])?;
-    let template = crate::template::load(project.template.clone(), sources.clone())?;
+    let template = crate::template::load_with_sources(project.template.clone(), sources.clone())?;
     let schema = template
         .schema
         .as_ref()

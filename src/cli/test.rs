@@ -86,7 +86,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
     })?;
     let options = args.project.options();
     let project = project::discover(&cwd, &options, None, sources).map_err(|d| vec![d])?;
-    let template = crate::template::load(project.template.clone(), sources.clone())?;
+    let template = crate::template::load_with_sources(project.template.clone(), sources.clone())?;
     let schema = template
         .schema
         .as_ref()

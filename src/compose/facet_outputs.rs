@@ -18,6 +18,24 @@ pub struct FacetOutputs {
     pub backend: Option<String>,
 }
 
+impl FacetOutputs {
+    /// Lays a later source's outputs over these: CRDs join (deduplicated),
+    /// substitutions override key by key, a set backend wins.
+    pub fn absorb(&mut self, later: FacetOutputs) {
+        for crd in later.crds {
+            if !self.crds.contains(&crd) {
+                self.crds.push(crd);
+            }
+        }
+        for (k, v) in later.substitutions {
+            self.substitutions.insert(k, v);
+        }
+        if later.backend.is_some() {
+            self.backend = later.backend;
+        }
+    }
+}
+
 pub fn collect(resolver: &Resolver<'_>, active: &[usize]) -> Result<FacetOutputs, Vec<Diagnostic>> {
     let template = resolver.template;
     let mut out = FacetOutputs::default();

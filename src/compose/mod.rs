@@ -20,6 +20,8 @@ pub mod origin;
 pub mod requires;
 pub mod schema;
 pub mod scope;
+pub mod source_tags;
+pub mod sources;
 pub mod tracked;
 pub mod validate;
 
@@ -66,16 +68,78 @@ pub struct Composition {
     pub layers: Vec<Layer>,
     /// Config block contributions and whether their `when` let them in.
     pub config_log: Vec<config::BlockRecord>,
+    /// The local sources composed in, with their depths; empty for one template.
+    pub sources: source_tags::SourceTags,
 }
 
 pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
-    let template = inputs.template;
-    let context = scope::context_scope(
-        inputs.schema,
+    if !inputs.template.upstream.is_empty() {
+        return sources::compose_with_sources(inputs);
+    }
+    let mut origins = Origins::default();
+    let part = compose_part(inputs, inputs.template, inputs.schema, None, &mut origins)?;
+    let base = inputs.template.base.as_ref().map(evaluate::plain_value);
+    finish(inputs, vec![part], origins, base.as_ref(), None)
+}
+
+/// One template's share of a composition (the composing template's or one local
+/// source's): its facets activated, config resolved and components collected on
+/// their own, ready for the shared merge.
+pub struct Part {
+    /// In application order (S3) within this template.
+    contributions: Vec<collect::Contribution>,
+    exclusions: Vec<collect::Exclusion>,
+    outputs: facet_outputs::FacetOutputs,
+    messages: Vec<String>,
+    /// Config block values by block name; an error is reported only if merging and
+    /// validating the components found nothing worse.
+    config: Result<Map, Diagnostic>,
+    activation: Activated,
+    context: Arc<Map>,
+    config_log: Vec<config::BlockRecord>,
+}
+
+impl Part {
+    /// This template's evaluated config blocks (what downstream sources see).
+    pub fn config(&self) -> Result<Map, Vec<Diagnostic>> {
+        self.config.clone().map_err(|d| vec![d])
+    }
+
+    /// Renumbers facet indices to composition-wide ones (see [`Template::facet`]).
+    pub fn shift_facets(&mut self, offset: usize) {
+        for c in &mut self.contributions {
+            if let origin::Source::Facet(i) = &mut c.source {
+                *i += offset;
+            }
+        }
+        for e in &mut self.exclusions {
+            e.facet += offset;
+        }
+    }
+}
+
+/// Scope → activate → config → collect for one template. `visible` is laid over the
+/// context values: the config of the sources this template builds on.
+pub fn compose_part(
+    inputs: &Inputs<'_>,
+    template: &Template,
+    schema: Option<&Schema>,
+    visible: Option<&Value>,
+    origins: &mut Origins,
+) -> Result<Part, Vec<Diagnostic>> {
+    let mut context = scope::context_scope(
+        schema,
         inputs.apply_schema_defaults,
         &inputs.layers,
         &inputs.builtins,
     )?;
+    if let Some(visible) = visible {
+        let mut merged = Value::map((*context).clone());
+        scope::deep_merge(&mut merged, visible);
+        if let Value::Map(m) = merged {
+            context = Arc::new(Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()));
+        }
+    }
     let activation = activate::activate(
         template,
         inputs.engine,
@@ -91,30 +155,75 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         &inputs.terraform,
         &activation.active,
     );
-    let mut origins = Origins::default();
-    let (contributions, exclusions) =
-        collect::collect(template, &resolver, &activation, &mut origins)?;
+    let (contributions, exclusions) = collect::collect(template, &resolver, &activation, origins)?;
     requires::check(
         &resolver,
         &requirement_owners(template, &activation, &contributions),
     )?;
     let outputs = facet_outputs::collect(&resolver, &activation.active)?;
     let messages = facet_outputs::messages(&resolver, &activation.active)?;
+    let config = resolver.materialize_all().map(|config| {
+        config
+            .into_iter()
+            .filter(|(k, _)| resolver.block_names().any(|b| b == &**k))
+            .collect()
+    });
+    let config_log = resolver.block_log();
+    Ok(Part {
+        contributions,
+        exclusions,
+        outputs,
+        messages,
+        config,
+        activation,
+        context,
+        config_log,
+    })
+}
 
+/// Merge → validate → assemble, shared by every part in order (sources first, the
+/// composing template last). `base` is the merged `blueprint.yaml` as a plain value.
+pub fn finish(
+    inputs: &Inputs<'_>,
+    parts: Vec<Part>,
+    mut origins: Origins,
+    base: Option<&Value>,
+    tags: Option<&source_tags::SourceTags>,
+) -> Result<Composition, Vec<Diagnostic>> {
+    let template = inputs.template;
     let (mut terraform, mut kustomize, mut systems) = (Vec::new(), Vec::new(), Vec::new());
-    for c in contributions {
-        match c.kind {
-            ComponentKind::Terraform => terraform.push(c),
-            ComponentKind::Kustomize => kustomize.push(c),
-            ComponentKind::FluxSystem => systems.push(c),
+    let mut exclusions = Vec::new();
+    let mut outputs = facet_outputs::FacetOutputs::default();
+    let mut messages = Vec::new();
+    let mut configs = Vec::new();
+    let mut last = None;
+    for part in parts {
+        for c in part.contributions {
+            match c.kind {
+                ComponentKind::Terraform => terraform.push(c),
+                ComponentKind::Kustomize => kustomize.push(c),
+                ComponentKind::FluxSystem => systems.push(c),
+            }
         }
+        exclusions.extend(part.exclusions);
+        outputs.absorb(part.outputs);
+        messages.extend(part.messages);
+        configs.push(part.config);
+        last = Some((part.activation, part.context, part.config_log));
     }
+    let Some((activation, context, config_log)) = last else {
+        return Err(vec![Diagnostic::error("nothing to compose")]);
+    };
     let mut terraform = merge::merge(terraform);
     let mut kustomize = merge::merge(kustomize);
     let systems = merge::merge(systems);
     flux::expand(&systems, &mut kustomize)?;
     blueprint::finish(&mut terraform, &mut origins);
     blueprint::finish(&mut kustomize, &mut origins);
+    if let Some(tags) = tags {
+        tags.apply(&mut terraform, &mut origins);
+        tags.apply(&mut kustomize, &mut origins);
+    }
 
     let mut errors = validate::validate(
         ComponentKind::Terraform,
@@ -134,14 +243,16 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         return Err(errors);
     }
 
-    let config = resolver.materialize_all().map_err(|d| vec![d])?;
-    let config: Map = config
-        .into_iter()
-        .filter(|(k, _)| resolver.block_names().any(|b| b == &**k))
-        .collect();
-    let base = template.base.as_ref().map(evaluate::plain_value);
+    let mut config = Value::map(Map::new());
+    for part_config in configs {
+        scope::deep_merge(&mut config, &Value::map(part_config.map_err(|d| vec![d])?));
+    }
+    let config = match config {
+        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
+        _ => Map::new(),
+    };
     let blueprint = blueprint::assemble(
-        base.as_ref(),
+        base,
         &inputs.builtins.context,
         &terraform,
         &kustomize,
@@ -159,7 +270,8 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         messages,
         exclusions,
         layers: inputs.layers.clone(),
-        config_log: resolver.block_log(),
+        config_log,
+        sources: tags.cloned().unwrap_or_default(),
     })
 }
 

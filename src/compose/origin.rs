@@ -56,4 +56,14 @@ impl Origins {
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
+
+    /// Renumbers the facets of the origins from `start` on by `offset`: a source is
+    /// composed with its own facet indices, which become composition-wide ones here.
+    pub fn shift_facets(&mut self, start: usize, offset: usize) {
+        for origin in self.items.iter_mut().skip(start) {
+            if let Source::Facet(i) = &mut origin.source {
+                *i += offset;
+            }
+        }
+    }
 }

@@ -46,7 +46,9 @@ pub fn validate(
                 }
             }
             for e in excluded {
-                let facet = &template.facets[e.facet];
+                let Some(facet) = template.facet(e.facet) else {
+                    continue;
+                };
                 let why = match &e.when {
                     Some(w) => format!("{} ({}): `when: {}`", e.reason, facet.path, w.text.trim()),
                     None => format!("{} ({})", e.reason, facet.path),

@@ -24,12 +24,16 @@ fn describe(origin: &Origin, template: &Template, sources: &SourceMap) -> String
     let strategy = origin.strategy.as_str();
     match &origin.source {
         Source::Facet(i) => {
-            let f = &template.facets[*i];
+            let name = template.facet(*i).map_or("?", |f| f.name.as_str());
+            // A facet of a local source is named with its source: `platform/network`.
+            let name = match template.facet_source(*i) {
+                Some(source) => format!("{source}/{name}"),
+                None => name.to_string(),
+            };
             let deferred = if origin.deferred { ", deferred" } else { "" };
             format!(
-                "{} ({}, {}, {strategy}{deferred})",
+                "{} ({name}, {}, {strategy}{deferred})",
                 sources.describe(origin.span),
-                f.name,
                 origin.ordinal
             )
         }

@@ -52,7 +52,13 @@ impl Explainer<'_> {
     fn who(&self, origin: &Origin) -> String {
         match &origin.source {
             Source::Base => "blueprint.yaml".to_string(),
-            Source::Facet(i) => format!("facet `{}`", self.template.facets[*i].name),
+            Source::Facet(i) => {
+                let name = self.template.facet(*i).map_or("?", |f| f.name.as_str());
+                match self.template.facet_source(*i) {
+                    Some(source) => format!("facet `{name}` of source `{source}`"),
+                    None => format!("facet `{name}`"),
+                }
+            }
             Source::Context => "context values".to_string(),
             Source::Derived => "bpc default".to_string(),
         }
@@ -153,7 +159,9 @@ impl Explainer<'_> {
         if !excluded.is_empty() {
             let _ = writeln!(out, "\nleft out:");
             for e in excluded {
-                let facet = &self.template.facets[e.facet];
+                let Some(facet) = self.template.facet(e.facet) else {
+                    continue;
+                };
                 let when = e
                     .when
                     .as_ref()

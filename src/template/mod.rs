@@ -5,8 +5,11 @@ pub mod facet;
 pub mod keys;
 pub mod ordinal;
 pub mod parse_facet;
+pub mod source_entry;
+pub mod sources;
 
 pub use facet::*;
+pub use sources::{load_with_sources, Upstream};
 
 use crate::source::{Diagnostic, FileTree, SourceMap};
 use crate::yaml::Node;
@@ -25,6 +28,47 @@ pub struct Template {
     pub facets: Vec<Facet>,
     /// Warnings found while loading (unknown keys, …).
     pub warnings: Vec<Diagnostic>,
+    /// Local sources listed in `blueprint.yaml`, in merge order (every source after the
+    /// sources it references); empty unless loaded with [`load_with_sources`].
+    pub upstream: Vec<Upstream>,
+}
+
+impl Template {
+    /// A facet by composition-wide index: this template's facets first (so a single
+    /// template's indices are its own), then each upstream source's in merge order.
+    pub fn facet(&self, index: usize) -> Option<&Facet> {
+        if let Some(own) = self.facets.get(index) {
+            return Some(own);
+        }
+        let mut rest = index - self.facets.len();
+        for up in &self.upstream {
+            match up.template.facets.get(rest) {
+                Some(f) => return Some(f),
+                None => rest -= up.template.facets.len(),
+            }
+        }
+        None
+    }
+
+    /// The composition-wide index of the first facet of upstream source `k`.
+    pub fn facet_offset(&self, k: usize) -> usize {
+        self.facets.len()
+            + self
+                .upstream
+                .iter()
+                .take(k)
+                .map(|u| u.template.facets.len())
+                .sum::<usize>()
+    }
+
+    /// The name of the upstream source a composition-wide facet index belongs to;
+    /// `None` for this template's own facets.
+    pub fn facet_source(&self, index: usize) -> Option<&str> {
+        (0..self.upstream.len())
+            .rev()
+            .find(|&k| index >= self.facet_offset(k))
+            .map(|k| self.upstream[k].name.as_str())
+    }
 }
 
 /// Reads and parses one YAML file of the tree into the source map.
@@ -158,5 +202,6 @@ pub fn load(tree: Arc<FileTree>, sources: Arc<SourceMap>) -> Result<Template, Ve
         schema,
         facets,
         warnings,
+        upstream: Vec::new(),
     })
 }

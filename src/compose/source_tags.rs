@@ -1,0 +1,95 @@
+//! Which local source each composed value came from, and what follows from it:
+//! a component without a `source:` gets the name of the source that created it, and
+//! components are ordered by source depth (reference: later format, "Composition order
+//! across sources"; behaviour 15.8) so a downstream template's components come after
+//! the core they build on.
+//!
+//! Every source is composed into the same origin table one after another, so a
+//! source is known by the range of origin ids it added.
+
+use super::merge::{Component, Effect, Merged};
+use super::origin::{Origin, OriginId, Origins, Source};
+use super::tracked::Tracked;
+use crate::expr::Value;
+use crate::source::Span;
+use crate::template::Strategy;
+use std::ops::Range;
+
+/// One local source of a composition.
+#[derive(Clone, Debug)]
+pub struct SourceTag {
+    pub name: String,
+    /// 0 for a source referencing no local source; one more than its deepest reference.
+    pub depth: usize,
+    /// The `sources:` entry that names it.
+    pub entry: Span,
+    /// The origin ids its composition added.
+    pub origins: Range<usize>,
+}
+
+/// The local sources of a composition; empty for a single template.
+#[derive(Clone, Debug, Default)]
+pub struct SourceTags {
+    pub tags: Vec<SourceTag>,
+    /// The composing template's depth: deeper than every source.
+    pub own_depth: usize,
+}
+
+impl SourceTags {
+    /// The source an origin belongs to; `None` for the composing template (and for
+    /// values bpc derived after merging).
+    pub fn source_of(&self, origin: OriginId) -> Option<&SourceTag> {
+        let id = origin.0 as usize;
+        self.tags.iter().find(|t| t.origins.contains(&id))
+    }
+
+    /// The source whose contribution created `component` (or last replaced it
+    /// wholesale); `None` for the composing template.
+    pub fn owner(&self, component: &Component) -> Option<&SourceTag> {
+        let step = component
+            .history
+            .iter()
+            .rev()
+            .find(|s| matches!(s.effect, Effect::Created | Effect::Replaced))?;
+        self.source_of(step.origin)
+    }
+
+    /// Defaults `source:` to the owning source's name and sorts components stably by
+    /// the depth of their owner.
+    pub fn apply(&self, merged: &mut Merged, origins: &mut Origins) {
+        for component in merged.components.values_mut() {
+            let Some(tag) = self.owner(component) else {
+                continue;
+            };
+            let unset = match component.get("source") {
+                None => true,
+                Some(t) => t.as_str() == Some(""),
+            };
+            if !unset {
+                continue;
+            }
+            let origin = origins.add(Origin {
+                source: Source::Derived,
+                span: tag.entry,
+                ordinal: 0,
+                strategy: Strategy::Merge,
+                expression: None,
+                deferred: false,
+            });
+            component.fields.insert(
+                "source",
+                Tracked::Leaf(Value::str(tag.name.as_str()), origin),
+            );
+            let order = super::fields::fields(component.kind);
+            component.fields.sort_by_cached_key(|k, _| {
+                order
+                    .iter()
+                    .position(|f| f.name == *k)
+                    .unwrap_or(usize::MAX)
+            });
+        }
+        merged
+            .components
+            .sort_by_cached_key(|_, c| self.owner(c).map_or(self.own_depth, |t| t.depth));
+    }
+}

@@ -1,0 +1,350 @@
+//! Local multi-source composition: a template whose `blueprint.yaml` lists other
+//! template directories or archives under `sources:` (reference: later format,
+//! "Composition order across sources").
+
+mod common;
+use common::*;
+use std::path::Path;
+
+fn snap(name: &str, text: String) {
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+const BLUEPRINT_HEAD: &str = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+
+/// A `blueprint.yaml` listing local sources as (name, url).
+fn blueprint(name: &str, sources: &[(&str, &str)]) -> String {
+    let mut text = format!("{BLUEPRINT_HEAD}metadata:\n  name: {name}\n");
+    if !sources.is_empty() {
+        text.push_str("sources:\n");
+        for (n, url) in sources {
+            text.push_str(&format!("  - name: {n}\n    url: {url}\n"));
+        }
+    }
+    text
+}
+
+fn facet(name: &str, body: &str) -> String {
+    format!("{FACET_HEAD}metadata:\n  name: {name}\n{body}")
+}
+
+/// Composes the template `top` of a throwaway project.
+fn compose_top(files: &[(&str, String)], sets: &[&str]) -> Result<String, String> {
+    let mut all: Vec<(&str, &str)> = vec![("windsor.yaml", "version: v1alpha1\n")];
+    all.extend(files.iter().map(|(p, t)| (*p, t.as_str())));
+    let dir = project(&all);
+    compose(&args(dir.path(), Some(&dir.path().join("top")), sets))
+}
+
+/// The `name:` lines of a component list, in output order.
+fn names(yaml: &str, list: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in yaml.lines() {
+        if !line.starts_with(' ') && !line.starts_with('-') {
+            inside = line == format!("{list}:");
+            continue;
+        }
+        if let Some(name) = line.strip_prefix("- name: ").filter(|_| inside) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+fn example(sets: &[&str]) -> String {
+    let root = repo().join("examples").join("multi-source");
+    compose(&args(&root, Some(&root.join("app")), sets)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn example_merges_replaces_and_removes_upstream_components() {
+    let out = example(&[]);
+    // Platform components first (depth 0), the application's after.
+    assert_eq!(names(&out, "terraform"), ["network", "cluster", "database"]);
+    assert_eq!(names(&out, "kustomize"), ["ingress", "dns", "addon-app"]);
+    // Merge: the app's worker count and ingress component land in platform components.
+    assert!(out.contains("    workers: 4\n"), "{out}");
+    assert!(out.contains("  - nginx\n  - nginx/cert-manager\n"), "{out}");
+    // Replace: nothing of the platform's dns is left, and it is now the app's.
+    assert!(!out.contains("coredns"), "{out}");
+    assert!(
+        out.contains("- name: dns\n  path: dns/external\n  components:"),
+        "{out}"
+    );
+    // Remove: monitoring is gone unless asked for.
+    assert!(!out.contains("addon-monitoring"), "{out}");
+    snap("sources_example", out);
+}
+
+#[test]
+fn upstream_components_keep_their_place_before_downstream_ones() {
+    let out = example(&["monitoring.enabled=true"]);
+    assert_eq!(
+        names(&out, "kustomize"),
+        ["ingress", "addon-monitoring", "dns", "addon-app"]
+    );
+    assert!(
+        out.contains("- name: addon-monitoring\n  path: monitoring\n  source: platform\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn sources_compose_in_dependency_order_and_see_upstream_config() {
+    // top -> mid -> base, and top -> base directly too (a diamond of one).
+    let files = vec![
+        (
+            "top/blueprint.yaml",
+            blueprint("top", &[("mid", "../mid"), ("base", "../base")]),
+        ),
+        (
+            "top/facets/top.yaml",
+            facet(
+                "top",
+                "when: mid_config.ready && base_config.tier == 'gold'\nkustomize:\n  - name: top-app\n    dependsOn: [mid-app, base-app]\n",
+            ),
+        ),
+        ("mid/blueprint.yaml", blueprint("mid", &[("base", "../base")])),
+        (
+            "mid/facets/mid.yaml",
+            facet(
+                "mid",
+                "when: base_config.tier == 'gold'\nconfig:\n  - name: mid_config\n    value:\n      ready: true\nkustomize:\n  - name: mid-app\n    dependsOn: [base-app]\n",
+            ),
+        ),
+        ("base/blueprint.yaml", blueprint("base", &[])),
+        (
+            "base/facets/base.yaml",
+            facet(
+                "base",
+                "config:\n  - name: base_config\n    value:\n      tier: gold\nkustomize:\n  - name: base-app\n",
+            ),
+        ),
+    ];
+    let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(names(&out, "kustomize"), ["base-app", "mid-app", "top-app"]);
+    assert!(
+        out.contains("- name: base-app\n  path: base-app\n  source: base\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("- name: mid-app\n  path: mid-app\n  source: mid\n"),
+        "{out}"
+    );
+    // The composing template's own components get no `source:`.
+    assert!(
+        out.contains("- name: top-app\n  path: top-app\n  dependsOn:"),
+        "{out}"
+    );
+    // Each source is listed once, in the order first seen.
+    assert!(
+        out.contains(
+            "sources:\n- name: base\n  url: ../base\n- name: mid\n  url: ../mid\nterraform:"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn ordinals_do_not_cross_source_boundaries() {
+    // The upstream facet's ordinal is far higher, but the downstream template is
+    // merged after the whole upstream source, so its value wins.
+    let files = vec![
+        ("top/blueprint.yaml", blueprint("top", &[("up", "../up")])),
+        (
+            "top/facets/a.yaml",
+            facet(
+                "low",
+                "ordinal: 1\nterraform:\n  - name: net\n    inputs:\n      size: downstream\n",
+            ),
+        ),
+        ("up/blueprint.yaml", blueprint("up", &[])),
+        (
+            "up/facets/a.yaml",
+            facet(
+                "high",
+                "ordinal: 900\nterraform:\n  - name: net\n    path: net\n    inputs:\n      size: upstream\n",
+            ),
+        ),
+    ];
+    let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.contains("size: downstream"), "{out}");
+    assert!(!out.contains("size: upstream"), "{out}");
+}
+
+#[test]
+fn upstream_config_does_not_leak_into_unrelated_sources() {
+    // `b` does not reference `a`, so `a`'s config block is invisible to it.
+    let files = vec![
+        (
+            "top/blueprint.yaml",
+            blueprint("top", &[("a", "../a"), ("b", "../b")]),
+        ),
+        ("a/blueprint.yaml", blueprint("a", &[])),
+        (
+            "a/facets/a.yaml",
+            facet(
+                "a",
+                "config:\n  - name: shared\n    value:\n      enabled: true\n",
+            ),
+        ),
+        ("b/blueprint.yaml", blueprint("b", &[])),
+        (
+            "b/facets/b.yaml",
+            facet(
+                "b",
+                "when: shared.enabled == true\nkustomize:\n  - name: b-app\n",
+            ),
+        ),
+        (
+            "top/facets/top.yaml",
+            facet(
+                "top",
+                "when: shared.enabled == true\nkustomize:\n  - name: top-app\n",
+            ),
+        ),
+    ];
+    let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(names(&out, "kustomize"), ["top-app"]);
+}
+
+#[test]
+fn depends_on_a_missing_upstream_component_is_an_error() {
+    let files = vec![
+        ("top/blueprint.yaml", blueprint("top", &[("up", "../up")])),
+        (
+            "top/facets/top.yaml",
+            facet(
+                "top",
+                "kustomize:\n  - name: app\n    dependsOn: [ingres]\n",
+            ),
+        ),
+        ("up/blueprint.yaml", blueprint("up", &[])),
+        (
+            "up/facets/up.yaml",
+            facet("up", "kustomize:\n  - name: ingress\n"),
+        ),
+    ];
+    let e = compose_top(&files, &[]).expect_err("missing dependency");
+    assert!(e.contains("depends on `ingres`"), "{e}");
+    assert!(e.contains("did you mean `ingress`?"), "{e}");
+}
+
+#[test]
+fn cycles_between_sources_print_the_whole_chain() {
+    let files = vec![
+        ("top/blueprint.yaml", blueprint("top", &[("a", "../a")])),
+        ("a/blueprint.yaml", blueprint("a", &[("b", "../b")])),
+        ("b/blueprint.yaml", blueprint("b", &[("c", "../c")])),
+        ("c/blueprint.yaml", blueprint("c", &[("a", "../a")])),
+    ];
+    let e = compose_top(&files, &[]).expect_err("cycle");
+    assert!(e.contains("a -> b -> c -> a"), "{e}");
+    assert!(e.contains("c/blueprint.yaml:6:"), "{e}");
+    snap("sources_cycle", e);
+}
+
+#[test]
+fn a_source_listing_the_composing_template_is_a_cycle() {
+    let files = vec![
+        ("top/blueprint.yaml", blueprint("top", &[("a", "../a")])),
+        ("a/blueprint.yaml", blueprint("a", &[("app", "../top")])),
+    ];
+    let e = compose_top(&files, &[]).expect_err("cycle");
+    assert!(e.contains("app -> a -> app"), "{e}");
+}
+
+#[test]
+fn a_missing_source_is_reported_at_its_entry() {
+    let files = vec![(
+        "top/blueprint.yaml",
+        blueprint("top", &[("platform", "../platfrom")]),
+    )];
+    let e = compose_top(&files, &[]).expect_err("missing");
+    assert!(e.contains("local source `platform`"), "{e}");
+    assert!(e.contains("top/blueprint.yaml:7:10"), "{e}");
+    snap("sources_missing", e);
+}
+
+#[test]
+fn a_local_source_needs_a_name() {
+    let text = format!("{BLUEPRINT_HEAD}metadata:\n  name: top\nsources:\n  - url: ../up\n");
+    let files = vec![
+        ("top/blueprint.yaml", text),
+        ("up/blueprint.yaml", blueprint("up", &[])),
+    ];
+    let e = compose_top(&files, &[]).expect_err("unnamed");
+    assert!(e.contains("has no name"), "{e}");
+}
+
+#[test]
+fn remote_sources_are_left_alone() {
+    let files = vec![(
+        "top/blueprint.yaml",
+        blueprint("top", &[("core", "oci://ghcr.io/windsorcli/core:v0.3.0")]),
+    )];
+    let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.contains("- name: core\n  url: oci://ghcr.io/windsorcli/core:v0.3.0\n"),
+        "{out}"
+    );
+}
+
+/// Packs directory `dir` into a `.tar.gz` at `out`.
+fn pack(dir: &Path, out: &Path) {
+    let file = std::fs::File::create(out).expect("create archive");
+    let gz = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+    let mut tar = tar::Builder::new(gz);
+    tar.append_dir_all(".", dir).expect("pack");
+    tar.into_inner().expect("tar").finish().expect("gzip");
+}
+
+#[test]
+fn an_archive_works_as_a_source() {
+    let upstream = project(&[
+        ("blueprint.yaml", &blueprint("up", &[])),
+        (
+            "facets/up.yaml",
+            &facet("up", "kustomize:\n  - name: ingress\n"),
+        ),
+    ]);
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "top/blueprint.yaml",
+            &blueprint("top", &[("up", "../up.tar.gz")]),
+        ),
+        (
+            "top/facets/top.yaml",
+            &facet(
+                "top",
+                "kustomize:\n  - name: app\n    dependsOn: [ingress]\n",
+            ),
+        ),
+    ]);
+    pack(upstream.path(), &dir.path().join("up.tar.gz"));
+    let out = compose(&args(dir.path(), Some(&dir.path().join("top")), &[]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(names(&out, "kustomize"), ["ingress", "app"]);
+    assert!(out.contains("source: up"), "{out}");
+}
+
+#[test]
+fn an_archive_cannot_list_local_sources() {
+    let upstream = project(&[("blueprint.yaml", &blueprint("up", &[("x", "../x")]))]);
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("x/blueprint.yaml", &blueprint("x", &[])),
+        (
+            "top/blueprint.yaml",
+            &blueprint("top", &[("up", "../up.tar.gz")]),
+        ),
+    ]);
+    pack(upstream.path(), &dir.path().join("up.tar.gz"));
+    let e = compose(&args(dir.path(), Some(&dir.path().join("top")), &[]))
+        .expect_err("archive with local sources");
+    assert!(e.contains("is listed by an archive"), "{e}");
+}
