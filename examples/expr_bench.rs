@@ -83,12 +83,14 @@ fn main() {
                 // A fresh engine each time: the compile cache must not hide the cost.
                 let engine = Engine::new(EngineConfig {
                     terraform_output: registered,
+                    interpolation: bpc::expr::template::Dialect::Windsor,
                 });
                 let _ = black_box(engine.compile(black_box(&input)));
             })
         };
         let engine = Engine::new(EngineConfig {
             terraform_output: true,
+            interpolation: bpc::expr::template::Dialect::Windsor,
         });
         let run_ns = if tmpl {
             time_per_call(20, || {

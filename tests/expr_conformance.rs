@@ -134,6 +134,14 @@ fn show(r: &Result<Value, bpc::expr::ExprError>) -> String {
     }
 }
 
+/// Cases where bpc gives a different answer than Go on purpose, with the reason
+/// (docs/conformance.md).
+const DELIBERATE_DEVIATIONS: &[(&str, &str)] = &[(
+    "builtins_collection/13",
+    "Go's fromPairs builds a map[any]any, which never deep-equals the map[string]any it \
+     came from; bpc has one map type, so a round trip compares equal",
+)];
+
 #[test]
 fn expr_conformance() {
     let dir = case_dir();
@@ -142,13 +150,16 @@ fn expr_conformance() {
     let cases_text = std::fs::read_to_string(dir.join("cases.jsonl")).expect("cases.jsonl");
     let plain = Engine::new(EngineConfig {
         terraform_output: false,
+        interpolation: bpc::expr::template::Dialect::Windsor,
     });
     let with_terraform = Engine::new(EngineConfig {
         terraform_output: true,
+        interpolation: bpc::expr::template::Dialect::Windsor,
     });
 
     let mut passed = 0;
     let mut failures = Vec::new();
+    let mut deviations: Vec<String> = Vec::new();
     for line in cases_text.lines().filter(|l| !l.trim().is_empty()) {
         let case: Json = serde_json::from_str(line).expect("case is JSON");
         let id = case["id"].as_str().unwrap_or("?");
@@ -183,6 +194,8 @@ fn expr_conformance() {
         };
         if ok {
             passed += 1;
+        } else if DELIBERATE_DEVIATIONS.iter().any(|(d, _)| *d == id) {
+            deviations.push(id.to_string());
         } else {
             failures.push(format!(
                 "{id}: {input:?}\n    expected {expect}\n    got      {}",
@@ -191,8 +204,14 @@ fn expr_conformance() {
         }
     }
     println!(
-        "expr conformance: {passed} passed, {} failed",
-        failures.len()
+        "expr conformance: {passed} passed, {} failed, {} deliberate deviations",
+        failures.len(),
+        deviations.len()
+    );
+    let listed: Vec<&str> = DELIBERATE_DEVIATIONS.iter().map(|(d, _)| *d).collect();
+    assert_eq!(
+        deviations, listed,
+        "a deliberate deviation now matches Go: drop it"
     );
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
 }

@@ -166,6 +166,7 @@ pub fn compose_full(
     };
     let engine = Engine::new(EngineConfig {
         terraform_output: true,
+        ..EngineConfig::default()
     });
     let inputs = Inputs {
         template: &template,

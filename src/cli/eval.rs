@@ -76,6 +76,7 @@ fn evaluate(args: &EvalArgs, sources: &SourceMap) -> Result<Value, Diagnostic> {
     };
     let engine = Engine::new(EngineConfig {
         terraform_output: false,
+        ..EngineConfig::default()
     });
     let host = NullHost {
         terraform: TerraformOutputs::Unregistered,

@@ -140,6 +140,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
 
     let engine = Engine::new(EngineConfig {
         terraform_output: true,
+        ..EngineConfig::default()
     });
     let suite = Suite {
         template: &template,

@@ -11,6 +11,7 @@ use super::native::NativeFn;
 use super::parser;
 use super::program::Program;
 use super::scope::Scope;
+use super::template::{self, Dialect};
 use super::value::Value;
 use super::windsor;
 use std::collections::HashMap;
@@ -21,6 +22,8 @@ pub struct EngineConfig {
     /// Register `terraform_output` at all (otherwise the name is undefined and
     /// calling it fails at run time, as in Windsor without a Terraform provider).
     pub terraform_output: bool,
+    /// How `${…}` in strings is rendered: bpc's rules (S6, S7) or Windsor's loop.
+    pub interpolation: Dialect,
 }
 
 /// Entries kept in the compile cache before it is cleared.
@@ -31,6 +34,7 @@ type Compiled = Result<Arc<Program>, ExprError>;
 
 pub struct Engine {
     natives: Vec<NativeFn>,
+    interpolation: Dialect,
     cache: RwLock<HashMap<Arc<str>, Compiled>>,
 }
 
@@ -41,13 +45,16 @@ impl Engine {
             .filter(|f| config.terraform_output || f.name != "terraform_output")
             .copied()
             .collect();
-        Engine::with_functions(natives)
+        let mut engine = Engine::with_functions(natives);
+        engine.interpolation = config.interpolation;
+        engine
     }
 
     /// An engine with exactly these host functions (tests and embedders).
     pub fn with_functions(natives: Vec<NativeFn>) -> Engine {
         Engine {
             natives,
+            interpolation: Dialect::default(),
             cache: RwLock::new(HashMap::new()),
         }
     }
@@ -130,10 +137,16 @@ impl Engine {
                 0..text.len(),
             ));
         }
-        let _ = (scope, host);
-        Err(ExprError::compile(
-            "template rendering is not available in this build",
-            0..text.len(),
-        ))
+        let mut eval = |body: &str, offset: usize| -> Result<Value, ExprError> {
+            let shift = |mut e: ExprError| {
+                e.span = e.span.start + offset..e.span.end + offset;
+                e
+            };
+            let program = self.compile(body).map_err(shift)?;
+            Evaluator::new(self, scope, host, depth)
+                .eval(&program.root)
+                .map_err(shift)
+        };
+        template::render(text, self.interpolation, &mut eval)
     }
 }
