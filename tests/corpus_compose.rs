@@ -28,6 +28,7 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
         .expect("case exists");
     let engine = Engine::new(EngineConfig {
         terraform_output: true,
+        ..EngineConfig::default()
     });
     let suite = Suite {
         template: &template,

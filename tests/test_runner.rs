@@ -116,8 +116,14 @@ fn schema_defaults_apply_only_when_asked() {
         "cases:\n  - name: default driver\n    values:\n      provider: docker\n    expect:\n      kustomize:\n        - name: logs\n          components:\n            - fluentd\n  - name: default driver with applySchemaDefaults\n    applySchemaDefaults: true\n    values:\n      provider: docker\n    expect:\n      kustomize:\n        - name: logs\n          components:\n            - fluentd\n",
     );
     let t = text(&bpc_test(dir.path(), &[]));
-    assert!(t.contains("✗ default driver\n") || t.contains("✗ default driver "), "{t}");
-    assert!(t.contains("✓ default driver with applySchemaDefaults"), "{t}");
+    assert!(
+        t.contains("✗ default driver\n") || t.contains("✗ default driver "),
+        "{t}"
+    );
+    assert!(
+        t.contains("✓ default driver with applySchemaDefaults"),
+        "{t}"
+    );
     let t = text(&bpc_test(dir.path(), &["--schema-defaults"]));
     assert!(t.contains("2 passed, 0 failed"), "{t}");
 }
@@ -164,15 +170,17 @@ fn json_output_lists_every_case() {
     let out = bpc_test(dir.path(), &["--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json output");
     let text = v.to_string();
-    assert!(text.contains("\"ok\"") && text.contains("\"bad\""), "{text}");
+    assert!(
+        text.contains("\"ok\"") && text.contains("\"bad\""),
+        "{text}"
+    );
     assert!(!out.status.success());
 }
 
 #[test]
 fn snapshots_are_written_compared_and_orphans_reported() {
-    let dir = project_with_tests(
-        "cases:\n  - name: docker blueprint\n    values: {provider: docker}\n",
-    );
+    let dir =
+        project_with_tests("cases:\n  - name: docker blueprint\n    values: {provider: docker}\n");
     // No golden file yet: --snapshot fails and says how to create it.
     let out = bpc_test(dir.path(), &["--snapshot"]);
     assert!(!out.status.success(), "{}", text(&out));

@@ -110,10 +110,25 @@ pub fn eval_condition(
     sources: &SourceMap,
     context: &dyn Fn() -> String,
 ) -> Result<bool, Diagnostic> {
-    let result = if crate::expr::template::contains_expression(&cond.text) {
-        engine.render_template(&cond.text, scope, host)
-    } else {
-        engine.eval(&cond.text, scope, host)
+    let run = |host: &TemplateHost<'_>| {
+        if crate::expr::template::contains_expression(&cond.text) {
+            engine.render_template(&cond.text, scope, host)
+        } else {
+            engine.eval(&cond.text, scope, host)
+        }
+    };
+    let result = match run(host) {
+        // A condition needs its answer now, so a deferred `terraform_output` is looked
+        // up instead (reference 8.4, "deferred on"): with no outputs known yet, the
+        // component has none and the call gives null.
+        Err(e) if e.kind == crate::expr::ErrorKind::Deferred => {
+            let none = crate::expr::host::TerraformOutputs::Provider(Value::map(Default::default()));
+            run(&TemplateHost {
+                terraform: &none,
+                ..*host
+            })
+        }
+        other => other,
     };
     let value = result.map_err(|e| expr_diagnostic(&e, &cond.node, sources, context))?;
     match value {

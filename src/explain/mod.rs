@@ -144,16 +144,15 @@ impl Explainer<'_> {
         }
         let mut n = 0;
         for c in &histories {
-            let final_origin = if field_path.is_empty() {
+            let final_value = if field_path.is_empty() {
                 None
             } else {
                 c.get(&field_path[0])
                     .and_then(|t| descend(t, &field_path[1..]))
-                    .map(Tracked::origin)
             };
             for step in &c.history {
                 n += 1;
-                self.step(&mut out, n, step, &field_path, final_origin, live.is_some());
+                self.step(&mut out, n, step, &field_path, final_value, live.is_some());
             }
         }
         if !excluded.is_empty() {
@@ -183,7 +182,7 @@ impl Explainer<'_> {
         n: usize,
         step: &Step,
         field_path: &[String],
-        final_origin: Option<crate::compose::origin::OriginId>,
+        final_value: Option<&Tracked>,
         alive: bool,
     ) {
         let origin = self.composition.origins.get(step.origin);
@@ -226,12 +225,12 @@ impl Explainer<'_> {
                 }
                 .to_string()
             }
-            Effect::Created | Effect::Merged | Effect::Replaced => match (said, final_origin) {
+            Effect::Created | Effect::Merged | Effect::Replaced => match (said, final_value) {
                 (None, _) => "does not set this field".to_string(),
-                (Some(t), Some(f)) if contains_origin(t, f) && alive => "won".to_string(),
                 (Some(t), _) if t.is_empty_value() => {
                     "empty: does not erase an earlier value (S9)".to_string()
                 }
+                (Some(t), Some(f)) if alive => survival(t, f),
                 _ => "overridden".to_string(),
             },
             Effect::Removed(items) if items.is_empty() => {
@@ -477,14 +476,28 @@ impl Explainer<'_> {
     }
 }
 
-fn contains_origin(t: &Tracked, o: crate::compose::origin::OriginId) -> bool {
-    if t.origin() == o {
-        return true;
-    }
+/// The origins of every leaf (scalar) under `t`.
+fn leaf_origins(t: &Tracked, out: &mut Vec<crate::compose::origin::OriginId>) {
     match t {
-        Tracked::Map(entries, _) => entries.values().any(|v| contains_origin(v, o)),
-        Tracked::List(items, _) => items.iter().any(|v| contains_origin(v, o)),
-        Tracked::Leaf(..) => false,
+        Tracked::Map(entries, _) => entries.values().for_each(|v| leaf_origins(v, out)),
+        Tracked::List(items, _) => items.iter().for_each(|v| leaf_origins(v, out)),
+        Tracked::Leaf(_, o) => out.push(*o),
+    }
+}
+
+/// What became of one contribution in the final value: a scalar wins or is
+/// overridden; a map or list merged with others keeps some or all of its leaves.
+fn survival(said: &Tracked, last: &Tracked) -> String {
+    let (mut mine, mut kept) = (Vec::new(), Vec::new());
+    leaf_origins(said, &mut mine);
+    leaf_origins(last, &mut kept);
+    let survived = mine.iter().filter(|o| kept.contains(o)).count();
+    match (said, survived) {
+        (_, 0) => "overridden".to_string(),
+        (Tracked::Leaf(..), _) => "won".to_string(),
+        (_, n) if n == mine.len() && mine.len() == kept.len() => "won".to_string(),
+        (_, n) if n == mine.len() => "kept: merged into the final value".to_string(),
+        (_, n) => format!("partly kept: {n} of {} values are in the final value", mine.len()),
     }
 }
 
