@@ -80,6 +80,7 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize) 
 
     let engine = Engine::new(EngineConfig {
         terraform_output: true,
+        ..EngineConfig::default()
     });
     let compose_ms: Vec<f64> = (0..runs)
         .map(|_| {

@@ -45,3 +45,36 @@ fn output_is_byte_stable_across_runs() {
     let b = compose_example("aws-prod");
     assert_eq!(a, b);
 }
+
+/// examples/platform: the current Windsor format (value blocks, requires, crds,
+/// facet substitutions, backend, flux systems with tiers, messages) composed, and its
+/// own `bpc test` cases passing.
+#[test]
+fn platform_current_format() {
+    let dir = repo().join("examples/platform");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bpc"))
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("WINDSOR_CONTEXT")
+            .env_remove("TEAM")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run bpc")
+    };
+    let out = run(&["compose"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("Composed aws platform for example.internal"),
+        "{stderr}"
+    );
+    let yaml = String::from_utf8_lossy(&out.stdout).to_string();
+    insta::with_settings!({snapshot_path => "../snapshots"}, {
+        insta::assert_snapshot!("example_platform", yaml);
+    });
+    let out = run(&["test"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("5 passed, 0 failed"), "{text}");
+}

@@ -35,7 +35,10 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
         schema: schema.as_ref(),
         engine: &engine,
         project_root: "/project".to_string(),
-        options: RunOptions { schema_defaults },
+        options: RunOptions {
+            schema_defaults,
+            unmocked_outputs_null: true,
+        },
     };
     let composition = suite.compose_case(case).unwrap_or_else(|d| {
         panic!(

@@ -66,7 +66,7 @@ fn passing_and_failing_expectations_are_both_reported() {
     assert!(!out.status.success(), "{t}");
     assert!(t.contains("✓ aws has the cloud component"), "{t}");
     assert!(t.contains("✗ wrong region is caught"), "{t}");
-    assert!(t.contains("terraform.cloud.inputs.region"), "{t}");
+    assert!(t.contains("terraform[cloud].inputs.region"), "{t}");
     assert!(t.contains("eu-west-1") && t.contains("us-east-1"), "{t}");
     assert!(t.contains("1 passed, 1 failed"), "{t}");
 }

@@ -22,6 +22,12 @@ pub enum TestFormat {
     Json,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Unmocked {
+    Error,
+    Null,
+}
+
 #[derive(Args, Debug)]
 pub struct TestArgs {
     /// Run only the case with exactly this name.
@@ -32,6 +38,10 @@ pub struct TestArgs {
     /// Apply schema defaults to every case (as if each set `applySchemaDefaults: true`).
     #[arg(long)]
     pub schema_defaults: bool,
+    /// What `terraform_output()` gives for an output the case did not mock: an error
+    /// (default), or null as the earlier Windsor test runner did.
+    #[arg(long, value_enum, default_value_t = Unmocked::Error)]
+    pub unmocked_outputs: Unmocked,
     /// Also compare each case's whole blueprint with its golden file.
     #[arg(long)]
     pub snapshot: bool,
@@ -149,6 +159,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
         project_root: project.root.to_string_lossy().replace('\\', "/"),
         options: RunOptions {
             schema_defaults: args.schema_defaults,
+            unmocked_outputs_null: args.unmocked_outputs == Unmocked::Null,
         },
     };
     if let Some(path) = &args.explain {

@@ -380,6 +380,22 @@ impl<'t> Resolver<'t> {
     }
 
     /// Every block contribution looked at so far, in order.
+    /// Whether the block at `position` of `facet` is in effect (its `when` holds),
+    /// evaluating the `when`s of the blocks named `name` if nobody has yet.
+    pub fn block_included(
+        &self,
+        name: &str,
+        facet: usize,
+        position: usize,
+    ) -> Result<bool, Diagnostic> {
+        self.merged(name)?;
+        Ok(self
+            .log
+            .borrow()
+            .iter()
+            .any(|r| r.facet == facet && r.position == position && r.included))
+    }
+
     pub fn block_log(&self) -> Vec<BlockRecord> {
         self.log.borrow().clone()
     }

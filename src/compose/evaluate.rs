@@ -122,7 +122,8 @@ pub fn eval_condition(
         // up instead (reference 8.4, "deferred on"): with no outputs known yet, the
         // component has none and the call gives null.
         Err(e) if e.kind == crate::expr::ErrorKind::Deferred => {
-            let none = crate::expr::host::TerraformOutputs::Provider(Value::map(Default::default()));
+            let none =
+                crate::expr::host::TerraformOutputs::Provider(Value::map(Default::default()));
             run(&TemplateHost {
                 terraform: &none,
                 ..*host

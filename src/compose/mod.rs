@@ -158,7 +158,7 @@ pub fn compose_part(
     let (contributions, exclusions) = collect::collect(template, &resolver, &activation, origins)?;
     requires::check(
         &resolver,
-        &requirement_owners(template, &activation, &contributions),
+        &requirement_owners(template, &resolver, &activation, &contributions)?,
     )?;
     let outputs = facet_outputs::collect(&resolver, &activation.active)?;
     let messages = facet_outputs::messages(&resolver, &activation.active)?;
@@ -297,9 +297,10 @@ fn extra_fields(outputs: facet_outputs::FacetOutputs) -> Vec<(&'static str, Valu
 /// components.
 fn requirement_owners<'t>(
     template: &'t Template,
+    resolver: &config::Resolver<'_>,
     activation: &Activated,
     contributions: &[collect::Contribution],
-) -> Vec<requires::Owner<'t>> {
+) -> Result<Vec<requires::Owner<'t>>, Vec<Diagnostic>> {
     let mut owners = Vec::new();
     // Which (kind, facet, position) made it into the contributions: a set, so this
     // stays linear in the number of components.
@@ -315,6 +316,13 @@ fn requirement_owners<'t>(
             requirements: &facet.requires,
         });
         for block in &facet.config {
+            // A block whose own `when` is false requires nothing (later format: requires).
+            if !resolver
+                .block_included(&block.name, i, block.position)
+                .map_err(|d| vec![d])?
+            {
+                continue;
+            }
             owners.push(requires::Owner {
                 facet: i,
                 what: format!("config block `{}` of facet `{}`", block.name, facet.name),
@@ -333,5 +341,5 @@ fn requirement_owners<'t>(
             });
         }
     }
-    owners
+    Ok(owners)
 }

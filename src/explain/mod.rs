@@ -497,7 +497,10 @@ fn survival(said: &Tracked, last: &Tracked) -> String {
         (Tracked::Leaf(..), _) => "won".to_string(),
         (_, n) if n == mine.len() && mine.len() == kept.len() => "won".to_string(),
         (_, n) if n == mine.len() => "kept: merged into the final value".to_string(),
-        (_, n) => format!("partly kept: {n} of {} values are in the final value", mine.len()),
+        (_, n) => format!(
+            "partly kept: {n} of {} values are in the final value",
+            mine.len()
+        ),
     }
 }
 

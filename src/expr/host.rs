@@ -12,6 +12,9 @@ pub enum TerraformOutputs {
     Unregistered,
     /// `windsor test` semantics: the mocked value, or nil when absent.
     Mocked(Value),
+    /// `bpc test` semantics (S11): the mocked value; an unmocked component or key is a
+    /// run error instead of nil.
+    Strict(Value),
     /// Production semantics at composition time: every call is deferred.
     Deferred,
     /// Production semantics with known outputs: missing key is an error, a

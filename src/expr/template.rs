@@ -130,9 +130,9 @@ fn render_single_pass(text: &str, eval: &mut Evaluate<'_>) -> Result<Value, Expr
     while let Some(i) = text[pos..].find("${") {
         let start = pos + i;
         let literal = &text[pos..start];
-        if literal.ends_with('$') {
+        if let Some(kept) = literal.strip_suffix('$') {
             // `$${` is a literal `${` (S7): drop one `$`, keep scanning after the brace.
-            out.push_str(&literal[..literal.len() - 1]);
+            out.push_str(kept);
             out.push_str("${");
             other_text = true;
             pos = start + 2;

@@ -37,6 +37,19 @@ fn lookup(outputs: &TerraformOutputs, component: &str, key: &str) -> Result<Valu
             .and_then(|outputs| outputs.get(key))
             .cloned()
             .unwrap_or(Value::Nil)),
+        // `bpc test` (S11): a case that mocks outputs must mock every one it reads;
+        // a silent null would let a misspelt component pass unnoticed.
+        TerraformOutputs::Strict(all) => match outputs_of(all, component) {
+            None => Err(NativeError::run(format!(
+                "terraform_output('{component}', '{key}'): the case mocks no outputs for component `{component}` (terraformOutputs has: {})",
+                mocked_components(all)
+            ))),
+            Some(outputs) => outputs.get(key).cloned().ok_or_else(|| {
+                NativeError::run(format!(
+                    "terraform_output('{component}', '{key}'): the case mocks component `{component}` but not its output `{key}`"
+                ))
+            }),
+        },
         // Composition time: the text stays for apply time to resolve.
         TerraformOutputs::Deferred => Err(NativeError::deferred(format!(
             "terraform output '{key}' for component {component} is deferred"
@@ -51,6 +64,17 @@ fn lookup(outputs: &TerraformOutputs, component: &str, key: &str) -> Result<Valu
                 ))
             }),
         },
+    }
+}
+
+fn mocked_components(all: &Value) -> String {
+    match all.as_map() {
+        Some(m) if !m.is_empty() => m
+            .keys()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => "nothing".to_string(),
     }
 }
 
