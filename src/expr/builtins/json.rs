@@ -101,7 +101,9 @@ fn json_float(f: f64) -> Result<String, String> {
     Ok(format!("{f}"))
 }
 
-fn quote(s: &str, out: &mut String) {
+/// Go's `encoding/json` string escaping (HTML-safe, the default): shared by `toJSON`
+/// and Windsor's `jsonString`.
+pub(crate) fn quote(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -110,6 +112,8 @@ fn quote(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
                 out.push_str(&format!("\\u{:04x}", c as u32));
             }

@@ -5,7 +5,7 @@
 mod collections;
 mod convert;
 pub mod gofmt;
-mod json;
+pub(crate) mod json;
 mod math;
 mod strings;
 

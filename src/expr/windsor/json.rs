@@ -2,6 +2,7 @@
 //! characters escaped. The same encoding hands the scope to Jsonnet.
 
 use super::format::go_json_float;
+use crate::expr::builtins::json::quote;
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
 use crate::expr::value::Value;
 
@@ -78,28 +79,6 @@ fn write(value: &Value, out: &mut String, depth: usize) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Go's JSON string escaping (with `SetEscapeHTML(true)`, the default).
-fn quote(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]
