@@ -63,7 +63,7 @@ fn failing(schema_defaults: bool, unmocked_outputs_null: bool) -> (usize, Vec<St
 /// The cases that fail today, each explained in docs/conformance.md: one expectation
 /// written around an engine bug of the Windsor of the time (the nodeport case), cases
 /// whose values the template's own schema rejects, expectations the template cannot
-/// produce, and the ones still under investigation. A change that makes one pass (or
+/// produce, and dependencies the template leaves dangling. A change that makes one pass (or
 /// breaks another) fails this test until the list and the document are updated.
 const KNOWN_FAILING_WITHOUT_DEFAULTS: &[&str] = &[
     "addon-private-dns.test.yaml: full config creates CoreDNS with localhost external-dns on Docker Desktop",
