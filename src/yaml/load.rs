@@ -29,7 +29,9 @@ pub const ALIAS_EXPANSION_LIMIT: usize = 100_000;
 /// null node; a second document is an error.
 pub fn parse(text: &str, file: FileId) -> Result<Node, YamlError> {
     let mut loader = Loader::new(text, file);
-    let mut docs = loader.documents(true)?;
+    let mut docs = loader
+        .documents(true)
+        .map_err(|e| super::error::hint_unquoted_expression(e, text))?;
     Ok(docs
         .pop()
         .unwrap_or_else(|| null_node(Span::new(file, 0, 0))))
@@ -37,7 +39,9 @@ pub fn parse(text: &str, file: FileId) -> Result<Node, YamlError> {
 
 /// Parses every document of a multi-document stream (`---` separated), in order.
 pub fn parse_all(text: &str, file: FileId) -> Result<Vec<Node>, YamlError> {
-    Loader::new(text, file).documents(false)
+    Loader::new(text, file)
+        .documents(false)
+        .map_err(|e| super::error::hint_unquoted_expression(e, text))
 }
 
 fn null_node(span: Span) -> Node {

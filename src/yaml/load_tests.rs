@@ -270,3 +270,11 @@ error: mapping key \"name\" is already defined
 ";
     assert_eq!(render(&Diagnostic::from(err), &sources, false), expected);
 }
+
+#[test]
+fn unquoted_expression_errors_suggest_quoting() {
+    let err = fail("crds:\n  - ${lean ? '' : 'a'}\n");
+    assert!(err.help.is_some_and(|h| h.contains("quote")));
+    let err = fail("a: [1\n");
+    assert!(err.help.is_none());
+}
