@@ -78,3 +78,24 @@ fn platform_current_format() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("5 passed, 0 failed"), "{text}");
 }
+
+/// `--provenance` adds a comment naming the origin of every value and is still YAML that
+/// reads back as exactly the plain blueprint.
+#[test]
+fn provenance_comments_keep_the_yaml_identical() {
+    let project = repo().join("examples").join("aws-prod");
+    let template = repo().join("_template");
+    let plain = compose(&args(&project, Some(&template), &[])).expect("compose");
+    let mut with = args(&project, Some(&template), &[]);
+    with.provenance = true;
+    let annotated = compose(&with).expect("compose --provenance");
+    assert!(
+        annotated.contains("_template/facets/provider-aws.yaml:8:11 (aws, 200, merge)"),
+        "{annotated}"
+    );
+    let read = |text: &str| {
+        let node = bpc::yaml::parse(text, bpc::source::FileId(0)).expect("valid YAML");
+        format!("{:?}", node.to_value())
+    };
+    assert_eq!(read(&plain), read(&annotated));
+}
