@@ -17,16 +17,22 @@ pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 /// `path` defaults to its name.
 pub fn finish(merged: &mut Merged, origins: &mut Origins) {
     for component in merged.components.values_mut() {
-        for (name, value) in component.fields.iter_mut() {
-            match *name {
-                "inputs" | "substitutions" | "dependsOn" | "components" | "cleanup" => {
-                    value.drop_empty_strings()
+        let cleaned = |name: &str| CLEANED_FIELDS.contains(&name);
+        // Fields are shared with the step that set them (copy-on-write): only a
+        // component that actually changes gets its own copy.
+        if component
+            .fields
+            .iter()
+            .any(|(name, value)| cleaned(name) && value.has_empty_strings())
+        {
+            for (name, value) in Arc::make_mut(&mut component.fields).iter_mut() {
+                if cleaned(name) {
+                    value.drop_empty_strings();
                 }
-                _ => {}
             }
         }
         if matches!(component.get("dependsOn"), Some(Tracked::List(items, _)) if items.is_empty()) {
-            component.fields.shift_remove("dependsOn");
+            Arc::make_mut(&mut component.fields).shift_remove("dependsOn");
         }
         if component.kind == ComponentKind::Kustomize && component.get("path").is_none() {
             let origin = origins.add(Origin {
@@ -38,19 +44,21 @@ pub fn finish(merged: &mut Merged, origins: &mut Origins) {
                 deferred: false,
             });
             let name = component.id.clone();
-            component
-                .fields
-                .insert("path", Tracked::Leaf(Value::str(name), origin));
-            let order = super::fields::fields(component.kind);
-            component.fields.sort_by_key(|k, _| {
-                order
-                    .iter()
-                    .position(|f| f.name == *k)
-                    .unwrap_or(usize::MAX)
-            });
+            let fields = Arc::make_mut(&mut component.fields);
+            fields.insert("path", Tracked::Leaf(Value::str(name), origin));
+            super::fields::sort_in_order(component.kind, fields);
         }
     }
 }
+
+/// The fields whose `""` items the S9 clean-up drops.
+const CLEANED_FIELDS: &[&str] = &[
+    "inputs",
+    "substitutions",
+    "dependsOn",
+    "components",
+    "cleanup",
+];
 
 pub fn component_value(component: &Component) -> Value {
     let map: Map = component

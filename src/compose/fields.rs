@@ -122,6 +122,21 @@ pub const FLUX_SYSTEM: &[Field] = &[
     field("secrets", Eval::Literal, Combine::DeepMerge),
 ];
 
+/// A component's fields by name, in the order they are written out.
+pub type FieldMap = indexmap::IndexMap<&'static str, super::tracked::Tracked>;
+
+/// Puts `map` back in the documented field order of `kind` (S10), whatever order
+/// contributions and defaults added fields in.
+pub fn sort_in_order(kind: ComponentKind, map: &mut FieldMap) {
+    let order = fields(kind);
+    map.sort_by_cached_key(|k, _| {
+        order
+            .iter()
+            .position(|f| f.name == *k)
+            .unwrap_or(usize::MAX)
+    });
+}
+
 pub fn fields(kind: ComponentKind) -> &'static [Field] {
     match kind {
         ComponentKind::Terraform => TERRAFORM,

@@ -10,7 +10,7 @@
 //! * `globalDependency: true`: every kustomization outside the system's own dependency
 //!   closure depends on the system's terminal tier (its variants, else its install).
 
-use super::fields::{field_for, fields};
+use super::fields::{field_for, sort_in_order};
 use super::merge::{Component, Merged};
 use super::tracked::Tracked;
 use crate::expr::Value;
@@ -139,17 +139,11 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
                         f.insert("secrets", sec.clone());
                     }
                 }
-                let order = fields(ComponentKind::Kustomize);
-                f.sort_by_key(|k, _| {
-                    order
-                        .iter()
-                        .position(|x| x.name == *k)
-                        .unwrap_or(usize::MAX)
-                });
+                sort_in_order(ComponentKind::Kustomize, &mut f);
                 Component {
                     kind: ComponentKind::Kustomize,
                     id: name.to_string(),
-                    fields: f,
+                    fields: Arc::new(f),
                     history: s.history.clone(),
                 }
             };
@@ -234,8 +228,8 @@ fn add_global_dependency(t: &Tiers, kustomize: &mut Merged) {
             continue;
         }
         let origin = c.get("name").map(Tracked::origin).unwrap_or_default();
-        let deps = c
-            .fields
+        let fields = Arc::make_mut(&mut c.fields);
+        let deps = fields
             .entry("dependsOn")
             .or_insert_with(|| Tracked::List(Vec::new(), origin));
         if let Tracked::List(items, _) = deps {
@@ -245,12 +239,6 @@ fn add_global_dependency(t: &Tiers, kustomize: &mut Merged) {
                 }
             }
         }
-        let order = fields(ComponentKind::Kustomize);
-        c.fields.sort_by_key(|k, _| {
-            order
-                .iter()
-                .position(|x| x.name == *k)
-                .unwrap_or(usize::MAX)
-        });
+        sort_in_order(ComponentKind::Kustomize, fields);
     }
 }

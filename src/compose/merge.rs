@@ -7,12 +7,13 @@
 //!   equal patches, scalar fields). A later `merge` merges into what is left.
 
 use super::collect::Contribution;
-use super::fields::{field_for, fields, Combine};
+use super::fields::{field_for, sort_in_order, Combine, FieldMap};
 use super::origin::OriginId;
 use super::tracked::Tracked;
 use crate::expr::Value;
 use crate::template::{ComponentKind, Strategy};
 use indexmap::IndexMap;
+use std::sync::Arc;
 
 /// What one contribution did to a component (for `explain`).
 #[derive(Clone, Debug, PartialEq)]
@@ -33,14 +34,17 @@ pub struct Step {
     pub strategy: Strategy,
     pub effect: Effect,
     /// What the contribution itself said, so `explain` can show overridden values.
-    pub fields: IndexMap<&'static str, Tracked>,
+    /// Shared with the component it created until a later step changes that.
+    pub fields: Arc<FieldMap>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Component {
     pub kind: ComponentKind,
     pub id: String,
-    pub fields: IndexMap<&'static str, Tracked>,
+    /// Copy-on-write ([`Arc::make_mut`]): a component nothing else touches shares
+    /// its fields with the step that created it.
+    pub fields: Arc<FieldMap>,
     pub history: Vec<Step>,
 }
 
@@ -71,12 +75,11 @@ pub fn merge(contributions: Vec<Contribution>) -> Merged {
 }
 
 fn apply(out: &mut Merged, c: Contribution) {
-    let said = c.fields.clone();
-    let step = |effect| Step {
+    let step = |effect, fields| Step {
         origin: c.origin,
         strategy: c.strategy,
         effect,
-        fields: said.clone(),
+        fields,
     };
     match (c.strategy, out.components.get_mut(&c.id)) {
         (Strategy::Remove, None) => {
@@ -84,65 +87,68 @@ fn apply(out: &mut Merged, c: Contribution) {
             out.deleted.push(Component {
                 kind: c.kind,
                 id: c.id.clone(),
-                fields: IndexMap::new(),
-                history: vec![step(Effect::Missed)],
+                fields: Arc::default(),
+                history: vec![step(Effect::Missed, Arc::new(c.fields))],
             });
         }
         (Strategy::Remove, Some(existing)) if c.identity_only => {
-            existing.history.push(step(Effect::Deleted));
+            existing
+                .history
+                .push(step(Effect::Deleted, Arc::new(c.fields)));
             if let Some(gone) = out.components.shift_remove(&c.id) {
                 out.deleted.push(gone);
             }
         }
         (Strategy::Remove, Some(existing)) => {
-            let removed = remove_fields(existing, &c);
-            existing.history.push(step(Effect::Removed(removed)));
+            let removed = remove_fields(existing, &c.fields);
+            existing
+                .history
+                .push(step(Effect::Removed(removed), Arc::new(c.fields)));
         }
         (Strategy::Replace, Some(existing)) => {
-            let mut history = std::mem::take(&mut existing.history);
-            history.push(step(Effect::Replaced));
-            *existing = Component {
-                kind: c.kind,
-                id: c.id.clone(),
-                fields: c.fields,
-                history,
-            };
+            let fields = Arc::new(c.fields);
+            existing
+                .history
+                .push(step(Effect::Replaced, Arc::clone(&fields)));
+            existing.kind = c.kind;
+            existing.fields = fields;
         }
         (Strategy::Merge, Some(existing)) => {
+            // The merge moves the overlay's values in; the step keeps what was said.
+            let said = Arc::new(c.fields.clone());
             merge_fields(existing, c.fields);
-            existing.history.push(step(Effect::Merged));
+            existing.history.push(step(Effect::Merged, said));
         }
         (_, None) => {
-            let effect = step(Effect::Created);
+            let fields = Arc::new(c.fields);
+            let created = step(Effect::Created, Arc::clone(&fields));
             out.components.insert(
                 c.id.clone(),
                 Component {
                     kind: c.kind,
                     id: c.id,
-                    fields: c.fields,
-                    history: vec![effect],
+                    fields,
+                    history: vec![created],
                 },
             );
         }
     }
 }
 
-fn merge_fields(existing: &mut Component, overlay: IndexMap<&'static str, Tracked>) {
+fn merge_fields(existing: &mut Component, overlay: FieldMap) {
+    let kind = existing.kind;
+    let fields = Arc::make_mut(&mut existing.fields);
     for (name, value) in overlay {
-        let combine = field_for(existing.kind, name).map_or(Combine::Replace, |f| f.combine);
-        match (existing.fields.get_mut(name), combine) {
+        let combine = field_for(kind, name).map_or(Combine::Replace, |f| f.combine);
+        match (fields.get_mut(name), combine) {
             (None, _) => {
-                existing.fields.insert(name, value);
+                fields.insert(name, value);
             }
             (Some(base), Combine::Replace) => *base = value,
             (Some(base), Combine::DeepMerge) => base.merge_from(value),
             (Some(Tracked::List(items, _)), Combine::AppendUnique) => {
                 for item in list_items(value) {
-                    let v = item.to_value();
-                    if !items
-                        .iter()
-                        .any(|i| super::tracked::same(&i.to_value(), &v))
-                    {
+                    if !items.iter().any(|i| i.same_value(&item)) {
                         items.push(item);
                     }
                 }
@@ -161,14 +167,7 @@ fn merge_fields(existing: &mut Component, overlay: IndexMap<&'static str, Tracke
             (Some(base), _) => *base = value,
         }
     }
-    // Keep the documented field order whatever order contributions came in.
-    let order = fields(existing.kind);
-    existing.fields.sort_by_key(|k, _| {
-        order
-            .iter()
-            .position(|f| f.name == *k)
-            .unwrap_or(usize::MAX)
-    });
+    sort_in_order(kind, fields);
 }
 
 /// Merges one flux tier into another: name lists append new items, patches append,
@@ -184,11 +183,7 @@ fn merge_tier(base: &mut Tracked, overlay: Tracked) {
         match (base.get_mut(k), combine) {
             (Some(Tracked::List(items, _)), Combine::AppendUnique) => {
                 for item in list_items(v.clone()) {
-                    let val = item.to_value();
-                    if !items
-                        .iter()
-                        .any(|i| super::tracked::same(&i.to_value(), &val))
-                    {
+                    if !items.iter().any(|i| i.same_value(&item)) {
                         items.push(item);
                     }
                 }
@@ -218,23 +213,25 @@ fn list_items(t: Tracked) -> Vec<Tracked> {
 }
 
 /// Field-level remove; returns a description of each thing removed.
-fn remove_fields(existing: &mut Component, c: &Contribution) -> Vec<String> {
+fn remove_fields(existing: &mut Component, spec_fields: &FieldMap) -> Vec<String> {
     let mut removed = Vec::new();
-    for (name, spec) in &c.fields {
-        let Some(field) = field_for(existing.kind, name) else {
+    let kind = existing.kind;
+    let fields = Arc::make_mut(&mut existing.fields);
+    for (name, spec) in spec_fields {
+        let Some(field) = field_for(kind, name) else {
             continue;
         };
         if field.identity {
             continue;
         }
-        let Some(current) = existing.fields.get_mut(name) else {
+        let Some(current) = fields.get_mut(name) else {
             continue;
         };
         match (current, spec) {
             // Flux tiers: an empty tier spec drops the tier; otherwise its listed items.
             (current, Tracked::Map(entries, _)) if field.combine == Combine::Tier => {
                 if entries.is_empty() {
-                    existing.fields.shift_remove(*name);
+                    fields.shift_remove(*name);
                     removed.push((*name).to_string());
                 } else {
                     remove_in_tier(current, spec, name, &mut removed);

@@ -76,17 +76,12 @@ impl SourceTags {
                 expression: None,
                 deferred: false,
             });
-            component.fields.insert(
+            let fields = std::sync::Arc::make_mut(&mut component.fields);
+            fields.insert(
                 "source",
                 Tracked::Leaf(Value::str(tag.name.as_str()), origin),
             );
-            let order = super::fields::fields(component.kind);
-            component.fields.sort_by_cached_key(|k, _| {
-                order
-                    .iter()
-                    .position(|f| f.name == *k)
-                    .unwrap_or(usize::MAX)
-            });
+            super::fields::sort_in_order(component.kind, fields);
         }
         merged
             .components

@@ -101,6 +101,25 @@ impl Tracked {
         }
     }
 
+    /// [`same`] on the plain values, without building them: `AppendUnique` lists
+    /// compare every new item against every kept one.
+    pub fn same_value(&self, other: &Tracked) -> bool {
+        match (self, other) {
+            (Tracked::Leaf(a, _), Tracked::Leaf(b, _)) => same(a, b),
+            (Tracked::List(a, _), Tracked::List(b, _)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_value(y))
+            }
+            (Tracked::Map(a, _), Tracked::Map(b, _)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, v)| b.get(k).is_some_and(|w| v.same_value(w)))
+            }
+            // A leaf may itself hold a list or map value (from an expression).
+            (Tracked::Leaf(a, _), b) | (b, Tracked::Leaf(a, _)) => same(a, &b.to_value()),
+            _ => false,
+        }
+    }
+
     pub fn is_null(&self) -> bool {
         matches!(self, Tracked::Leaf(Value::Nil, _))
     }
@@ -121,6 +140,19 @@ impl Tracked {
                 }
             }
             Tracked::Leaf(_, _) => {}
+        }
+    }
+
+    /// Whether [`Tracked::drop_empty_strings`] would change anything.
+    pub fn has_empty_strings(&self) -> bool {
+        match self {
+            Tracked::Map(entries, _) => entries
+                .iter()
+                .any(|(k, v)| k.is_empty() || v.as_str() == Some("") || v.has_empty_strings()),
+            Tracked::List(items, _) => items
+                .iter()
+                .any(|v| v.as_str() == Some("") || v.has_empty_strings()),
+            Tracked::Leaf(_, _) => false,
         }
     }
 

@@ -94,7 +94,7 @@ fn list(
     describe: &dyn Fn(&Tracked) -> String,
 ) {
     for (i, component) in merged.components.values().enumerate() {
-        for (field, value) in &component.fields {
+        for (field, value) in component.fields.iter() {
             let mut path = vec![
                 PathSeg::Key(key.to_string()),
                 PathSeg::Index(i),

@@ -342,7 +342,7 @@ impl Explainer<'_> {
         ] {
             for (id, c) in &merged.components {
                 candidates.push(format!("{kind}.{id}"));
-                for (f, v) in &c.fields {
+                for (f, v) in c.fields.iter() {
                     candidates.push(format!("{kind}.{id}.{f}"));
                     if let Tracked::Map(entries, _) = v {
                         for k in entries.keys() {

@@ -128,6 +128,4 @@ pub struct Facet {
     pub substitutions: Option<Node>,
     pub backend: Option<Node>,
     pub messages: Vec<Message>,
-    /// The facet's whole document.
-    pub node: Node,
 }

@@ -117,6 +117,22 @@ impl Reader<'_> {
         }
     }
 
+    /// Like [`Reader::list`], for a node the caller owns: the items are moved out, not
+    /// copied (a facet's components are most of its document).
+    fn into_list(&mut self, node: Option<Node>, what: &str) -> Vec<Node> {
+        match node {
+            Some(Node {
+                kind: NodeKind::Seq(items),
+                ..
+            }) => items,
+            Some(other) => {
+                self.list(Some(&other), what);
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    }
+
     fn list<'n>(&mut self, node: Option<&'n Node>, what: &str) -> &'n [Node] {
         match node.map(|n| &n.kind) {
             Some(NodeKind::Seq(items)) => items,
@@ -173,7 +189,7 @@ impl Reader<'_> {
         out
     }
 
-    fn config_block(&mut self, node: &Node, position: usize) -> Option<ConfigBlock> {
+    fn config_block(&mut self, node: Node, position: usize) -> Option<ConfigBlock> {
         let NodeKind::Map(entries) = &node.kind else {
             self.error(
                 node.span,
@@ -199,45 +215,52 @@ impl Reader<'_> {
             );
             return None;
         }
+        let name_span = name_node.span;
         let when = self.condition(node.get("when"), "`when`");
         let ordinal = node.get("ordinal").and_then(|o| self.int(o, "`ordinal`"));
         let strategy = self.strategy(node.get("strategy"));
         let requires = self.requirements(node.get("requires"));
-        // S6: `value:` holds the body; without it every other key is the body.
-        let body = match node.get("value") {
-            Some(v) => {
-                let extra: Vec<&Key> = entries
-                    .iter()
-                    .map(|(k, _)| k)
-                    .filter(|k| !keys::CONFIG_BLOCK.contains(&k.name.as_str()))
-                    .collect();
-                for k in extra {
-                    self.diagnostics.push(
-                        Diagnostic::warning(format!(
-                            "key `{}` is ignored: block `{name}` has a `value:` body",
-                            k.name
-                        ))
-                        .with_primary(k.span, "not part of the block's value"),
-                    );
-                }
-                v.clone()
+        let has_value = node.get("value").is_some();
+        if has_value {
+            let extra: Vec<&Key> = entries
+                .iter()
+                .map(|(k, _)| k)
+                .filter(|k| !keys::CONFIG_BLOCK.contains(&k.name.as_str()))
+                .collect();
+            for k in extra {
+                self.diagnostics.push(
+                    Diagnostic::warning(format!(
+                        "key `{}` is ignored: block `{name}` has a `value:` body",
+                        k.name
+                    ))
+                    .with_primary(k.span, "not part of the block's value"),
+                );
             }
-            None => {
-                let body: Vec<(Key, Node)> = entries
-                    .iter()
-                    .filter(|(k, _)| !keys::CONFIG_BLOCK.contains(&k.name.as_str()))
-                    .cloned()
-                    .collect();
-                Node {
-                    kind: NodeKind::Map(body),
-                    span: node.span,
-                    style: None,
-                }
+        }
+        // S6: `value:` holds the body; without it every other key is the body.
+        let span = node.span;
+        let NodeKind::Map(entries) = node.kind else {
+            return None;
+        };
+        let body = if has_value {
+            entries
+                .into_iter()
+                .find(|(k, _)| k.name == "value")
+                .map(|(_, v)| v)?
+        } else {
+            let body: Vec<(Key, Node)> = entries
+                .into_iter()
+                .filter(|(k, _)| !keys::CONFIG_BLOCK.contains(&k.name.as_str()))
+                .collect();
+            Node {
+                kind: NodeKind::Map(body),
+                span,
+                style: None,
             }
         };
         Some(ConfigBlock {
             name,
-            name_span: name_node.span,
+            name_span,
             when,
             body,
             ordinal,
@@ -250,7 +273,7 @@ impl Reader<'_> {
     fn component(
         &mut self,
         kind: ComponentKind,
-        node: &Node,
+        node: Node,
         position: usize,
     ) -> Option<ComponentEntry> {
         if !matches!(node.kind, NodeKind::Map(_)) {
@@ -270,7 +293,7 @@ impl Reader<'_> {
             ComponentKind::Kustomize => keys::KUSTOMIZE,
             ComponentKind::FluxSystem => keys::FLUX_SYSTEM,
         };
-        self.check_keys(node, known, &format!("a {}", kind.noun()));
+        self.check_keys(&node, known, &format!("a {}", kind.noun()));
         if kind == ComponentKind::FluxSystem {
             if let Some(install) = node.get("install") {
                 self.check_keys(install, keys::FLUX_TIER, "an install tier");
@@ -307,11 +330,11 @@ impl Reader<'_> {
         }
         Some(ComponentEntry {
             kind,
-            node: node.clone(),
             when: self.condition(node.get("when"), "`when`"),
             strategy: self.strategy(node.get("strategy")),
             ordinal: node.get("ordinal").and_then(|o| self.int(o, "`ordinal`")),
             requires: self.requirements(node.get("requires")),
+            node,
             position,
         })
     }
@@ -386,8 +409,20 @@ impl Reader<'_> {
             None => default_ordinal(basename),
         };
         let when = self.condition(node.get("when"), "`when`");
+        let requires = self.requirements(node.get("requires"));
+        for item in self.list(node.get("messages"), "`messages`") {
+            self.check_keys(item, keys::MESSAGE, "a message");
+        }
+        if let Some(s) = node.get("substitutions") {
+            if !matches!(s.kind, NodeKind::Map(_) | NodeKind::Null) {
+                self.error(s.span, "`substitutions` must be a map", "expected a map");
+            }
+        }
+        // Everything below moves parts out of the document instead of copying them.
+        let mut doc = Document::new(node);
         let mut config = Vec::new();
-        for (i, item) in self.list(node.get("config"), "`config`").iter().enumerate() {
+        let blocks = self.into_list(doc.take("config"), "`config`");
+        for (i, item) in blocks.into_iter().enumerate() {
             if let Some(b) = self.config_block(item, i) {
                 config.push(b);
             }
@@ -397,11 +432,8 @@ impl Reader<'_> {
             ("terraform", ComponentKind::Terraform),
             ("kustomize", ComponentKind::Kustomize),
         ] {
-            for (i, item) in self
-                .list(node.get(key), &format!("`{key}`"))
-                .iter()
-                .enumerate()
-            {
+            let items = self.into_list(doc.take(key), &format!("`{key}`"));
+            for (i, item) in items.into_iter().enumerate() {
                 if let Some(c) = self.component(kind, item, i) {
                     components.push(c);
                 }
@@ -410,7 +442,8 @@ impl Reader<'_> {
         // `flux:` entries: the system form compiles into tiers; the plain form is a
         // kustomization (`kustomize:` is its older spelling).
         let flux_start = components.len();
-        for (i, item) in self.list(node.get("flux"), "`flux`").iter().enumerate() {
+        let items = self.into_list(doc.take("flux"), "`flux`");
+        for (i, item) in items.into_iter().enumerate() {
             let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some());
             let kind = if system {
                 ComponentKind::FluxSystem
@@ -422,26 +455,15 @@ impl Reader<'_> {
                 components.push(c);
             }
         }
-        let requires = self.requirements(node.get("requires"));
-        let crds = self.list(node.get("crds"), "`crds`").to_vec();
+        let crds = self.into_list(doc.take("crds"), "`crds`");
         let mut messages = Vec::new();
-        for item in self.list(node.get("messages"), "`messages`") {
-            self.check_keys(item, keys::MESSAGE, "a message");
-            match item.get("text") {
-                Some(text) => messages.push(Message {
-                    text: text.clone(),
-                    when: self.condition(item.get("when"), "`when`"),
-                }),
+        for mut item in self.into_list(doc.take("messages"), "`messages`") {
+            let when = self.condition(item.get("when"), "`when`");
+            match take_entry(&mut item, "text") {
+                Some(text) => messages.push(Message { text, when }),
                 None => self.error(item.span, "a message needs `text`", "no `text:` here"),
             }
         }
-        let substitutions = node.get("substitutions").cloned();
-        if let Some(s) = &substitutions {
-            if !matches!(s.kind, NodeKind::Map(_) | NodeKind::Null) {
-                self.error(s.span, "`substitutions` must be a map", "expected a map");
-            }
-        }
-        let backend = node.get("backend").cloned();
         if !usable {
             return None;
         }
@@ -456,10 +478,40 @@ impl Reader<'_> {
             components,
             requires,
             crds,
-            substitutions,
-            backend,
+            substitutions: doc.take("substitutions"),
+            backend: doc.take("backend"),
             messages,
-            node,
         })
     }
+}
+
+/// A facet document's top-level entries, handed out one key at a time.
+struct Document {
+    entries: Vec<(Key, Node)>,
+}
+
+impl Document {
+    fn new(node: Node) -> Document {
+        match node.kind {
+            NodeKind::Map(entries) => Document { entries },
+            _ => Document {
+                entries: Vec::new(),
+            },
+        }
+    }
+
+    fn take(&mut self, key: &str) -> Option<Node> {
+        let at = self.entries.iter().position(|(k, _)| k.name == key)?;
+        Some(self.entries.swap_remove(at).1)
+    }
+}
+
+/// Moves the value of `key` out of a map node (keys are unique: the loader rejects
+/// duplicates).
+fn take_entry(node: &mut Node, key: &str) -> Option<Node> {
+    let NodeKind::Map(entries) = &mut node.kind else {
+        return None;
+    };
+    let at = entries.iter().position(|(k, _)| k.name == key)?;
+    Some(entries.remove(at).1)
 }
