@@ -373,19 +373,13 @@ impl<'t> Collector<'_, 't> {
             Eval::Strings => {
                 let t = self.tracked(node, host, origin, context)?;
                 match t {
-                    Tracked::Map(entries, o) => Ok(Tracked::Map(
-                        entries
-                            .into_iter()
-                            .map(|(k, v)| {
-                                let vo = v.origin();
-                                (
-                                    k,
-                                    Tracked::Leaf(Value::str(substitution_text(&v.to_value())), vo),
-                                )
-                            })
-                            .collect(),
-                        o,
-                    )),
+                    Tracked::Map(mut entries, o) => {
+                        for v in entries.values_mut() {
+                            let text = substitution_text(&v.to_value());
+                            *v = Tracked::Leaf(Value::str(text), v.origin());
+                        }
+                        Ok(Tracked::Map(entries, o))
+                    }
                     other => Err(Diagnostic::error(format!(
                         "`{}` must be a map of names to values, got {}",
                         field.name,
@@ -522,7 +516,7 @@ impl<'t> Collector<'_, 't> {
             span: node.span,
             ..origin
         });
-        Ok(Tracked::Map(out, id))
+        Ok(Tracked::Map(Box::new(out), id))
     }
 
     /// Evaluates `node` (templates in every string) into a tracked value whose leaves
@@ -547,7 +541,7 @@ impl<'t> Collector<'_, 't> {
                     span: node.span,
                     ..origin
                 });
-                Ok(Tracked::Map(out, id))
+                Ok(Tracked::Map(Box::new(out), id))
             }
             NodeKind::Seq(items) => {
                 let mut out = Vec::with_capacity(items.len());

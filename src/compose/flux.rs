@@ -117,7 +117,7 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
                 }
                 let mut all_deps = deps;
                 if let Some(Tracked::Map(entries, _)) = tier {
-                    for (k, v) in entries {
+                    for (k, v) in entries.iter() {
                         if &**k == "name" {
                             continue;
                         }

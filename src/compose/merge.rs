@@ -177,7 +177,7 @@ fn merge_tier(base: &mut Tracked, overlay: Tracked) {
         *base = overlay;
         return;
     };
-    for (k, v) in over {
+    for (k, v) in over.iter() {
         let combine =
             field_for(ComponentKind::Kustomize, k).map_or(Combine::Replace, |f| f.combine);
         match (base.get_mut(k), combine) {
@@ -295,7 +295,7 @@ fn remove_in_tier(tier: &mut Tracked, spec: &Tracked, label: &str, removed: &mut
     let (Tracked::Map(fields, _), Tracked::Map(specs, _)) = (tier, spec) else {
         return;
     };
-    for (k, v) in specs {
+    for (k, v) in specs.iter() {
         if &**k == "name" {
             continue;
         }
@@ -338,7 +338,7 @@ fn remove_in_tier(tier: &mut Tracked, spec: &Tracked, label: &str, removed: &mut
 fn leaf_paths(spec: &Tracked) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     if let Tracked::Map(entries, _) = spec {
-        for (k, v) in entries {
+        for (k, v) in entries.iter() {
             match v {
                 Tracked::Map(children, _) if !children.is_empty() => {
                     for mut p in leaf_paths(v) {

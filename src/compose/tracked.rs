@@ -10,7 +10,9 @@ use std::sync::Arc;
 pub enum Tracked {
     Leaf(Value, OriginId),
     List(Vec<Tracked>, OriginId),
-    Map(IndexMap<Arc<str>, Tracked>, OriginId),
+    /// Boxed: maps are few and leaves many, and an inline map would make every
+    /// node as large as an `IndexMap` (80 bytes instead of 32).
+    Map(Box<IndexMap<Arc<str>, Tracked>>, OriginId),
 }
 
 impl Tracked {
@@ -25,9 +27,11 @@ impl Tracked {
                 origin,
             ),
             Value::Map(map) => Tracked::Map(
-                map.iter()
-                    .map(|(k, v)| (k.clone(), Tracked::from_value(v, origin)))
-                    .collect(),
+                Box::new(
+                    map.iter()
+                        .map(|(k, v)| (k.clone(), Tracked::from_value(v, origin)))
+                        .collect(),
+                ),
                 origin,
             ),
             other => Tracked::Leaf(other.clone(), origin),
@@ -83,7 +87,7 @@ impl Tracked {
     pub fn merge_from(&mut self, overlay: Tracked) {
         match (self, overlay) {
             (Tracked::Map(base, _), Tracked::Map(over, _)) => {
-                for (k, v) in over {
+                for (k, v) in *over {
                     match base.get_mut(&k) {
                         Some(existing) => existing.merge_from(v),
                         None => {

@@ -52,7 +52,7 @@ fn walk(
     out.insert(path.clone(), describe(t));
     match t {
         Tracked::Map(entries, _) => {
-            for (k, v) in entries {
+            for (k, v) in entries.iter() {
                 path.push(PathSeg::Key(k.to_string()));
                 walk(v, path, out, describe);
                 path.pop();
