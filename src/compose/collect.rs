@@ -482,10 +482,10 @@ impl<'t> Collector<'_, 't> {
         };
         let mut out: IndexMap<Arc<str>, Tracked> = IndexMap::new();
         for (key, value) in entries {
-            if value.is_null() || key.name == "when" {
+            if value.is_null() || &*key.name == "when" {
                 continue;
             }
-            let tracked = if key.name == "name" {
+            let tracked = if &*key.name == "name" {
                 let id = self.origins.add(Origin {
                     span: value.span,
                     ..origin.clone()
@@ -501,7 +501,7 @@ impl<'t> Collector<'_, 't> {
                 };
                 self.field(field, value, host, o, context)?
             };
-            let name: Arc<str> = match key.name.as_str() {
+            let name: Arc<str> = match &*key.name {
                 "substitute" => Arc::from("substitutions"),
                 other => Arc::from(other),
             };
@@ -533,7 +533,7 @@ impl<'t> Collector<'_, 't> {
                 let mut out = IndexMap::with_capacity(entries.len());
                 for (k, v) in entries {
                     out.insert(
-                        Arc::from(k.name.as_str()),
+                        Arc::clone(&k.name),
                         self.tracked(v, host, origin.clone(), context)?,
                     );
                 }
@@ -563,7 +563,7 @@ impl<'t> Collector<'_, 't> {
                 let deferred = matches!(&value, Value::Str(out) if crate::expr::template::contains_expression(out));
                 let id = self.origins.add(Origin {
                     span: node.span,
-                    expression: Some(s.clone()),
+                    expression: Some(Arc::clone(s)),
                     deferred,
                     ..origin
                 });

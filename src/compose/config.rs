@@ -45,7 +45,7 @@ impl Raw {
             NodeKind::Map(entries) => Raw::Map(
                 entries
                     .iter()
-                    .map(|(k, v)| (Arc::from(k.name.as_str()), Raw::from_node(v, facet, block)))
+                    .map(|(k, v)| (Arc::clone(&k.name), Raw::from_node(v, facet, block)))
                     .collect(),
             ),
             _ => Raw::Leaf(Leaf {

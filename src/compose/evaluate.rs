@@ -68,7 +68,7 @@ pub fn eval_node(
     match &node.kind {
         NodeKind::Str(s) => {
             if !crate::expr::template::contains_expression(s) {
-                return Ok(Value::str(s.as_str()));
+                return Ok(Value::Str(Arc::clone(s)));
             }
             engine
                 .render_template(s, scope, host)
@@ -85,7 +85,7 @@ pub fn eval_node(
             let mut map = crate::expr::Map::with_capacity(entries.len());
             for (k, v) in entries {
                 map.insert(
-                    k.name.as_str().into(),
+                    Arc::clone(&k.name),
                     eval_node(engine, v, scope, host, sources, context)?,
                 );
             }

@@ -95,7 +95,7 @@ pub fn collect(resolver: &Resolver<'_>, active: &[usize]) -> Result<FacetOutputs
                     ) {
                         Ok(value) => {
                             out.substitutions.insert(
-                                k.name.as_str().into(),
+                                k.name.clone(),
                                 Value::str(substitution_text(&value)),
                             );
                         }

@@ -3,6 +3,7 @@
 
 use crate::source::Span;
 use crate::template::Strategy;
+use std::sync::Arc;
 
 /// Index into [`Origins`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -28,7 +29,7 @@ pub struct Origin {
     pub ordinal: i64,
     pub strategy: Strategy,
     /// The text of the `${…}` string that produced the value, when one did.
-    pub expression: Option<String>,
+    pub expression: Option<Arc<str>>,
     /// The value stays a deferred `terraform_output` expression until apply time.
     pub deferred: bool,
 }

@@ -28,7 +28,7 @@ impl Reader<'_> {
             return;
         };
         for (key, _) in entries {
-            if known.contains(&key.name.as_str()) {
+            if known.contains(&&*key.name) {
                 continue;
             }
             let mut d = Diagnostic::warning(format!("unknown key `{}` in {context}", key.name))
@@ -44,7 +44,7 @@ impl Reader<'_> {
     /// decoder does (`when: true` is the expression `true`).
     pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
         match &node.kind {
-            NodeKind::Str(s) => Some(s.clone()),
+            NodeKind::Str(s) => Some(s.to_string()),
             NodeKind::Bool(b) => Some(b.to_string()),
             NodeKind::Int(n) => Some(n.to_string()),
             NodeKind::Uint(n) => Some(n.to_string()),
@@ -225,7 +225,7 @@ impl Reader<'_> {
             let extra: Vec<&Key> = entries
                 .iter()
                 .map(|(k, _)| k)
-                .filter(|k| !keys::CONFIG_BLOCK.contains(&k.name.as_str()))
+                .filter(|k| !keys::CONFIG_BLOCK.contains(&&*k.name))
                 .collect();
             for k in extra {
                 self.diagnostics.push(
@@ -245,12 +245,12 @@ impl Reader<'_> {
         let body = if has_value {
             entries
                 .into_iter()
-                .find(|(k, _)| k.name == "value")
+                .find(|(k, _)| &*k.name == "value")
                 .map(|(_, v)| v)?
         } else {
             let body: Vec<(Key, Node)> = entries
                 .into_iter()
-                .filter(|(k, _)| !keys::CONFIG_BLOCK.contains(&k.name.as_str()))
+                .filter(|(k, _)| !keys::CONFIG_BLOCK.contains(&&*k.name))
                 .collect();
             Node {
                 kind: NodeKind::Map(body),
@@ -501,7 +501,7 @@ impl Document {
     }
 
     fn take(&mut self, key: &str) -> Option<Node> {
-        let at = self.entries.iter().position(|(k, _)| k.name == key)?;
+        let at = self.entries.iter().position(|(k, _)| &*k.name == key)?;
         Some(self.entries.swap_remove(at).1)
     }
 }
@@ -512,6 +512,6 @@ fn take_entry(node: &mut Node, key: &str) -> Option<Node> {
     let NodeKind::Map(entries) = &mut node.kind else {
         return None;
     };
-    let at = entries.iter().position(|(k, _)| k.name == key)?;
+    let at = entries.iter().position(|(k, _)| &*k.name == key)?;
     Some(entries.remove(at).1)
 }

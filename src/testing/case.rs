@@ -139,7 +139,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
     };
     if let NodeKind::Map(entries) = &node.kind {
         for (key, _) in entries {
-            if !CASE_KEYS.contains(&key.name.as_str()) {
+            if !CASE_KEYS.contains(&&*key.name) {
                 let mut d = Diagnostic::warning(format!(
                     "unknown key `{}` in test case `{name}`",
                     key.name
@@ -198,7 +198,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
                         Value::Nil => String::new(),
                         other => crate::expr::windsor::format::go_format(&other),
                     };
-                    env.insert(k.name.clone(), text);
+                    env.insert(k.name.to_string(), text);
                 }
             }
             NodeKind::Null => {}
@@ -221,7 +221,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
     let expect_error = match node.get("expectError").map(|n| (n, &n.kind)) {
         Some((_, NodeKind::Bool(true))) => ExpectError::Any,
         Some((_, NodeKind::Bool(false))) | Some((_, NodeKind::Null)) | None => ExpectError::No,
-        Some((_, NodeKind::Str(s))) => ExpectError::Containing(s.clone()),
+        Some((_, NodeKind::Str(s))) => ExpectError::Containing(s.to_string()),
         Some((n, _)) => {
             return Err(Diagnostic::error(
                 "`expectError` must be true, false or the text the error must contain",

@@ -177,7 +177,7 @@ pub fn check(composed: &Composed<'_>, spec: &Node, present: bool, file: &str) ->
         return out;
     };
     for (key, node) in entries {
-        let kind = match key.name.as_str() {
+        let kind = match &*key.name {
             "terraform" => ComponentKind::Terraform,
             "kustomize" => ComponentKind::Kustomize,
             "flux" => {
@@ -328,7 +328,7 @@ fn flux_entries(item: &Node) -> Vec<Node> {
         let mut entries = match tier.map(|t| &t.kind) {
             Some(NodeKind::Map(e)) => e
                 .iter()
-                .filter(|(k, _)| k.name != "name" && k.name != "when")
+                .filter(|(k, _)| &*k.name != "name" && &*k.name != "when")
                 .cloned()
                 .collect(),
             _ => Vec::new(),
@@ -342,7 +342,7 @@ fn flux_entries(item: &Node) -> Vec<Node> {
                     span,
                 },
                 Node {
-                    kind: NodeKind::Str(tier_name),
+                    kind: NodeKind::Str(tier_name.into()),
                     span,
                     style: None,
                 },

@@ -39,7 +39,7 @@ impl Node {
                 Err(_) => (NodeKind::Uint(*n), Some(ScalarStyle::Plain)),
             },
             Value::Float(f) => (NodeKind::Float(*f), Some(ScalarStyle::Plain)),
-            Value::Str(s) => (NodeKind::Str(s.to_string()), Some(ScalarStyle::Plain)),
+            Value::Str(s) => (NodeKind::Str(Arc::clone(s)), Some(ScalarStyle::Plain)),
             Value::List(items) => (
                 NodeKind::Seq(items.iter().map(|v| Node::from_value(v, span)).collect()),
                 None,
@@ -49,7 +49,7 @@ impl Node {
                     map.iter()
                         .map(|(k, v)| {
                             let key = Key {
-                                name: k.to_string(),
+                                name: Arc::clone(k),
                                 span,
                             };
                             (key, Node::from_value(v, span))
@@ -73,14 +73,14 @@ pub fn node_to_value(node: &Node, ints: IntMapping) -> Value {
         },
         NodeKind::Uint(n) => Value::Uint(*n),
         NodeKind::Float(f) => Value::Float(*f),
-        NodeKind::Str(s) => Value::Str(Arc::from(s.as_str())),
+        NodeKind::Str(s) => Value::Str(Arc::clone(s)),
         NodeKind::Seq(items) => Value::List(Arc::new(
             items.iter().map(|n| node_to_value(n, ints)).collect(),
         )),
         NodeKind::Map(entries) => {
             let mut map = Map::with_capacity(entries.len());
             for (key, value) in entries {
-                map.insert(Arc::from(key.name.as_str()), node_to_value(value, ints));
+                map.insert(Arc::clone(&key.name), node_to_value(value, ints));
             }
             Value::Map(Arc::new(map))
         }

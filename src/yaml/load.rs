@@ -16,7 +16,8 @@ use super::scalar::{self, PlainScalar};
 use crate::source::{FileId, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, StrInput, Tag};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// Deepest nesting of lists and maps a document may have.
 pub const MAX_DEPTH: usize = 256;
@@ -94,6 +95,8 @@ struct Loader<'a> {
     anchors: HashMap<usize, Anchor>,
     expanded: usize,
     stack: Vec<Frame>,
+    /// Mapping keys seen in this file; see [`Key::name`].
+    keys: HashSet<Arc<str>>,
 }
 
 impl<'a> Loader<'a> {
@@ -106,7 +109,17 @@ impl<'a> Loader<'a> {
             anchors: HashMap::new(),
             expanded: 0,
             stack: Vec::new(),
+            keys: HashSet::new(),
         }
+    }
+
+    fn intern(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.keys.get(name) {
+            return Arc::clone(known);
+        }
+        let name: Arc<str> = Arc::from(name);
+        self.keys.insert(Arc::clone(&name));
+        name
     }
 
     fn span(&self, start: usize, end: usize) -> Span {
@@ -243,7 +256,7 @@ impl<'a> Loader<'a> {
                 self.remember(anchor, node, 1, Some(value.to_string()));
             }
             let key = Key {
-                name: value.into_owned(),
+                name: self.intern(&value),
                 span,
             };
             self.set_pending(key, merge);
@@ -272,14 +285,14 @@ impl<'a> Loader<'a> {
             ));
         };
         if self.expecting_key() {
-            let Some(text) = &anchor.text else {
+            let Some(text) = anchor.text.clone() else {
                 return Err(YamlError::new(
                     alias_span,
                     "an alias used as a mapping key must refer to a scalar",
                 ));
             };
             let key = Key {
-                name: text.clone(),
+                name: self.intern(&text),
                 span: alias_span,
             };
             self.set_pending(key, false);
@@ -478,14 +491,14 @@ fn scalar_kind(
         return Ok(if style == ScalarStyle::Plain {
             plain_kind(value)
         } else {
-            NodeKind::Str(value.into_owned())
+            NodeKind::Str(Arc::from(value.as_ref()))
         });
     };
     if !tag.is_yaml_core_schema() {
         // `!` forces a string; application tags (`!Ref`, …) carry no meaning for bpc.
         return Ok(
             if (tag.handle.is_empty() && tag.suffix == "!") || style != ScalarStyle::Plain {
-                NodeKind::Str(value.to_string())
+                NodeKind::Str(Arc::from(value.as_ref()))
             } else {
                 plain_kind(value)
             },
@@ -498,7 +511,7 @@ fn scalar_kind(
         )
     };
     Ok(match tag.suffix.as_str() {
-        "str" | "binary" | "timestamp" => NodeKind::Str(value.into_owned()),
+        "str" | "binary" | "timestamp" => NodeKind::Str(Arc::from(value.as_ref())),
         "null" => match scalar::resolve_keyword(&value) {
             Some(PlainScalar::Null) => NodeKind::Null,
             _ => return Err(wrong("null")),
@@ -537,7 +550,7 @@ fn plain_kind(value: Cow<'_, str>) -> NodeKind {
         PlainScalar::Int(n) => NodeKind::Int(n),
         PlainScalar::Uint(n) => NodeKind::Uint(n),
         PlainScalar::Float(f) => NodeKind::Float(f),
-        PlainScalar::Str(_) => NodeKind::Str(value.into_owned()),
+        PlainScalar::Str(_) => NodeKind::Str(Arc::from(value.as_ref())),
     }
 }
 

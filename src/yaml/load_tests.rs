@@ -20,7 +20,7 @@ fn fail(text: &str) -> YamlError {
 
 fn keys(node: &Node) -> Vec<&str> {
     match &node.kind {
-        NodeKind::Map(entries) => entries.iter().map(|(k, _)| k.name.as_str()).collect(),
+        NodeKind::Map(entries) => entries.iter().map(|(k, _)| &*k.name).collect(),
         _ => panic!("not a map: {node:?}"),
     }
 }

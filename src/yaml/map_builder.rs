@@ -18,7 +18,7 @@ pub(crate) struct MapBuilder {
     entries: Vec<(Key, Node)>,
     /// `merged[i]` is true while entry `i` came from a `<<` merge (and may be overridden).
     merged: Vec<bool>,
-    index: Option<HashMap<String, usize>>,
+    index: Option<HashMap<std::sync::Arc<str>, usize>>,
 }
 
 impl MapBuilder {
@@ -71,7 +71,7 @@ impl MapBuilder {
     fn find(&self, name: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index.get(name).copied(),
-            None => self.entries.iter().position(|(k, _)| k.name == name),
+            None => self.entries.iter().position(|(k, _)| &*k.name == name),
         }
     }
 }

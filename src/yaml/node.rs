@@ -5,6 +5,7 @@
 //! alias: the anchored node's span, where the value is actually written).
 
 use crate::source::Span;
+use std::sync::Arc;
 
 /// How a scalar was written. Typing and the mapping of a byte offset inside the value
 /// back to the source (for carets inside `${…}`) depend on it.
@@ -25,7 +26,9 @@ pub enum NodeKind {
     /// Non-negative integers above `i64::MAX`.
     Uint(u64),
     Float(f64),
-    Str(String),
+    /// Shared with the values composed from it: reading a literal into a value or an
+    /// origin copies a pointer, not the text.
+    Str(Arc<str>),
     Seq(Vec<Node>),
     /// Keys in source order. Keys are strings (non-string scalar keys are kept in their
     /// textual form); duplicate keys are a load error.
@@ -34,7 +37,8 @@ pub enum NodeKind {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Key {
-    pub name: String,
+    /// Interned per document: the same key text is one allocation.
+    pub name: Arc<str>,
     pub span: Span,
 }
 
@@ -49,7 +53,7 @@ pub struct Node {
 impl Node {
     pub fn get(&self, key: &str) -> Option<&Node> {
         match &self.kind {
-            NodeKind::Map(entries) => entries.iter().find(|(k, _)| k.name == key).map(|(_, v)| v),
+            NodeKind::Map(entries) => entries.iter().find(|(k, _)| &*k.name == key).map(|(_, v)| v),
             _ => None,
         }
     }
