@@ -16,7 +16,8 @@ use super::scalar::{self, PlainScalar};
 use crate::source::{FileId, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, StrInput, Tag};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Deepest nesting of lists and maps a document may have.
@@ -87,6 +88,9 @@ struct Frame {
     size: usize,
 }
 
+/// How many distinct mapping keys one file interns (see [`Loader::intern`]).
+const INTERNED_KEYS_LIMIT: usize = 512;
+
 struct Loader<'a> {
     text: &'a str,
     file: FileId,
@@ -96,7 +100,7 @@ struct Loader<'a> {
     expanded: usize,
     stack: Vec<Frame>,
     /// Mapping keys seen in this file; see [`Key::name`].
-    keys: HashSet<Arc<str>>,
+    keys: FxHashSet<Arc<str>>,
 }
 
 impl<'a> Loader<'a> {
@@ -109,16 +113,20 @@ impl<'a> Loader<'a> {
             anchors: HashMap::new(),
             expanded: 0,
             stack: Vec::new(),
-            keys: HashSet::new(),
+            keys: FxHashSet::default(),
         }
     }
 
+    /// Templates use a few dozen distinct keys over and over. The set is capped, so a
+    /// file of many distinct (or hash-colliding) keys costs no more than copying them.
     fn intern(&mut self, name: &str) -> Arc<str> {
         if let Some(known) = self.keys.get(name) {
             return Arc::clone(known);
         }
         let name: Arc<str> = Arc::from(name);
-        self.keys.insert(Arc::clone(&name));
+        if self.keys.len() < INTERNED_KEYS_LIMIT {
+            self.keys.insert(Arc::clone(&name));
+        }
         name
     }
 
