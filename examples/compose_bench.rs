@@ -65,7 +65,13 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
         .filter(|f| f.to_string_lossy().contains("/facets/"))
         .count();
 
-    let runs_of = |side: &str| if only.is_empty() || only == side { runs } else { 0 };
+    let runs_of = |side: &str| {
+        if only.is_empty() || only == side {
+            runs
+        } else {
+            0
+        }
+    };
     let parse_ms: Vec<f64> = (0..runs_of("parse"))
         .map(|_| {
             let start = Instant::now();

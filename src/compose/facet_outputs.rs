@@ -94,10 +94,8 @@ pub fn collect(resolver: &Resolver<'_>, active: &[usize]) -> Result<FacetOutputs
                         &context,
                     ) {
                         Ok(value) => {
-                            out.substitutions.insert(
-                                k.name.clone(),
-                                Value::str(substitution_text(&value)),
-                            );
+                            out.substitutions
+                                .insert(k.name.clone(), Value::str(substitution_text(&value)));
                         }
                         Err(d) => errors.push(d),
                     }

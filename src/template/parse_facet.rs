@@ -119,7 +119,7 @@ impl Reader<'_> {
 
     /// Like [`Reader::list`], for a node the caller owns: the items are moved out, not
     /// copied (a facet's components are most of its document).
-    fn into_list(&mut self, node: Option<Node>, what: &str) -> Vec<Node> {
+    fn owned_list(&mut self, node: Option<Node>, what: &str) -> Vec<Node> {
         match node {
             Some(Node {
                 kind: NodeKind::Seq(items),
@@ -421,7 +421,7 @@ impl Reader<'_> {
         // Everything below moves parts out of the document instead of copying them.
         let mut doc = Document::new(node);
         let mut config = Vec::new();
-        let blocks = self.into_list(doc.take("config"), "`config`");
+        let blocks = self.owned_list(doc.take("config"), "`config`");
         for (i, item) in blocks.into_iter().enumerate() {
             if let Some(b) = self.config_block(item, i) {
                 config.push(b);
@@ -432,7 +432,7 @@ impl Reader<'_> {
             ("terraform", ComponentKind::Terraform),
             ("kustomize", ComponentKind::Kustomize),
         ] {
-            let items = self.into_list(doc.take(key), &format!("`{key}`"));
+            let items = self.owned_list(doc.take(key), &format!("`{key}`"));
             for (i, item) in items.into_iter().enumerate() {
                 if let Some(c) = self.component(kind, item, i) {
                     components.push(c);
@@ -442,7 +442,7 @@ impl Reader<'_> {
         // `flux:` entries: the system form compiles into tiers; the plain form is a
         // kustomization (`kustomize:` is its older spelling).
         let flux_start = components.len();
-        let items = self.into_list(doc.take("flux"), "`flux`");
+        let items = self.owned_list(doc.take("flux"), "`flux`");
         for (i, item) in items.into_iter().enumerate() {
             let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some());
             let kind = if system {
@@ -455,9 +455,9 @@ impl Reader<'_> {
                 components.push(c);
             }
         }
-        let crds = self.into_list(doc.take("crds"), "`crds`");
+        let crds = self.owned_list(doc.take("crds"), "`crds`");
         let mut messages = Vec::new();
-        for mut item in self.into_list(doc.take("messages"), "`messages`") {
+        for mut item in self.owned_list(doc.take("messages"), "`messages`") {
             let when = self.condition(item.get("when"), "`when`");
             match take_entry(&mut item, "text") {
                 Some(text) => messages.push(Message { text, when }),

@@ -14,9 +14,9 @@ use super::node::{Key, Node, NodeKind, ScalarStyle};
 use super::positions::CharToByte;
 use super::scalar::{self, PlainScalar};
 use crate::source::{FileId, Span};
+use rustc_hash::FxHashSet;
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, StrInput, Tag};
 use std::borrow::Cow;
-use rustc_hash::FxHashSet;
 use std::collections::HashMap;
 use std::sync::Arc;
 

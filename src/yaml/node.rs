@@ -53,7 +53,10 @@ pub struct Node {
 impl Node {
     pub fn get(&self, key: &str) -> Option<&Node> {
         match &self.kind {
-            NodeKind::Map(entries) => entries.iter().find(|(k, _)| &*k.name == key).map(|(_, v)| v),
+            NodeKind::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| &*k.name == key)
+                .map(|(_, v)| v),
             _ => None,
         }
     }
