@@ -61,7 +61,9 @@ impl Component {
 /// Components of one kind in output order, plus the ones deleted (for `explain`).
 #[derive(Clone, Debug, Default)]
 pub struct Merged {
-    pub components: IndexMap<String, Component>,
+    /// Keyed with FxHash: ids are short and looked up once per contribution, which at
+    /// 10 000 facets is most of this stage.
+    pub components: IndexMap<String, Component, rustc_hash::FxBuildHasher>,
     pub deleted: Vec<Component>,
 }
 
