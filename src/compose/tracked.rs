@@ -197,3 +197,54 @@ pub fn same(a: &Value, b: &Value) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tracked(yaml: &str) -> Tracked {
+        let node = crate::yaml::parse(yaml, crate::source::FileId::default()).expect("yaml");
+        Tracked::from_value(&node.to_value(), OriginId(0))
+    }
+
+    #[test]
+    fn same_value_compares_like_plain_values() {
+        let pairs = [
+            (
+                "{a: 1, b: [x, {c: true}]}",
+                "{b: [x, {c: true}], a: 1}",
+                true,
+            ),
+            ("{a: 1}", "{a: 2}", false),
+            ("[1, 2]", "[2, 1]", false),
+            ("[]", "{}", false),
+            ("x", "x", true),
+        ];
+        for (a, b, expected) in pairs {
+            let (ta, tb) = (tracked(a), tracked(b));
+            assert_eq!(ta.same_value(&tb), expected, "{a} vs {b}");
+            assert_eq!(same(&ta.to_value(), &tb.to_value()), expected, "{a} vs {b}");
+        }
+        // A leaf holding a whole list (an expression's result) equals the tracked list.
+        let leaf = Tracked::Leaf(tracked("[1, 2]").to_value(), OriginId(1));
+        assert!(leaf.same_value(&tracked("[1, 2]")));
+    }
+
+    #[test]
+    fn has_empty_strings_predicts_drop_empty_strings() {
+        for yaml in [
+            "{a: '', b: 1}",
+            "{a: {b: [x, '']}}",
+            "[x, y]",
+            "{'': 1}",
+            "{a: {b: c}}",
+            "[[''], x]",
+        ] {
+            let t = tracked(yaml);
+            let mut dropped = t.clone();
+            dropped.drop_empty_strings();
+            let changed = !dropped.same_value(&t);
+            assert_eq!(t.has_empty_strings(), changed, "{yaml}");
+        }
+    }
+}

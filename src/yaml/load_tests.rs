@@ -278,3 +278,24 @@ fn unquoted_expression_errors_suggest_quoting() {
     let err = fail("a: [1\n");
     assert!(err.help.is_none());
 }
+
+#[test]
+fn keys_past_the_intern_limit_still_load() {
+    // More distinct keys than the per-file intern set holds, then repeats of them.
+    let mut text = String::new();
+    for i in 0..1500 {
+        text.push_str(&format!("k{i}: {{k{}: {i}}}\n", i % 700));
+    }
+    let doc = parse(&text, FileId::default()).expect("loads");
+    let NodeKind::Map(entries) = &doc.kind else {
+        panic!("a map")
+    };
+    assert_eq!(entries.len(), 1500);
+    let (key, value) = &entries[1499];
+    assert_eq!(&*key.name, "k1499");
+    let NodeKind::Map(inner) = &value.kind else {
+        panic!("a map")
+    };
+    assert_eq!(&*inner[0].0.name, "k99");
+    assert_eq!(inner[0].1.kind, NodeKind::Int(1499));
+}
