@@ -121,6 +121,29 @@ fn missing_dependency_says_which_when_left_it_out() {
 }
 
 #[test]
+fn missing_dependency_on_an_inactive_flux_system_names_it() {
+    // `policy` is a flux system, so dependents need its tiers (`policy-install`, …);
+    // the facet that defines it is off.
+    let e = error_of(
+        &[
+            (
+                "option-policy.yaml",
+                "metadata:\n  name: policy\nwhen: policy.enabled == true\nflux:\n  - name: policy\n    install:\n      components: [kyverno]\n",
+            ),
+            (
+                "addon-apps.yaml",
+                "metadata:\n  name: apps\nkustomize:\n  - name: apps\n    path: apps\n    dependsOn: [policy]\n",
+            ),
+        ],
+        &["policy.enabled=false"],
+    );
+    assert!(e.contains("flux system"), "{e}");
+    assert!(e.contains("policy.enabled == true"), "{e}");
+    assert!(!e.contains("no facet defines"), "{e}");
+    snap("error_missing_flux_system_dependency", e);
+}
+
+#[test]
 fn dependency_cycles_are_printed_whole() {
     let e = error_of(
         &[(

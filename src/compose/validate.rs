@@ -36,7 +36,7 @@ pub fn validate(
             .with_primary(span, format!("no {} named `{name}`", kind.noun()));
             let excluded: Vec<&Exclusion> = exclusions
                 .iter()
-                .filter(|e| e.kind == kind && e.id == name)
+                .filter(|e| would_define(e, kind, name))
                 .collect();
             if excluded.is_empty() {
                 if let Some(hint) = closest(name, merged.components.keys().map(String::as_str)) {
@@ -53,10 +53,17 @@ pub fn validate(
                     Some(w) => format!("{} ({}): `when: {}`", e.reason, facet.path, w.text.trim()),
                     None => format!("{} ({})", e.reason, facet.path),
                 };
-                d = d.with_note(format!(
-                    "`{name}` is defined in facet `{}`, but {why}",
-                    facet.name
-                ));
+                let what = if e.kind == ComponentKind::FluxSystem && e.id == name {
+                    format!("`{name}` is a flux system in facet `{}`", facet.name)
+                } else if e.kind == ComponentKind::FluxSystem {
+                    format!(
+                        "`{name}` is a tier of flux system `{}` in facet `{}`",
+                        e.id, facet.name
+                    )
+                } else {
+                    format!("`{name}` is defined in facet `{}`", facet.name)
+                };
+                d = d.with_note(format!("{what}, but {why}"));
                 if let Some(w) = &e.when {
                     d = d.with_secondary(w.node.span, format!("this left `{name}` out"));
                 }
@@ -80,6 +87,23 @@ pub fn validate(
         );
     }
     errors
+}
+
+/// Whether the left-out component `e` would have provided the dependency `name` of a
+/// `kind` component. A kustomization can depend on a flux system (by its name, which
+/// means its install tier) or on one of the tiers the system generates.
+fn would_define(e: &Exclusion, kind: ComponentKind, name: &str) -> bool {
+    if e.kind == kind {
+        return e.id == name;
+    }
+    if kind != ComponentKind::Kustomize || e.kind != ComponentKind::FluxSystem {
+        return false;
+    }
+    match name.strip_prefix(e.id.as_str()) {
+        Some("") | Some("-install") | Some("-resources") => true,
+        Some(rest) => rest.starts_with("-resources-"),
+        None => false,
+    }
 }
 
 /// The first dependency cycle found, as `a, b, …, a` (deterministic: components in
