@@ -10,7 +10,6 @@ use super::collect::Contribution;
 use super::fields::{field_for, sort_in_order, Combine, FieldMap};
 use super::origin::OriginId;
 use super::tracked::Tracked;
-use crate::expr::Value;
 use crate::template::{ComponentKind, Strategy};
 use indexmap::IndexMap;
 use std::sync::Arc;
@@ -263,18 +262,7 @@ fn remove_fields(existing: &mut Component, spec_fields: &FieldMap) -> Vec<String
                 }
             }
             (Tracked::List(items, _), Tracked::List(gone, _)) => {
-                let gone: Vec<Value> = gone.iter().map(Tracked::to_value).collect();
-                items.retain(|i| {
-                    let v = i.to_value();
-                    let hit = gone.iter().any(|g| super::tracked::same(g, &v));
-                    if hit {
-                        removed.push(format!(
-                            "{name}: {}",
-                            crate::expr::windsor::format::go_format(&v)
-                        ));
-                    }
-                    !hit
-                });
+                remove_items(items, gone, name, &mut removed);
             }
             (current @ Tracked::Map(..), Tracked::Map(..)) => {
                 for path in leaf_paths(spec) {
@@ -292,6 +280,25 @@ fn remove_fields(existing: &mut Component, spec_fields: &FieldMap) -> Vec<String
     removed
 }
 
+/// Drops the items of `items` equal to one in `gone`, noting each as `label: item`.
+fn remove_items(
+    items: &mut Vec<Tracked>,
+    gone: &[Tracked],
+    label: &str,
+    removed: &mut Vec<String>,
+) {
+    items.retain(|i| {
+        let hit = gone.iter().any(|g| g.same_value(i));
+        if hit {
+            removed.push(format!(
+                "{label}: {}",
+                crate::expr::windsor::format::go_format(&i.to_value())
+            ));
+        }
+        !hit
+    });
+}
+
 /// Inside one tier: list items named in the spec go; any other named key goes.
 fn remove_in_tier(tier: &mut Tracked, spec: &Tracked, label: &str, removed: &mut Vec<String>) {
     let (Tracked::Map(fields, _), Tracked::Map(specs, _)) = (tier, spec) else {
@@ -303,18 +310,7 @@ fn remove_in_tier(tier: &mut Tracked, spec: &Tracked, label: &str, removed: &mut
         }
         match (fields.get_mut(k), v) {
             (Some(Tracked::List(items, _)), Tracked::List(gone, _)) => {
-                let gone: Vec<Value> = gone.iter().map(Tracked::to_value).collect();
-                items.retain(|i| {
-                    let val = i.to_value();
-                    let hit = gone.iter().any(|g| super::tracked::same(g, &val));
-                    if hit {
-                        removed.push(format!(
-                            "{label}.{k}: {}",
-                            crate::expr::windsor::format::go_format(&val)
-                        ));
-                    }
-                    !hit
-                });
+                remove_items(items, gone, &format!("{label}.{k}"), removed);
             }
             (Some(current @ Tracked::Map(..)), Tracked::Map(children, _))
                 if !children.is_empty() =>

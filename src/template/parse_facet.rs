@@ -419,9 +419,9 @@ impl Reader<'_> {
             }
         }
         // Everything below moves parts out of the document instead of copying them.
-        let mut doc = Document::new(node);
+        let mut doc = node;
         let mut config = Vec::new();
-        let blocks = self.owned_list(doc.take("config"), "`config`");
+        let blocks = self.owned_list(take_entry(&mut doc, "config"), "`config`");
         for (i, item) in blocks.into_iter().enumerate() {
             if let Some(b) = self.config_block(item, i) {
                 config.push(b);
@@ -432,7 +432,7 @@ impl Reader<'_> {
             ("terraform", ComponentKind::Terraform),
             ("kustomize", ComponentKind::Kustomize),
         ] {
-            let items = self.owned_list(doc.take(key), &format!("`{key}`"));
+            let items = self.owned_list(take_entry(&mut doc, key), &format!("`{key}`"));
             for (i, item) in items.into_iter().enumerate() {
                 if let Some(c) = self.component(kind, item, i) {
                     components.push(c);
@@ -442,7 +442,7 @@ impl Reader<'_> {
         // `flux:` entries: the system form compiles into tiers; the plain form is a
         // kustomization (`kustomize:` is its older spelling).
         let flux_start = components.len();
-        let items = self.owned_list(doc.take("flux"), "`flux`");
+        let items = self.owned_list(take_entry(&mut doc, "flux"), "`flux`");
         for (i, item) in items.into_iter().enumerate() {
             let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some());
             let kind = if system {
@@ -455,9 +455,9 @@ impl Reader<'_> {
                 components.push(c);
             }
         }
-        let crds = self.owned_list(doc.take("crds"), "`crds`");
+        let crds = self.owned_list(take_entry(&mut doc, "crds"), "`crds`");
         let mut messages = Vec::new();
-        for mut item in self.owned_list(doc.take("messages"), "`messages`") {
+        for mut item in self.owned_list(take_entry(&mut doc, "messages"), "`messages`") {
             let when = self.condition(item.get("when"), "`when`");
             match take_entry(&mut item, "text") {
                 Some(text) => messages.push(Message { text, when }),
@@ -478,31 +478,10 @@ impl Reader<'_> {
             components,
             requires,
             crds,
-            substitutions: doc.take("substitutions"),
-            backend: doc.take("backend"),
+            substitutions: take_entry(&mut doc, "substitutions"),
+            backend: take_entry(&mut doc, "backend"),
             messages,
         })
-    }
-}
-
-/// A facet document's top-level entries, handed out one key at a time.
-struct Document {
-    entries: Vec<(Key, Node)>,
-}
-
-impl Document {
-    fn new(node: Node) -> Document {
-        match node.kind {
-            NodeKind::Map(entries) => Document { entries },
-            _ => Document {
-                entries: Vec::new(),
-            },
-        }
-    }
-
-    fn take(&mut self, key: &str) -> Option<Node> {
-        let at = self.entries.iter().position(|(k, _)| &*k.name == key)?;
-        Some(self.entries.swap_remove(at).1)
     }
 }
 
