@@ -120,7 +120,7 @@ fn host_for(options: Option<&Json>) -> (bool, TestHost) {
     let terraform = match (provider, outputs) {
         (true, _) if !deferred_ok => TerraformOutputs::Deferred,
         (true, out) => TerraformOutputs::Provider(out.unwrap_or(Value::Nil)),
-        (false, Some(out)) => TerraformOutputs::Mocked(out),
+        (false, Some(out)) => TerraformOutputs::Mocked(out, Default::default()),
         (false, None) => TerraformOutputs::Unregistered,
     };
     let registered = !matches!(terraform, TerraformOutputs::Unregistered);

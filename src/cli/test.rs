@@ -7,7 +7,7 @@ use crate::expr::{Engine, EngineConfig};
 use crate::project;
 use crate::source::{Diagnostic, SourceMap};
 use crate::testing::case::{self, Case, TestFile};
-use crate::testing::runner::{CaseResult, RunOptions, Suite};
+use crate::testing::runner::{CaseResult, RunOptions, Suite, UnmockedOutputs};
 use crate::testing::snapshot;
 use clap::{Args, ValueEnum};
 use std::io::IsTerminal;
@@ -24,8 +24,10 @@ pub enum TestFormat {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Unmocked {
-    Error,
+    /// nil, so `?? fallback` applies (the Windsor CLI's rule)
     Null,
+    /// a run error naming the component and output
+    Error,
 }
 
 #[derive(Args, Debug)]
@@ -38,9 +40,10 @@ pub struct TestArgs {
     /// Apply schema defaults to every case (as if each set `applySchemaDefaults: true`).
     #[arg(long)]
     pub schema_defaults: bool,
-    /// What `terraform_output()` gives for an output the case did not mock: an error
-    /// (default), or null as the earlier Windsor test runner did.
-    #[arg(long, value_enum, default_value_t = Unmocked::Error)]
+    /// In a case with `terraformOutputs`, what `terraform_output()` gives for an output
+    /// the case did not mock: null, as the Windsor CLI gives (default), or an error.
+    /// Either way, reading a component the composed blueprint lacks fails the case.
+    #[arg(long, value_enum, default_value_t = Unmocked::Null)]
     pub unmocked_outputs: Unmocked,
     /// Also compare each case's whole blueprint with its golden file.
     #[arg(long)]
@@ -54,6 +57,10 @@ pub struct TestArgs {
     /// it (`bpc test "my case" --explain terraform.cluster.inputs.name`).
     #[arg(long, value_name = "PATH", requires = "name")]
     pub explain: Option<String>,
+    /// With NAME: print that case's composed blueprint (YAML, or JSON with
+    /// `--format json`) instead of checking it, as Windsor's `show` does.
+    #[arg(long, requires = "name", conflicts_with = "explain")]
+    pub show: bool,
     #[command(flatten)]
     pub project: ProjectArgs,
 }
@@ -159,11 +166,17 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
         project_root: project.root.to_string_lossy().replace('\\', "/"),
         options: RunOptions {
             schema_defaults: args.schema_defaults,
-            unmocked_outputs_null: args.unmocked_outputs == Unmocked::Null,
+            unmocked_outputs: match args.unmocked_outputs {
+                Unmocked::Null => UnmockedOutputs::Null,
+                Unmocked::Error => UnmockedOutputs::Error,
+            },
         },
     };
     if let Some(path) = &args.explain {
         return explain_case(&suite, &template, cases[0], path, sources);
+    }
+    if args.show {
+        return show_case(&suite, cases[0], args.format);
     }
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut results = suite.run_all(&cases, threads);
@@ -211,6 +224,25 @@ fn explain_case(
         }
         Err(message) => Err(vec![Diagnostic::error(message)]),
     }
+}
+
+/// `bpc test NAME --show`: the case composed and printed, nothing checked.
+fn show_case(
+    suite: &Suite<'_>,
+    case: &Case,
+    format: TestFormat,
+) -> Result<ExitCode, Vec<Diagnostic>> {
+    let composition = suite.compose_case(case)?;
+    let text = match format {
+        TestFormat::Text => crate::emit::to_yaml(&composition.blueprint),
+        TestFormat::Json => crate::emit::json::to_json(&composition.blueprint)
+            .map_err(|e| vec![Diagnostic::error(e.to_string())])?,
+    };
+    print!("{text}");
+    if !text.ends_with('\n') {
+        println!();
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn snapshots(

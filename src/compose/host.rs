@@ -45,4 +45,8 @@ impl Host for TemplateHost<'_> {
     fn terraform_outputs(&self) -> &TerraformOutputs {
         self.terraform
     }
+
+    fn current_file(&self) -> Option<&str> {
+        Some(self.file)
+    }
 }

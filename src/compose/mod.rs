@@ -23,6 +23,7 @@ pub mod scope;
 pub mod source_tags;
 pub mod sources;
 pub mod tracked;
+pub mod typed_values;
 pub mod validate;
 
 use crate::expr::host::TerraformOutputs;

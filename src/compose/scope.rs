@@ -80,6 +80,7 @@ pub fn context_scope(
         Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
         _ => Map::new(),
     };
+    super::typed_values::materialise(&mut map);
     map.insert("context".into(), Value::str(builtins.context.as_str()));
     map.insert(
         "context_path".into(),
@@ -89,6 +90,14 @@ pub fn context_scope(
         "project_root".into(),
         Value::str(builtins.project_root.as_str()),
     );
+    // Windsor's `projectName`: the project directory's own name.
+    let project_name = builtins
+        .project_root
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    map.insert("projectName".into(), Value::str(project_name));
     Ok(Arc::new(map))
 }
 

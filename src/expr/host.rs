@@ -3,6 +3,8 @@
 //! composition is a pure function of what the host hands it.
 
 use super::value::Value;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 /// How `terraform_output(component, key)` behaves (conformance/expr README, Options).
 #[derive(Clone, Debug, Default)]
@@ -10,8 +12,10 @@ pub enum TerraformOutputs {
     /// Not registered: the name is undefined and calling it is a run error.
     #[default]
     Unregistered,
-    /// `windsor test` semantics: the mocked value, or nil when absent.
-    Mocked(Value),
+    /// `windsor test` semantics: the mocked value, or nil when absent. Every component
+    /// read is logged, so the runner can fail a case that reads the outputs of a
+    /// component its blueprint does not have.
+    Mocked(Value, OutputReads),
     /// `bpc test` semantics (S11): the mocked value; an unmocked component or key is a
     /// run error instead of nil.
     Strict(Value),
@@ -20,6 +24,27 @@ pub enum TerraformOutputs {
     /// Production semantics with known outputs: missing key is an error, a
     /// component without outputs gives nil.
     Provider(Value),
+}
+
+/// The components whose outputs a composition read, each with the files that read
+/// them (shared by the clones of one [`TerraformOutputs`]).
+#[derive(Clone, Debug, Default)]
+pub struct OutputReads(Arc<Mutex<BTreeMap<String, Vec<String>>>>);
+
+impl OutputReads {
+    pub fn record(&self, component: &str, file: Option<&str>) {
+        if let Ok(mut reads) = self.0.lock() {
+            let files = reads.entry(component.to_string()).or_default();
+            if let Some(file) = file.filter(|f| !files.iter().any(|seen| seen == f)) {
+                files.push(file.to_string());
+            }
+        }
+    }
+
+    /// Component → the files that read its outputs, by component name.
+    pub fn snapshot(&self) -> BTreeMap<String, Vec<String>> {
+        self.0.lock().map(|r| r.clone()).unwrap_or_default()
+    }
 }
 
 pub trait Host: Sync {
@@ -32,6 +57,10 @@ pub trait Host: Sync {
     /// `env(name)`.
     fn env_var(&self, name: &str) -> Option<String>;
     fn terraform_outputs(&self) -> &TerraformOutputs;
+    /// The file holding the expression being evaluated, when there is one.
+    fn current_file(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// A host with no files and no environment: what `bpc eval` and tests start from.

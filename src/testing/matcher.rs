@@ -85,6 +85,15 @@ impl Composed<'_> {
     }
 }
 
+/// A terraform component's identity in a composed blueprint: `name`, else `path`.
+pub fn terraform_id(component: &Value) -> Option<String> {
+    let m = component.as_map()?;
+    m.get("name")
+        .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+        .or_else(|| m.get("path"))
+        .and_then(|v| v.as_str().map(str::to_string))
+}
+
 pub struct Outcome {
     pub mismatches: Vec<Mismatch>,
     pub warnings: Vec<Diagnostic>,

@@ -9,8 +9,9 @@ use crate::compose::host::Environment;
 use crate::compose::schema::Schema;
 use crate::compose::scope::{Builtins, Layer};
 use crate::compose::{compose, Composition, Inputs};
-use crate::expr::host::TerraformOutputs;
+use crate::expr::host::{OutputReads, TerraformOutputs};
 use crate::expr::Engine;
+use crate::expr::Value;
 use crate::source::Diagnostic;
 use crate::template::Template;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,14 +20,24 @@ use std::sync::Mutex;
 /// The context name test cases compose under (as Windsor's runner does).
 pub const TEST_CONTEXT: &str = "test";
 
+/// What `terraform_output(c, k)` gives in a case with `terraformOutputs` when `k` (or
+/// all of `c`) is not mocked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnmockedOutputs {
+    /// nil, so `?? fallback` applies; reading a component that is not in the
+    /// composed blueprint fails the case (the Windsor CLI's rule).
+    #[default]
+    Null,
+    /// A run error naming the component and key (`--unmocked-outputs error`): every
+    /// output a case reads must be mocked.
+    Error,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RunOptions {
     /// Apply schema defaults to every case (`--schema-defaults`).
     pub schema_defaults: bool,
-    /// Give null for outputs a case did not mock instead of failing it: the rule of
-    /// the earlier Windsor test runner, for suites written against it
-    /// (`--unmocked-outputs null`).
-    pub unmocked_outputs_null: bool,
+    pub unmocked_outputs: UnmockedOutputs,
 }
 
 pub struct CaseResult {
@@ -59,12 +70,12 @@ impl Suite<'_> {
             value: case.values.clone(),
             node: None,
         }];
-        let terraform = match &case.terraform_outputs {
-            Some(mocks) if self.options.unmocked_outputs_null => {
-                TerraformOutputs::Mocked(mocks.clone())
+        let terraform = match (&case.terraform_outputs, self.options.unmocked_outputs) {
+            (Some(mocks), UnmockedOutputs::Null) => {
+                TerraformOutputs::Mocked(mocks.clone(), OutputReads::default())
             }
-            Some(mocks) => TerraformOutputs::Strict(mocks.clone()),
-            None => TerraformOutputs::Deferred,
+            (Some(mocks), UnmockedOutputs::Error) => TerraformOutputs::Strict(mocks.clone()),
+            (None, _) => TerraformOutputs::Deferred,
         };
         let inputs = Inputs {
             template: self.template,
@@ -80,7 +91,11 @@ impl Suite<'_> {
             environment: Environment::Fixed(case.env.clone()),
             terraform,
         };
-        compose(&inputs)
+        let composition = compose(&inputs)?;
+        if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {
+            missing_output_components(&composition, reads).map_err(|d| vec![d])?;
+        }
+        Ok(composition)
     }
 
     pub fn run_case(&self, case: &Case) -> CaseResult {
@@ -168,6 +183,43 @@ impl Suite<'_> {
             })
             .collect()
     }
+}
+
+/// A case that mocks outputs may read any output of a component its blueprint has
+/// (unmocked ones are nil), but reading a component the blueprint does not have is
+/// an error: the component was misspelt or left out by a `when`.
+fn missing_output_components(
+    composition: &Composition,
+    reads: &OutputReads,
+) -> Result<(), Diagnostic> {
+    let present: std::collections::HashSet<String> = composition
+        .blueprint
+        .as_map()
+        .and_then(|m| m.get("terraform"))
+        .and_then(Value::as_list)
+        .map(|list| {
+            list.iter()
+                .filter_map(crate::testing::matcher::terraform_id)
+                .collect()
+        })
+        .unwrap_or_default();
+    let missing: Vec<(String, Vec<String>)> = reads
+        .snapshot()
+        .into_iter()
+        .filter(|(component, _)| !present.contains(component))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = missing.iter().map(|(c, _)| c.as_str()).collect();
+    let mut diagnostic = Diagnostic::error(format!(
+        "component not found: {} (terraform_output() reads a component that is not in the composed blueprint)",
+        names.join(", ")
+    ));
+    for (component, files) in &missing {
+        diagnostic = diagnostic.with_note(format!("`{component}` is read in {}", files.join(", ")));
+    }
+    Err(diagnostic)
 }
 
 fn first_message(errors: &[Diagnostic]) -> String {

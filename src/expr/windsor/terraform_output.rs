@@ -22,7 +22,11 @@ fn terraform_output(call: &Call<'_>, args: &[Value]) -> Result<Value, NativeErro
     };
     let component = args::string(component, "terraform_output() component")?;
     let key = args::string(key, "terraform_output() key")?;
-    lookup(call.host.terraform_outputs(), component, key)
+    let outputs = call.host.terraform_outputs();
+    if let TerraformOutputs::Mocked(_, reads) = outputs {
+        reads.record(component, call.host.current_file());
+    }
+    lookup(outputs, component, key)
 }
 
 fn lookup(outputs: &TerraformOutputs, component: &str, key: &str) -> Result<Value, NativeError> {
@@ -32,8 +36,9 @@ fn lookup(outputs: &TerraformOutputs, component: &str, key: &str) -> Result<Valu
         TerraformOutputs::Unregistered => Err(NativeError::run(
             "terraform_output is not available: no Terraform outputs are configured",
         )),
-        // `windsor test`: whatever was mocked, nil for anything else.
-        TerraformOutputs::Mocked(all) => Ok(outputs_of(all, component)
+        // `windsor test`: whatever was mocked, nil for anything else (so `?? fallback`
+        // applies); reading a component the blueprint lacks fails the case later.
+        TerraformOutputs::Mocked(all, _) => Ok(outputs_of(all, component)
             .and_then(|outputs| outputs.get(key))
             .cloned()
             .unwrap_or(Value::Nil)),
@@ -99,7 +104,7 @@ mod tests {
 
     #[test]
     fn mocked_gives_nil_for_anything_missing() {
-        let mocked = TerraformOutputs::Mocked(outputs());
+        let mocked = TerraformOutputs::Mocked(outputs(), Default::default());
         assert_eq!(
             lookup(&mocked, "network", "id")
                 .ok()
