@@ -42,6 +42,30 @@ pub struct ProjectArgs {
     /// Treat warnings (unknown keys, …) as errors.
     #[arg(long)]
     pub strict: bool,
+    /// Where a context value and a facet config block set the same path: the context
+    /// value wins, as in the Windsor CLI (default), or the facet's, as `spec/facets.md`
+    /// first specified.
+    #[arg(long, value_enum, default_value_t = ConfigPrecedence::ContextWins)]
+    pub config_precedence: ConfigPrecedence,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
+pub enum ConfigPrecedence {
+    /// context values win over facet config, key by key; `""`, `[]` and `{}` do not
+    /// erase a facet's value
+    #[default]
+    ContextWins,
+    /// facet config wins over context values
+    FacetWins,
+}
+
+impl ConfigPrecedence {
+    pub fn precedence(self) -> crate::compose::precedence::Precedence {
+        match self {
+            ConfigPrecedence::ContextWins => crate::compose::precedence::Precedence::ContextWins,
+            ConfigPrecedence::FacetWins => crate::compose::precedence::Precedence::FacetWins,
+        }
+    }
 }
 
 impl ProjectArgs {
@@ -192,6 +216,7 @@ pub fn compose_full(
         builtins: project.builtins(),
         environment: Environment::Process,
         terraform,
+        precedence: args.project.config_precedence.precedence(),
     };
     let composition = compose(&inputs)?;
     drop(inputs);

@@ -170,6 +170,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
                 Unmocked::Null => UnmockedOutputs::Null,
                 Unmocked::Error => UnmockedOutputs::Error,
             },
+            precedence: args.project.config_precedence.precedence(),
         },
     };
     if let Some(path) = &args.explain {

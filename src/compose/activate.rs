@@ -36,6 +36,7 @@ pub fn activate(
     context: &Arc<Map>,
     environment: &Environment,
     terraform: &TerraformOutputs,
+    precedence: super::precedence::Precedence,
 ) -> Result<Activated, Vec<Diagnostic>> {
     // Templates whose `when`s read no config block settle in the first round.
     let reads_config = template.facets.iter().any(|f| f.when.is_some())
@@ -44,7 +45,7 @@ pub fn activate(
     let mut history: Vec<Vec<usize>> = Vec::new();
     let limit = template.facets.len() + 1;
     for _round in 0..limit {
-        let resolver = Resolver::new(
+        let mut resolver = Resolver::new(
             template,
             engine,
             context.clone(),
@@ -52,6 +53,7 @@ pub fn activate(
             terraform,
             &active,
         );
+        resolver.precedence = precedence;
         let mut next = Vec::new();
         let mut outcome = Vec::with_capacity(template.facets.len());
         let mut errors = Vec::new();

@@ -12,10 +12,9 @@ use std::sync::Arc;
 pub const KIND: &str = "Blueprint";
 pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 
-/// S9 clean-up and defaults, applied once after merging: `""` items dropped from
-/// inputs, name lists and substitutions; empty `dependsOn` dropped; a kustomization's
-/// `path` defaults to its name.
-pub fn finish(merged: &mut Merged, origins: &mut Origins) {
+/// S9 clean-up, applied once after merging: `""` items dropped from inputs, name
+/// lists and substitutions; empty `dependsOn` dropped.
+pub fn clean(merged: &mut Merged) {
     for component in merged.components.values_mut() {
         let cleaned = |name: &str| CLEANED_FIELDS.contains(&name);
         // Fields are shared with the step that set them (copy-on-write): only a
@@ -34,6 +33,14 @@ pub fn finish(merged: &mut Merged, origins: &mut Origins) {
         if matches!(component.get("dependsOn"), Some(Tracked::List(items, _)) if items.is_empty()) {
             Arc::make_mut(&mut component.fields).shift_remove("dependsOn");
         }
+    }
+}
+
+/// [`clean`], and the defaults a Flux Kustomization needs: its `path` defaults to its
+/// name.
+pub fn finish(merged: &mut Merged, origins: &mut Origins) {
+    clean(merged);
+    for component in merged.components.values_mut() {
         if component.kind == ComponentKind::Kustomize && component.get("path").is_none() {
             let origin = origins.add(Origin {
                 source: Source::Derived,
@@ -69,62 +76,146 @@ pub fn component_value(component: &Component) -> Value {
     Value::map(map)
 }
 
-/// The whole blueprint. `base` is the template's `blueprint.yaml` as a plain value.
-pub fn assemble(
-    base: Option<&Value>,
-    context: &str,
-    terraform: &Merged,
-    kustomize: &Merged,
-    extra: Vec<(&str, Value)>,
-) -> Value {
-    let base_map = base.and_then(Value::as_map);
-    let from_base = |k: &str| base_map.and_then(|m| m.get(k)).cloned();
+/// What the blueprint is assembled from.
+pub struct Parts<'a> {
+    /// The template's `blueprint.yaml` as a plain value.
+    pub base: Option<&'a Value>,
+    pub context: &'a str,
+    pub terraform: &'a Merged,
+    pub kustomize: &'a Merged,
+    pub flux: &'a Merged,
+    pub backend: Option<&'a str>,
+    pub crds: &'a [String],
+    pub substitutions: &'a Map,
+    pub config_maps: Vec<(&'a str, Map)>,
+    /// Used when the base blueprint sets no repository.
+    pub repository: Option<Value>,
+    pub messages: Vec<Value>,
+}
+
+/// Fields of the base blueprint that assembly writes itself.
+const ASSEMBLED: &[&str] = &[
+    "kind",
+    "apiVersion",
+    "metadata",
+    "backend",
+    "repository",
+    "sources",
+    "terraform",
+    "crds",
+    "kustomize",
+    "flux",
+    "substitutions",
+    "configMaps",
+    "messages",
+];
+
+/// The whole blueprint, fields in the Windsor CLI's order (S10): `kind, apiVersion,
+/// metadata, backend, repository, sources, terraform, crds, kustomize, flux,
+/// substitutions, configMaps, messages`, then anything else the base blueprint has.
+/// Empty lists and maps are left out, except `sources` and `terraform`.
+pub fn assemble(parts: Parts<'_>) -> Value {
+    let base_map = parts.base.and_then(Value::as_map);
+    let from_base = |k: &str| {
+        base_map
+            .and_then(|m| m.get(k))
+            .filter(|v| !v.is_nil())
+            .cloned()
+    };
+    let list = |merged: &Merged| -> Vec<Value> {
+        merged.components.values().map(component_value).collect()
+    };
     let mut out = Map::new();
     out.insert("kind".into(), Value::str(KIND));
     out.insert("apiVersion".into(), Value::str(API_VERSION));
     let mut metadata = Map::new();
-    metadata.insert("name".into(), Value::str(context));
+    metadata.insert("name".into(), Value::str(parts.context));
     metadata.insert(
         "description".into(),
-        Value::str(format!("Blueprint for the {context} context")),
+        Value::str(format!("Blueprint for the {} context", parts.context)),
     );
     out.insert("metadata".into(), Value::map(metadata));
-    if let Some(repo) = from_base("repository").filter(|r| !r.is_nil()) {
+    if let Some(backend) = parts.backend {
+        out.insert("backend".into(), Value::str(backend));
+    }
+    if let Some(repo) = from_base("repository").or(parts.repository) {
         out.insert("repository".into(), repo);
     }
     out.insert(
         "sources".into(),
-        from_base("sources")
-            .filter(|s| !s.is_nil())
-            .unwrap_or_else(|| Value::list(Vec::new())),
+        Value::list(sources(from_base("sources"), parts.crds)),
     );
-    out.insert(
-        "terraform".into(),
-        Value::list(terraform.components.values().map(component_value).collect()),
-    );
-    out.insert(
-        "kustomize".into(),
-        Value::list(kustomize.components.values().map(component_value).collect()),
-    );
-    for (k, v) in extra {
-        out.insert(k.into(), v);
+    out.insert("terraform".into(), Value::list(list(parts.terraform)));
+    let mut crds: Vec<&String> = parts.crds.iter().collect();
+    crds.sort();
+    crds.dedup();
+    let optional: [(&str, Value); 6] = [
+        (
+            "crds",
+            Value::list(crds.into_iter().map(|c| Value::str(c.as_str())).collect()),
+        ),
+        ("kustomize", Value::list(list(parts.kustomize))),
+        ("flux", Value::list(list(parts.flux))),
+        ("substitutions", Value::map(parts.substitutions.clone())),
+        (
+            "configMaps",
+            Value::map(
+                parts
+                    .config_maps
+                    .into_iter()
+                    .filter(|(_, data)| !data.is_empty())
+                    .map(|(name, data)| (name.into(), Value::map(data)))
+                    .collect(),
+            ),
+        ),
+        ("messages", Value::list(parts.messages)),
+    ];
+    for (key, value) in optional {
+        let empty = match &value {
+            Value::List(items) => items.is_empty(),
+            Value::Map(entries) => entries.is_empty(),
+            _ => false,
+        };
+        if !empty {
+            out.insert(key.into(), value);
+        }
     }
     if let Some(m) = base_map {
         for (k, v) in m.iter() {
-            let known = matches!(
-                &**k,
-                "kind"
-                    | "apiVersion"
-                    | "metadata"
-                    | "repository"
-                    | "sources"
-                    | "terraform"
-                    | "kustomize"
-            );
-            if !known && !out.contains_key(k) {
+            if !ASSEMBLED.contains(&&**k) && !out.contains_key(k) {
                 out.insert(k.clone(), v.clone());
             }
         }
     }
     Value::map(out)
+}
+
+/// The base blueprint's sources, led by the template's own (`template`), which Flux
+/// installs itself when the blueprint brings no CRDs of its own.
+fn sources(base: Option<Value>, crds: &[String]) -> Vec<Value> {
+    let listed: Vec<Value> = base
+        .as_ref()
+        .and_then(Value::as_list)
+        .map(<[Value]>::to_vec)
+        .unwrap_or_default();
+    let named_template = |v: &Value| {
+        v.as_map()
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+            == Some(super::flux_shape::TEMPLATE_SOURCE)
+    };
+    if listed.iter().any(named_template) {
+        return listed;
+    }
+    let mut template = Map::new();
+    template.insert(
+        "name".into(),
+        Value::str(super::flux_shape::TEMPLATE_SOURCE),
+    );
+    if crds.is_empty() {
+        template.insert("install".into(), Value::Bool(true));
+    }
+    let mut out = vec![Value::map(template)];
+    out.extend(listed);
+    out
 }

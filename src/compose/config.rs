@@ -9,10 +9,12 @@
 //!   `cluster` reads the input `cluster.workers`);
 //! * any other reference to a path still being computed is a cycle, reported whole;
 //! * a block's `when` does not see the block itself (a "set when unset" guard would
-//!   otherwise cancel itself), and facet config wins over context values (S4).
+//!   otherwise cancel itself);
+//! * where a context value and a block set the same path, [`Precedence`] decides (S4).
 
 use super::evaluate::{eval_condition, eval_node, nest};
 use super::host::{Environment, TemplateHost};
+use super::precedence::Precedence;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, ExprError, Map, Scope, Value};
 use crate::source::Diagnostic;
@@ -115,6 +117,8 @@ pub struct Resolver<'t> {
     memo: RefCell<HashMap<Vec<Arc<str>>, Value>>,
     stack: RefCell<Vec<Frame>>,
     log: RefCell<Vec<BlockRecord>>,
+    /// Whether a context value or a block's value wins at the same path.
+    pub precedence: Precedence,
 }
 
 impl<'t> Resolver<'t> {
@@ -158,6 +162,7 @@ impl<'t> Resolver<'t> {
             memo: RefCell::new(HashMap::new()),
             stack: RefCell::new(Vec::new()),
             log: RefCell::new(Vec::new()),
+            precedence: Precedence::default(),
         }
     }
 
@@ -313,7 +318,10 @@ impl<'t> Resolver<'t> {
             &context,
         );
         self.stack.borrow_mut().pop();
-        let value = result?;
+        let keys: Vec<&str> = path.iter().map(|k| &**k).collect();
+        let value = self
+            .precedence
+            .resolve(result?, context_at(&self.context, &keys).as_ref());
         self.memo.borrow_mut().insert(path, value.clone());
         Ok(value)
     }
@@ -328,6 +336,15 @@ impl<'t> Resolver<'t> {
     ) -> Result<Value, Diagnostic> {
         match raw {
             Raw::Leaf(leaf) => self.leaf_value(path.clone(), leaf),
+            // An operator's non-map value replaces a block's whole map.
+            Raw::Map(_)
+                if self.precedence == Precedence::ContextWins
+                    && under.is_some_and(|u| {
+                        !matches!(u, Value::Map(_) | Value::Nil) && !super::precedence::is_empty(u)
+                    }) =>
+            {
+                Ok(under.cloned().unwrap_or(Value::Nil))
+            }
             Raw::Map(entries) => {
                 let mut map: Map = match under {
                     Some(Value::Map(m)) => (**m).clone(),

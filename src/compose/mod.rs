@@ -10,13 +10,18 @@ pub mod activate;
 pub mod blueprint;
 pub mod collect;
 pub mod config;
+pub mod context_fields;
+pub mod duration;
 pub mod evaluate;
 pub mod facet_outputs;
 pub mod fields;
 pub mod flux;
+pub mod flux_shape;
 pub mod host;
 pub mod merge;
+pub mod ordering;
 pub mod origin;
+pub mod precedence;
 pub mod requires;
 pub mod schema;
 pub mod scope;
@@ -48,13 +53,21 @@ pub struct Inputs<'a> {
     pub builtins: Builtins,
     pub environment: Environment,
     pub terraform: TerraformOutputs,
+    /// Context values over facet config (Windsor), or the reverse.
+    pub precedence: precedence::Precedence,
 }
 
 /// A composed blueprint with everything `explain` needs to say how it came about.
 pub struct Composition {
     pub blueprint: Value,
     pub terraform: Merged,
+    /// Plain kustomizations, as the blueprint lists them.
     pub kustomize: Merged,
+    /// Flux systems, as the blueprint lists them.
+    pub flux: Merged,
+    /// Every Flux Kustomization the blueprint stands for: the plain ones and each
+    /// system's tiers (what `render` writes and the test matcher's `kustomize` sees).
+    pub kustomizations: Merged,
     pub origins: Origins,
     pub activation: Activated,
     pub context: Arc<Map>,
@@ -147,8 +160,9 @@ pub fn compose_part(
         &context,
         &inputs.environment,
         &inputs.terraform,
+        inputs.precedence,
     )?;
-    let resolver = config::Resolver::new(
+    let mut resolver = config::Resolver::new(
         template,
         inputs.engine,
         context.clone(),
@@ -156,6 +170,7 @@ pub fn compose_part(
         &inputs.terraform,
         &activation.active,
     );
+    resolver.precedence = inputs.precedence;
     let (contributions, exclusions) = collect::collect(template, &resolver, &activation, origins)?;
     requires::check(
         &resolver,
@@ -217,14 +232,18 @@ pub fn finish(
     };
     let mut terraform = merge::merge(terraform);
     let mut kustomize = merge::merge(kustomize);
-    let systems = merge::merge(systems);
-    flux::expand(&systems, &mut kustomize)?;
+    let mut flux = merge::merge(systems);
     blueprint::finish(&mut terraform, &mut origins);
-    blueprint::finish(&mut kustomize, &mut origins);
+    blueprint::clean(&mut kustomize);
     if let Some(tags) = tags {
         tags.apply(&mut terraform, &mut origins);
         tags.apply(&mut kustomize, &mut origins);
     }
+    // The Flux Kustomizations the blueprint stands for: systems expanded into tiers.
+    // Dependencies are validated on these, where every tier has its own name.
+    let mut kustomizations = kustomize.clone();
+    flux::expand(&flux, &mut kustomizations)?;
+    blueprint::finish(&mut kustomizations, &mut origins);
 
     let mut errors = validate::validate(
         ComponentKind::Terraform,
@@ -235,7 +254,7 @@ pub fn finish(
     );
     errors.extend(validate::validate(
         ComponentKind::Kustomize,
-        &kustomize,
+        &kustomizations,
         &exclusions,
         template,
         &origins,
@@ -243,6 +262,10 @@ pub fn finish(
     if !errors.is_empty() {
         return Err(errors);
     }
+    flux_shape::shape(&mut flux, &mut kustomize, !outputs.crds.is_empty());
+    ordering::dependency_order(&mut terraform);
+    ordering::dependency_order(&mut kustomize);
+    ordering::by_name(&mut flux);
 
     let mut config = Value::map(Map::new());
     for part_config in configs {
@@ -252,17 +275,32 @@ pub fn finish(
         Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
         _ => Map::new(),
     };
-    let blueprint = blueprint::assemble(
+    let blueprint = blueprint::assemble(blueprint::Parts {
         base,
-        &inputs.builtins.context,
-        &terraform,
-        &kustomize,
-        extra_fields(outputs),
-    );
+        context: &inputs.builtins.context,
+        terraform: &terraform,
+        kustomize: &kustomize,
+        flux: &flux,
+        backend: outputs.backend.as_deref(),
+        crds: &outputs.crds,
+        substitutions: &outputs.substitutions,
+        config_maps: vec![(
+            "values-common",
+            context_fields::values_common(
+                &context,
+                &inputs.builtins.context,
+                &outputs.substitutions,
+            ),
+        )],
+        repository: context_fields::dev_repository(&context, &inputs.builtins.project_root),
+        messages: context_fields::messages(template, &activation.active),
+    });
     Ok(Composition {
         blueprint,
         terraform,
         kustomize,
+        flux,
+        kustomizations,
         origins,
         activation,
         context,
@@ -277,25 +315,6 @@ pub fn finish(
 }
 
 /// Blueprint-wide fields from facets, written after the component lists (S10).
-fn extra_fields(outputs: facet_outputs::FacetOutputs) -> Vec<(&'static str, Value)> {
-    let mut extra = Vec::new();
-    if let Some(b) = outputs.backend {
-        extra.push(("backend", Value::str(b)));
-    }
-    if !outputs.crds.is_empty() {
-        extra.push((
-            "crds",
-            Value::list(outputs.crds.into_iter().map(Value::from).collect()),
-        ));
-    }
-    if !outputs.substitutions.is_empty() {
-        extra.push(("substitutions", Value::map(outputs.substitutions)));
-    }
-    extra
-}
-
-/// The requirement owners of the active facets: the facet, its config blocks and its
-/// components.
 fn requirement_owners<'t>(
     template: &'t Template,
     resolver: &config::Resolver<'_>,

@@ -110,7 +110,21 @@ pub const FLUX_TIER: &[&str] = &[
 ];
 
 /// Keys that make a `flux:` entry a system rather than a plain kustomization.
-pub const FLUX_SYSTEM_ONLY: &[&str] = &["install", "resources", "globalDependency"];
+pub const FLUX_SYSTEM_ONLY: &[&str] = &["install", "resources", "globalDependency", "secrets"];
+
+/// Keys a `flux:` entry can have and still be a system: an entry with only these
+/// (`{name: csi, dependsOn: [cni]}`) patches the system of that name, as in Windsor.
+pub const FLUX_SYSTEM_PATCH: &[&str] = &[
+    "name",
+    "source",
+    "dependsOn",
+    "when",
+    "strategy",
+    "ordinal",
+    "requires",
+    "enabled",
+    "destroy",
+];
 
 pub const REQUIREMENT: &[&str] = &["paths", "message", "when"];
 

@@ -444,7 +444,13 @@ impl Reader<'_> {
         let flux_start = components.len();
         let items = self.owned_list(take_entry(&mut doc, "flux"), "`flux`");
         for (i, item) in items.into_iter().enumerate() {
-            let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some());
+            let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some())
+                || match &item.kind {
+                    crate::yaml::NodeKind::Map(entries) => entries
+                        .iter()
+                        .all(|(k, _)| keys::FLUX_SYSTEM_PATCH.contains(&&*k.name)),
+                    _ => false,
+                };
             let kind = if system {
                 ComponentKind::FluxSystem
             } else {

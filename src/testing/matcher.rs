@@ -1,13 +1,22 @@
-//! Checking a composed blueprint against a case's `expect` and `exclude` (S11).
+//! Checking a composed blueprint against a case's `expect` and `exclude` (S11), with
+//! the Windsor CLI's rules:
 //!
-//! Every field written in an expectation is compared — none is decorative: maps by
-//! subset, lists of scalars by containment, component lists by identity, scalars by
-//! value with Windsor's loose equality (`2` matches `2.0` and `"2"`, `true` matches
-//! `"true"`). A key that is not a field of the composed blueprint (the corpus writes
-//! the facet directive `strategy:` there) is a warning naming file and line.
+//! * `terraform`: found by `name` or `path`; `source` and `path` exact, `dependsOn` by
+//!   containment, `inputs` key by key (maps by subset, lists item by item, scalars
+//!   with Windsor's loose equality: `2` matches `2.0` and `"2"`).
+//! * `kustomize`: any Flux Kustomization of the blueprint, a system's tiers included
+//!   (`cni-install`), found by `name`; `path`, `source`, `dependsOn`, `components` (by
+//!   containment) and `substitutions` (key by key).
+//! * `flux`: a system, found by `name`; `path`, `source`, `dependsOn`, the `install`
+//!   tier's `components` and `substitutions`, and `resources` variants (found by
+//!   `name`, an unnamed one by its components).
+//! * `exclude`: the entry must not exist, or with `components` listed, the entry must
+//!   not contain them.
+//!
+//! Any other key of an expectation is not compared, and is never silently ignored: it
+//! is a warning naming the file and line.
 
 use crate::compose::evaluate::plain_value;
-use crate::compose::fields::field_for;
 use crate::compose::tracked::same;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
@@ -26,10 +35,18 @@ pub struct Mismatch {
 /// The composed blueprint as the matcher sees it.
 pub struct Composed<'a> {
     pub blueprint: &'a Value,
+    /// Every Flux Kustomization, systems' tiers included.
+    pub kustomizations: Vec<Value>,
+    /// The notes of the composition, rendered (what `expect.messages` is checked
+    /// against; the blueprint carries them unrendered).
+    pub messages: Vec<String>,
 }
 
 impl Composed<'_> {
     fn list(&self, kind: ComponentKind) -> &[Value] {
+        if kind == ComponentKind::Kustomize {
+            return &self.kustomizations;
+        }
         self.blueprint
             .as_map()
             .and_then(|m| m.get(kind.list_key()))
@@ -51,24 +68,25 @@ impl Composed<'_> {
                 .and_then(|f| f.as_str().map(str::to_string))
         };
         let items = self.list(kind);
-        match (kind, text("name")) {
-            (_, Some(name)) => (
+        let name = text("name");
+        if kind == ComponentKind::Terraform {
+            // Windsor's lookup: the first component with the expected name, or with
+            // the expected path.
+            let path = text("path");
+            let found = items.iter().find(|c| {
+                name.is_some_and(|n| field(c, "name").as_deref() == Some(n))
+                    || path.is_some_and(|p| field(c, "path").as_deref() == Some(p))
+            });
+            return (found, name.or(path).unwrap_or_default().to_string());
+        }
+        match name {
+            Some(name) => (
                 items
                     .iter()
                     .find(|c| field(c, "name").as_deref() == Some(name)),
                 name.to_string(),
             ),
-            (ComponentKind::Terraform, None) => {
-                let path = text("path").unwrap_or_default();
-                let source = text("source");
-                let found = items.iter().find(|c| {
-                    field(c, "name").is_none()
-                        && field(c, "path").as_deref() == Some(path)
-                        && (source.is_none() || field(c, "source").as_deref() == source)
-                });
-                (found, path.to_string())
-            }
-            (_, None) => (None, String::new()),
+            None => (None, String::new()),
         }
     }
 
@@ -189,21 +207,9 @@ pub fn check(composed: &Composed<'_>, spec: &Node, present: bool, file: &str) ->
         let kind = match &*key.name {
             "terraform" => ComponentKind::Terraform,
             "kustomize" => ComponentKind::Kustomize,
-            "flux" => {
-                // Plain entries are kustomizations; systems are checked tier by tier.
-                if let NodeKind::Seq(items) = &node.kind {
-                    for item in items {
-                        for entry in flux_entries(item) {
-                            check_component(
-                                composed,
-                                ComponentKind::Kustomize,
-                                &entry,
-                                present,
-                                &mut out,
-                            );
-                        }
-                    }
-                }
+            "flux" => ComponentKind::FluxSystem,
+            "messages" => {
+                check_messages(composed, node, present, &mut out);
                 continue;
             }
             other => {
@@ -233,6 +239,33 @@ pub fn check(composed: &Composed<'_>, spec: &Node, present: bool, file: &str) ->
     out
 }
 
+/// The fields of an expectation the matcher compares, per kind.
+fn compared_fields(kind: ComponentKind) -> &'static [&'static str] {
+    match kind {
+        ComponentKind::Terraform => &["source", "path", "dependsOn", "inputs"],
+        ComponentKind::Kustomize => &["source", "path", "dependsOn", "components", "substitutions"],
+        ComponentKind::FluxSystem => &["source", "path", "dependsOn", "install", "resources"],
+    }
+}
+
+const TIER_FIELDS: &[&str] = &["components", "substitutions", "dependsOn"];
+
+fn not_compared(key: &crate::yaml::Key, what: &str, compared: &[&str]) -> Diagnostic {
+    Diagnostic::warning(format!(
+        "`{}` of {what} is not compared by the test matcher",
+        key.name
+    ))
+    .with_primary(key.span, "not compared")
+    .with_help(format!(
+        "the matcher compares {} (as the Windsor CLI does); facet directives such as `strategy` and `when` never reach the blueprint",
+        compared
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 fn check_component(
     composed: &Composed<'_>,
     kind: ComponentKind,
@@ -256,22 +289,17 @@ fn check_component(
         return;
     }
     let label = format!("{}[{id}]", kind.list_key());
+    let allowed = compared_fields(kind);
     let mut compared: Vec<(&str, &Node)> = Vec::new();
     for (key, value) in fields {
-        match field_for(kind, &key.name) {
-            Some(f) if f.identity && f.name == "name" => {}
-            Some(f) => compared.push((f.name, value)),
-            None => out.warnings.push(
-                Diagnostic::warning(format!(
-                    "`{}` is not a field of a composed {}; it is not compared",
-                    key.name,
-                    kind.noun()
-                ))
-                .with_primary(key.span, "ignored by the matcher")
-                .with_help(
-                    "facet directives such as `strategy` and `when` never reach the blueprint",
-                ),
-            ),
+        match allowed.iter().find(|f| **f == &*key.name) {
+            Some(f) => compared.push((f, value)),
+            None if &*key.name == "name" => {}
+            None => out.warnings.push(not_compared(
+                key,
+                &format!("a {} expectation", kind.noun()),
+                allowed,
+            )),
         }
     }
     match (found, present) {
@@ -290,93 +318,235 @@ fn check_component(
             });
         }
         (None, false) => {}
-        (Some(_), false)
-            if compared
-                .iter()
-                .all(|(name, _)| field_for(kind, name).is_some_and(|f| f.identity)) =>
-        {
-            out.mismatches.push(Mismatch {
-                path: label,
-                message: format!("{} `{id}` should not exist", kind.noun()),
-            });
-        }
-        (Some(actual), present) => {
-            let actual_fields = actual.as_map();
+        (Some(actual), true) => {
             for (name, node) in compared {
-                let expected = plain_value(node);
-                let got = actual_fields.and_then(|m| m.get(name));
+                let got = actual.as_map().and_then(|m| m.get(name));
                 let path = format!("{label}.{name}");
-                if present {
-                    subset(&expected, got, &path, &mut out.mismatches);
-                } else if let Some(got) = got {
-                    let identity = field_for(kind, name).is_some_and(|f| f.identity);
-                    if !identity {
-                        exclude_value(&expected, got, &path, &mut out.mismatches);
+                match (kind, name) {
+                    (ComponentKind::FluxSystem, "install") => {
+                        check_tier(node, got, &path, &mut out.mismatches, &mut out.warnings)
+                    }
+                    (ComponentKind::FluxSystem, "resources") => {
+                        check_variants(node, got, &path, out)
+                    }
+                    (ComponentKind::Terraform, "inputs") => {
+                        input_matches(&plain_value(node), got, &path, &mut out.mismatches)
+                    }
+                    _ => subset(&plain_value(node), got, &path, &mut out.mismatches),
+                }
+            }
+        }
+        (Some(actual), false) => {
+            // Only listed components (of the entry, or of a system's install tier)
+            // narrow an exclusion; otherwise the entry itself must not exist.
+            let listed = match kind {
+                ComponentKind::FluxSystem => entry
+                    .get("install")
+                    .and_then(|i| i.get("components"))
+                    .map(|c| {
+                        (
+                            c,
+                            actual.as_map().and_then(|m| m.get("install")),
+                            ".install",
+                        )
+                    }),
+                ComponentKind::Kustomize => entry.get("components").map(|c| (c, Some(actual), "")),
+                ComponentKind::Terraform => None,
+            };
+            match listed {
+                Some((components, holder, prefix)) => {
+                    let got = holder
+                        .and_then(Value::as_map)
+                        .and_then(|m| m.get("components"));
+                    if let Some(got) = got {
+                        exclude_value(
+                            &plain_value(components),
+                            got,
+                            &format!("{label}{prefix}.components"),
+                            &mut out.mismatches,
+                        );
                     }
                 }
+                None => out.mismatches.push(Mismatch {
+                    path: label,
+                    message: format!("{} `{id}` should not exist", kind.noun()),
+                }),
             }
         }
     }
 }
 
-/// The kustomization expectations a `flux:` expectation stands for: a plain entry as
-/// it is; a system's `install` as `<name>-install` and each `resources` variant as
-/// `<name>-resources[-<variant>]`; a system with neither names all its tiers by prefix
-/// (checked as `<name>-install`).
-fn flux_entries(item: &Node) -> Vec<Node> {
-    let system = crate::template::keys::FLUX_SYSTEM_ONLY
-        .iter()
-        .any(|k| item.get(k).is_some());
-    let Some(name) = item.get("name").and_then(Node::as_str) else {
-        return vec![item.clone()];
+/// Windsor's input equality: every expected key present; maps by subset, lists of
+/// the same length item by item, scalars loosely.
+fn input_matches(expected: &Value, actual: Option<&Value>, path: &str, out: &mut Vec<Mismatch>) {
+    let Some(actual) = actual else {
+        out.push(Mismatch {
+            path: path.to_string(),
+            message: format!("expected {}, but it is not set", show(expected)),
+        });
+        return;
     };
-    if !system {
-        return vec![item.clone()];
+    match (expected, actual) {
+        (Value::Map(e), Value::Map(a)) => {
+            for (k, v) in e.iter() {
+                input_matches(v, a.get(k), &format!("{path}.{k}"), out);
+            }
+        }
+        (Value::List(e), Value::List(a)) if e.len() == a.len() => {
+            for (i, (ev, av)) in e.iter().zip(a.iter()).enumerate() {
+                input_matches(ev, Some(av), &format!("{path}[{i}]"), out);
+            }
+        }
+        (Value::Nil, Value::Nil) => {}
+        (e, a) if !matches!(e, Value::Map(_) | Value::List(_) | Value::Nil) && loose_eq(e, a) => {}
+        (e, a) => out.push(Mismatch {
+            path: path.to_string(),
+            message: format!("expected {}, got {}", show(e), show(a)),
+        }),
     }
-    let with_name = |tier: Option<&Node>, tier_name: String| -> Node {
-        let mut entries = match tier.map(|t| &t.kind) {
-            Some(NodeKind::Map(e)) => e
-                .iter()
-                .filter(|(k, _)| &*k.name != "name" && &*k.name != "when")
-                .cloned()
-                .collect(),
-            _ => Vec::new(),
-        };
-        let span = tier.map_or(item.span, |t| t.span);
-        entries.insert(
-            0,
-            (
-                crate::yaml::Key {
-                    name: "name".into(),
-                    span,
-                },
-                Node {
-                    kind: NodeKind::Str(tier_name.into()),
-                    span,
-                    style: None,
-                },
-            ),
+}
+
+/// One tier of a system (`install`, or a `resources` variant): `components` by
+/// containment, `substitutions` key by key; other keys are warned about.
+fn check_tier(
+    expected: &Node,
+    actual: Option<&Value>,
+    path: &str,
+    mismatches: &mut Vec<Mismatch>,
+    warnings: &mut Vec<Diagnostic>,
+) {
+    let NodeKind::Map(keys) = &expected.kind else {
+        subset(&plain_value(expected), actual, path, mismatches);
+        return;
+    };
+    let Some(actual) = actual else {
+        mismatches.push(Mismatch {
+            path: path.to_string(),
+            message: "the system has no such tier".to_string(),
+        });
+        return;
+    };
+    let fields = actual.as_map();
+    for (key, value) in keys {
+        if TIER_FIELDS.contains(&&*key.name) {
+            subset(
+                &plain_value(value),
+                fields.and_then(|m| m.get(&*key.name)),
+                &format!("{path}.{}", key.name),
+                mismatches,
+            );
+        } else if &*key.name != "name" {
+            warnings.push(not_compared(
+                key,
+                "a flux system tier expectation",
+                TIER_FIELDS,
+            ));
+        }
+    }
+}
+
+/// Expected `resources` variants: a named one is found by name and then compared; an
+/// unnamed one passes when any variant satisfies it (Windsor's rule).
+fn check_variants(expected: &Node, actual: Option<&Value>, path: &str, out: &mut Outcome) {
+    let NodeKind::Seq(items) = &expected.kind else {
+        subset(&plain_value(expected), actual, path, &mut out.mismatches);
+        return;
+    };
+    let variants = actual.and_then(Value::as_list).unwrap_or(&[]);
+    for item in items {
+        let name = item
+            .get("name")
+            .and_then(Node::as_str)
+            .filter(|n| !n.is_empty());
+        if let Some(name) = name {
+            let label = format!("{path}[{name}]");
+            let found = variants.iter().find(|v| {
+                v.as_map()
+                    .and_then(|m| m.get("name"))
+                    .and_then(Value::as_str)
+                    == Some(name)
+            });
+            match found {
+                Some(variant) => check_tier(
+                    item,
+                    Some(variant),
+                    &label,
+                    &mut out.mismatches,
+                    &mut out.warnings,
+                ),
+                None => out.mismatches.push(Mismatch {
+                    path: label,
+                    message: format!("variant not found: {name}"),
+                }),
+            }
+            continue;
+        }
+        let satisfied = variants.iter().any(|v| {
+            let mut probe = Vec::new();
+            check_tier(item, Some(v), path, &mut probe, &mut Vec::new());
+            probe.is_empty()
+        });
+        // Warnings for keys the matcher ignores, once, whatever matched.
+        check_tier(
+            item,
+            Some(&Value::Nil),
+            path,
+            &mut Vec::new(),
+            &mut out.warnings,
         );
-        Node {
-            kind: NodeKind::Map(entries),
-            span,
-            style: None,
+        if !satisfied {
+            let components = item.get("components").map(plain_value);
+            out.mismatches.push(Mismatch {
+                path: path.to_string(),
+                message: format!(
+                    "no variant has {}",
+                    components
+                        .as_ref()
+                        .map(|c| format!("the components {}", show(c)))
+                        .unwrap_or_else(|| "all the expected fields".to_string())
+                ),
+            });
         }
+    }
+}
+
+/// `messages`: each listed `text` must (or, excluded, must not) be one of the
+/// rendered notes. The Windsor CLI does not compare messages; bpc does, rather than
+/// ignore what a case says.
+fn check_messages(composed: &Composed<'_>, node: &Node, present: bool, out: &mut Outcome) {
+    let NodeKind::Seq(items) = &node.kind else {
+        out.warnings.push(
+            Diagnostic::warning("`messages` should be a list of `{text: …}`")
+                .with_primary(node.span, "not compared"),
+        );
+        return;
     };
-    let mut out = Vec::new();
-    if let Some(install) = item.get("install") {
-        out.push(with_name(Some(install), format!("{name}-install")));
-    }
-    if let Some(NodeKind::Seq(variants)) = item.get("resources").map(|r| &r.kind) {
-        for v in variants {
-            let tier = match v.get("name").and_then(Node::as_str) {
-                Some(n) if !n.is_empty() => format!("{name}-resources-{n}"),
-                _ => format!("{name}-resources"),
-            };
-            out.push(with_name(Some(v), tier));
+    for item in items {
+        let Some(text) = item.get("text").and_then(Node::as_str) else {
+            out.warnings.push(
+                Diagnostic::warning("a message expectation needs `text`")
+                    .with_primary(item.span, "not compared"),
+            );
+            continue;
+        };
+        let shown = composed
+            .messages
+            .iter()
+            .any(|m| m.trim_end() == text.trim_end());
+        if shown != present {
+            out.mismatches.push(Mismatch {
+                path: "messages".to_string(),
+                message: if present {
+                    format!(
+                        "no message reads {text:?} (messages: {:?})",
+                        composed.messages
+                    )
+                } else {
+                    format!("the message {text:?} should not be shown")
+                },
+            });
         }
     }
-    out
 }
 
 /// `exclude` with fields: none of the listed items may be present.

@@ -38,6 +38,7 @@ pub struct RunOptions {
     /// Apply schema defaults to every case (`--schema-defaults`).
     pub schema_defaults: bool,
     pub unmocked_outputs: UnmockedOutputs,
+    pub precedence: crate::compose::precedence::Precedence,
 }
 
 pub struct CaseResult {
@@ -90,6 +91,7 @@ impl Suite<'_> {
             },
             environment: Environment::Fixed(case.env.clone()),
             terraform,
+            precedence: self.options.precedence,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {
@@ -110,6 +112,13 @@ impl Suite<'_> {
             (Ok(c), ExpectError::No) => {
                 let composed = Composed {
                     blueprint: &c.blueprint,
+                    kustomizations: c
+                        .kustomizations
+                        .components
+                        .values()
+                        .map(crate::compose::blueprint::component_value)
+                        .collect(),
+                    messages: c.messages.clone(),
                 };
                 for (spec, present) in [(&case.expect, true), (&case.exclude, false)] {
                     if let Some(spec) = spec {

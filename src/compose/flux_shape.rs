@@ -1,0 +1,280 @@
+//! Stage 7b: flux systems and plain kustomizations in the shape the blueprint carries
+//! them (S10, as the Windsor CLI writes them). Systems stay systems — their tiers
+//! become Flux Kustomizations only when rendered (see [`super::flux::expand`]) — but
+//! their dependencies are resolved here, where everyone reading the blueprint sees
+//! them:
+//!
+//! * a bare `X` in a system's or a plain kustomization's `dependsOn` means `X-install`
+//!   when `X` names nothing but `X-install` exists;
+//! * with CRDs in the blueprint, every root (empty `dependsOn`) depends on `crds`, the
+//!   layer that installs them;
+//! * a system with `globalDependency: true` is depended on (through its terminal tiers)
+//!   by every system and kustomization outside its own dependency closure.
+//!
+//! Each system also gets its `source` (the template's, `template`, unless set), loses
+//! an `install` tier whose components are all empty and the empty items of its tiers'
+//! lists; durations take Go's canonical spelling; a null substitution is `""`.
+
+use super::fields::sort_in_order;
+use super::merge::{Component, Merged};
+use super::origin::OriginId;
+use super::tracked::Tracked;
+use crate::expr::Value;
+use crate::template::ComponentKind;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+/// The name of the source a template's own components come from.
+pub const TEMPLATE_SOURCE: &str = "template";
+/// The Flux layer that installs the blueprint's CRDs.
+pub const CRDS_LAYER: &str = "crds";
+
+const DURATIONS: [&str; 3] = ["interval", "timeout", "retryInterval"];
+
+pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool) {
+    for system in systems.components.values_mut() {
+        shape_system(system);
+    }
+    for k in kustomize.components.values_mut() {
+        let fields = Arc::make_mut(&mut k.fields);
+        for (name, value) in fields.iter_mut() {
+            if DURATIONS.contains(name) {
+                canonical_duration(value);
+            } else if *name == "substitutions" {
+                null_substitutions_empty(value);
+            }
+        }
+    }
+    resolve_install_names(systems, kustomize);
+    if has_crds {
+        add_crds_barrier(systems, kustomize);
+    }
+    let globals: Vec<String> = systems
+        .components
+        .values()
+        .filter(|s| {
+            matches!(
+                s.get("globalDependency"),
+                Some(Tracked::Leaf(Value::Bool(true), _))
+            )
+        })
+        .map(|s| s.id.clone())
+        .collect();
+    for global in globals {
+        add_global_barrier(&global, systems, kustomize);
+    }
+}
+
+fn shape_system(system: &mut Component) {
+    let origin = system.get("name").map(Tracked::origin).unwrap_or_default();
+    let fields = Arc::make_mut(&mut system.fields);
+    if !fields.contains_key("source") {
+        fields.insert("source", leaf(TEMPLATE_SOURCE, origin));
+    }
+    if let Some(install) = fields.get_mut("install") {
+        shape_tier(install);
+        let has_components = matches!(install.get("components"),
+            Some(Tracked::List(items, _)) if !items.is_empty());
+        if !has_components {
+            fields.shift_remove("install");
+        }
+    }
+    if let Some(Tracked::List(variants, _)) = fields.get_mut("resources") {
+        variants.iter_mut().for_each(shape_tier);
+    }
+    if let Some(Tracked::List(deps, _)) = fields.get_mut("dependsOn") {
+        deps.retain(|d| d.as_str() != Some(""));
+    }
+    sort_in_order(ComponentKind::FluxSystem, fields);
+}
+
+fn shape_tier(tier: &mut Tracked) {
+    let Tracked::Map(entries, _) = tier else {
+        return;
+    };
+    for (key, value) in entries.iter_mut() {
+        match &**key {
+            "components" | "dependsOn" => {
+                if let Tracked::List(items, _) = value {
+                    items.retain(|i| i.as_str() != Some(""));
+                }
+            }
+            "substitutions" => null_substitutions_empty(value),
+            k if DURATIONS.contains(&k) => canonical_duration(value),
+            _ => {}
+        }
+    }
+    if matches!(entries.get("dependsOn"), Some(Tracked::List(items, _)) if items.is_empty()) {
+        entries.shift_remove("dependsOn");
+    }
+}
+
+fn canonical_duration(value: &mut Tracked) {
+    if let Tracked::Leaf(Value::Str(text), _) = value {
+        if let Some(go) = super::duration::canonical(text) {
+            *text = Arc::from(go);
+        }
+    }
+}
+
+/// Windsor renders a substitution that evaluated to null as an empty string.
+fn null_substitutions_empty(value: &mut Tracked) {
+    if let Tracked::Map(entries, _) = value {
+        for v in entries.values_mut() {
+            if let Tracked::Leaf(leaf @ Value::Nil, _) = v {
+                *leaf = Value::str("");
+            }
+        }
+    }
+}
+
+fn leaf(text: &str, origin: OriginId) -> Tracked {
+    Tracked::Leaf(Value::str(text), origin)
+}
+
+/// Tier names of a system as they will be rendered: install (when kept), then the
+/// resources variants.
+fn tiers(system: &Component) -> (Option<String>, Vec<String>) {
+    let install = system
+        .get("install")
+        .map(|_| format!("{}-install", system.id));
+    let variants = match system.get("resources") {
+        Some(Tracked::List(items, _)) => items
+            .iter()
+            .map(|v| match super::merge::variant_name(v) {
+                n if n.is_empty() => format!("{}-resources", system.id),
+                n => format!("{}-resources-{n}", system.id),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    (install, variants)
+}
+
+fn deps_mut(component: &mut Component) -> Option<&mut Vec<Tracked>> {
+    match Arc::make_mut(&mut component.fields).get_mut("dependsOn") {
+        Some(Tracked::List(items, _)) => Some(items),
+        _ => None,
+    }
+}
+
+fn dep_names(component: &Component) -> Vec<String> {
+    match component.get("dependsOn") {
+        Some(Tracked::List(items, _)) => items
+            .iter()
+            .filter_map(|d| d.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
+    let mut names: HashSet<String> = kustomize.components.keys().cloned().collect();
+    for s in systems.components.values() {
+        let (install, variants) = tiers(s);
+        names.extend(install);
+        names.extend(variants);
+    }
+    let rewrite = |component: &mut Component| {
+        if let Some(items) = deps_mut(component) {
+            for item in items.iter_mut() {
+                if let Tracked::Leaf(Value::Str(dep), _) = item {
+                    let install = format!("{dep}-install");
+                    if !names.contains(&**dep) && names.contains(&install) {
+                        *dep = Arc::from(install);
+                    }
+                }
+            }
+        }
+    };
+    systems.components.values_mut().for_each(rewrite);
+    kustomize.components.values_mut().for_each(rewrite);
+}
+
+fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged) {
+    let root = |c: &Component| dep_names(c).is_empty();
+    for c in systems
+        .components
+        .values_mut()
+        .chain(kustomize.components.values_mut())
+        .filter(|c| root(c))
+    {
+        append_dependency(c, CRDS_LAYER);
+    }
+}
+
+fn append_dependency(component: &mut Component, name: &str) {
+    let origin = component
+        .get("name")
+        .map(Tracked::origin)
+        .unwrap_or_default();
+    let kind = component.kind;
+    let fields = Arc::make_mut(&mut component.fields);
+    let deps = fields
+        .entry("dependsOn")
+        .or_insert_with(|| Tracked::List(Vec::new(), origin));
+    if let Tracked::List(items, _) = deps {
+        if !items.iter().any(|i| i.as_str() == Some(name)) {
+            items.push(leaf(name, origin));
+        }
+    }
+    sort_in_order(kind, fields);
+}
+
+/// Every system and plain kustomization outside `global`'s dependency closure depends
+/// on its terminal tiers (resources variants, else install).
+fn add_global_barrier(global: &str, systems: &mut Merged, kustomize: &mut Merged) {
+    // Which node (system or plain kustomization) each dependable name belongs to.
+    let mut owner: HashMap<String, String> = HashMap::new();
+    let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+    for s in systems.components.values() {
+        let (install, variants) = tiers(s);
+        for tier in install.into_iter().chain(variants) {
+            owner.insert(tier, s.id.clone());
+        }
+        owner.insert(s.id.clone(), s.id.clone());
+        let mut deps = dep_names(s);
+        if let Some(Tracked::List(variants, _)) = s.get("resources") {
+            for v in variants {
+                if let Some(Tracked::List(items, _)) = v.get("dependsOn") {
+                    deps.extend(items.iter().filter_map(|d| d.as_str().map(str::to_string)));
+                }
+            }
+        }
+        edges.insert(s.id.clone(), deps);
+    }
+    for k in kustomize.components.values() {
+        owner.insert(k.id.clone(), k.id.clone());
+        edges.insert(k.id.clone(), dep_names(k));
+    }
+    let mut closure: BTreeSet<String> = BTreeSet::from([global.to_string()]);
+    let mut stack = vec![global.to_string()];
+    while let Some(node) = stack.pop() {
+        for dep in edges.get(&node).into_iter().flatten() {
+            if let Some(o) = owner.get(dep) {
+                if closure.insert(o.clone()) {
+                    stack.push(o.clone());
+                }
+            }
+        }
+    }
+    let Some(system) = systems.components.get(global) else {
+        return;
+    };
+    let (install, variants) = tiers(system);
+    let terminal = if variants.is_empty() {
+        install.into_iter().collect()
+    } else {
+        variants
+    };
+    for c in systems
+        .components
+        .values_mut()
+        .chain(kustomize.components.values_mut())
+        .filter(|c| !closure.contains(&c.id))
+    {
+        for tier in &terminal {
+            append_dependency(c, tier);
+        }
+    }
+}
