@@ -104,8 +104,10 @@ fn shape_tier(tier: &mut Tracked) {
             _ => {}
         }
     }
-    if matches!(entries.get("dependsOn"), Some(Tracked::List(items, _)) if items.is_empty()) {
-        entries.shift_remove("dependsOn");
+    for list in ["dependsOn", "components"] {
+        if matches!(entries.get(list), Some(Tracked::List(items, _)) if items.is_empty()) {
+            entries.shift_remove(list);
+        }
     }
 }
 

@@ -148,19 +148,16 @@ fn merge_fields(existing: &mut Component, overlay: FieldMap) {
             (Some(base), Combine::Replace) => *base = value,
             (Some(base), Combine::DeepMerge) => base.merge_from(value),
             (Some(Tracked::List(items, _)), Combine::AppendUnique) => {
-                for item in list_items(value) {
-                    if !items.iter().any(|i| i.same_value(&item)) {
-                        items.push(item);
-                    }
-                }
+                // Windsor sorts two merged component lists.
+                append_unique(items, value, name == "components")
             }
             (Some(Tracked::List(items, _)), Combine::Append) => items.extend(list_items(value)),
-            (Some(base), Combine::Tier) => merge_tier(base, value),
+            (Some(base), Combine::Tier) => merge_tier(base, value, TierKind::Install),
             (Some(Tracked::List(items, _)), Combine::Variants) => {
                 for variant in list_items(value) {
                     let name = variant_name(&variant);
                     match items.iter_mut().find(|v| variant_name(v) == name) {
-                        Some(existing) => merge_tier(existing, variant),
+                        Some(existing) => merge_tier(existing, variant, TierKind::Variant),
                         None => items.push(variant),
                     }
                 }
@@ -168,12 +165,41 @@ fn merge_fields(existing: &mut Component, overlay: FieldMap) {
             (Some(base), _) => *base = value,
         }
     }
+    // A kustomization or system merged from several entries lists its dependencies
+    // sorted, as the Windsor CLI writes them (terraform keeps its order).
+    if kind != ComponentKind::Terraform {
+        if let Some(Tracked::List(items, _)) = fields.get_mut("dependsOn") {
+            items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+        }
+    }
     sort_in_order(kind, fields);
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TierKind {
+    Install,
+    Variant,
+}
+
+/// Appends the overlay's items not already present; with `sort`, two non-empty lists
+/// merged come out sorted, as the Windsor CLI writes them (a single list keeps its
+/// order).
+fn append_unique(items: &mut Vec<Tracked>, overlay: Tracked, sort: bool) {
+    let added = list_items(overlay);
+    let merging = !items.is_empty() && !added.is_empty();
+    for item in added {
+        if !items.iter().any(|i| i.same_value(&item)) {
+            items.push(item);
+        }
+    }
+    if sort && merging {
+        items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    }
 }
 
 /// Merges one flux tier into another: name lists append new items, patches append,
 /// other keys merge as inputs do.
-fn merge_tier(base: &mut Tracked, overlay: Tracked) {
+fn merge_tier(base: &mut Tracked, overlay: Tracked, tier: TierKind) {
     let (Tracked::Map(base, _), Tracked::Map(over, _)) = (&mut *base, &overlay) else {
         *base = overlay;
         return;
@@ -183,17 +209,19 @@ fn merge_tier(base: &mut Tracked, overlay: Tracked) {
             field_for(ComponentKind::Kustomize, k).map_or(Combine::Replace, |f| f.combine);
         match (base.get_mut(k), combine) {
             (Some(Tracked::List(items, _)), Combine::AppendUnique) => {
-                for item in list_items(v.clone()) {
-                    if !items.iter().any(|i| i.same_value(&item)) {
-                        items.push(item);
-                    }
-                }
+                append_unique(items, v.clone(), &**k == "components");
             }
             (Some(Tracked::List(items, _)), Combine::Append) => items.extend(list_items(v.clone())),
             (Some(existing), _) => existing.merge_from(v.clone()),
             (None, _) => {
                 base.insert(k.clone(), v.clone());
             }
+        }
+    }
+    // Windsor sorts a variant's components whenever two variants merge.
+    if tier == TierKind::Variant {
+        if let Some(Tracked::List(items, _)) = base.get_mut("components") {
+            items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
         }
     }
 }

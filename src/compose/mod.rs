@@ -11,6 +11,7 @@ pub mod blueprint;
 pub mod collect;
 pub mod config;
 pub mod context_fields;
+pub mod deferred;
 pub mod duration;
 pub mod evaluate;
 pub mod facet_outputs;
@@ -263,6 +264,7 @@ pub fn finish(
         return Err(errors);
     }
     flux_shape::shape(&mut flux, &mut kustomize, !outputs.crds.is_empty());
+    deferred::mark_inputs(&mut terraform, &origins);
     ordering::dependency_order(&mut terraform);
     ordering::dependency_order(&mut kustomize);
     ordering::by_name(&mut flux);

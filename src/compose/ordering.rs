@@ -1,7 +1,8 @@
 //! Stage 7c: the order of the blueprint's lists (S10), as the Windsor CLI writes them.
 //! Terraform components and plain kustomizations: sorted by identity, then every item
-//! placed after what it depends on (depth-first, dependencies first), so a list reads
-//! in apply order and never depends on facet file order. Flux systems: by name.
+//! placed after what it depends on (depth-first, dependencies first and visited in
+//! sorted order), so a list reads in apply order and never depends on facet file
+//! order. Flux systems: by name.
 
 use super::merge::{Component, Merged};
 use super::tracked::Tracked;
@@ -36,7 +37,9 @@ fn visit(
         return;
     }
     if let Some(component) = merged.components.get(id) {
-        for dep in dependencies(component) {
+        let mut deps = dependencies(component);
+        deps.sort();
+        for dep in deps {
             visit(&dep, merged, placed, visiting, order);
         }
         placed.insert(id.to_string());

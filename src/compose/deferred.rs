@@ -1,0 +1,49 @@
+//! Terraform inputs that wait for another component's outputs (`terraform_output()`
+//! not known at composition time) are carried in the blueprint as
+//! `{expression: "${…}"}`, as the Windsor CLI writes them (S10): a reader can tell a
+//! deferred value from a literal string, and resolve it at apply time.
+
+use super::merge::Merged;
+use super::origin::Origins;
+use super::tracked::Tracked;
+use crate::expr::{Map, Value};
+use std::sync::Arc;
+
+pub fn mark_inputs(terraform: &mut Merged, origins: &Origins) {
+    for component in terraform.components.values_mut() {
+        let deferred = |t: &Tracked| origins.get(t.origin()).deferred;
+        if !component
+            .get("inputs")
+            .is_some_and(|i| any_leaf(i, &deferred))
+        {
+            continue;
+        }
+        if let Some(inputs) = Arc::make_mut(&mut component.fields).get_mut("inputs") {
+            wrap(inputs, &deferred);
+        }
+    }
+}
+
+fn any_leaf(t: &Tracked, deferred: &dyn Fn(&Tracked) -> bool) -> bool {
+    match t {
+        Tracked::Leaf(Value::Str(_), _) => deferred(t),
+        Tracked::Leaf(..) => false,
+        Tracked::List(items, _) => items.iter().any(|i| any_leaf(i, deferred)),
+        Tracked::Map(entries, _) => entries.values().any(|v| any_leaf(v, deferred)),
+    }
+}
+
+fn wrap(t: &mut Tracked, deferred: &dyn Fn(&Tracked) -> bool) {
+    match t {
+        Tracked::Leaf(Value::Str(text), origin)
+            if deferred(&Tracked::Leaf(Value::Nil, *origin)) =>
+        {
+            let mut marker = Map::new();
+            marker.insert("expression".into(), Value::Str(text.clone()));
+            *t = Tracked::from_value(&Value::map(marker), *origin);
+        }
+        Tracked::Leaf(..) => {}
+        Tracked::List(items, _) => items.iter_mut().for_each(|i| wrap(i, deferred)),
+        Tracked::Map(entries, _) => entries.values_mut().for_each(|v| wrap(v, deferred)),
+    }
+}
