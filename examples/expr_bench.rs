@@ -9,6 +9,9 @@
 //! `expr_bench --expect FILE [ENVS]` times nothing: it prints every case again with an
 //! `expect` field holding bpc's result, for files whose expectations bpc writes and Go
 //! checks (`bench/gen-template-expressions.py`).
+//!
+//! `expr_bench --profile N FILE [ENVS]` times nothing either: it runs every compiled
+//! case N times, for `valgrind --tool=callgrind` (instruction counts of the run path).
 
 use bpc::expr::case_codec::{decode, encode};
 use bpc::expr::host::{NullHost, TerraformOutputs};
@@ -79,6 +82,13 @@ fn main() {
     if expect_mode {
         args.remove(0);
     }
+    let mut profile_runs = None;
+    if args.first().map(String::as_str) == Some("--profile") {
+        args.remove(0);
+        let n = args.first().and_then(|n| n.parse::<u32>().ok());
+        profile_runs = Some(n.unwrap_or_else(|| fail("--profile takes a number".into())));
+        args.remove(0);
+    }
     let Some(file) = args.first().cloned() else {
         eprintln!("usage: expr_bench [--expect] FILE.jsonl [ENVS.json]");
         std::process::exit(2);
@@ -89,7 +99,8 @@ fn main() {
         None => path.with_file_name("envs.json"),
     };
     let read = |p: &std::path::Path| {
-        std::fs::read_to_string(p).unwrap_or_else(|e| fail(format!("cannot read {}: {e}", p.display())))
+        std::fs::read_to_string(p)
+            .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", p.display())))
     };
     let envs: Json = serde_json::from_str(&read(&envs_path))
         .unwrap_or_else(|e| fail(format!("{}: {e}", envs_path.display())));
@@ -99,8 +110,8 @@ fn main() {
         if line.trim().is_empty() {
             continue;
         }
-        let mut case: Json = serde_json::from_str(line)
-            .unwrap_or_else(|e| fail(format!("{file}:{}: {e}", n + 1)));
+        let mut case: Json =
+            serde_json::from_str(line).unwrap_or_else(|e| fail(format!("{file}:{}: {e}", n + 1)));
         let id = case["id"].as_str().unwrap_or("?").to_string();
         let input = case["input"].as_str().unwrap_or_default().to_string();
         let tmpl = case["mode"].as_str() == Some("tmpl");
@@ -128,6 +139,15 @@ fn main() {
                 }}),
             };
             println!("{case}");
+            continue;
+        }
+
+        if let Some(n) = profile_runs {
+            if let (false, Ok(program)) = (tmpl, engine.compile(&input)) {
+                for _ in 0..n {
+                    let _ = black_box(engine.run(&program, &scope, &host));
+                }
+            }
             continue;
         }
 
@@ -161,7 +181,7 @@ fn main() {
             runs.push(run_ns);
         }
     }
-    if !expect_mode {
+    if !expect_mode && profile_runs.is_none() {
         println!(
             "expr bench: {count} cases, compile median {:.0} ns, run median {:.0} ns",
             median(compiles),

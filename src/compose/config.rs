@@ -14,7 +14,7 @@
 use super::evaluate::{eval_condition, eval_node, nest};
 use super::host::{Environment, TemplateHost};
 use crate::expr::host::TerraformOutputs;
-use crate::expr::{Engine, ExprError, Map, Scope, Value};
+use crate::expr::{Engine, ExprError, Map, Peek, Scope, Value};
 use crate::source::Diagnostic;
 use crate::template::{ConfigBlock, Facet, Strategy, Template};
 use crate::yaml::{Node, NodeKind};
@@ -443,5 +443,16 @@ impl Scope for Resolver<'_> {
 
     fn all(&self) -> Result<Value, ExprError> {
         self.materialize_all().map(Value::map).map_err(nest)
+    }
+
+    /// Names no config block defines read straight from the context values.
+    fn peek(&self, root: &str) -> Peek<'_> {
+        if self.blocks.contains_key(root) {
+            return Peek::Lookup;
+        }
+        match self.context.get(root) {
+            Some(v) => Peek::Value(v),
+            None => Peek::Undefined,
+        }
     }
 }

@@ -12,6 +12,19 @@ use std::sync::Arc;
 /// `values()` are deterministic (design/semantics.md S7).
 pub type Map = IndexMap<Arc<str>, Value>;
 
+/// Maps up to this size are searched by comparing keys instead of hashing: template
+/// maps are small, and a few length-first string compares cost less than SipHash.
+const SCAN_LEN: usize = 8;
+
+/// `m[key]`, the way member access reads maps.
+pub fn map_get<'m>(m: &'m Map, key: &str) -> Option<&'m Value> {
+    if m.len() <= SCAN_LEN {
+        m.iter().find(|(k, _)| ***k == *key).map(|(_, v)| v)
+    } else {
+        m.get(key)
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub enum Value {
     #[default]
