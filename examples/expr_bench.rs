@@ -118,7 +118,7 @@ fn main() {
         let env_name = case["env"].as_str().unwrap_or_default();
         let scope: Map = match decode(&envs[env_name]) {
             Value::Map(m) => (*m).clone(),
-            _ => Map::new(),
+            _ => Map::default(),
         };
         let host = host_for(case.get("options"));
         let registered = !matches!(host.terraform, TerraformOutputs::Unregistered);

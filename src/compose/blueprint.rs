@@ -79,10 +79,10 @@ pub fn assemble(
 ) -> Value {
     let base_map = base.and_then(Value::as_map);
     let from_base = |k: &str| base_map.and_then(|m| m.get(k)).cloned();
-    let mut out = Map::new();
+    let mut out = Map::default();
     out.insert("kind".into(), Value::str(KIND));
     out.insert("apiVersion".into(), Value::str(API_VERSION));
-    let mut metadata = Map::new();
+    let mut metadata = Map::default();
     metadata.insert("name".into(), Value::str(context));
     metadata.insert(
         "description".into(),

@@ -331,7 +331,7 @@ impl<'t> Resolver<'t> {
             Raw::Map(entries) => {
                 let mut map: Map = match under {
                     Some(Value::Map(m)) => (**m).clone(),
-                    _ => Map::with_capacity(entries.len()),
+                    _ => Map::with_capacity_and_hasher(entries.len(), Default::default()),
                 };
                 for (k, child) in entries {
                     path.push(k.clone());

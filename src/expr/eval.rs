@@ -228,7 +228,7 @@ impl<'a> Evaluator<'a> {
             }
             ExprKind::Map(pairs) => {
                 self.budget.grow(pairs.len()).map_err(|m| run_err(e, m))?;
-                let mut out = Map::with_capacity(pairs.len());
+                let mut out = Map::with_capacity_and_hasher(pairs.len(), Default::default());
                 for (k, v) in pairs {
                     let key = self.eval(k)?;
                     let key: Arc<str> = match key {
@@ -681,7 +681,7 @@ impl Scope for WithInput<'_> {
     fn all(&self) -> Result<Value, ExprError> {
         let mut map = match self.inner.all()? {
             Value::Map(m) => (*m).clone(),
-            _ => Map::new(),
+            _ => Map::default(),
         };
         map.insert("input".into(), self.input.clone());
         Ok(Value::map(map))

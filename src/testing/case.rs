@@ -153,7 +153,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
         }
     }
     // Dotted keys (`cluster.driver: talos`) set nested values.
-    let mut values = Value::map(Map::new());
+    let mut values = Value::map(Map::default());
     let values_node = node.get("values").cloned();
     if let Some(v) = &values_node {
         match &v.kind {
