@@ -176,7 +176,7 @@ impl Project {
 
 /// `--set a.b=value` pairs into one map; each value is parsed as YAML.
 pub fn parse_sets(pairs: &[String], sources: &SourceMap) -> Result<Value, Diagnostic> {
-    let mut out = Value::map(crate::expr::Map::new());
+    let mut out = Value::map(crate::expr::Map::default());
     for pair in pairs {
         let Some((key, raw)) = pair.split_once('=') else {
             return Err(

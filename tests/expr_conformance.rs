@@ -45,7 +45,7 @@ fn decode(j: &Json) -> Value {
 }
 
 fn decode_map(j: &Json) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     if let Json::Object(obj) = j {
         for (k, v) in obj {
             m.insert(k.as_str().into(), decode(v));
@@ -166,7 +166,7 @@ fn expr_conformance() {
         let input = case["input"].as_str().unwrap_or("");
         let env = match decode_map(&envs[case["env"].as_str().unwrap_or("")]) {
             Value::Map(m) => (*m).clone(),
-            _ => Map::new(),
+            _ => Map::default(),
         };
         let (registered, host) = host_for(case.get("options"));
         let engine = if registered { &with_terraform } else { &plain };

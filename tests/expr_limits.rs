@@ -6,7 +6,7 @@ use bpc::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
 
 fn eval(src: &str) -> Result<Value, bpc::expr::ExprError> {
     let engine = Engine::new(EngineConfig::default());
-    let mut scope = Map::new();
+    let mut scope = Map::default();
     scope.insert(
         "list".into(),
         Value::list((1..=5).map(Value::Int).collect()),

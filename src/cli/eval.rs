@@ -58,7 +58,7 @@ pub fn run(args: EvalArgs) -> ExitCode {
 }
 
 fn evaluate(args: &EvalArgs, sources: &SourceMap) -> Result<Value, Diagnostic> {
-    let mut scope = Value::map(Map::new());
+    let mut scope = Value::map(Map::default());
     for file in &args.values {
         let node = crate::project::read_yaml_file(file, &file.to_string_lossy(), sources)?;
         crate::compose::scope::deep_merge(
@@ -72,7 +72,7 @@ fn evaluate(args: &EvalArgs, sources: &SourceMap) -> Result<Value, Diagnostic> {
     }
     let scope = match scope {
         Value::Map(m) => (*m).clone(),
-        _ => Map::new(),
+        _ => Map::default(),
     };
     let engine = Engine::new(EngineConfig {
         terraform_output: false,

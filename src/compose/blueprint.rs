@@ -125,10 +125,10 @@ pub fn assemble(parts: Parts<'_>) -> Value {
     let list = |merged: &Merged| -> Vec<Value> {
         merged.components.values().map(component_value).collect()
     };
-    let mut out = Map::new();
+    let mut out = Map::default();
     out.insert("kind".into(), Value::str(KIND));
     out.insert("apiVersion".into(), Value::str(API_VERSION));
-    let mut metadata = Map::new();
+    let mut metadata = Map::default();
     metadata.insert("name".into(), Value::str(parts.context));
     metadata.insert(
         "description".into(),
@@ -207,7 +207,7 @@ fn sources(base: Option<Value>, crds: &[String]) -> Vec<Value> {
     if listed.iter().any(named_template) {
         return listed;
     }
-    let mut template = Map::new();
+    let mut template = Map::default();
     template.insert(
         "name".into(),
         Value::str(super::flux_shape::TEMPLATE_SOURCE),

@@ -16,7 +16,7 @@ use super::evaluate::{eval_condition, eval_node, nest};
 use super::host::{Environment, TemplateHost};
 use super::precedence::Precedence;
 use crate::expr::host::TerraformOutputs;
-use crate::expr::{Engine, ExprError, Map, Scope, Value};
+use crate::expr::{Engine, ExprError, Map, Peek, Scope, Value};
 use crate::source::Diagnostic;
 use crate::template::{ConfigBlock, Facet, Strategy, Template};
 use crate::yaml::{Node, NodeKind};
@@ -348,7 +348,7 @@ impl<'t> Resolver<'t> {
             Raw::Map(entries) => {
                 let mut map: Map = match under {
                     Some(Value::Map(m)) => (**m).clone(),
-                    _ => Map::with_capacity(entries.len()),
+                    _ => Map::with_capacity_and_hasher(entries.len(), Default::default()),
                 };
                 for (k, child) in entries {
                     path.push(k.clone());
@@ -460,5 +460,16 @@ impl Scope for Resolver<'_> {
 
     fn all(&self) -> Result<Value, ExprError> {
         self.materialize_all().map(Value::map).map_err(nest)
+    }
+
+    /// Names no config block defines read straight from the context values.
+    fn peek(&self, root: &str) -> Peek<'_> {
+        if self.blocks.contains_key(root) {
+            return Peek::Lookup;
+        }
+        match self.context.get(root) {
+            Some(v) => Peek::Value(v),
+            None => Peek::Undefined,
+        }
     }
 }

@@ -87,9 +87,9 @@ pub fn dev_repository(values: &Map, project_root: &str) -> Option<Value> {
         .rsplit('/')
         .next()
         .unwrap_or_default();
-    let mut reference = Map::new();
+    let mut reference = Map::default();
     reference.insert("branch".into(), Value::str("main"));
-    let mut repository = Map::new();
+    let mut repository = Map::default();
     repository.insert(
         "url".into(),
         Value::str(format!("http://git.{domain}/git/{project}")),
@@ -103,7 +103,7 @@ pub fn messages(template: &Template, active: &[usize]) -> Vec<Value> {
     let mut out = Vec::new();
     for &i in active {
         for message in &template.facets[i].messages {
-            let mut entry = Map::new();
+            let mut entry = Map::default();
             if let Some(when) = &message.when {
                 entry.insert("when".into(), Value::str(when.text.as_str()));
             }
@@ -174,7 +174,7 @@ mod tests {
                 )])),
             ),
         ]);
-        let common = values_common(&values, "local", &Map::new());
+        let common = values_common(&values, "local", &Map::default());
         assert_eq!(common.keys().map(|k| &**k).collect::<Vec<_>>(), ["CONTEXT"]);
     }
 
@@ -189,6 +189,6 @@ mod tests {
                 r#"{"url":"http://git.test/git/platform","ref":{"branch":"main"},"secretName":"flux-system"}"#
             )
         );
-        assert!(dev_repository(&Map::new(), "/x").is_none());
+        assert!(dev_repository(&Map::default(), "/x").is_none());
     }
 }

@@ -38,7 +38,7 @@ fn wrap(t: &mut Tracked, deferred: &dyn Fn(&Tracked) -> bool) {
         Tracked::Leaf(Value::Str(text), origin)
             if deferred(&Tracked::Leaf(Value::Nil, *origin)) =>
         {
-            let mut marker = Map::new();
+            let mut marker = Map::default();
             marker.insert("expression".into(), Value::Str(text.clone()));
             *t = Tracked::from_value(&Value::map(marker), *origin);
         }

@@ -82,7 +82,8 @@ pub fn eval_node(
             Ok(Value::list(out))
         }
         NodeKind::Map(entries) => {
-            let mut map = crate::expr::Map::with_capacity(entries.len());
+            let mut map =
+                crate::expr::Map::with_capacity_and_hasher(entries.len(), Default::default());
             for (k, v) in entries {
                 map.insert(
                     Arc::clone(&k.name),

@@ -227,8 +227,8 @@ fn append_dependency(component: &mut Component, name: &str) {
 /// on its terminal tiers (resources variants, else install).
 fn add_global_barrier(global: &str, systems: &mut Merged, kustomize: &mut Merged) {
     // Which node (system or plain kustomization) each dependable name belongs to.
-    let mut owner: HashMap<String, String> = HashMap::new();
-    let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+    let mut owner: HashMap<String, String> = HashMap::default();
+    let mut edges: HashMap<String, Vec<String>> = HashMap::default();
     for s in systems.components.values() {
         let (install, variants) = tiers(s);
         for tier in install.into_iter().chain(variants) {

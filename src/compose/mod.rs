@@ -269,13 +269,13 @@ pub fn finish(
     ordering::dependency_order(&mut kustomize);
     ordering::by_name(&mut flux);
 
-    let mut config = Value::map(Map::new());
+    let mut config = Value::map(Map::default());
     for part_config in configs {
         scope::deep_merge(&mut config, &Value::map(part_config.map_err(|d| vec![d])?));
     }
     let config = match config {
         Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
-        _ => Map::new(),
+        _ => Map::default(),
     };
     let blueprint = blueprint::assemble(blueprint::Parts {
         base,

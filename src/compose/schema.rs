@@ -134,7 +134,7 @@ fn apply(schema: &serde_json::Value, value: Option<&Value>) -> Option<Value> {
     let mut map: Map = match &value {
         Some(Value::Map(m)) => (**m).clone(),
         Some(_) => return value,
-        None => Map::new(),
+        None => Map::default(),
     };
     for (key, sub) in props {
         let current = map.get(key.as_str()).cloned();

@@ -53,7 +53,7 @@ pub fn context_scope(
     layers: &[Layer],
     builtins: &Builtins,
 ) -> Result<Arc<Map>, Vec<Diagnostic>> {
-    let mut merged = Value::map(Map::new());
+    let mut merged = Value::map(Map::default());
     for layer in layers {
         if layer.value.is_nil() {
             continue;
@@ -78,7 +78,7 @@ pub fn context_scope(
     }
     let mut map = match merged {
         Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
-        _ => Map::new(),
+        _ => Map::default(),
     };
     super::typed_values::materialise(&mut map);
     map.insert("context".into(), Value::str(builtins.context.as_str()));
@@ -109,7 +109,7 @@ pub fn set_path(target: &mut Value, path: &[&str], value: Value) {
         return;
     };
     if !matches!(target, Value::Map(_)) {
-        *target = Value::map(Map::new());
+        *target = Value::map(Map::default());
     }
     if let Value::Map(m) = target {
         let m = Arc::make_mut(m);

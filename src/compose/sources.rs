@@ -124,7 +124,7 @@ fn merged_base(template: &Template) -> Option<Value> {
         let Some(overlay) = base.as_map() else {
             continue;
         };
-        let merged = out.get_or_insert_with(Map::new);
+        let merged = out.get_or_insert_with(Map::default);
         for (key, value) in overlay {
             if value.is_nil() {
                 continue;
@@ -167,7 +167,7 @@ mod tests {
     use crate::expr::{Map, Value};
 
     fn entry(name: &str, url: &str) -> Value {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("name".into(), Value::str(name));
         m.insert("url".into(), Value::str(url));
         Value::map(m)

@@ -16,27 +16,27 @@ const NODE_POOLS: [&str; 2] = ["controlplanes", "workers"];
 pub fn materialise(values: &mut Map) {
     let cluster = values.entry("cluster".into()).or_insert(Value::Nil);
     if cluster.is_nil() {
-        *cluster = Value::map(Map::new());
+        *cluster = Value::map(Map::default());
     }
     if let Value::Map(cluster) = cluster {
         let cluster = Arc::make_mut(cluster);
         for pool in NODE_POOLS {
             let pool = cluster.entry(pool.into()).or_insert(Value::Nil);
             if pool.is_nil() {
-                *pool = Value::map(Map::new());
+                *pool = Value::map(Map::default());
             }
             if let Value::Map(pool) = pool {
                 let pool = Arc::make_mut(pool);
                 let nodes = pool.entry("nodes".into()).or_insert(Value::Nil);
                 if nodes.is_nil() {
-                    *nodes = Value::map(Map::new());
+                    *nodes = Value::map(Map::default());
                 }
             }
         }
     }
     let workstation = values.entry("workstation".into()).or_insert(Value::Nil);
     if workstation.is_nil() {
-        *workstation = Value::map(Map::new());
+        *workstation = Value::map(Map::default());
     }
     if let Value::Map(workstation) = workstation {
         Arc::make_mut(workstation)
@@ -66,7 +66,7 @@ mod tests {
     use crate::compose::evaluate::plain_value;
 
     fn yaml(text: &str) -> Map {
-        let sources = crate::source::SourceMap::new();
+        let sources = crate::source::SourceMap::default();
         let id = sources.add("t.yaml", text);
         let node = crate::yaml::load::parse(text, id).expect("test YAML parses");
         plain_value(&node).as_map().cloned().unwrap_or_default()
@@ -74,7 +74,7 @@ mod tests {
 
     #[test]
     fn empty_values_get_both_node_pools_and_the_arch() {
-        let mut values = Map::new();
+        let mut values = Map::default();
         materialise(&mut values);
         let text = crate::emit::json::compact(&Value::map(values));
         assert_eq!(

@@ -139,11 +139,11 @@ mod tests {
 
     #[test]
     fn pretty_and_ordered() {
-        let mut inner = Map::new();
+        let mut inner = Map::default();
         inner.insert("z".into(), Value::Float(2.0));
         inner.insert("a".into(), Value::list(vec![Value::Int(-1), Value::Nil]));
-        inner.insert("e".into(), Value::map(Map::new()));
-        let mut root = Map::new();
+        inner.insert("e".into(), Value::map(Map::default()));
+        let mut root = Map::default();
         root.insert("name".into(), Value::from("a \"q\"\n\u{1}"));
         root.insert("inner".into(), Value::map(inner));
         root.insert("none".into(), Value::list(vec![]));
@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn non_finite_floats_are_errors() {
-        let mut root = Map::new();
+        let mut root = Map::default();
         root.insert(
             "list".into(),
             Value::list(vec![Value::Int(1), Value::Float(f64::NAN)]),

@@ -129,7 +129,7 @@ pub fn json(
 ) -> Result<String, String> {
     let describe_tracked =
         |t: &Tracked| describe(composition.origins.get(t.origin()), template, sources);
-    let mut prov = Map::new();
+    let mut prov = Map::default();
     for (key, merged) in [
         ("terraform", &composition.terraform),
         ("kustomize", &composition.kustomize),
@@ -148,7 +148,7 @@ pub fn json(
             .collect();
         prov.insert(key.into(), Value::list(items));
     }
-    let mut doc = Map::new();
+    let mut doc = Map::default();
     doc.insert("blueprint".into(), composition.blueprint.clone());
     doc.insert("provenance".into(), Value::map(prov));
     crate::emit::to_json(&Value::map(doc)).map_err(|e| e.to_string())

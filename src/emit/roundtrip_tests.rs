@@ -150,7 +150,7 @@ fn random_value(rng: &mut Rng, depth: usize) -> Value {
                 .collect(),
         ),
         _ => {
-            let mut map = Map::new();
+            let mut map = Map::default();
             for _ in 0..rng.below(4) {
                 map.insert(random_string(rng).into(), random_value(rng, depth + 1));
             }
@@ -231,10 +231,10 @@ fn json_is_valid_for_generated_values() {
 
 #[test]
 fn long_keys_round_trip() {
-    let mut inner = Map::new();
+    let mut inner = Map::default();
     inner.insert("x".repeat(1500).into(), Value::list(vec![Value::Int(1)]));
     inner.insert("y".into(), Value::Int(2));
-    let mut map = Map::new();
+    let mut map = Map::default();
     map.insert("k".repeat(2000).into(), Value::Int(1));
     map.insert("é".repeat(600).into(), Value::map(inner));
     let value = Value::list(vec![Value::map(map)]);

@@ -353,7 +353,7 @@ mod tests {
     use crate::expr::value::Map;
 
     fn map(entries: Vec<(&str, Value)>) -> Value {
-        let mut m = Map::new();
+        let mut m = Map::default();
         for (k, v) in entries {
             m.insert(k.into(), v);
         }
@@ -382,7 +382,7 @@ mod tests {
                             ("big", Value::Float(1e300)),
                             ("enabled", Value::Bool(true)),
                             ("nothing", Value::Nil),
-                            ("empty_map", Value::map(Map::new())),
+                            ("empty_map", Value::map(Map::default())),
                             ("empty_list", Value::list(vec![])),
                             (
                                 "nested",
@@ -494,7 +494,7 @@ many: \"a\\n\\n\"
     #[test]
     fn scalars_and_empty_roots() {
         assert_eq!(to_yaml(&Value::Nil), "null\n");
-        assert_eq!(to_yaml(&Value::map(Map::new())), "{}\n");
+        assert_eq!(to_yaml(&Value::map(Map::default())), "{}\n");
         assert_eq!(to_yaml(&Value::list(vec![])), "[]\n");
         assert_eq!(to_yaml(&Value::Float(-0.5)), "-0.5\n");
         assert_eq!(to_yaml(&Value::Float(f64::NEG_INFINITY)), "-.inf\n");

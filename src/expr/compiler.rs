@@ -10,7 +10,7 @@ use super::native::{NativeFn, Signature, Ty as ParamTy};
 use super::ops;
 use super::program::{Expr, ExprKind, Pred};
 use super::types::{comparable, either_unknown, Ty};
-use super::value::Value;
+use super::value::{Map, Value};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::Arc;
@@ -108,6 +108,14 @@ impl<'a> Compiler<'a> {
                 for item in items {
                     out.push(self.compile(item)?.0);
                 }
+                // A literal of constants (`?? []`) is built once and shared by every run.
+                if out.iter().all(|e| matches!(e.kind, ExprKind::Const(_))) {
+                    let values = out.into_iter().filter_map(|e| match e.kind {
+                        ExprKind::Const(v) => Some(v),
+                        _ => None,
+                    });
+                    return Ok((konst(Value::list(values.collect()), span), Ty::List));
+                }
                 Ok((mk(ExprKind::List(out)), Ty::List))
             }
             Kind::Map(pairs) => {
@@ -116,6 +124,9 @@ impl<'a> Compiler<'a> {
                     let (k, _) = self.compile(k)?;
                     let (v, _) = self.compile(v)?;
                     out.push((k, v));
+                }
+                if let Some(map) = const_map(&out) {
+                    return Ok((konst(Value::map(map), span), Ty::Map));
                 }
                 Ok((mk(ExprKind::Map(out)), Ty::Map))
             }
@@ -584,6 +595,22 @@ fn is_name_like(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// A map literal whose keys are constant strings and values constants, built as the
+/// evaluator would (the first of duplicate keys wins); `None` when anything is left to
+/// run, including a non-string key, whose error belongs to run time.
+fn const_map(pairs: &[(Expr, Expr)]) -> Option<Map> {
+    let mut map = Map::with_capacity_and_hasher(pairs.len(), Default::default());
+    for (k, v) in pairs {
+        match (&k.kind, &v.kind) {
+            (ExprKind::Const(Value::Str(key)), ExprKind::Const(value)) => {
+                map.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+            _ => return None,
+        }
+    }
+    Some(map)
 }
 
 fn const_of(e: &Expr) -> Option<Value> {

@@ -12,8 +12,9 @@ use super::limits::MAX_STRING;
 use super::native::{Call, Interpolate, NativeError, NativeErrorKind};
 use super::ops;
 use super::program::{Expr, ExprKind, Pred};
+use super::scope::Peek;
 use super::scope::Scope;
-use super::value::{Map, Value};
+use super::value::{map_get, Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -40,6 +41,43 @@ fn run_err(e: &Expr, message: impl Into<String>) -> ExprError {
 
 type EResult = Result<Value, ExprError>;
 
+/// A value lent by the program or the scope where possible, owned where evaluation
+/// built it. Reading by reference skips the reference counting that cloning a
+/// string, list or map costs (an atomic increment and decrement each).
+type Peeked<'x> = Result<Cow<'x, Value>, ExprError>;
+
+/// Calls with up to this many arguments pass them without a heap allocation.
+const INLINE_ARGS: usize = 4;
+
+/// The evaluated arguments of a call.
+enum Args {
+    Inline([Value; INLINE_ARGS], usize),
+    Heap(Vec<Value>),
+}
+
+impl std::ops::Deref for Args {
+    type Target = [Value];
+    fn deref(&self) -> &[Value] {
+        match self {
+            Args::Inline(values, n) => &values[..*n],
+            Args::Heap(values) => values,
+        }
+    }
+}
+
+/// Nil, to lend out by reference.
+static NIL: Value = Value::Nil;
+
+/// Member access by reference on maps and nil; `None` for any other base, whose
+/// access `ops::fetch` decides (an error for a string key).
+fn member<'v>(base: &'v Value, key: &str) -> Option<&'v Value> {
+    match base {
+        Value::Nil => Some(&NIL),
+        Value::Map(m) => Some(map_get(m, key).unwrap_or(&NIL)),
+        _ => None,
+    }
+}
+
 /// The longest constant-key chain resolved through one `Scope::lookup` call.
 const PATH_BUFFER: usize = 16;
 
@@ -56,11 +94,53 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Evaluates `e`, borrowing the result when the program or the scope holds it.
+    fn peek<'x>(&mut self, e: &'x Expr) -> Peeked<'x>
+    where
+        'a: 'x,
+    {
+        match &e.kind {
+            ExprKind::Const(v) => Ok(Cow::Borrowed(v)),
+            ExprKind::Path { root, rest } => self.path(e, root, rest),
+            ExprKind::FetchKey(base, key) => {
+                let b = self.peek(base)?;
+                if let (Cow::Borrowed(b), Value::Str(k)) = (&b, key) {
+                    if let Some(v) = member(b, k) {
+                        return Ok(Cow::Borrowed(v));
+                    }
+                }
+                ops::fetch(&b, key)
+                    .map(Cow::Owned)
+                    .map_err(|m| run_err(e, m))
+            }
+            ExprKind::Coalesce(l, r) => {
+                let a = self.peek(l)?;
+                if a.is_nil() {
+                    self.peek(r)
+                } else {
+                    Ok(a)
+                }
+            }
+            ExprKind::Cond(c, a, b) => {
+                let cv = self.peek(c)?;
+                if ops::as_bool(&cv).map_err(|m| run_err(c, m))? {
+                    self.peek(a)
+                } else {
+                    self.peek(b)
+                }
+            }
+            _ => self.eval(e).map(Cow::Owned),
+        }
+    }
+
     pub fn eval(&mut self, e: &Expr) -> EResult {
         match &e.kind {
-            ExprKind::Const(v) => Ok(v.clone()),
+            ExprKind::Const(_)
+            | ExprKind::Path { .. }
+            | ExprKind::FetchKey(..)
+            | ExprKind::Coalesce(..)
+            | ExprKind::Cond(..) => self.peek(e).map(Cow::into_owned),
             ExprKind::Local(slot) => Ok(self.locals.get(*slot).cloned().unwrap_or(Value::Nil)),
-            ExprKind::Path { root, rest } => self.path(e, root, rest),
             ExprKind::Env => self.scope.all(),
             ExprKind::Elem => Ok(self.frames.last().map_or(Value::Nil, |f| f.elem.clone())),
             ExprKind::Index => Ok(Value::Int(self.frames.last().map_or(0, |f| f.index as i64))),
@@ -69,10 +149,6 @@ impl<'a> Evaluator<'a> {
                 let b = self.eval(base)?;
                 let k = self.eval(key)?;
                 ops::fetch(&b, &k).map_err(|m| run_err(e, m))
-            }
-            ExprKind::FetchKey(base, key) => {
-                let b = self.eval(base)?;
-                ops::fetch(&b, key).map_err(|m| run_err(e, m))
             }
             ExprKind::Slice(base, from, to) => {
                 let b = self.eval(base)?;
@@ -87,13 +163,13 @@ impl<'a> Evaluator<'a> {
                 ops::slice(&b, f.as_ref(), t.as_ref()).map_err(|m| run_err(e, m))
             }
             ExprKind::Not(x) => {
-                let v = self.eval(x)?;
+                let v = self.peek(x)?;
                 ops::as_bool(&v)
                     .map(|b| Value::Bool(!b))
                     .map_err(|m| run_err(e, m))
             }
             ExprKind::Neg(x) => {
-                let v = self.eval(x)?;
+                let v = self.peek(x)?;
                 ops::negate(&v).map_err(|m| run_err(e, m))
             }
             ExprKind::Plus(x) => {
@@ -101,8 +177,8 @@ impl<'a> Evaluator<'a> {
                 ops::plus(&v).map_err(|m| run_err(e, m))
             }
             ExprKind::Binary(op, l, r) => {
-                let a = self.eval(l)?;
-                let b = self.eval(r)?;
+                let a = self.peek(l)?;
+                let b = self.peek(r)?;
                 self.binary(e, *op, &a, &b)
             }
             ExprKind::EqInt {
@@ -110,14 +186,14 @@ impl<'a> Evaluator<'a> {
                 left,
                 right,
             } => {
-                let a = self.eval(left)?;
-                let b = self.eval(right)?;
+                let a = self.peek(left)?;
+                let b = self.peek(right)?;
                 let a = ops::strict_int(&a).map_err(|m| run_err(e, m))?;
                 let b = ops::strict_int(&b).map_err(|m| run_err(e, m))?;
                 Ok(Value::Bool((a == b) != *negate))
             }
             ExprKind::And(l, r) => {
-                let a = self.eval(l)?;
+                let a = self.peek(l)?;
                 if ops::as_bool(&a).map_err(|m| run_err(l, m))? {
                     self.eval(r)
                 } else {
@@ -125,37 +201,21 @@ impl<'a> Evaluator<'a> {
                 }
             }
             ExprKind::Or(l, r) => {
-                let a = self.eval(l)?;
+                let a = self.peek(l)?;
                 if ops::as_bool(&a).map_err(|m| run_err(l, m))? {
                     Ok(Value::Bool(true))
                 } else {
                     self.eval(r)
                 }
             }
-            ExprKind::Coalesce(l, r) => {
-                let a = self.eval(l)?;
-                if a.is_nil() {
-                    self.eval(r)
-                } else {
-                    Ok(a)
-                }
-            }
             ExprKind::MatchesConst(l, re) => {
-                let a = self.eval(l)?;
-                match a {
+                let a = self.peek(l)?;
+                match &*a {
                     Value::Nil => Ok(Value::Bool(false)),
                     other => {
-                        let s = ops::as_str(&other).map_err(|m| run_err(e, m))?;
+                        let s = ops::as_str(other).map_err(|m| run_err(e, m))?;
                         Ok(Value::Bool(re.is_match(s)))
                     }
-                }
-            }
-            ExprKind::Cond(c, a, b) => {
-                let cv = self.eval(c)?;
-                if ops::as_bool(&cv).map_err(|m| run_err(c, m))? {
-                    self.eval(a)
-                } else {
-                    self.eval(b)
                 }
             }
             ExprKind::List(items) => {
@@ -168,7 +228,7 @@ impl<'a> Evaluator<'a> {
             }
             ExprKind::Map(pairs) => {
                 self.budget.grow(pairs.len()).map_err(|m| run_err(e, m))?;
-                let mut out = Map::with_capacity(pairs.len());
+                let mut out = Map::with_capacity_and_hasher(pairs.len(), Default::default());
                 for (k, v) in pairs {
                     let key = self.eval(k)?;
                     let key: Arc<str> = match key {
@@ -239,30 +299,65 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn args(&mut self, args: &[Expr]) -> Result<Vec<Value>, ExprError> {
+    fn args(&mut self, args: &[Expr]) -> Result<Args, ExprError> {
+        if args.len() <= INLINE_ARGS {
+            let mut values: [Value; INLINE_ARGS] = Default::default();
+            for (slot, a) in values.iter_mut().zip(args) {
+                *slot = self.eval(a)?;
+            }
+            return Ok(Args::Inline(values, args.len()));
+        }
         let mut values = Vec::with_capacity(args.len());
         for a in args {
             values.push(self.eval(a)?);
         }
-        Ok(values)
+        Ok(Args::Heap(values))
     }
 
-    fn path(&mut self, e: &Expr, root: &Arc<str>, rest: &[Arc<str>]) -> EResult {
+    fn path<'x>(&mut self, e: &'x Expr, root: &'x Arc<str>, rest: &'x [Arc<str>]) -> Peeked<'x>
+    where
+        'a: 'x,
+    {
+        match self.scope.peek(root) {
+            Peek::Undefined => return Ok(Cow::Borrowed(&NIL)),
+            Peek::Value(mut value) => {
+                for (i, seg) in rest.iter().enumerate() {
+                    match member(value, seg) {
+                        Some(next) => value = next,
+                        None => {
+                            let owned = ops::fetch(value, &Value::Str(seg.clone()))
+                                .map_err(|m| run_err(e, m))?;
+                            return self.fetch_rest(e, owned, &rest[i + 1..]).map(Cow::Owned);
+                        }
+                    }
+                }
+                return Ok(Cow::Borrowed(value));
+            }
+            Peek::Lookup => {}
+        }
         let mut buf: [&str; PATH_BUFFER] = [""; PATH_BUFFER];
         buf[0] = root;
         let n = (rest.len() + 1).min(PATH_BUFFER);
         for (slot, seg) in buf[1..n].iter_mut().zip(rest) {
             *slot = seg;
         }
-        let Some((mut value, used)) = self.scope.lookup(&buf[..n])? else {
-            return Ok(Value::Nil);
+        let Some((value, used)) = self.scope.lookup(&buf[..n])? else {
+            return Ok(Cow::Borrowed(&NIL));
         };
         let used = used.clamp(1, rest.len() + 1);
-        for seg in &rest[used - 1..] {
+        self.fetch_rest(e, value, &rest[used - 1..]).map(Cow::Owned)
+    }
+
+    /// The nil-safe member chain `value.seg1.seg2…` on an owned value.
+    fn fetch_rest(&self, e: &Expr, mut value: Value, segs: &[Arc<str>]) -> EResult {
+        for seg in segs {
             if value.is_nil() {
                 return Ok(Value::Nil);
             }
-            value = ops::fetch(&value, &Value::Str(seg.clone())).map_err(|m| run_err(e, m))?;
+            value = match member(&value, seg) {
+                Some(v) => v.clone(),
+                None => ops::fetch(&value, &Value::Str(seg.clone())).map_err(|m| run_err(e, m))?,
+            };
         }
         Ok(value)
     }
@@ -586,7 +681,7 @@ impl Scope for WithInput<'_> {
     fn all(&self) -> Result<Value, ExprError> {
         let mut map = match self.inner.all()? {
             Value::Map(m) => (*m).clone(),
-            _ => Map::new(),
+            _ => Map::default(),
         };
         map.insert("input".into(), self.input.clone());
         Ok(Value::map(map))

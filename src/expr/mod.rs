@@ -11,7 +11,7 @@ pub mod value;
 pub mod windsor;
 
 pub use error::{ErrorKind, ExprError};
-pub use scope::Scope;
+pub use scope::{Peek, Scope};
 pub use value::{Map, Value};
 
 mod ast;

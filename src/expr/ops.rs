@@ -2,7 +2,7 @@
 //! package: integer arithmetic wraps, `/` and `**` give floats, equality is numeric
 //! across number types and deep (with exact types) for maps, member access is nil-safe.
 
-use super::value::Value;
+use super::value::{map_get, Value};
 use std::cmp::Ordering;
 
 /// The Go type name used in error messages.
@@ -203,6 +203,8 @@ pub fn ordering(op: &str, a: &Value, b: &Value) -> Result<bool, String> {
 /// same rule, maps deeply with exact types (`reflect.DeepEqual`).
 pub fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
+        // The common case in templates (`provider == 'aws'`), before the number checks.
+        (Value::Str(x), Value::Str(y)) => x == y,
         (Value::List(x), Value::List(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
         }
@@ -247,7 +249,7 @@ pub fn fetch(base: &Value, key: &Value) -> Result<Value, String> {
     match base {
         Value::Nil => Ok(Value::Nil),
         Value::Map(m) => match key {
-            Value::Str(k) => Ok(m.get(&**k).cloned().unwrap_or(Value::Nil)),
+            Value::Str(k) => Ok(map_get(m, k).cloned().unwrap_or(Value::Nil)),
             other => Err(format!(
                 "reflect.Value.MapIndex: value of type {} is not assignable to type string",
                 go_type(other)

@@ -15,6 +15,22 @@ pub trait Scope {
 
     /// Every name as one map (`$env`, and `std.extVar("context")` in jsonnet).
     fn all(&self) -> Result<Value, ExprError>;
+
+    /// A root name's value by reference, for scopes that already hold it. Lets the
+    /// engine walk member chains and compare without cloning (no reference counting
+    /// on the hot path). The default sends every name through [`Scope::lookup`].
+    fn peek(&self, _root: &str) -> Peek<'_> {
+        Peek::Lookup
+    }
+}
+
+/// What [`Scope::peek`] knows about a root name.
+pub enum Peek<'s> {
+    Value(&'s Value),
+    /// The name is not defined (reads as nil).
+    Undefined,
+    /// Ask [`Scope::lookup`].
+    Lookup,
 }
 
 /// A plain map of values is a scope whose lookups resolve one segment at a time.
@@ -28,5 +44,12 @@ impl Scope for Map {
 
     fn all(&self) -> Result<Value, ExprError> {
         Ok(Value::map(self.clone()))
+    }
+
+    fn peek(&self, root: &str) -> Peek<'_> {
+        match self.get(root) {
+            Some(v) => Peek::Value(v),
+            None => Peek::Undefined,
+        }
     }
 }

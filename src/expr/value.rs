@@ -9,8 +9,24 @@ use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// An ordered map: iteration follows insertion (source) order, so `keys()` and
-/// `values()` are deterministic (design/semantics.md S7).
-pub type Map = IndexMap<Arc<str>, Value>;
+/// `values()` are deterministic (design/semantics.md S7). Hashed with foldhash
+/// (hashbrown's own default): every member access hashes a key, and SipHash cost
+/// more than the rest of a typical expression; its per-process random seed keeps
+/// collisions out of an attacker's reach.
+pub type Map = IndexMap<Arc<str>, Value, foldhash::fast::RandomState>;
+
+/// Maps up to this size are searched by comparing keys instead of hashing: template
+/// maps are small, and a few length-first string compares cost less than SipHash.
+const SCAN_LEN: usize = 8;
+
+/// `m[key]`, the way member access reads maps.
+pub fn map_get<'m>(m: &'m Map, key: &str) -> Option<&'m Value> {
+    if m.len() <= SCAN_LEN {
+        m.iter().find(|(k, _)| ***k == *key).map(|(_, v)| v)
+    } else {
+        m.get(key)
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub enum Value {
@@ -105,5 +121,32 @@ impl From<&str> for Value {
 impl From<String> for Value {
     fn from(s: String) -> Self {
         Value::Str(s.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map_of(n: usize) -> Map {
+        (0..n)
+            .map(|i| (Arc::from(format!("k{i}")), Value::Int(i as i64)))
+            .collect()
+    }
+
+    /// Small maps are scanned, larger ones hashed: both must find every key and
+    /// nothing else.
+    #[test]
+    fn map_get_scans_and_hashes_alike() {
+        for n in [0, 1, SCAN_LEN, SCAN_LEN + 1, 40] {
+            let m = map_of(n);
+            for i in 0..n {
+                assert!(
+                    matches!(map_get(&m, &format!("k{i}")), Some(Value::Int(x)) if *x == i as i64)
+                );
+            }
+            assert!(map_get(&m, "k").is_none());
+            assert!(map_get(&m, &format!("k{n}")).is_none());
+        }
     }
 }

@@ -97,7 +97,7 @@ pub fn load(
             );
         }
     }
-    let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, Span> = BTreeMap::default();
     for case in &cases {
         if let Some(first) = seen.insert(&case.name, case.span) {
             errors.push(
@@ -153,7 +153,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
         }
     }
     // Dotted keys (`cluster.driver: talos`) set nested values.
-    let mut values = Value::map(Map::new());
+    let mut values = Value::map(Map::default());
     let values_node = node.get("values").cloned();
     if let Some(v) = &values_node {
         match &v.kind {
@@ -188,7 +188,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
         }
         None => None,
     };
-    let mut env = BTreeMap::new();
+    let mut env = BTreeMap::default();
     if let Some(e) = node.get("env") {
         match &e.kind {
             NodeKind::Map(entries) => {

@@ -78,7 +78,7 @@ pub fn node_to_value(node: &Node, ints: IntMapping) -> Value {
             items.iter().map(|n| node_to_value(n, ints)).collect(),
         )),
         NodeKind::Map(entries) => {
-            let mut map = Map::with_capacity(entries.len());
+            let mut map = Map::with_capacity_and_hasher(entries.len(), Default::default());
             for (key, value) in entries {
                 map.insert(Arc::clone(&key.name), node_to_value(value, ints));
             }

@@ -141,7 +141,7 @@ fn convert(v: serde_json::Value, budget: &mut Budget) -> Value {
             Value::list(items.into_iter().map(|i| convert(i, budget)).collect())
         }
         serde_json::Value::Object(obj) => {
-            let mut m = Map::with_capacity(obj.len());
+            let mut m = Map::with_capacity_and_hasher(obj.len(), Default::default());
             for (k, v) in obj {
                 m.insert(k.into(), convert(v, budget));
             }

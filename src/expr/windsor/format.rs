@@ -519,7 +519,7 @@ mod tests {
     use crate::expr::value::Map;
 
     fn map(entries: &[(&str, Value)]) -> Value {
-        let mut m = Map::new();
+        let mut m = Map::default();
         for (k, v) in entries {
             m.insert((*k).into(), v.clone());
         }

@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn marshals_like_go() {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("z".into(), Value::Int(1));
         m.insert(
             "a".into(),

@@ -261,7 +261,7 @@ fn from_json(json: serde_json::Value) -> Value {
         serde_json::Value::String(s) => Value::from(s),
         serde_json::Value::Array(items) => Value::list(items.into_iter().map(from_json).collect()),
         serde_json::Value::Object(fields) => {
-            let mut map = Map::with_capacity(fields.len());
+            let mut map = Map::with_capacity_and_hasher(fields.len(), Default::default());
             for (k, v) in fields {
                 map.insert(k.into(), from_json(v));
             }

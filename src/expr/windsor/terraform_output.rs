@@ -94,11 +94,11 @@ mod tests {
     use crate::expr::Map;
 
     fn outputs() -> Value {
-        let mut network = Map::new();
+        let mut network = Map::default();
         network.insert("id".into(), Value::from("net-1"));
-        let mut all = Map::new();
+        let mut all = Map::default();
         all.insert("network".into(), Value::map(network));
-        all.insert("empty".into(), Value::map(Map::new()));
+        all.insert("empty".into(), Value::map(Map::default()));
         Value::map(all)
     }
 

@@ -44,9 +44,9 @@ fn fixture() -> Fixture {
 }
 
 fn scope() -> Map {
-    let mut obj = Map::new();
+    let mut obj = Map::default();
     obj.insert("name".into(), Value::from("svc"));
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("n".into(), Value::Int(41));
     m.insert("suffix".into(), Value::from("x"));
     m.insert("obj".into(), Value::map(obj));
