@@ -63,7 +63,7 @@ fn host_for(options: Option<&Json>) -> NullHost {
     let terraform = match (provider, outputs) {
         (true, _) if !evaluate_deferred => TerraformOutputs::Deferred,
         (true, out) => TerraformOutputs::Provider(out.unwrap_or(Value::Nil)),
-        (false, Some(out)) => TerraformOutputs::Mocked(out),
+        (false, Some(out)) => TerraformOutputs::Mocked(out, Default::default()),
         (false, None) => TerraformOutputs::Unregistered,
     };
     NullHost { terraform }

@@ -126,23 +126,14 @@ fn sources_compose_in_dependency_order_and_see_upstream_config() {
     ];
     let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(names(&out, "kustomize"), ["base-app", "mid-app", "top-app"]);
-    assert!(
-        out.contains("- name: base-app\n  path: base-app\n  source: base\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("- name: mid-app\n  path: mid-app\n  source: mid\n"),
-        "{out}"
-    );
+    assert!(out.contains("- name: base-app\n  source: base\n"), "{out}");
+    assert!(out.contains("- name: mid-app\n  source: mid\n"), "{out}");
     // The composing template's own components get no `source:`.
-    assert!(
-        out.contains("- name: top-app\n  path: top-app\n  dependsOn:"),
-        "{out}"
-    );
-    // Each source is listed once, in the order first seen.
+    assert!(out.contains("- name: top-app\n  dependsOn:"), "{out}");
+    // The template's own source first, then each source once, in the order first seen.
     assert!(
         out.contains(
-            "sources:\n- name: base\n  url: ../base\n- name: mid\n  url: ../mid\nterraform:"
+            "sources:\n- name: template\n  install: true\n- name: base\n  url: ../base\n- name: mid\n  url: ../mid\nterraform:"
         ),
         "{out}"
     );

@@ -1,18 +1,40 @@
-//! The windsorcli/core corpus (57 cases) under `bpc test`: asserts exactly which cases
-//! pass, in both schema-defaults modes. The documented exceptions are in
-//! docs/conformance.md.
+//! The two public windsorcli/core corpora under `bpc test`: asserts exactly which cases
+//! fail, per mode. Every exception is explained in docs/conformance.md.
+//!
+//! * `windsor-core-eaa2bcea` (current format, 219 cases) with no flags: what the
+//!   Windsor CLI (7b6bca77) gives — every case passes but one, which fails on a
+//!   dangling dependency in the template itself.
+//! * `windsor-core-75d2a6c1` (the early format, 57 cases) under the compatibility
+//!   flags its authors' runner implied, and with no flags.
 
 mod common;
+use bpc::compose::precedence::Precedence;
 use bpc::compose::schema::Schema;
 use bpc::expr::{Engine, EngineConfig};
 use bpc::source::{FileTree, SourceMap};
 use bpc::testing::case;
-use bpc::testing::runner::{RunOptions, Suite};
+use bpc::testing::runner::{RunOptions, Suite, UnmockedOutputs};
 use std::sync::Arc;
 
-/// Cases that fail in the given mode, by "file: case name".
-fn failing(schema_defaults: bool, unmocked_outputs_null: bool) -> (usize, Vec<String>) {
-    let root = common::repo().join("tests/conformance/windsor-core-75d2a6c1");
+/// The default mode: `bpc test` with no flags.
+fn windsor() -> RunOptions {
+    RunOptions::default()
+}
+
+/// `--schema-defaults --config-precedence facet-wins`: the rules of the early
+/// format's runner and of `spec/facets.md`.
+fn early_format() -> RunOptions {
+    RunOptions {
+        schema_defaults: true,
+        unmocked_outputs: UnmockedOutputs::Null,
+        precedence: Precedence::FacetWins,
+    }
+}
+
+/// Runs a corpus; returns the number of cases and the failing ones as
+/// "file: case name", each failure's first message printed for the log.
+fn failing(corpus: &str, options: RunOptions) -> (usize, Vec<(String, String)>) {
+    let root = common::repo().join("tests/conformance").join(corpus);
     let sources = Arc::new(SourceMap::new());
     let tree = Arc::new(FileTree::open(&root.join("contexts/_template")).expect("template"));
     let template = bpc::template::load(tree, sources.clone()).expect("corpus loads");
@@ -34,10 +56,7 @@ fn failing(schema_defaults: bool, unmocked_outputs_null: bool) -> (usize, Vec<St
         schema: schema.as_ref(),
         engine: &engine,
         project_root: root.to_string_lossy().to_string(),
-        options: RunOptions {
-            schema_defaults,
-            unmocked_outputs_null,
-        },
+        options,
     };
     let refs: Vec<&case::Case> = cases.iter().collect();
     let results = suite.run_all(&refs, 2);
@@ -50,14 +69,39 @@ fn failing(schema_defaults: bool, unmocked_outputs_null: bool) -> (usize, Vec<St
                 .map(|m| format!("{}: {}", m.path, m.message))
                 .collect();
             eprintln!("FAIL {} / {}:\n  {}", c.file, c.name, detail.join("\n  "));
-            failed.push(format!(
-                "{}: {}",
-                c.file.trim_start_matches("tests/"),
-                c.name
+            failed.push((
+                format!("{}: {}", c.file.trim_start_matches("tests/"), c.name),
+                detail.join("\n"),
             ));
         }
     }
     (refs.len(), failed)
+}
+
+fn names(failed: &[(String, String)]) -> Vec<&str> {
+    failed.iter().map(|(name, _)| name.as_str()).collect()
+}
+
+#[test]
+fn current_corpus_gives_windsors_verdicts_with_no_flags() {
+    let (total, failed) = failing("windsor-core-eaa2bcea", windsor());
+    assert_eq!(total, 219);
+    println!(
+        "windsor-core-eaa2bcea: {} passed, {} failed",
+        total - failed.len(),
+        failed.len()
+    );
+    assert_eq!(
+        names(&failed),
+        ["platform-base.test.yaml: observability addon overrides telemetry metrics and logs disabled"]
+    );
+    // It fails for the reason Windsor gives: the addon's kustomization depends on a
+    // telemetry tier that the operator's explicit `telemetry.*.enabled: false` left out.
+    assert!(
+        failed[0].1.contains("observability-install") && failed[0].1.contains("telemetry-install"),
+        "{}",
+        failed[0].1
+    );
 }
 
 /// The cases that fail today, each explained in docs/conformance.md: one expectation
@@ -65,7 +109,7 @@ fn failing(schema_defaults: bool, unmocked_outputs_null: bool) -> (usize, Vec<St
 /// whose values the template's own schema rejects, expectations the template cannot
 /// produce, and dependencies the template leaves dangling. A change that makes one pass (or
 /// breaks another) fails this test until the list and the document are updated.
-const KNOWN_FAILING_WITHOUT_DEFAULTS: &[&str] = &[
+const KNOWN_FAILING_NO_FLAGS: &[&str] = &[
     "addon-private-dns.test.yaml: full config creates CoreDNS with localhost external-dns on Docker Desktop",
     "option-ingress.test.yaml: Docker Desktop uses nodeport ingress",
     "option-workstation.test.yaml: minimal workstation creates terraform chain and talos config",
@@ -86,7 +130,7 @@ const KNOWN_FAILING_WITHOUT_DEFAULTS: &[&str] = &[
     "provider-metal.test.yaml: minimal config creates Talos cluster with kube-vip and default CSI",
     "provider-metal.test.yaml: full config with MetalLB, custom resources, ingress, and custom worker volume",
 ];
-const KNOWN_FAILING_WITH_DEFAULTS: &[&str] = &[
+const KNOWN_FAILING_EARLY_FLAGS: &[&str] = &[
     "addon-private-dns.test.yaml: full config creates CoreDNS with localhost external-dns on Docker Desktop",
     "option-ingress.test.yaml: Docker Desktop uses nodeport ingress",
     "option-ingress.test.yaml: platform docker with runtime colima uses loadbalancer",
@@ -101,47 +145,25 @@ const KNOWN_FAILING_WITH_DEFAULTS: &[&str] = &[
 ];
 
 #[test]
-fn corpus_with_schema_defaults() {
-    let (total, failed) = failing(true, true);
+fn early_corpus_under_its_compatibility_flags() {
+    let (total, failed) = failing("windsor-core-75d2a6c1", early_format());
     assert_eq!(total, 57);
     println!(
-        "corpus (--schema-defaults): {} passed, {} failed",
+        "windsor-core-75d2a6c1 (early-format flags): {} passed, {} failed",
         total - failed.len(),
         failed.len()
     );
-    assert_eq!(failed, KNOWN_FAILING_WITH_DEFAULTS);
+    assert_eq!(names(&failed), KNOWN_FAILING_EARLY_FLAGS);
 }
 
 #[test]
-fn corpus_without_schema_defaults() {
-    let (total, failed) = failing(false, true);
+fn early_corpus_with_no_flags() {
+    let (total, failed) = failing("windsor-core-75d2a6c1", windsor());
     assert_eq!(total, 57);
     println!(
-        "corpus (no schema defaults): {} passed, {} failed",
+        "windsor-core-75d2a6c1 (no flags): {} passed, {} failed",
         total - failed.len(),
         failed.len()
     );
-    assert_eq!(failed, KNOWN_FAILING_WITHOUT_DEFAULTS);
+    assert_eq!(names(&failed), KNOWN_FAILING_NO_FLAGS);
 }
-
-/// The corpus was written for the earlier Windsor test runner, which gave null for
-/// outputs a case did not mock; bpc's default (S11, later format) fails such a case.
-/// The two tests above run with `--unmocked-outputs null`; this one records what the
-/// strict default reports, so the difference stays visible.
-#[test]
-fn corpus_strict_unmocked_outputs() {
-    let (total, failed) = failing(true, false);
-    println!(
-        "corpus (--schema-defaults, strict outputs): {} passed, {} failed",
-        total - failed.len(),
-        failed.len()
-    );
-    let extra: Vec<&String> = failed
-        .iter()
-        .filter(|f| !KNOWN_FAILING_WITH_DEFAULTS.contains(&f.as_str()))
-        .collect();
-    assert_eq!(extra.len(), STRICT_ONLY_FAILURES, "{extra:#?}");
-}
-
-/// Cases that read `terraform_output('workstation', …)` without mocking it.
-const STRICT_ONLY_FAILURES: usize = 6;

@@ -3,11 +3,12 @@
 //! docs/conformance.md).
 
 mod common;
+use bpc::compose::precedence::Precedence;
 use bpc::compose::schema::Schema;
 use bpc::expr::{Engine, EngineConfig};
 use bpc::source::{FileTree, SourceMap};
 use bpc::testing::case;
-use bpc::testing::runner::{RunOptions, Suite};
+use bpc::testing::runner::{RunOptions, Suite, UnmockedOutputs};
 use std::sync::Arc;
 
 fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
@@ -37,7 +38,8 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
         project_root: "/project".to_string(),
         options: RunOptions {
             schema_defaults,
-            unmocked_outputs_null: true,
+            unmocked_outputs: UnmockedOutputs::Null,
+            precedence: Precedence::FacetWins,
         },
     };
     let composition = suite.compose_case(case).unwrap_or_else(|d| {

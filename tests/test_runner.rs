@@ -98,16 +98,73 @@ fn exclude_with_fields_beyond_identity_checks_the_items() {
 #[test]
 fn expect_error_passes_only_when_composition_fails() {
     let dir = project_with_tests(
-        "cases:\n  - name: unmocked output is an error\n    values:\n      provider: aws\n    terraformOutputs:\n      other:\n        x: 1\n    expectError: network\n  - name: expecting an error that does not happen fails\n    values:\n      provider: docker\n    expectError: true\n  - name: wrong error text fails\n    values:\n      provider: aws\n    terraformOutputs:\n      other:\n        x: 1\n    expectError: no such words\n",
+        "cases:\n  - name: a failing composition passes\n    values:\n      provider: 42\n    expectError: true\n  - name: expecting an error that does not happen fails\n    values:\n      provider: docker\n    expectError: true\n  - name: wrong error text fails\n    values:\n      provider: 42\n    expectError: no such words\n",
     );
     let t = text(&bpc_test(dir.path(), &[]));
-    assert!(t.contains("✓ unmocked output is an error"), "{t}");
+    assert!(t.contains("✓ a failing composition passes"), "{t}");
     assert!(
         t.contains("✗ expecting an error that does not happen fails"),
         "{t}"
     );
     assert!(t.contains("✗ wrong error text fails"), "{t}");
     assert!(t.contains("1 passed, 2 failed"), "{t}");
+}
+
+/// A template where `network` reads the outputs of `cloud`, which exists on aws only.
+fn outputs_project(tests: &str) -> tempfile::TempDir {
+    let facet = format!(
+        "{FACET_HEAD}metadata:\n  name: base\nterraform:\n  - name: cloud\n    path: cloud\n    when: provider == 'aws'\n  - name: network\n    path: network\n    inputs:\n      zone: ${{terraform_output('cloud', 'zone') ?? 'none'}}\n      region: ${{terraform_output('cloud', 'region') ?? 'unset'}}\n"
+    );
+    project(&[
+        ("_template/facets/platform-base.yaml", facet.as_str()),
+        ("_template/tests/outputs.test.yaml", tests),
+    ])
+}
+
+#[test]
+fn mocked_outputs_follow_windsor_unmocked_outputs_are_null() {
+    let dir = outputs_project(
+        "cases:\n  - name: mocked and unmocked outputs\n    values:\n      provider: aws\n    terraformOutputs:\n      cloud:\n        zone: z1\n    expect:\n      terraform:\n        - name: network\n          inputs:\n            zone: z1\n            region: unset\n",
+    );
+    let t = text(&bpc_test(dir.path(), &[]));
+    assert!(t.contains("1 passed, 0 failed"), "{t}");
+    // Stricter on request: every output read must be mocked.
+    let t = text(&bpc_test(dir.path(), &["--unmocked-outputs", "error"]));
+    assert!(
+        t.contains("the case mocks component `cloud` but not its output `region`"),
+        "{t}"
+    );
+    assert!(t.contains("0 passed, 1 failed"), "{t}");
+}
+
+#[test]
+fn reading_outputs_of_a_component_left_out_by_its_when_fails_the_case() {
+    let dir = outputs_project(
+        "cases:\n  - name: cloud is not on docker\n    values:\n      provider: docker\n    terraformOutputs:\n      cloud:\n        zone: z1\n",
+    );
+    let t = text(&bpc_test(dir.path(), &[]));
+    assert!(t.contains("✗ cloud is not on docker"), "{t}");
+    assert!(t.contains("component not found: cloud"), "{t}");
+    assert!(
+        t.contains("`cloud` is read in facets/platform-base.yaml"),
+        "{t}"
+    );
+}
+
+#[test]
+fn show_prints_one_case_blueprint() {
+    let dir = outputs_project(
+        "cases:\n  - name: aws\n    values:\n      provider: aws\n    terraformOutputs:\n      cloud:\n        zone: z1\n",
+    );
+    let out = bpc_test(dir.path(), &["aws", "--show"]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.starts_with("kind: Blueprint\n"), "{t}");
+    assert!(t.contains("zone: z1") && t.contains("region: unset"), "{t}");
+    let out = bpc_test(dir.path(), &["aws", "--show", "--format", "json"]);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("--show --format json prints JSON");
+    assert_eq!(doc["terraform"][1]["inputs"]["zone"], "z1", "{doc}");
 }
 
 #[test]

@@ -236,10 +236,6 @@ pub fn finish(
     let mut flux = merge::merge(systems);
     blueprint::finish(&mut terraform, &mut origins);
     blueprint::clean(&mut kustomize);
-    if let Some(tags) = tags {
-        tags.apply(&mut terraform, &mut origins);
-        tags.apply(&mut kustomize, &mut origins);
-    }
     // The Flux Kustomizations the blueprint stands for: systems expanded into tiers.
     // Dependencies are validated on these, where every tier has its own name.
     let mut kustomizations = kustomize.clone();
@@ -263,11 +259,17 @@ pub fn finish(
     if !errors.is_empty() {
         return Err(errors);
     }
-    flux_shape::shape(&mut flux, &mut kustomize, !outputs.crds.is_empty());
-    deferred::mark_inputs(&mut terraform, &origins);
+    // Apply order first; local sources then order stably by depth (S9).
     ordering::dependency_order(&mut terraform);
     ordering::dependency_order(&mut kustomize);
     ordering::by_name(&mut flux);
+    if let Some(tags) = tags {
+        tags.apply(&mut terraform, &mut origins);
+        tags.apply(&mut kustomize, &mut origins);
+        tags.apply(&mut kustomizations, &mut origins);
+    }
+    flux_shape::shape(&mut flux, &mut kustomize, !outputs.crds.is_empty());
+    deferred::mark_inputs(&mut terraform, &origins);
 
     let mut config = Value::map(Map::default());
     for part_config in configs {
