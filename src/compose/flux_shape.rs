@@ -17,10 +17,10 @@
 
 use super::fields::sort_in_order;
 use super::merge::{Component, Merged};
-use super::origin::OriginId;
+use super::origin::{Origin, OriginId, Origins, Source};
 use super::tracked::Tracked;
 use crate::expr::Value;
-use crate::template::ComponentKind;
+use crate::template::{ComponentKind, Strategy};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -31,9 +31,18 @@ pub const CRDS_LAYER: &str = "crds";
 
 const DURATIONS: [&str; 3] = ["interval", "timeout", "retryInterval"];
 
-pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool) {
+pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool, origins: &mut Origins) {
+    // What bpc adds itself is attributed to bpc, not to the facet of the entry.
+    let derived = origins.add(Origin {
+        source: Source::Derived,
+        span: Default::default(),
+        ordinal: 0,
+        strategy: Strategy::Merge,
+        expression: None,
+        deferred: false,
+    });
     for system in systems.components.values_mut() {
-        shape_system(system);
+        shape_system(system, derived);
     }
     for k in kustomize.components.values_mut() {
         let fields = Arc::make_mut(&mut k.fields);
@@ -47,7 +56,7 @@ pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool) {
     }
     resolve_install_names(systems, kustomize);
     if has_crds {
-        add_crds_barrier(systems, kustomize);
+        add_crds_barrier(systems, kustomize, derived);
     }
     let globals: Vec<String> = systems
         .components
@@ -61,15 +70,14 @@ pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool) {
         .map(|s| s.id.clone())
         .collect();
     for global in globals {
-        add_global_barrier(&global, systems, kustomize);
+        add_global_barrier(&global, systems, kustomize, derived);
     }
 }
 
-fn shape_system(system: &mut Component) {
-    let origin = system.get("name").map(Tracked::origin).unwrap_or_default();
+fn shape_system(system: &mut Component, derived: OriginId) {
     let fields = Arc::make_mut(&mut system.fields);
     if !fields.contains_key("source") {
-        fields.insert("source", leaf(TEMPLATE_SOURCE, origin));
+        fields.insert("source", leaf(TEMPLATE_SOURCE, derived));
     }
     if let Some(install) = fields.get_mut("install") {
         shape_tier(install);
@@ -193,7 +201,7 @@ fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
     kustomize.components.values_mut().for_each(rewrite);
 }
 
-fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged) {
+fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged, derived: OriginId) {
     let root = |c: &Component| dep_names(c).is_empty();
     for c in systems
         .components
@@ -201,15 +209,11 @@ fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged) {
         .chain(kustomize.components.values_mut())
         .filter(|c| root(c))
     {
-        append_dependency(c, CRDS_LAYER);
+        append_dependency(c, CRDS_LAYER, derived);
     }
 }
 
-fn append_dependency(component: &mut Component, name: &str) {
-    let origin = component
-        .get("name")
-        .map(Tracked::origin)
-        .unwrap_or_default();
+fn append_dependency(component: &mut Component, name: &str, origin: OriginId) {
     let kind = component.kind;
     let fields = Arc::make_mut(&mut component.fields);
     let deps = fields
@@ -225,7 +229,12 @@ fn append_dependency(component: &mut Component, name: &str) {
 
 /// Every system and plain kustomization outside `global`'s dependency closure depends
 /// on its terminal tiers (resources variants, else install).
-fn add_global_barrier(global: &str, systems: &mut Merged, kustomize: &mut Merged) {
+fn add_global_barrier(
+    global: &str,
+    systems: &mut Merged,
+    kustomize: &mut Merged,
+    derived: OriginId,
+) {
     // Which node (system or plain kustomization) each dependable name belongs to.
     let mut owner: HashMap<String, String> = HashMap::default();
     let mut edges: HashMap<String, Vec<String>> = HashMap::default();
@@ -276,7 +285,7 @@ fn add_global_barrier(global: &str, systems: &mut Merged, kustomize: &mut Merged
         .filter(|c| !closure.contains(&c.id))
     {
         for tier in &terminal {
-            append_dependency(c, tier);
+            append_dependency(c, tier, derived);
         }
     }
 }

@@ -268,7 +268,12 @@ pub fn finish(
         tags.apply(&mut kustomize, &mut origins);
         tags.apply(&mut kustomizations, &mut origins);
     }
-    flux_shape::shape(&mut flux, &mut kustomize, !outputs.crds.is_empty());
+    flux_shape::shape(
+        &mut flux,
+        &mut kustomize,
+        !outputs.crds.is_empty(),
+        &mut origins,
+    );
     deferred::mark_inputs(&mut terraform, &origins);
 
     let mut config = Value::map(Map::default());

@@ -81,6 +81,7 @@ pub fn origins(
     for (key, merged) in [
         ("terraform", &composition.terraform),
         ("kustomize", &composition.kustomize),
+        ("flux", &composition.flux),
     ] {
         list(key, merged, &mut out, &describe_tracked);
     }
@@ -133,6 +134,7 @@ pub fn json(
     for (key, merged) in [
         ("terraform", &composition.terraform),
         ("kustomize", &composition.kustomize),
+        ("flux", &composition.flux),
     ] {
         let items: Vec<Value> = merged
             .components

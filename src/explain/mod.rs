@@ -77,11 +77,11 @@ impl Explainer<'_> {
     pub fn explain(&self, path: &str) -> Result<String, String> {
         let segments = path::parse(path)?;
         match segments[0].as_str() {
-            "terraform" | "kustomize" if segments.len() >= 2 => {
-                let kind = if segments[0] == "terraform" {
-                    ComponentKind::Terraform
-                } else {
-                    ComponentKind::Kustomize
+            "terraform" | "kustomize" | "flux" if segments.len() >= 2 => {
+                let kind = match segments[0].as_str() {
+                    "terraform" => ComponentKind::Terraform,
+                    "flux" => ComponentKind::FluxSystem,
+                    _ => ComponentKind::Kustomize,
                 };
                 self.component(kind, &segments[1], &segments[2..], path)
             }
@@ -98,7 +98,9 @@ impl Explainer<'_> {
     ) -> Result<String, String> {
         let merged = match kind {
             ComponentKind::Terraform => &self.composition.terraform,
-            ComponentKind::Kustomize | ComponentKind::FluxSystem => &self.composition.kustomize,
+            // Every Flux Kustomization, a system's tiers included (`cni-install`).
+            ComponentKind::Kustomize => &self.composition.kustomizations,
+            ComponentKind::FluxSystem => &self.composition.flux,
         };
         let live = merged.components.get(id);
         let deleted: Vec<&Component> = merged.deleted.iter().filter(|c| c.id == id).collect();
@@ -338,7 +340,8 @@ impl Explainer<'_> {
         let mut candidates = Vec::new();
         for (kind, merged) in [
             ("terraform", &self.composition.terraform),
-            ("kustomize", &self.composition.kustomize),
+            ("kustomize", &self.composition.kustomizations),
+            ("flux", &self.composition.flux),
         ] {
             for (id, c) in &merged.components {
                 candidates.push(format!("{kind}.{id}"));
@@ -418,6 +421,7 @@ impl Explainer<'_> {
         for (kind, merged) in [
             ("terraform", &self.composition.terraform),
             ("kustomize", &self.composition.kustomize),
+            ("flux", &self.composition.flux),
         ] {
             for c in merged.components.values().chain(merged.deleted.iter()) {
                 for step in &c.history {

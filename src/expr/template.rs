@@ -237,11 +237,12 @@ fn indentation_before(before: &str) -> usize {
 }
 
 /// A value as spliced into text: scalars as `%v`, nil as nothing, maps and lists as
-/// YAML — when that takes several lines it starts on a new line and every non-empty
-/// line is indented by `indent + 2`.
+/// YAML — when that (or a string) takes several lines it starts on a new line and
+/// every non-empty line is indented by `indent + 2`, as the Windsor CLI does, so a
+/// multi-line value lands inside the block scalar it is written in.
 fn splice_text(value: &Value, indent: usize) -> String {
     let text = interpolation_text(value);
-    if !matches!(value, Value::List(_) | Value::Map(_)) || !text.contains('\n') {
+    if !matches!(value, Value::List(_) | Value::Map(_) | Value::Str(_)) || !text.contains('\n') {
         return text;
     }
     let pad = " ".repeat(indent + 2);
@@ -271,6 +272,7 @@ mod tests {
                 offset..offset,
             )),
             "list" => Ok(Value::list(vec![Value::Int(1), Value::Int(2)])),
+            "lines" => Ok(Value::str("one\ntwo")),
             "bad" => Err(ExprError::run("boom", offset..offset + 3)),
             other => Ok(Value::str(other)),
         }
@@ -350,6 +352,16 @@ mod tests {
     #[test]
     fn lists_are_indented_under_their_line() {
         assert_eq!(bpc("k:\n  v: ${list}"), text("k:\n  v: \n    - 1\n    - 2"));
+    }
+
+    #[test]
+    fn multi_line_strings_are_indented_under_their_line_too() {
+        assert_eq!(
+            bpc("k:\n  v: ${lines}\nz"),
+            text("k:\n  v: \n    one\n    two\nz")
+        );
+        assert_eq!(bpc("a ${lines} b"), text("a \n  one\n  two b"));
+        assert_eq!(bpc("one line: ${s}"), text("one line: hi"));
     }
 
     #[test]
