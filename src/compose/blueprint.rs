@@ -3,10 +3,10 @@
 //! anything else; component fields in the order of [`super::fields`].
 
 use super::merge::{Component, Merged};
-use super::origin::{Origin, Origins, Source};
+use super::origin::Origins;
 use super::tracked::Tracked;
 use crate::expr::{Map, Value};
-use crate::template::{ComponentKind, Strategy};
+use crate::template::ComponentKind;
 use std::sync::Arc;
 
 pub const KIND: &str = "Blueprint";
@@ -42,14 +42,7 @@ pub fn finish(merged: &mut Merged, origins: &mut Origins) {
     clean(merged);
     for component in merged.components.values_mut() {
         if component.kind == ComponentKind::Kustomize && component.get("path").is_none() {
-            let origin = origins.add(Origin {
-                source: Source::Derived,
-                span: Default::default(),
-                ordinal: 0,
-                strategy: Strategy::Merge,
-                expression: None,
-                deferred: false,
-            });
+            let origin = origins.add_derived();
             let name = component.id.clone();
             let fields = Arc::make_mut(&mut component.fields);
             fields.insert("path", Tracked::Leaf(Value::str(name), origin));

@@ -17,10 +17,10 @@
 
 use super::fields::sort_in_order;
 use super::merge::{Component, Merged};
-use super::origin::{Origin, OriginId, Origins, Source};
+use super::origin::{OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::Value;
-use crate::template::{ComponentKind, Strategy};
+use crate::template::ComponentKind;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -33,14 +33,7 @@ const DURATIONS: [&str; 3] = ["interval", "timeout", "retryInterval"];
 
 pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool, origins: &mut Origins) {
     // What bpc adds itself is attributed to bpc, not to the facet of the entry.
-    let derived = origins.add(Origin {
-        source: Source::Derived,
-        span: Default::default(),
-        ordinal: 0,
-        strategy: Strategy::Merge,
-        expression: None,
-        deferred: false,
-    });
+    let derived = origins.add_derived();
     for system in systems.components.values_mut() {
         shape_system(system, derived);
     }
@@ -168,16 +161,6 @@ fn deps_mut(component: &mut Component) -> Option<&mut Vec<Tracked>> {
     }
 }
 
-fn dep_names(component: &Component) -> Vec<String> {
-    match component.get("dependsOn") {
-        Some(Tracked::List(items, _)) => items
-            .iter()
-            .filter_map(|d| d.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
     let mut names: HashSet<String> = kustomize.components.keys().cloned().collect();
     for s in systems.components.values() {
@@ -202,7 +185,7 @@ fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
 }
 
 fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged, derived: OriginId) {
-    let root = |c: &Component| dep_names(c).is_empty();
+    let root = |c: &Component| c.dependencies().is_empty();
     for c in systems
         .components
         .values_mut()
@@ -244,7 +227,7 @@ fn add_global_barrier(
             owner.insert(tier, s.id.clone());
         }
         owner.insert(s.id.clone(), s.id.clone());
-        let mut deps = dep_names(s);
+        let mut deps = s.dependencies();
         if let Some(Tracked::List(variants, _)) = s.get("resources") {
             for v in variants {
                 if let Some(Tracked::List(items, _)) = v.get("dependsOn") {
@@ -256,7 +239,7 @@ fn add_global_barrier(
     }
     for k in kustomize.components.values() {
         owner.insert(k.id.clone(), k.id.clone());
-        edges.insert(k.id.clone(), dep_names(k));
+        edges.insert(k.id.clone(), k.dependencies());
     }
     let mut closure: BTreeSet<String> = BTreeSet::from([global.to_string()]);
     let mut stack = vec![global.to_string()];

@@ -55,6 +55,17 @@ impl Component {
     pub fn name(&self) -> Option<&str> {
         self.fields.get("name").and_then(Tracked::as_str)
     }
+
+    /// The names listed in `dependsOn`.
+    pub fn dependencies(&self) -> Vec<String> {
+        match self.get("dependsOn") {
+            Some(Tracked::List(items, _)) => items
+                .iter()
+                .filter_map(|d| d.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// Components of one kind in output order, plus the ones deleted (for `explain`).

@@ -4,8 +4,7 @@
 //! sorted order), so a list reads in apply order and never depends on facet file
 //! order. Flux systems: by name.
 
-use super::merge::{Component, Merged};
-use super::tracked::Tracked;
+use super::merge::Merged;
 use std::collections::HashSet;
 
 pub fn dependency_order(merged: &mut Merged) {
@@ -37,23 +36,13 @@ fn visit(
         return;
     }
     if let Some(component) = merged.components.get(id) {
-        let mut deps = dependencies(component);
+        let mut deps = component.dependencies();
         deps.sort();
         for dep in deps {
             visit(&dep, merged, placed, visiting, order);
         }
         placed.insert(id.to_string());
         order.push(id.to_string());
-    }
-}
-
-fn dependencies(component: &Component) -> Vec<String> {
-    match component.get("dependsOn") {
-        Some(Tracked::List(items, _)) => items
-            .iter()
-            .filter_map(|d| d.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
     }
 }
 

@@ -41,6 +41,18 @@ pub struct Origins {
 }
 
 impl Origins {
+    /// An origin for what bpc computes itself (a default, a resolved dependency).
+    pub fn add_derived(&mut self) -> OriginId {
+        self.add(Origin {
+            source: Source::Derived,
+            span: Default::default(),
+            ordinal: 0,
+            strategy: Strategy::Merge,
+            expression: None,
+            deferred: false,
+        })
+    }
+
     pub fn add(&mut self, origin: Origin) -> OriginId {
         self.items.push(origin);
         OriginId((self.items.len() - 1) as u32)
