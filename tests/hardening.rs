@@ -1,0 +1,115 @@
+//! Issue 14: bad input never costs the user data, memory, time or a silently wrong
+//! blueprint. One test (or a few) per item of the issue, each on a small project built
+//! in a temp dir.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const FACET: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+
+fn bpc(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bpc"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("WINDSOR_CONTEXT")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run bpc")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+/// A project with one facet that sets a terraform component.
+fn simple() -> tempfile::TempDir {
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n"),
+        ),
+    ])
+}
+
+// ---- 1: --out ----------------------------------------------------------------
+
+#[cfg(unix)]
+#[test]
+fn item01_out_keeps_mode_and_follows_symlinks() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = simple();
+    let target = dir.path().join("real.yaml");
+    std::fs::write(&target, "old").expect("write");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    std::os::unix::fs::symlink("real.yaml", dir.path().join("link.yaml")).expect("symlink");
+
+    let out = bpc(dir.path(), &["compose", "--out", "link.yaml"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let link = std::fs::symlink_metadata(dir.path().join("link.yaml")).expect("link");
+    assert!(link.file_type().is_symlink(), "the symlink was replaced");
+    let text = std::fs::read_to_string(&target).expect("read");
+    assert!(text.contains("path: net"), "{text}");
+    let mode = std::fs::metadata(&target)
+        .expect("meta")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600, "mode not kept");
+    // No temp file is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains("bpc-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn item01_out_writes_devices_in_place_and_dash_is_stdout() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = simple();
+    let out = bpc(dir.path(), &["compose", "--out", "/dev/null"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let meta = std::fs::metadata("/dev/null").expect("meta");
+    assert!(meta.file_type().is_char_device(), "/dev/null was replaced");
+
+    let out = bpc(dir.path(), &["compose", "--out", "-"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("path: net"));
+    assert!(!dir.path().join("-").exists());
+
+    // A new file gets an ordinary mode, not the temp file's 0600.
+    let out = bpc(dir.path(), &["compose", "--out", "new.yaml"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.path().join("new.yaml"))
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_ne!(mode & 0o044, 0, "mode {mode:o}");
+}
+
+#[cfg(unix)]
+#[test]
+fn item01_out_refuses_sockets_and_directories() {
+    let dir = simple();
+    let sock = dir.path().join("s.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).expect("bind");
+    let out = bpc(dir.path(), &["compose", "--out", "s.sock"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("socket"), "{}", stderr(&out));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&sock)
+        .expect("meta")
+        .file_type()
+        .is_socket());
+
+    std::fs::create_dir(dir.path().join("d")).expect("mkdir");
+    let out = bpc(dir.path(), &["compose", "--out", "d"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+}
