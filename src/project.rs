@@ -105,15 +105,26 @@ fn read_optional(
     display: &str,
     sources: &SourceMap,
 ) -> Result<Option<Node>, Diagnostic> {
-    if !path.is_file() {
+    // Anything at the path is read (or refused if it is not a regular file); only a
+    // missing file is skipped.
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
     read_yaml_file(path, display, sources).map(Some)
 }
 
+/// Reads and parses a YAML file named on the command line or found in the project.
+/// Only regular files are read (a FIFO would block, a device never end).
 pub fn read_yaml_file(path: &Path, display: &str, sources: &SourceMap) -> Result<Node, Diagnostic> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", path.display())))?;
+    let read = || -> Result<String, String> {
+        let mut file =
+            crate::source::tree::open_regular(path, display, None).map_err(|e| e.message)?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut file, &mut text).map_err(|e| e.to_string())?;
+        Ok(text)
+    };
+    let text =
+        read().map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", path.display())))?;
     let file = sources.add(display.to_string(), text);
     let text = sources.text(file).unwrap_or_default();
     crate::yaml::parse(&text, file).map_err(Diagnostic::from)
@@ -146,7 +157,7 @@ impl Project {
         }
         let values_rel = format!("contexts/{}/values.yaml", self.context);
         let values_path = self.root.join(&values_rel);
-        if values_path.is_file() {
+        if std::fs::symlink_metadata(&values_path).is_ok() {
             let node = read_yaml_file(&values_path, &values_rel, sources)?;
             layers.push(Layer {
                 name: values_rel,

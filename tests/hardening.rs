@@ -113,3 +113,103 @@ fn item01_out_refuses_sockets_and_directories() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
 }
+
+// ---- 2: only regular files are read --------------------------------------------
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn item02_fifo_facet_is_an_error_naming_it() {
+    let dir = simple();
+    mkfifo(&dir.path().join("_template/facets/pipe.yaml"));
+    let out = bpc(dir.path(), &["compose"]);
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(e.contains("facets/pipe.yaml") && e.contains("FIFO"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn item02_fifo_through_file_is_an_error_naming_it() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: ${{file('../pipe')}}\n"),
+        ),
+    ]);
+    mkfifo(&dir.path().join("_template/pipe"));
+    let e = compose(&args(dir.path(), None, &[])).expect_err("fifo");
+    assert!(e.contains("pipe") && e.contains("FIFO"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn item02_fifo_values_yaml_is_not_ignored() {
+    let dir = simple();
+    std::fs::create_dir_all(dir.path().join("contexts/local")).expect("mkdir");
+    mkfifo(&dir.path().join("contexts/local/values.yaml"));
+    let e = compose(&args(dir.path(), None, &[])).expect_err("fifo");
+    assert!(
+        e.contains("contexts/local/values.yaml") && e.contains("FIFO"),
+        "{e}"
+    );
+}
+
+// ---- 5: file() checks the size before reading ---------------------------------------
+
+#[test]
+fn item05_file_size_is_checked_before_reading() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: ${{file('../big.txt')}}\n"),
+        ),
+    ]);
+    // Sparse: 3 GiB on paper, nothing on disk; reading it would take 3 GiB.
+    let big = std::fs::File::create(dir.path().join("_template/big.txt")).expect("create");
+    big.set_len(3 << 30).expect("set_len");
+    let e = compose(&args(dir.path(), None, &[])).expect_err("too large");
+    assert!(
+        e.contains("big.txt") && e.contains("3221225472 bytes") && e.contains("limit"),
+        "{e}"
+    );
+}
+
+// ---- 6: archives are capped as they decompress ------------------------------------
+
+#[test]
+fn item06_gzip_bomb_fails_naming_the_cap() {
+    use flate2::{write::GzEncoder, Compression};
+    let dir = simple();
+    let path = dir.path().join("bomb.tgz");
+    let file = std::fs::File::create(&path).expect("create");
+    let mut builder = tar::Builder::new(GzEncoder::new(file, Compression::fast()));
+    let mut header = tar::Header::new_gnu();
+    let size: u64 = 80 << 20; // over the 64 MiB cap
+    header.set_size(size);
+    header.set_mode(0o644);
+    header.set_cksum();
+    builder
+        .append_data(
+            &mut header,
+            "_template/facets/zeros.yaml",
+            std::io::Read::take(std::io::repeat(0), size),
+        )
+        .expect("append");
+    builder.into_inner().expect("tar").finish().expect("gzip");
+    assert!(std::fs::metadata(&path).expect("meta").len() < 1 << 20);
+    let out = bpc(dir.path(), &["compose", "--template", "bomb.tgz"]);
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(
+        e.contains("67108864 bytes") && e.contains("zeros.yaml"),
+        "{e}"
+    );
+}
