@@ -125,6 +125,7 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
                 },
                 environment: Environment::Fixed(Default::default()),
                 terraform: TerraformOutputs::Deferred,
+                limits: Default::default(),
             };
             let composed = compose(&inputs);
             if let Err(e) = &composed {

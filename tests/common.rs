@@ -31,6 +31,7 @@ pub fn args(project: &Path, template: Option<&Path>, sets: &[&str]) -> ComposeAr
             values: Vec::new(),
             set: sets.iter().map(|s| s.to_string()).collect(),
             strict: false,
+            ..Default::default()
         },
         format: Format::Yaml,
         out: None,

@@ -37,6 +37,7 @@ fn failing(schema_defaults: bool, unmocked_outputs_null: bool) -> (usize, Vec<St
         options: RunOptions {
             schema_defaults,
             unmocked_outputs_null,
+            ..Default::default()
         },
     };
     let refs: Vec<&case::Case> = cases.iter().collect();

@@ -38,6 +38,7 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
         options: RunOptions {
             schema_defaults,
             unmocked_outputs_null: true,
+            ..Default::default()
         },
     };
     let composition = suite.compose_case(case).unwrap_or_else(|d| {

@@ -213,3 +213,81 @@ fn item06_gzip_bomb_fails_naming_the_cap() {
         "{e}"
     );
 }
+
+// ---- 3: jsonnet has a deadline and a memory budget ----------------------------------
+
+fn jsonnet_project(jsonnet: &str) -> tempfile::TempDir {
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: ${{jsonnet('../j.jsonnet')}}\n"),
+        ),
+        ("_template/j.jsonnet", jsonnet),
+    ])
+}
+
+#[test]
+fn item03_jsonnet_memory_budget() {
+    for source in [
+        "std.length(std.range(1, 100000000))",
+        // Doubles a string until it is far beyond any budget.
+        "local grow(s, n) = if n == 0 then std.length(s) else grow(s + s, n - 1); grow('ab', 40)",
+    ] {
+        let dir = jsonnet_project(source);
+        let mut a = args(dir.path(), None, &[]);
+        a.project.jsonnet_memory = 64;
+        let e = compose(&a).expect_err(source);
+        assert!(
+            e.contains("jsonnet memory limit of 64 MiB")
+                && e.contains("--jsonnet-memory")
+                && e.contains("j.jsonnet")
+                && e.contains("facets/a.yaml:"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn item03_jsonnet_deadline() {
+    let dir = jsonnet_project(
+        "local count(n) = if n == 0 then 0 else count(n - 1) tailstrict; count(1000000000000)",
+    );
+    let mut a = args(dir.path(), None, &[]);
+    a.project.jsonnet_timeout = 0.2;
+    let e = compose(&a).expect_err("deadline");
+    assert!(
+        e.contains("jsonnet time limit of 0.2 s") && e.contains("--jsonnet-timeout"),
+        "{e}"
+    );
+}
+
+// ---- 12: jsonnet errors are diagnostics with file:line:col -----------------------------
+
+#[test]
+fn item12_jsonnet_errors_name_file_line_column() {
+    let dir = jsonnet_project("{\n  a: 1,\n  b: error 'boom',\n}\n");
+    let e = compose(&args(dir.path(), None, &[])).expect_err("error");
+    assert!(e.contains("j.jsonnet:3:6: error: boom"), "{e}");
+    assert!(!e.contains("ExplicitError") && !e.contains("span"), "{e}");
+    let dir = jsonnet_project("{ a: 1 +, }");
+    let e = compose(&args(dir.path(), None, &[])).expect_err("syntax");
+    assert!(
+        e.contains("j.jsonnet:1:") && e.contains("syntax error"),
+        "{e}"
+    );
+    let dir = jsonnet_project("{ a: nosuch }");
+    let e = compose(&args(dir.path(), None, &[])).expect_err("unknown");
+    assert!(e.contains("j.jsonnet:1:6: unknown variable"), "{e}");
+}
+
+// ---- 11: integral jsonnet numbers print as integers -----------------------------------
+
+#[test]
+fn item11_jsonnet_integers_print_as_integers() {
+    let dir = jsonnet_project("{ size: 4, ratio: 2.5, big: 3 * 1000 }");
+    let out = compose(&args(dir.path(), None, &[])).expect("compose");
+    assert!(out.contains("size: 4\n"), "{out}");
+    assert!(out.contains("big: 3000\n"), "{out}");
+    assert!(out.contains("ratio: 2.5\n"), "{out}");
+}

@@ -160,6 +160,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
         options: RunOptions {
             schema_defaults: args.schema_defaults,
             unmocked_outputs_null: args.unmocked_outputs == Unmocked::Null,
+            limits: args.project.limits(),
         },
     };
     if let Some(path) = &args.explain {

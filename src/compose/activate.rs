@@ -8,6 +8,7 @@
 use super::config::Resolver;
 use super::evaluate::eval_condition;
 use super::host::Environment;
+use super::Limits;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, Map};
 use crate::source::Diagnostic;
@@ -36,6 +37,7 @@ pub fn activate(
     context: &Arc<Map>,
     environment: &Environment,
     terraform: &TerraformOutputs,
+    limits: Limits,
 ) -> Result<Activated, Vec<Diagnostic>> {
     // Templates whose `when`s read no config block settle in the first round.
     let reads_config = template.facets.iter().any(|f| f.when.is_some())
@@ -50,6 +52,7 @@ pub fn activate(
             context.clone(),
             environment,
             terraform,
+            limits,
             &active,
         );
         let mut next = Vec::new();

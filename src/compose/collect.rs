@@ -162,6 +162,7 @@ impl<'t> Collector<'_, 't> {
             file: "blueprint.yaml",
             environment: self.resolver.environment,
             terraform: self.resolver.terraform,
+            jsonnet: self.resolver.limits.jsonnet,
         };
         let what = format!("{} `{id}` of blueprint.yaml", kind.noun());
         match self.fields(

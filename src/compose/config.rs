@@ -13,6 +13,7 @@
 
 use super::evaluate::{eval_condition, eval_node, nest};
 use super::host::{Environment, TemplateHost};
+use super::Limits;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, ExprError, Map, Scope, Value};
 use crate::source::Diagnostic;
@@ -108,6 +109,7 @@ pub struct Resolver<'t> {
     pub context: Arc<Map>,
     pub environment: &'t Environment,
     pub terraform: &'t TerraformOutputs,
+    pub limits: Limits,
     /// Block contributions by name, in application order.
     blocks: IndexMap<String, Vec<BlockContribution<'t>>>,
     merged: RefCell<HashMap<String, Option<Arc<Raw>>>>,
@@ -125,6 +127,7 @@ impl<'t> Resolver<'t> {
         context: Arc<Map>,
         environment: &'t Environment,
         terraform: &'t TerraformOutputs,
+        limits: Limits,
         active: &[usize],
     ) -> Resolver<'t> {
         let mut contributions: Vec<(i64, usize, usize, BlockContribution<'t>)> = Vec::new();
@@ -152,6 +155,7 @@ impl<'t> Resolver<'t> {
             context,
             environment,
             terraform,
+            limits,
             blocks,
             merged: RefCell::new(HashMap::new()),
             merging: RefCell::new(HashSet::new()),
@@ -175,6 +179,7 @@ impl<'t> Resolver<'t> {
             file: &self.template.facets[facet].path,
             environment: self.environment,
             terraform: self.terraform,
+            jsonnet: self.limits.jsonnet,
         }
     }
 

@@ -47,6 +47,24 @@ pub struct Inputs<'a> {
     pub builtins: Builtins,
     pub environment: Environment,
     pub terraform: TerraformOutputs,
+    pub limits: Limits,
+}
+
+/// Budgets of one composition beyond the expression engine's own (docs/limits.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub jsonnet: crate::expr::host::JsonnetLimits,
+    /// Largest composed blueprint, in bytes of its compact JSON form.
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            jsonnet: Default::default(),
+            output_bytes: 64 * 1024 * 1024,
+        }
+    }
 }
 
 /// A composed blueprint with everything `explain` needs to say how it came about.
@@ -146,6 +164,7 @@ pub fn compose_part(
         &context,
         &inputs.environment,
         &inputs.terraform,
+        inputs.limits,
     )?;
     let resolver = config::Resolver::new(
         template,
@@ -153,6 +172,7 @@ pub fn compose_part(
         context.clone(),
         &inputs.environment,
         &inputs.terraform,
+        inputs.limits,
         &activation.active,
     );
     let (contributions, exclusions) = collect::collect(template, &resolver, &activation, origins)?;

@@ -22,6 +22,24 @@ pub enum TerraformOutputs {
     Provider(Value),
 }
 
+/// Budgets of one `jsonnet()` evaluation (docs/limits.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonnetLimits {
+    /// Wall-clock time one evaluation may take.
+    pub timeout: std::time::Duration,
+    /// Bytes one evaluation may hold allocated at once.
+    pub memory: usize,
+}
+
+impl Default for JsonnetLimits {
+    fn default() -> Self {
+        JsonnetLimits {
+            timeout: std::time::Duration::from_secs(10),
+            memory: 1024 * 1024 * 1024,
+        }
+    }
+}
+
 pub trait Host: Sync {
     /// Reads a file named by an expression, relative to the file that holds the
     /// expression. The host resolves and confines the path (it must refuse anything
@@ -32,6 +50,10 @@ pub trait Host: Sync {
     /// `env(name)`.
     fn env_var(&self, name: &str) -> Option<String>;
     fn terraform_outputs(&self) -> &TerraformOutputs;
+    /// Budgets for `jsonnet()`.
+    fn jsonnet_limits(&self) -> JsonnetLimits {
+        JsonnetLimits::default()
+    }
 }
 
 /// A host with no files and no environment: what `bpc eval` and tests start from.

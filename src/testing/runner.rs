@@ -27,6 +27,8 @@ pub struct RunOptions {
     /// the earlier Windsor test runner, for suites written against it
     /// (`--unmocked-outputs null`).
     pub unmocked_outputs_null: bool,
+    /// Budgets of each case's composition.
+    pub limits: crate::compose::Limits,
 }
 
 pub struct CaseResult {
@@ -79,6 +81,7 @@ impl Suite<'_> {
             },
             environment: Environment::Fixed(case.env.clone()),
             terraform,
+            limits: self.options.limits,
         };
         compose(&inputs)
     }
