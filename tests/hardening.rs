@@ -291,3 +291,85 @@ fn item11_jsonnet_integers_print_as_integers() {
     assert!(out.contains("big: 3000\n"), "{out}");
     assert!(out.contains("ratio: 2.5\n"), "{out}");
 }
+
+// ---- 4: the composed blueprint has an output budget ---------------------------------
+
+/// Block `b{i}` lists `b{i-1}` ten times: 10^levels leaves from a few hundred bytes.
+fn amplifier(levels: usize) -> tempfile::TempDir {
+    let mut facet = format!(
+        "{FACET}metadata:\n  name: amp\nconfig:\n  - name: b0\n    value: [{}]\n",
+        "x".repeat(64)
+    );
+    for i in 1..=levels {
+        let refs = vec![format!("'${{b{}}}'", i - 1); 10].join(", ");
+        facet.push_str(&format!("  - name: b{i}\n    value: [{refs}]\n"));
+    }
+    facet.push_str(&format!(
+        "terraform:\n  - path: net\n    inputs:\n      x: ${{b{levels}}}\n"
+    ));
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/amp.yaml", &facet),
+    ])
+}
+
+#[test]
+fn item04_output_budget_names_the_value_and_can_be_raised() {
+    // 10^5 leaves of 66 bytes: about 6.6 MB, over a 1 MiB budget.
+    let dir = amplifier(5);
+    let mut a = args(dir.path(), None, &[]);
+    a.project.max_output = 1;
+    let e = compose(&a).expect_err("over budget");
+    assert!(
+        e.contains("output budget of 1 MiB")
+            && e.contains("facets/amp.yaml:")
+            && e.contains("terraform component `net`")
+            && e.contains("--max-output"),
+        "{e}"
+    );
+    a.project.max_output = 16;
+    let out = compose(&a).expect("within a raised budget");
+    assert!(out.len() > 6_000_000);
+}
+
+#[test]
+fn item04_seven_levels_fail_fast_under_the_default_budget() {
+    // 10^7 leaves (the 220 MB case) must stop at the default budget.
+    let dir = amplifier(7);
+    let e = compose(&args(dir.path(), None, &[])).expect_err("over budget");
+    assert!(e.contains("output budget of 64 MiB"), "{e}");
+}
+
+#[test]
+fn item04_output_budget_bounds_the_sum_of_many_references() {
+    // One 40 KB values file read by 40 inputs: each fits, together they do not.
+    let big: String = (0..1000)
+        .map(|i| format!("k{i}: {}\n", "v".repeat(30)))
+        .collect();
+    let inputs: String = (0..40).map(|i| format!("      i{i}: ${{big}}\n")).collect();
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "contexts/local/values.yaml",
+            &format!(
+                "big:\n{}",
+                big.lines().map(|l| format!("  {l}\n")).collect::<String>()
+            ),
+        ),
+        (
+            "_template/facets/a.yaml",
+            &format!(
+                "{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n{inputs}"
+            ),
+        ),
+    ]);
+    let mut a = args(dir.path(), None, &[]);
+    a.project.max_output = 1;
+    let e = compose(&a).expect_err("over budget");
+    assert!(
+        e.contains("output budget of 1 MiB") && e.contains("facets/a.yaml:"),
+        "{e}"
+    );
+    a.project.max_output = 4;
+    compose(&a).expect("fits in 4 MiB");
+}

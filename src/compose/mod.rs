@@ -8,6 +8,7 @@
 
 pub mod activate;
 pub mod blueprint;
+pub mod budget;
 pub mod collect;
 pub mod config;
 pub mod evaluate;
@@ -278,6 +279,7 @@ pub fn finish(
         &kustomize,
         extra_fields(outputs),
     );
+    budget::check(&blueprint, inputs.limits.output_bytes).map_err(|d| vec![d])?;
     Ok(Composition {
         blueprint,
         terraform,
