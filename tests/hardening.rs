@@ -373,3 +373,122 @@ fn item04_output_budget_bounds_the_sum_of_many_references() {
     a.project.max_output = 4;
     compose(&a).expect("fits in 4 MiB");
 }
+
+// ---- 7: snapshot names that collide are refused -------------------------------------
+
+#[test]
+fn item07_colliding_snapshot_names_are_refused() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n"),
+        ),
+        (
+            "_template/tests/a.test.yaml",
+            "cases:\n  - name: Foo Bar\n    values: {}\n  - name: foo-bar\n    values: {}\n",
+        ),
+    ]);
+    let out = bpc(dir.path(), &["test", "--update"]);
+    assert!(!out.status.success(), "--update must not succeed");
+    let e = stderr(&out);
+    assert!(e.contains("`Foo Bar`") && e.contains("`foo-bar`"), "{e}");
+    assert!(
+        !dir.path().join("_template/tests/__snapshots__").exists()
+            || std::fs::read_dir(dir.path().join("_template/tests/__snapshots__/a"))
+                .map(|d| d.count() == 0)
+                .unwrap_or(true),
+        "nothing may be written"
+    );
+}
+
+// ---- 8: a directory that is not a template is an error; archives look inside ------------
+
+#[test]
+fn item08_archive_with_template_inside_and_empty_template() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "contexts/_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n"),
+        ),
+        ("empty/README", "not a template\n"),
+    ]);
+    let status = Command::new("tar")
+        .args(["czf", "t.tgz", "-C", "contexts", "_template"])
+        .current_dir(dir.path())
+        .status()
+        .expect("tar");
+    assert!(status.success());
+    let out = bpc(dir.path(), &["compose", "--template", "t.tgz"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("path: net"));
+
+    let out = bpc(dir.path(), &["compose", "--template", "empty"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("is not a template"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+// ---- 9: blueprint.yaml is type-checked --------------------------------------------------
+
+#[test]
+fn item09_blueprint_yaml_is_checked() {
+    let head = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+    for (body, expect) in [
+        (
+            format!("{head}terraform: 5\n"),
+            "`terraform` must be a list",
+        ),
+        (
+            format!("{head}kustomize: abc\n"),
+            "`kustomize` must be a list",
+        ),
+        (format!("{head}metadata: 7\n"), "`metadata` must be a map"),
+        ("kind: Blueprint\n".to_string(), "needs `apiVersion"),
+        (format!("{head}terraform:\n  - 5\n"), "must be a map"),
+    ] {
+        let dir = project(&[
+            ("windsor.yaml", "version: v1alpha1\n"),
+            ("_template/blueprint.yaml", &body),
+        ]);
+        let e = compose(&args(dir.path(), None, &[])).expect_err(&body);
+        assert!(
+            e.contains(expect) && e.contains("blueprint.yaml:"),
+            "{body}\n{e}"
+        );
+    }
+}
+
+// ---- 10: context names are safe; an undefined context is a warning ---------------------
+
+#[test]
+fn item10_context_names() {
+    let dir = simple();
+    std::fs::create_dir_all(dir.path().join("x")).expect("mkdir");
+    std::fs::write(dir.path().join("x/values.yaml"), "secret: 1\n").expect("write");
+    for bad in ["../x", "../../x", "a/b", ".hidden", ""] {
+        let out = bpc(dir.path(), &["compose", "--context", bad]);
+        assert!(!out.status.success(), "{bad:?}");
+        assert!(
+            stderr(&out).contains("invalid context name"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = bpc(dir.path(), &["compose", "--context", "nosuch"]);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("context `nosuch` is not defined"),
+        "{}",
+        stderr(&out)
+    );
+    let out = bpc(dir.path(), &["compose", "--context", "nosuch", "--strict"]);
+    assert!(!out.status.success());
+    std::fs::create_dir_all(dir.path().join("contexts/prod")).expect("mkdir");
+    let out = bpc(dir.path(), &["compose", "--context", "prod", "--strict"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -235,7 +235,10 @@ pub fn compose_full(
         terraform,
         limits: args.project.limits(),
     };
-    let composition = compose(&inputs)?;
+    let mut composition = compose(&inputs)?;
     drop(inputs);
+    composition
+        .warnings
+        .splice(0..0, project.warnings.iter().cloned());
     Ok((template, composition))
 }
