@@ -136,6 +136,28 @@ impl FileTree {
         })
     }
 
+    /// A tree of files held in memory (tree path → contents), like an archive; for
+    /// embedders and the fuzz driver. Unsafe paths are refused as in archives.
+    pub fn from_files(
+        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+        display_root: &str,
+    ) -> Result<FileTree, TreeError> {
+        let mut archive = ArchiveFiles::default();
+        for (path, data) in files {
+            let normal = normalize(&path)
+                .map_err(|m| TreeError::new(TreeErrorKind::OutsideRoot, &path, m))?;
+            for (i, _) in normal.match_indices('/') {
+                archive.dirs.insert(normal[..i].to_string());
+            }
+            archive.files.insert(normal, Arc::from(data));
+        }
+        Ok(FileTree {
+            display_root: display_root.to_string(),
+            prefix: String::new(),
+            backing: Backing::Archive(Arc::new(archive)),
+        })
+    }
+
     /// The tree rooted at directory `dir` of this one (e.g. an archive's `_template/`).
     /// Paths of the sub-tree cannot reach outside it.
     pub fn subtree(&self, dir: &str) -> Result<FileTree, TreeError> {
