@@ -175,3 +175,111 @@ proptest! {
         }
     }
 }
+
+/// Composes two facets that both contribute terraform component `net`: the first
+/// merges `first` as inputs, the second uses `strategy` with `second`.
+fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Value>, String> {
+    let facet = |name: &str, ordinal: i64, strategy: &str, inputs: &Map| {
+        let mut fields = Map::new();
+        fields.insert("path".into(), Value::from("net"));
+        fields.insert("strategy".into(), Value::from(strategy));
+        if !inputs.is_empty() {
+            fields.insert("inputs".into(), Value::map(inputs.clone()));
+        }
+        let mut doc = Map::new();
+        doc.insert("kind".into(), Value::from("Facet"));
+        doc.insert(
+            "apiVersion".into(),
+            Value::from("blueprints.windsorcli.dev/v1alpha1"),
+        );
+        let mut meta = Map::new();
+        meta.insert("name".into(), Value::from(name));
+        doc.insert("metadata".into(), Value::map(meta));
+        doc.insert("ordinal".into(), Value::Int(ordinal));
+        doc.insert("terraform".into(), Value::list(vec![Value::map(fields)]));
+        bpc::emit::to_yaml(&Value::map(doc)).into_bytes()
+    };
+    let files = vec![
+        ("facets/a.yaml".to_string(), facet("a", 1, "merge", first)),
+        ("facets/b.yaml".to_string(), facet("b", 2, strategy, second)),
+    ];
+    let tree = bpc::source::FileTree::from_files(files, "t").map_err(|e| e.to_string())?;
+    let sources = std::sync::Arc::new(SourceMap::new());
+    let template =
+        bpc::template::load(std::sync::Arc::new(tree), sources).map_err(|d| format!("{d:?}"))?;
+    let engine = Engine::new(EngineConfig::default());
+    let inputs = bpc::compose::Inputs {
+        template: &template,
+        schema: None,
+        engine: &engine,
+        layers: Vec::new(),
+        apply_schema_defaults: false,
+        builtins: Default::default(),
+        environment: bpc::compose::host::Environment::Fixed(Default::default()),
+        terraform: bpc::expr::host::TerraformOutputs::Deferred,
+        limits: Default::default(),
+    };
+    let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;
+    let terraform = composition
+        .blueprint
+        .as_map()
+        .and_then(|m| m.get("terraform"))
+        .and_then(Value::as_list)
+        .map(<[Value]>::to_vec)
+        .unwrap_or_default();
+    Ok(terraform.first().map(|c| {
+        c.as_map()
+            .and_then(|m| m.get("inputs"))
+            .cloned()
+            .unwrap_or_else(|| Value::map(Map::new()))
+    }))
+}
+
+/// Inputs with non-empty string leaves (empty overlays have their own rule, S9).
+fn inputs() -> BoxedStrategy<Map> {
+    prop::collection::vec(
+        (
+            prop::sample::select(vec!["a", "b", "c"]),
+            prop_oneof![
+                "[a-z]{1,3}".prop_map(Value::from),
+                prop::collection::vec((prop::sample::select(vec!["x", "y"]), "[a-z]{1,3}"), 1..3)
+                    .prop_map(|pairs| {
+                        let mut m = Map::new();
+                        for (k, v) in pairs {
+                            m.insert(k.into(), Value::from(v));
+                        }
+                        Value::map(m)
+                    }),
+            ],
+        ),
+        0..4,
+    )
+    .prop_map(|pairs| {
+        let mut m = Map::new();
+        for (k, v) in pairs {
+            m.insert(k.into(), v);
+        }
+        m
+    })
+    .boxed()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// S9 merge strategies: `replace` keeps only the later inputs, `merge` deep-merges
+    /// them (the later wins), and `remove` with only the identity deletes the component.
+    #[test]
+    fn component_strategies(first in inputs(), second in inputs()) {
+        let replaced = compose_pair(&first, "replace", &second).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(show(&replaced.expect("component")), show(&Value::map(second.clone())));
+
+        let merged = compose_pair(&first, "merge", &second).map_err(TestCaseError::fail)?;
+        let mut expected = Value::map(first.clone());
+        deep_merge(&mut expected, &Value::map(second.clone()));
+        prop_assert_eq!(show(&merged.expect("component")), show(&expected));
+
+        let removed = compose_pair(&first, "remove", &Map::new()).map_err(TestCaseError::fail)?;
+        prop_assert!(removed.is_none());
+    }
+}
