@@ -492,3 +492,26 @@ fn item10_context_names() {
     let out = bpc(dir.path(), &["compose", "--context", "prod", "--strict"]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+// ---- 13: an error on a very long line shows only the part around it ----------------------
+
+#[test]
+fn item13_long_line_snippets_are_cut() {
+    let long = vec!["item"; 40_000].join(", ");
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nconfig:\n  - name: b\n    value: [{long}]]\n"),
+        ),
+    ]);
+    let e = compose(&args(dir.path(), None, &[])).expect_err("syntax error");
+    assert!(e.contains("facets/a.yaml:7:"), "{e}");
+    assert!(
+        e.len() < 2_000,
+        "{} bytes of error for a {} byte line",
+        e.len(),
+        long.len()
+    );
+    assert!(e.contains('…'), "{e}");
+}
