@@ -515,3 +515,55 @@ fn item13_long_line_snippets_are_cut() {
     );
     assert!(e.contains('…'), "{e}");
 }
+
+// ---- 14: activation chains settle with each `when` evaluated a bounded number of times --
+
+#[test]
+fn item14_activation_chain_and_flips() {
+    // Facet i is active once facet i-1 is; only the last one stays off (its `when`
+    // reads a block nobody defines). Rounds re-evaluate only what read a changed block,
+    // so this settles quickly; the result must be exactly the fixed point of S5.
+    let n = 300;
+    let mut files: Vec<(String, String)> =
+        vec![("windsor.yaml".into(), "version: v1alpha1\n".into())];
+    for i in 0..n {
+        let when = match i {
+            0 => String::new(),
+            i if i == n - 1 => "when: nosuch.on == true\n".to_string(),
+            i => format!("when: c{}.on == true\n", i - 1),
+        };
+        files.push((
+            format!("_template/facets/f{i:04}.yaml"),
+            format!("{FACET}metadata:\n  name: f{i}\n{when}config:\n  - name: c{i}\n    on: true\nterraform:\n  - path: p{i}\n"),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let dir = project(&refs);
+    let out = compose(&args(dir.path(), None, &[])).expect("compose");
+    assert!(
+        out.contains(&format!("path: p{}\n", n - 2)),
+        "chain did not complete"
+    );
+    assert!(!out.contains(&format!("path: p{}\n", n - 1)));
+
+    // Two facets that switch each other off never settle; both are named.
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nwhen: b_on.x != true\nconfig:\n  - name: a_on\n    x: true\n"),
+        ),
+        (
+            "_template/facets/b.yaml",
+            &format!("{FACET}metadata:\n  name: b\nwhen: a_on.x != true\nconfig:\n  - name: b_on\n    x: true\n"),
+        ),
+    ]);
+    let e = compose(&args(dir.path(), None, &[])).expect_err("flips");
+    assert!(
+        e.contains("does not settle") && e.contains("`a`") && e.contains("`b`"),
+        "{e}"
+    );
+}

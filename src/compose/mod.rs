@@ -186,7 +186,8 @@ pub fn compose_part(
     let config = resolver.materialize_all().map(|config| {
         config
             .into_iter()
-            .filter(|(k, _)| resolver.block_names().any(|b| b == &**k))
+            // A lookup per key: scanning every block name for each was quadratic.
+            .filter(|(k, _)| resolver.has_block(k))
             .collect()
     });
     let config_log = resolver.block_log();
