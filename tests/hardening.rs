@@ -567,3 +567,19 @@ fn item14_activation_chain_and_flips() {
         "{e}"
     );
 }
+
+#[test]
+fn item13_unknown_function_is_named_with_a_hint() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: ${{uper('a')}}\n      y: ${{nosuchthing(1)}}\n"),
+        ),
+    ]);
+    let e = compose(&args(dir.path(), None, &[])).expect_err("unknown function");
+    assert!(
+        e.contains("unknown function `uper`") && e.contains("did you mean `upper`?"),
+        "{e}"
+    );
+}
