@@ -583,3 +583,17 @@ fn item13_unknown_function_is_named_with_a_hint() {
         "{e}"
     );
 }
+
+#[test]
+fn item13_bad_schema_points_at_the_key() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/schema.yaml",
+            "type: object\nproperties:\n  cluster:\n    type: object\n    properties:\n      size:\n        type: 5\n",
+        ),
+    ]);
+    let e = compose(&args(dir.path(), None, &[])).expect_err("bad schema");
+    assert!(e.contains("not a valid JSON Schema"), "{e}");
+    assert!(e.contains("schema.yaml:7:15"), "{e}");
+}
