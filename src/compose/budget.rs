@@ -42,7 +42,7 @@ pub fn size_within(value: &Value, budget: usize) -> Result<usize, String> {
     if walk.visit(value) {
         Ok(walk.used)
     } else {
-        Err(walk.path.join(""))
+        Err(walk.spelled())
     }
 }
 
@@ -64,15 +64,23 @@ fn explain_path(path: &str) -> &str {
     path.find('[').map_or(path, |i| &path[..i])
 }
 
-struct Walk {
-    used: usize,
-    budget: usize,
-    path: Vec<String>,
+/// One step of the path to the value being measured, kept without allocating: the
+/// walk visits every element, the path is only spelled out on failure.
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+    Component(&'v Value, usize),
 }
 
-impl Walk {
+struct Walk<'v> {
+    used: usize,
+    budget: usize,
+    path: Vec<Step<'v>>,
+}
+
+impl<'v> Walk<'v> {
     /// False once the budget is spent; `path` then leads to the value that spent it.
-    fn visit(&mut self, value: &Value) -> bool {
+    fn visit(&mut self, value: &'v Value) -> bool {
         let own = match value {
             Value::Nil | Value::Bool(_) => 5,
             Value::Int(_) | Value::Uint(_) | Value::Float(_) => 8,
@@ -85,16 +93,14 @@ impl Walk {
         }
         match value {
             Value::List(items) => {
-                let components = matches!(
-                    self.path.as_slice(),
-                    [one] if one == ".terraform" || one == ".kustomize"
-                );
+                let components =
+                    matches!(self.path.as_slice(), [Step::Key("terraform" | "kustomize")]);
                 for (i, item) in items.iter().enumerate() {
-                    let segment = match (components, component_id(item)) {
-                        (true, Some(id)) => format!(".{id}"),
-                        _ => format!("[{i}]"),
-                    };
-                    self.path.push(segment);
+                    self.path.push(if components {
+                        Step::Component(item, i)
+                    } else {
+                        Step::Index(i)
+                    });
                     if !self.visit(item) {
                         return false;
                     }
@@ -105,7 +111,7 @@ impl Walk {
             Value::Map(map) => {
                 for (key, item) in map.iter() {
                     self.used = self.used.saturating_add(key.len() + 4);
-                    self.path.push(format!(".{key}"));
+                    self.path.push(Step::Key(key));
                     if !self.visit(item) {
                         return false;
                     }
@@ -115,6 +121,27 @@ impl Walk {
             _ => {}
         }
         self.used <= self.budget
+    }
+
+    fn spelled(&self) -> String {
+        let mut out = String::new();
+        for step in &self.path {
+            match step {
+                Step::Key(k) => {
+                    out.push('.');
+                    out.push_str(k);
+                }
+                Step::Index(i) => out.push_str(&format!("[{i}]")),
+                Step::Component(item, i) => match component_id(item) {
+                    Some(id) => {
+                        out.push('.');
+                        out.push_str(&id);
+                    }
+                    None => out.push_str(&format!("[{i}]")),
+                },
+            }
+        }
+        out
     }
 }
 

@@ -116,6 +116,9 @@ pub struct Resolver<'t> {
     blocks: Rc<BlockIndex<'t>>,
     /// Per facet, whether its blocks count; `None`: all of `blocks` do.
     active: Option<Rc<Vec<bool>>>,
+    /// Whether reads are recorded at all: only activation needs them (a resolver
+    /// over a filtered index), and recording costs allocations per config leaf.
+    tracking: bool,
     /// Names read while recording (see [`Resolver::record`]), innermost last.
     reads: RefCell<Vec<Reads>>,
     /// What each memoised leaf and merged block read while it was computed, so a
@@ -174,6 +177,7 @@ impl<'t> Resolver<'t> {
             terraform,
             limits,
             blocks,
+            tracking: active.is_some(),
             active,
             reads: RefCell::new(Vec::new()),
             memo_reads: RefCell::new(HashMap::new()),
@@ -189,12 +193,18 @@ impl<'t> Resolver<'t> {
     /// Starts recording the top-level names expressions look up (directly or through
     /// the config values and block `when`s they read).
     pub fn record(&self) {
+        if !self.tracking {
+            return;
+        }
         self.reads.borrow_mut().push(Reads::default());
     }
 
     /// Stops the innermost recording and returns what it saw; the reads also count
     /// for the recording around it.
     pub fn recorded(&self) -> Reads {
+        if !self.tracking {
+            return Reads::default();
+        }
         let mut stack = self.reads.borrow_mut();
         let reads = stack.pop().unwrap_or_default();
         if let Some(outer) = stack.last_mut() {
@@ -204,6 +214,9 @@ impl<'t> Resolver<'t> {
     }
 
     fn note_read(&self, name: &str) {
+        if !self.tracking {
+            return;
+        }
         if let Some(top) = self.reads.borrow_mut().last_mut() {
             if !top.names.contains(name) {
                 top.names.insert(name.to_string());
@@ -341,9 +354,11 @@ impl<'t> Resolver<'t> {
         let reads = self.recorded();
         self.stack.borrow_mut().pop();
         self.merging.borrow_mut().remove(name);
-        self.merged_reads
-            .borrow_mut()
-            .insert(name.to_string(), reads);
+        if self.tracking {
+            self.merged_reads
+                .borrow_mut()
+                .insert(name.to_string(), reads);
+        }
         let merged = result?.map(Arc::new);
         self.merged
             .borrow_mut()
@@ -465,7 +480,9 @@ impl<'t> Resolver<'t> {
         let reads = self.recorded();
         self.stack.borrow_mut().pop();
         let value = result?;
-        self.memo_reads.borrow_mut().insert(path.clone(), reads);
+        if self.tracking {
+            self.memo_reads.borrow_mut().insert(path.clone(), reads);
+        }
         self.memo.borrow_mut().insert(path, value.clone());
         Ok(value)
     }
