@@ -9,6 +9,10 @@
 //! peak MiB — then the growth ratio between consecutive sizes. Times are the fastest
 //! of the runs: on a shared machine noise only ever adds time.
 //!
+//! `--chain 1000,10000` instead measures activation chains (issue 14): facet i's `when`
+//! reads the config block of facet i-1, so each round of activation switches on one
+//! more facet.
+//!
 //! `--measure DIR [--values FILE] --only parse|compose` runs one side alone, for
 //! counting instructions under `valgrind --tool=callgrind` (repeatable where wall time
 //! is not).
@@ -126,6 +130,7 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
                 environment: Environment::Fixed(Default::default()),
                 terraform: TerraformOutputs::Deferred,
                 precedence: Default::default(),
+                limits: Default::default(),
             };
             let composed = compose(&inputs);
             if let Err(e) = &composed {
@@ -191,6 +196,21 @@ fn main() {
         print!("{text}");
         text.split('\t').nth(3).and_then(|c| c.parse().ok())
     };
+    if let Some(chains) = flag("--chain") {
+        let mut times = Vec::new();
+        for n in chains
+            .split(',')
+            .filter_map(|s| s.trim().parse::<usize>().ok())
+        {
+            let dir = work.join(format!("chain{n}"));
+            write_chain(&dir, n);
+            let t = run_child(&format!("chain-{n}"), &dir, None, runs);
+            times.push((n, t));
+        }
+        print_growth(&times);
+        let _ = std::fs::remove_dir_all(&work);
+        return;
+    }
     let corpus = root.join("tests/conformance/windsor-core-75d2a6c1/contexts/_template");
     run_child("windsor-core", &corpus, None, runs.max(20));
     let mut times = Vec::new();
@@ -214,6 +234,11 @@ fn main() {
         );
         times.push((*n, t));
     }
+    print_growth(&times);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+fn print_growth(times: &[(usize, Option<f64>)]) {
     for w in times.windows(2) {
         if let ((a, Some(ta)), (b, Some(tb))) = (w[0], w[1]) {
             println!(
@@ -223,5 +248,21 @@ fn main() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// A template of `n` facets where facet i is active only once facet i-1 is.
+fn write_chain(dir: &Path, n: usize) {
+    let facets = dir.join("facets");
+    std::fs::create_dir_all(&facets).expect("mkdir");
+    for i in 0..n {
+        let when = if i == 0 {
+            String::new()
+        } else {
+            format!("when: c{}.on == true\n", i - 1)
+        };
+        let text = format!(
+            "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: f{i}\n{when}config:\n  - name: c{i}\n    on: true\nterraform:\n  - path: p{i}\n"
+        );
+        std::fs::write(facets.join(format!("f{i:06}.yaml")), text).expect("write");
+    }
 }

@@ -4,6 +4,7 @@
 //! [`template`] loads, [`compose`] runs the middle stages, [`emit`] writes the result;
 //! [`expr`] is the expression engine, self-contained.
 
+pub mod alloc;
 pub mod cli;
 pub mod compose;
 pub mod emit;

@@ -24,6 +24,8 @@ pub struct Project {
     pub context: String,
     /// `windsor.yaml`, when the project has one.
     pub windsor: Option<Node>,
+    /// Found while discovering (a context nothing defines); fatal under --strict.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// S1: the nearest ancestor of `cwd` holding `windsor.yaml`, else `cwd`; the template
@@ -74,13 +76,23 @@ pub fn discover(
             template_path.display()
         ))
     })?;
+    // An archive made with `tar czf t.tgz -C contexts _template` holds the template one
+    // level down; look inside as local sources do.
+    let looks_like_template = |t: &FileTree| {
+        t.is_dir("facets") || t.is_file("blueprint.yaml") || t.is_file("schema.yaml")
+    };
+    if !looks_like_template(&template) && template.is_dir("_template") {
+        if let Ok(inner) = template.subtree("_template") {
+            template = inner;
+        }
+    }
     // Messages name files relative to the project, whatever the working directory.
     if let Ok(rel) = template_path.strip_prefix(&root) {
         if !rel.as_os_str().is_empty() {
             template.set_display_root(rel.to_string_lossy().replace('\\', "/"));
         }
     }
-    let context = options
+    let chosen = options
         .context
         .clone()
         .or(env_context.filter(|c| !c.is_empty()))
@@ -90,14 +102,49 @@ pub fn discover(
                 .and_then(|w| w.get("context"))
                 .and_then(Node::as_str)
                 .map(str::to_string)
-        })
-        .unwrap_or_else(|| "local".to_string());
+        });
+    let explicit = chosen.is_some();
+    let context = chosen.unwrap_or_else(|| "local".to_string());
+    check_context_name(&context)?;
+    let mut warnings = Vec::new();
+    let defined = root.join("contexts").join(&context).is_dir()
+        || windsor
+            .as_ref()
+            .and_then(|w| w.get("contexts"))
+            .and_then(|c| c.get(&context))
+            .is_some();
+    if explicit && !defined {
+        warnings.push(
+            Diagnostic::warning(format!(
+                "context `{context}` is not defined: there is no contexts/{context}/ and no `contexts.{context}` in windsor.yaml, so it has no values"
+            ))
+            .with_help("check the name; --strict makes this an error"),
+        );
+    }
     Ok(Project {
         root,
         template: Arc::new(template),
         context,
         windsor,
+        warnings,
     })
+}
+
+/// Context names become path components (`contexts/<name>/values.yaml`), so only
+/// plain names are accepted: letters, digits, `-`, `_` and `.`, not starting with `.`.
+fn check_context_name(name: &str) -> Result<(), Diagnostic> {
+    let plain = !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if plain {
+        Ok(())
+    } else {
+        Err(Diagnostic::error(format!("invalid context name {name:?}"))
+            .with_help("a context name is letters, digits, `-`, `_` and `.`, not starting with `.` (it names the directory contexts/<name>/)"))
+    }
 }
 
 fn read_optional(
@@ -105,15 +152,26 @@ fn read_optional(
     display: &str,
     sources: &SourceMap,
 ) -> Result<Option<Node>, Diagnostic> {
-    if !path.is_file() {
+    // Anything at the path is read (or refused if it is not a regular file); only a
+    // missing file is skipped.
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
     read_yaml_file(path, display, sources).map(Some)
 }
 
+/// Reads and parses a YAML file named on the command line or found in the project.
+/// Only regular files are read (a FIFO would block, a device never end).
 pub fn read_yaml_file(path: &Path, display: &str, sources: &SourceMap) -> Result<Node, Diagnostic> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", path.display())))?;
+    let read = || -> Result<String, String> {
+        let mut file =
+            crate::source::tree::open_regular(path, display, None).map_err(|e| e.message)?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut file, &mut text).map_err(|e| e.to_string())?;
+        Ok(text)
+    };
+    let text =
+        read().map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", path.display())))?;
     let file = sources.add(display.to_string(), text);
     let text = sources.text(file).unwrap_or_default();
     crate::yaml::parse(&text, file).map_err(Diagnostic::from)
@@ -146,7 +204,7 @@ impl Project {
         }
         let values_rel = format!("contexts/{}/values.yaml", self.context);
         let values_path = self.root.join(&values_rel);
-        if values_path.is_file() {
+        if std::fs::symlink_metadata(&values_path).is_ok() {
             let node = read_yaml_file(&values_path, &values_rel, sources)?;
             layers.push(Layer {
                 name: values_rel,

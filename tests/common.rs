@@ -31,7 +31,7 @@ pub fn args(project: &Path, template: Option<&Path>, sets: &[&str]) -> ComposeAr
             values: Vec::new(),
             set: sets.iter().map(|s| s.to_string()).collect(),
             strict: false,
-            config_precedence: Default::default(),
+            ..Default::default()
         },
         format: Format::Yaml,
         out: None,

@@ -28,6 +28,7 @@ fn early_format() -> RunOptions {
         schema_defaults: true,
         unmocked_outputs: UnmockedOutputs::Null,
         precedence: Precedence::FacetWins,
+        ..RunOptions::default()
     }
 }
 

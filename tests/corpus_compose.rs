@@ -40,6 +40,7 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
             schema_defaults,
             unmocked_outputs: UnmockedOutputs::Null,
             precedence: Precedence::FacetWins,
+            ..Default::default()
         },
     };
     let composition = suite.compose_case(case).unwrap_or_else(|d| {

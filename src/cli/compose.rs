@@ -22,7 +22,7 @@ pub enum Format {
 }
 
 /// Where the project, template and values come from (shared by several commands).
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct ProjectArgs {
     /// Project root (default: the nearest ancestor holding windsor.yaml, else here).
     #[arg(long, value_name = "DIR")]
@@ -47,6 +47,15 @@ pub struct ProjectArgs {
     /// first specified.
     #[arg(long, value_enum, default_value_t = ConfigPrecedence::ContextWins)]
     pub config_precedence: ConfigPrecedence,
+    /// Wall-clock seconds one `jsonnet()` evaluation may take (docs/limits.md).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub jsonnet_timeout: f64,
+    /// Memory one `jsonnet()` evaluation may hold, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub jsonnet_memory: usize,
+    /// Largest composed blueprint, in MiB of its compact JSON form.
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    pub max_output: usize,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
@@ -68,7 +77,40 @@ impl ConfigPrecedence {
     }
 }
 
+impl Default for ProjectArgs {
+    fn default() -> Self {
+        ProjectArgs {
+            project: None,
+            template: None,
+            context: None,
+            values: Vec::new(),
+            set: Vec::new(),
+            strict: false,
+            config_precedence: ConfigPrecedence::default(),
+            jsonnet_timeout: 10.0,
+            jsonnet_memory: 1024,
+            max_output: 64,
+        }
+    }
+}
+
 impl ProjectArgs {
+    /// The budgets the flags ask for (defaults: `compose::Limits::default()`).
+    pub fn limits(&self) -> crate::compose::Limits {
+        let timeout = if self.jsonnet_timeout.is_finite() && self.jsonnet_timeout > 0.0 {
+            std::time::Duration::from_secs_f64(self.jsonnet_timeout.min(1e9))
+        } else {
+            std::time::Duration::ZERO
+        };
+        crate::compose::Limits {
+            jsonnet: crate::expr::host::JsonnetLimits {
+                timeout,
+                memory: self.jsonnet_memory.saturating_mul(1024 * 1024),
+            },
+            output_bytes: self.max_output.saturating_mul(1024 * 1024),
+        }
+    }
+
     pub fn options(&self) -> Options {
         Options {
             project: self.project.clone(),
@@ -217,8 +259,12 @@ pub fn compose_full(
         environment: Environment::Process,
         terraform,
         precedence: args.project.config_precedence.precedence(),
+        limits: args.project.limits(),
     };
-    let composition = compose(&inputs)?;
+    let mut composition = compose(&inputs)?;
     drop(inputs);
+    composition
+        .warnings
+        .splice(0..0, project.warnings.iter().cloned());
     Ok((template, composition))
 }

@@ -171,6 +171,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
                 Unmocked::Error => UnmockedOutputs::Error,
             },
             precedence: args.project.config_precedence.precedence(),
+            limits: args.project.limits(),
         },
     };
     if let Some(path) = &args.explain {
@@ -258,6 +259,28 @@ fn snapshots(
             "golden files need a template directory, not an archive",
         )]);
     };
+    // Two cases whose names slug to the same golden file would overwrite each other
+    // under --update and then fail --snapshot; refuse before writing anything.
+    // Compared case-insensitively, as some file systems are.
+    let mut owners: std::collections::HashMap<String, &Case> = std::collections::HashMap::new();
+    for case in cases {
+        let path = snapshot::golden_path(&dir, &case.file, &case.name);
+        let key = path.to_string_lossy().to_lowercase();
+        if let Some(first) = owners.get(&key) {
+            return Err(vec![Diagnostic::error(format!(
+                "test cases `{}` ({}) and `{}` ({}) would share the golden file {}",
+                first.name,
+                first.file,
+                case.name,
+                case.file,
+                path.display()
+            ))
+            .with_help(
+                "rename one of the cases so their names differ in letters or digits",
+            )]);
+        }
+        owners.insert(key, case);
+    }
     let mut produced = Vec::new();
     for (case, result) in cases.iter().zip(results.iter_mut()) {
         let Some(composition) = &result.composition else {

@@ -63,6 +63,9 @@ struct Collector<'a, 't> {
     resolver: &'a Resolver<'t>,
     origins: &'a mut Origins,
     errors: Vec<Diagnostic>,
+    /// Estimated bytes of expression results copied into components so far (the
+    /// output budget bounds their sum, not only each one).
+    spent: usize,
 }
 
 pub fn collect(
@@ -76,6 +79,7 @@ pub fn collect(
         resolver,
         origins,
         errors: Vec::new(),
+        spent: 0,
     };
     let mut contributions = Vec::new();
     let mut exclusions = Vec::new();
@@ -162,6 +166,7 @@ impl<'t> Collector<'_, 't> {
             file: "blueprint.yaml",
             environment: self.resolver.environment,
             terraform: self.resolver.terraform,
+            jsonnet: self.resolver.limits.jsonnet,
         };
         let what = format!("{} `{id}` of blueprint.yaml", kind.noun());
         match self.fields(
@@ -560,6 +565,27 @@ impl<'t> Collector<'_, 't> {
                     .engine
                     .render_template(s, self.resolver, host)
                     .map_err(|e| expr_diagnostic(&e, node, &self.template.sources, context))?;
+                // Copying the shared result into a component is where repetition
+                // multiplies; stop before that if it is over the output budget.
+                let budget = self.resolver.limits.output_bytes;
+                let left = budget.saturating_sub(self.spent);
+                let size = super::budget::size_within(&value, left);
+                if let Err(at) = &size {
+                    let span = node.span;
+                    return Err(Diagnostic::error(format!(
+                        "this value takes the blueprint past the output budget of {} (crossed at `{}`)",
+                        super::budget::amount(budget),
+                        if at.is_empty() {
+                            "the value itself".to_string()
+                        } else {
+                            format!("(value){at}")
+                        }
+                    ))
+                    .with_primary(span, "expands past the output budget")
+                    .with_context(context())
+                    .with_help(super::budget::HELP));
+                }
+                self.spent += size.unwrap_or(0);
                 let deferred = matches!(&value, Value::Str(out) if crate::expr::template::contains_expression(out));
                 let id = self.origins.add(Origin {
                     span: node.span,

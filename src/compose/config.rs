@@ -15,6 +15,7 @@
 use super::evaluate::{eval_condition, eval_node, nest};
 use super::host::{Environment, TemplateHost};
 use super::precedence::Precedence;
+use super::Limits;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, ExprError, Map, Peek, Scope, Value};
 use crate::source::Diagnostic;
@@ -23,6 +24,7 @@ use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// A merged, unevaluated config value: maps merge key by key, anything else is a leaf
@@ -110,8 +112,21 @@ pub struct Resolver<'t> {
     pub context: Arc<Map>,
     pub environment: &'t Environment,
     pub terraform: &'t TerraformOutputs,
-    /// Block contributions by name, in application order.
-    blocks: IndexMap<String, Vec<BlockContribution<'t>>>,
+    pub limits: Limits,
+    /// Block contributions by name, in application order (of every facet of `index`;
+    /// `active` says which count).
+    blocks: Rc<BlockIndex<'t>>,
+    /// Per facet, whether its blocks count; `None`: all of `blocks` do.
+    active: Option<Rc<Vec<bool>>>,
+    /// Whether reads are recorded at all: only activation needs them (a resolver
+    /// over a filtered index), and recording costs allocations per config leaf.
+    tracking: bool,
+    /// Names read while recording (see [`Resolver::record`]), innermost last.
+    reads: RefCell<Vec<Reads>>,
+    /// What each memoised leaf and merged block read while it was computed, so a
+    /// cache hit still records the reads behind it.
+    memo_reads: RefCell<HashMap<Vec<Arc<str>>, Reads>>,
+    merged_reads: RefCell<HashMap<String, Reads>>,
     merged: RefCell<HashMap<String, Option<Arc<Raw>>>>,
     merging: RefCell<HashSet<String>>,
     memo: RefCell<HashMap<Vec<Arc<str>>, Value>>,
@@ -129,8 +144,158 @@ impl<'t> Resolver<'t> {
         context: Arc<Map>,
         environment: &'t Environment,
         terraform: &'t TerraformOutputs,
+        limits: Limits,
         active: &[usize],
     ) -> Resolver<'t> {
+        let blocks = Rc::new(BlockIndex::new(template, active));
+        Resolver::over(
+            template,
+            engine,
+            context,
+            environment,
+            terraform,
+            limits,
+            blocks,
+            None,
+        )
+    }
+
+    /// A resolver over a prebuilt index with the facets `active` marks: building it
+    /// costs nothing per round of activation (issue 14).
+    #[allow(clippy::too_many_arguments)]
+    pub fn over(
+        template: &'t Template,
+        engine: &'t Engine,
+        context: Arc<Map>,
+        environment: &'t Environment,
+        terraform: &'t TerraformOutputs,
+        limits: Limits,
+        blocks: Rc<BlockIndex<'t>>,
+        active: Option<Rc<Vec<bool>>>,
+    ) -> Resolver<'t> {
+        Resolver {
+            template,
+            engine,
+            context,
+            environment,
+            terraform,
+            limits,
+            blocks,
+            tracking: active.is_some(),
+            active,
+            reads: RefCell::new(Vec::new()),
+            memo_reads: RefCell::new(HashMap::new()),
+            merged_reads: RefCell::new(HashMap::new()),
+            merged: RefCell::new(HashMap::new()),
+            merging: RefCell::new(HashSet::new()),
+            memo: RefCell::new(HashMap::new()),
+            stack: RefCell::new(Vec::new()),
+            log: RefCell::new(Vec::new()),
+            precedence: Precedence::default(),
+        }
+    }
+
+    /// Starts recording the top-level names expressions look up (directly or through
+    /// the config values and block `when`s they read).
+    pub fn record(&self) {
+        if !self.tracking {
+            return;
+        }
+        self.reads.borrow_mut().push(Reads::default());
+    }
+
+    /// Stops the innermost recording and returns what it saw; the reads also count
+    /// for the recording around it.
+    pub fn recorded(&self) -> Reads {
+        if !self.tracking {
+            return Reads::default();
+        }
+        let mut stack = self.reads.borrow_mut();
+        let reads = stack.pop().unwrap_or_default();
+        if let Some(outer) = stack.last_mut() {
+            outer.absorb(&reads);
+        }
+        reads
+    }
+
+    fn note_read(&self, name: &str) {
+        if !self.tracking {
+            return;
+        }
+        if let Some(top) = self.reads.borrow_mut().last_mut() {
+            if !top.names.contains(name) {
+                top.names.insert(name.to_string());
+            }
+        }
+    }
+
+    fn note_reads(&self, reads: &Reads) {
+        if let Some(top) = self.reads.borrow_mut().last_mut() {
+            top.absorb(reads);
+        }
+    }
+
+    /// The contributions to block `name` that count, in application order.
+    fn block(&self, name: &str) -> Option<Vec<BlockContribution<'t>>> {
+        let all = self.blocks.by_name.get(name)?;
+        let counted: Vec<BlockContribution<'t>> = match &self.active {
+            None => all.clone(),
+            Some(active) => all
+                .iter()
+                .filter(|c| active.get(c.facet).copied().unwrap_or(false))
+                .cloned()
+                .collect(),
+        };
+        (!counted.is_empty()).then_some(counted)
+    }
+
+    /// Whether a block of an active facet has this name.
+    pub fn has_block(&self, name: &str) -> bool {
+        match (&self.active, self.blocks.by_name.get(name)) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(active), Some(all)) => all
+                .iter()
+                .any(|c| active.get(c.facet).copied().unwrap_or(false)),
+        }
+    }
+
+    pub fn block_names(&self) -> impl Iterator<Item = &str> {
+        self.blocks
+            .by_name
+            .keys()
+            .filter(|k| self.has_block(k))
+            .map(String::as_str)
+    }
+}
+
+/// Top-level names an evaluation looked up; `all` when it read the whole scope.
+#[derive(Clone, Debug, Default)]
+pub struct Reads {
+    pub names: HashSet<String>,
+    pub all: bool,
+}
+
+impl Reads {
+    fn absorb(&mut self, other: &Reads) {
+        self.all |= other.all;
+        for n in &other.names {
+            if !self.names.contains(n) {
+                self.names.insert(n.clone());
+            }
+        }
+    }
+}
+
+/// Config block contributions by name, in application order (S3).
+pub struct BlockIndex<'t> {
+    by_name: IndexMap<String, Vec<BlockContribution<'t>>>,
+}
+
+impl<'t> BlockIndex<'t> {
+    /// The contributions of the facets `facets` (indices in processing order).
+    pub fn new(template: &'t Template, facets: &[usize]) -> BlockIndex<'t> {
+        let active = facets;
         let mut contributions: Vec<(i64, usize, usize, BlockContribution<'t>)> = Vec::new();
         for &i in active {
             let facet: &Facet = &template.facets[i];
@@ -146,32 +311,17 @@ impl<'t> Resolver<'t> {
         }
         // S3: (effective ordinal, facet order, position in file); later wins.
         contributions.sort_by_key(|(o, f, p, _)| (*o, *f, *p));
-        let mut blocks: IndexMap<String, Vec<BlockContribution<'t>>> = IndexMap::new();
+        let mut by_name: IndexMap<String, Vec<BlockContribution<'t>>> = IndexMap::new();
         for (_, _, _, c) in contributions {
-            blocks.entry(c.block.name.clone()).or_default().push(c);
+            by_name.entry(c.block.name.clone()).or_default().push(c);
         }
-        Resolver {
-            template,
-            engine,
-            context,
-            environment,
-            terraform,
-            blocks,
-            merged: RefCell::new(HashMap::new()),
-            merging: RefCell::new(HashSet::new()),
-            memo: RefCell::new(HashMap::new()),
-            stack: RefCell::new(Vec::new()),
-            log: RefCell::new(Vec::new()),
-            precedence: Precedence::default(),
-        }
+        BlockIndex { by_name }
     }
+}
 
-    pub fn block_names(&self) -> impl Iterator<Item = &str> {
-        self.blocks.keys().map(String::as_str)
-    }
-
-    pub fn contributions(&self, name: &str) -> &[BlockContribution<'t>] {
-        self.blocks.get(name).map_or(&[], Vec::as_slice)
+impl<'t> Resolver<'t> {
+    pub fn contributions(&self, name: &str) -> Vec<BlockContribution<'t>> {
+        self.block(name).unwrap_or_default()
     }
 
     pub fn host_for(&self, facet: usize) -> TemplateHost<'_> {
@@ -180,6 +330,7 @@ impl<'t> Resolver<'t> {
             file: &self.template.facets[facet].path,
             environment: self.environment,
             terraform: self.terraform,
+            jsonnet: self.limits.jsonnet,
         }
     }
 
@@ -187,9 +338,12 @@ impl<'t> Resolver<'t> {
     /// it (absent, every `when` false, or removed).
     fn merged(&self, name: &str) -> Result<Option<Arc<Raw>>, Diagnostic> {
         if let Some(m) = self.merged.borrow().get(name) {
+            if let Some(reads) = self.merged_reads.borrow().get(name) {
+                self.note_reads(reads);
+            }
             return Ok(m.clone());
         }
-        let Some(contributions) = self.blocks.get(name) else {
+        let Some(contributions) = self.block(name) else {
             return Ok(None);
         };
         if !self.merging.borrow_mut().insert(name.to_string()) {
@@ -200,9 +354,16 @@ impl<'t> Resolver<'t> {
             .with_help("a block's `when` may read other blocks, but not through a chain that leads back to it"));
         }
         self.stack.borrow_mut().push(Frame::Guard(name.to_string()));
-        let result = self.merge_block(name, contributions);
+        self.record();
+        let result = self.merge_block(name, &contributions);
+        let reads = self.recorded();
         self.stack.borrow_mut().pop();
         self.merging.borrow_mut().remove(name);
+        if self.tracking {
+            self.merged_reads
+                .borrow_mut()
+                .insert(name.to_string(), reads);
+        }
         let merged = result?.map(Arc::new);
         self.merged
             .borrow_mut()
@@ -280,6 +441,9 @@ impl<'t> Resolver<'t> {
     /// The value of config leaf `leaf` at `path`, computed once.
     fn leaf_value(&self, path: Vec<Arc<str>>, leaf: &Leaf) -> Result<Value, Diagnostic> {
         if let Some(v) = self.memo.borrow().get(&path) {
+            if let Some(reads) = self.memo_reads.borrow().get(&path) {
+                self.note_reads(reads);
+            }
             return Ok(v.clone());
         }
         let cycle_start = self
@@ -309,6 +473,7 @@ impl<'t> Resolver<'t> {
         let facet = &self.template.facets[leaf.facet];
         let dotted = path.join(".");
         let context = || format!("in config value `{dotted}` of facet `{}`", facet.name);
+        self.record();
         let result = eval_node(
             self.engine,
             &leaf.node,
@@ -317,11 +482,15 @@ impl<'t> Resolver<'t> {
             &self.template.sources,
             &context,
         );
+        let reads = self.recorded();
         self.stack.borrow_mut().pop();
         let keys: Vec<&str> = path.iter().map(|k| &**k).collect();
         let value = self
             .precedence
             .resolve(result?, context_at(&self.context, &keys).as_ref());
+        if self.tracking {
+            self.memo_reads.borrow_mut().insert(path.clone(), reads);
+        }
         self.memo.borrow_mut().insert(path, value.clone());
         Ok(value)
     }
@@ -420,7 +589,10 @@ impl<'t> Resolver<'t> {
     /// The whole scope as a map: context values with every block's value over them.
     pub fn materialize_all(&self) -> Result<Map, Diagnostic> {
         let mut map = (*self.context).clone();
-        for name in self.blocks.keys() {
+        for name in self.blocks.by_name.keys() {
+            if !self.has_block(name) {
+                continue;
+            }
             if self.reads_underneath(&[name.as_str()]) {
                 continue;
             }
@@ -449,7 +621,9 @@ impl Scope for Resolver<'_> {
         let Some(root) = path.first() else {
             return Ok(None);
         };
-        if !self.blocks.contains_key(*root) || self.reads_underneath(path) {
+        // Recorded whether or not a block has the name now: one may appear later.
+        self.note_read(root);
+        if !self.has_block(root) || self.reads_underneath(path) {
             return Ok(self.context_lookup(root));
         }
         match self.merged(root).map_err(nest)? {
@@ -459,12 +633,15 @@ impl Scope for Resolver<'_> {
     }
 
     fn all(&self) -> Result<Value, ExprError> {
+        if let Some(top) = self.reads.borrow_mut().last_mut() {
+            top.all = true;
+        }
         self.materialize_all().map(Value::map).map_err(nest)
     }
 
     /// Names no config block defines read straight from the context values.
     fn peek(&self, root: &str) -> Peek<'_> {
-        if self.blocks.contains_key(root) {
+        if self.blocks.by_name.contains_key(root) {
             return Peek::Lookup;
         }
         match self.context.get(root) {

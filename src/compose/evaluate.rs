@@ -51,9 +51,47 @@ pub fn expr_diagnostic(
         crate::expr::ErrorKind::Run => "expression failed",
         crate::expr::ErrorKind::Deferred => "expression deferred",
     };
-    Diagnostic::error(format!("{kind}: {}", err.message))
+    let diagnostic = Diagnostic::error(format!("{kind}: {}", err.message))
         .with_primary(span, err.message.clone())
-        .with_context(context())
+        .with_context(context());
+    match unknown_function(err, node) {
+        Some((name, hint)) => {
+            let d = Diagnostic {
+                message: format!("{kind}: unknown function `{name}`"),
+                ..diagnostic
+            }
+            .with_note(format!("(the expression engine says: {})", err.message));
+            match hint {
+                Some(h) => d.with_help(format!("did you mean `{h}`?")),
+                None => d,
+            }
+        }
+        None => diagnostic,
+    }
+}
+
+/// `nosuch(1)` fails as "cannot call nil" (expr-lang's wording, kept for
+/// conformance); name the function instead, with the closest known one.
+fn unknown_function(err: &ExprError, node: &Node) -> Option<(String, Option<&'static str>)> {
+    if err.message != "invalid operation: cannot call nil" {
+        return None;
+    }
+    let NodeKind::Str(text) = &node.kind else {
+        return None;
+    };
+    let called = text.get(err.span.clone())?;
+    let name: String = called
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    if name.is_empty() {
+        return None;
+    }
+    let known: Vec<&'static str> = crate::expr::builtin_names()
+        .chain(crate::expr::windsor::functions().iter().map(|f| f.name))
+        .collect();
+    Some((name.clone(), crate::template::keys::suggest(&name, &known)))
 }
 
 /// Evaluates every string of `node` as a template; keys are never evaluated (S7).

@@ -3,7 +3,7 @@
 //! the environment from the caller (the process for compose, the case's `env:` in
 //! tests), and Terraform outputs as configured.
 
-use crate::expr::host::{Host, TerraformOutputs};
+use crate::expr::host::{Host, JsonnetLimits, TerraformOutputs};
 use crate::source::FileTree;
 use std::collections::BTreeMap;
 
@@ -22,6 +22,7 @@ pub struct TemplateHost<'a> {
     pub file: &'a str,
     pub environment: &'a Environment,
     pub terraform: &'a TerraformOutputs,
+    pub jsonnet: JsonnetLimits,
 }
 
 impl Host for TemplateHost<'_> {
@@ -48,5 +49,9 @@ impl Host for TemplateHost<'_> {
 
     fn current_file(&self) -> Option<&str> {
         Some(self.file)
+    }
+
+    fn jsonnet_limits(&self) -> JsonnetLimits {
+        self.jsonnet
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod activate;
 pub mod blueprint;
+pub mod budget;
 pub mod collect;
 pub mod config;
 pub mod context_fields;
@@ -56,6 +57,24 @@ pub struct Inputs<'a> {
     pub terraform: TerraformOutputs,
     /// Context values over facet config (Windsor), or the reverse.
     pub precedence: precedence::Precedence,
+    pub limits: Limits,
+}
+
+/// Budgets of one composition beyond the expression engine's own (docs/limits.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub jsonnet: crate::expr::host::JsonnetLimits,
+    /// Largest composed blueprint, in bytes of its compact JSON form.
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            jsonnet: Default::default(),
+            output_bytes: 64 * 1024 * 1024,
+        }
+    }
 }
 
 /// A composed blueprint with everything `explain` needs to say how it came about.
@@ -162,6 +181,7 @@ pub fn compose_part(
         &inputs.environment,
         &inputs.terraform,
         inputs.precedence,
+        inputs.limits,
     )?;
     let mut resolver = config::Resolver::new(
         template,
@@ -169,6 +189,7 @@ pub fn compose_part(
         context.clone(),
         &inputs.environment,
         &inputs.terraform,
+        inputs.limits,
         &activation.active,
     );
     resolver.precedence = inputs.precedence;
@@ -182,7 +203,8 @@ pub fn compose_part(
     let config = resolver.materialize_all().map(|config| {
         config
             .into_iter()
-            .filter(|(k, _)| resolver.block_names().any(|b| b == &**k))
+            // A lookup per key: scanning every block name for each was quadratic.
+            .filter(|(k, _)| resolver.has_block(k))
             .collect()
     });
     let config_log = resolver.block_log();
@@ -304,6 +326,7 @@ pub fn finish(
         repository: context_fields::dev_repository(&context, &inputs.builtins.project_root),
         messages: context_fields::messages(template, &activation.active),
     });
+    budget::check(&blueprint, inputs.limits.output_bytes).map_err(|d| vec![d])?;
     Ok(Composition {
         blueprint,
         terraform,

@@ -31,8 +31,17 @@ impl Schema {
             .with_draft(jsonschema::Draft::Draft202012)
             .build(&json)
             .map_err(|e| {
+                // The error's instance path is a pointer into the schema itself: point
+                // at that key rather than at the whole file.
+                let pointer = e.instance_path().to_string();
+                let at = schema_node_at(node, &pointer);
+                let label = if pointer.is_empty() {
+                    "in this schema".to_string()
+                } else {
+                    format!("at `{pointer}`")
+                };
                 Diagnostic::error(format!("schema.yaml is not a valid JSON Schema: {e}"))
-                    .with_primary(node.span, "in this schema")
+                    .with_primary(at.span, label)
             })?;
         Ok(Schema {
             node: node.clone(),
@@ -87,6 +96,25 @@ impl Schema {
         }
         out
     }
+}
+
+/// The deepest node of `schema` that the JSON pointer `pointer` reaches.
+fn schema_node_at<'a>(schema: &'a Node, pointer: &str) -> &'a Node {
+    let mut cur = schema;
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let next = match &cur.kind {
+            crate::yaml::NodeKind::Seq(items) => {
+                seg.parse::<usize>().ok().and_then(|i| items.get(i))
+            }
+            _ => cur.get(&seg),
+        };
+        match next {
+            Some(n) => cur = n,
+            None => break,
+        }
+    }
+    cur
 }
 
 fn has_path(v: &Value, path: &[String]) -> bool {

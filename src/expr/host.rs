@@ -47,6 +47,24 @@ impl OutputReads {
     }
 }
 
+/// Budgets of one `jsonnet()` evaluation (docs/limits.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonnetLimits {
+    /// Wall-clock time one evaluation may take.
+    pub timeout: std::time::Duration,
+    /// Bytes one evaluation may hold allocated at once.
+    pub memory: usize,
+}
+
+impl Default for JsonnetLimits {
+    fn default() -> Self {
+        JsonnetLimits {
+            timeout: std::time::Duration::from_secs(10),
+            memory: 1024 * 1024 * 1024,
+        }
+    }
+}
+
 pub trait Host: Sync {
     /// Reads a file named by an expression, relative to the file that holds the
     /// expression. The host resolves and confines the path (it must refuse anything
@@ -60,6 +78,11 @@ pub trait Host: Sync {
     /// The file holding the expression being evaluated, when there is one.
     fn current_file(&self) -> Option<&str> {
         None
+    }
+
+    /// Budgets for `jsonnet()`.
+    fn jsonnet_limits(&self) -> JsonnetLimits {
+        JsonnetLimits::default()
     }
 }
 

@@ -27,5 +27,6 @@ mod parser;
 pub mod program;
 mod types;
 
+pub use builtins::names as builtin_names;
 pub use engine::{Engine, EngineConfig};
 pub use program::Program;

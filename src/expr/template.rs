@@ -119,6 +119,21 @@ fn body_at(text: &str, start: usize, origin: usize) -> Result<(usize, &str), Exp
 }
 
 fn render_single_pass(text: &str, eval: &mut Evaluate<'_>) -> Result<Value, ExprError> {
+    // Whole-string form first: its value is returned as it is, so rendering it as text
+    // (below) would be wasted work, and for a large shared value, a large allocation.
+    let lead = text.len() - text.trim_start().len();
+    let trimmed = text.trim();
+    if trimmed.starts_with("${") {
+        if let Some(end) = expression_end(trimmed, 2) {
+            if end + 1 == trimmed.len() && end > 2 {
+                return match eval(&trimmed[2..end], lead + 2) {
+                    Ok(value) => Ok(value),
+                    Err(e) if e.kind == ErrorKind::Deferred => Ok(Value::str(text)),
+                    Err(e) => Err(e),
+                };
+            }
+        }
+    }
     let mut out = String::with_capacity(text.len());
     // Whole-string form: the one expression's value and whether anything else (besides
     // whitespace) was written.

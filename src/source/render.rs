@@ -74,7 +74,8 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: bool) -> Stri
                 let _ = writeln!(out, "{}", paint.apply(Style::Gutter, "..."));
             }
             previous = Some(line.number);
-            let text = expand_tabs(group.file.line_text(line.number));
+            let full = expand_tabs(group.file.line_text(line.number));
+            let (text, shift) = clip(&full, &line.marks);
             let number = format!("{:>width$} |", line.number);
             let _ = writeln!(
                 out,
@@ -92,7 +93,9 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: bool) -> Stri
                 } else {
                     ("-", Style::Gutter)
                 };
-                let mut underline = symbol.repeat(mark.length);
+                let column = (mark.column + shift.0).saturating_sub(shift.1);
+                let length = mark.length.min(MAX_SHOWN);
+                let mut underline = symbol.repeat(length);
                 if !mark.message.is_empty() {
                     underline.push(' ');
                     underline.push_str(&mark.message);
@@ -101,7 +104,7 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: bool) -> Stri
                     out,
                     "{pad} {} {}{}",
                     paint.apply(Style::Gutter, "|"),
-                    " ".repeat(mark.column),
+                    " ".repeat(column),
                     paint.apply(style, &underline)
                 );
             }
@@ -237,6 +240,34 @@ fn layout(file: &SourceFile, label: &Label, primary: bool) -> (usize, Mark) {
             primary,
         },
     )
+}
+
+/// Widest source line shown whole; longer ones are cut around their marks (a 200 KB
+/// line would otherwise be printed in full).
+const MAX_SHOWN: usize = 160;
+/// Characters kept before the first mark of a cut line.
+const LEAD: usize = 40;
+
+/// The part of `text` to show and how to move mark columns: `(add, subtract)`.
+fn clip(text: &str, marks: &[Mark]) -> (String, (usize, usize)) {
+    let width = text.chars().count();
+    if width <= MAX_SHOWN {
+        return (text.to_string(), (0, 0));
+    }
+    let first = marks.iter().map(|m| m.column).min().unwrap_or(0);
+    let start = first.saturating_sub(LEAD);
+    let end = (start + MAX_SHOWN).min(width);
+    let mut shown: String = text.chars().skip(start).take(end - start).collect();
+    let lead = if start > 0 {
+        shown.insert(0, '…');
+        1
+    } else {
+        0
+    };
+    if end < width {
+        shown.push('…');
+    }
+    (shown, (lead, start))
 }
 
 fn display_width(text: &str) -> usize {
@@ -381,6 +412,27 @@ error: bad
         let coloured = render(&d, &sources, true);
         assert!(coloured.starts_with("\x1b[1;31merror\x1b[0m"));
         assert!(coloured.contains("\x1b[1;31m^ here\x1b[0m"));
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_mark() {
+        let map = SourceMap::new();
+        let text = format!("x: {}BAD{}\n", "a".repeat(200_000), "b".repeat(200_000));
+        let file = map.add("long.yaml".to_string(), text.clone());
+        let at = text.find("BAD").expect("BAD");
+        let d = Diagnostic::error("bad").with_primary(Span::new(file, at, at + 3), "here");
+        let out = render(&d, &map, false);
+        assert!(out.len() < 1000, "{} bytes", out.len());
+        assert!(out.contains("long.yaml:1:200004"), "{out}");
+        let line = out
+            .lines()
+            .find(|l| l.contains("BAD"))
+            .expect("source line");
+        let marks = out.lines().find(|l| l.contains("^^^")).expect("marks");
+        // The caret sits under BAD in the cut line.
+        let col = line.char_indices().position(|(_, c)| c == 'B').expect("B");
+        let caret = marks.char_indices().position(|(_, c)| c == '^').expect("^");
+        assert_eq!(col, caret, "{out}");
     }
 
     #[test]

@@ -11,8 +11,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Largest total uncompressed size of an archive (a guard against gzip bombs).
-pub const MAX_ARCHIVE_BYTES: u64 = 512 * 1024 * 1024;
+/// Largest total uncompressed size of an archive (a guard against gzip bombs),
+/// enforced while the bytes are decompressed.
+pub const MAX_ARCHIVE_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest single file read from a template: the expression engine's string limit,
+/// since `file()` turns a file into one string. Checked before reading.
+pub const MAX_FILE_BYTES: u64 = crate::expr::limits::MAX_STRING as u64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TreeErrorKind {
@@ -21,6 +25,10 @@ pub enum TreeErrorKind {
     OutsideRoot,
     /// The archive is malformed or holds something bpc refuses to read.
     BadArchive,
+    /// A FIFO, device, socket or directory where a file was expected.
+    NotRegular,
+    /// Larger than the per-file limit.
+    TooLarge,
     Io,
 }
 
@@ -80,8 +88,13 @@ impl FileTree {
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
         if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
-            let bytes = std::fs::read(path).map_err(|e| io_error(&shown, &e))?;
-            FileTree::from_archive(&bytes, &shown)
+            let file = open_regular(path, &shown, None)?;
+            let files = read_archive(std::io::BufReader::new(file), &shown, MAX_ARCHIVE_BYTES)?;
+            Ok(FileTree {
+                display_root: shown,
+                prefix: String::new(),
+                backing: Backing::Archive(Arc::new(files)),
+            })
         } else {
             FileTree::from_dir(path)
         }
@@ -106,11 +119,42 @@ impl FileTree {
 
     /// Reads a gzip-compressed tar archive held in memory.
     pub fn from_archive(gzipped: &[u8], display_root: &str) -> Result<FileTree, TreeError> {
-        let files = read_archive(gzipped, display_root)?;
+        FileTree::from_archive_capped(gzipped, display_root, MAX_ARCHIVE_BYTES)
+    }
+
+    /// As [`FileTree::from_archive`] with another cap on the uncompressed size.
+    pub fn from_archive_capped(
+        gzipped: &[u8],
+        display_root: &str,
+        cap: u64,
+    ) -> Result<FileTree, TreeError> {
+        let files = read_archive(gzipped, display_root, cap)?;
         Ok(FileTree {
             display_root: display_root.to_string(),
             prefix: String::new(),
             backing: Backing::Archive(Arc::new(files)),
+        })
+    }
+
+    /// A tree of files held in memory (tree path → contents), like an archive; for
+    /// embedders and the fuzz driver. Unsafe paths are refused as in archives.
+    pub fn from_files(
+        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+        display_root: &str,
+    ) -> Result<FileTree, TreeError> {
+        let mut archive = ArchiveFiles::default();
+        for (path, data) in files {
+            let normal = normalize(&path)
+                .map_err(|m| TreeError::new(TreeErrorKind::OutsideRoot, &path, m))?;
+            for (i, _) in normal.match_indices('/') {
+                archive.dirs.insert(normal[..i].to_string());
+            }
+            archive.files.insert(normal, Arc::from(data));
+        }
+        Ok(FileTree {
+            display_root: display_root.to_string(),
+            prefix: String::new(),
+            backing: Backing::Archive(Arc::new(archive)),
         })
     }
 
@@ -230,18 +274,28 @@ impl FileTree {
         match &self.backing {
             Backing::Dir { .. } => {
                 let disk = self.disk_path(&normal)?;
-                if disk.is_dir() {
-                    return Err(TreeError::new(TreeErrorKind::Io, path, "is a directory"));
+                let mut file = open_regular(&disk, path, Some(MAX_FILE_BYTES))?;
+                let mut data = Vec::new();
+                // The size was checked; a file growing meanwhile still stops at the cap.
+                (&mut file)
+                    .take(MAX_FILE_BYTES + 1)
+                    .read_to_end(&mut data)
+                    .map_err(|e| io_error(path, &e))?;
+                if data.len() as u64 > MAX_FILE_BYTES {
+                    return Err(too_large(path, data.len() as u64));
                 }
-                std::fs::read(&disk)
-                    .map(Arc::from)
-                    .map_err(|e| io_error(path, &e))
+                Ok(Arc::from(data))
             }
-            Backing::Archive(a) => a
-                .files
-                .get(&self.full(&normal))
-                .cloned()
-                .ok_or_else(|| TreeError::new(TreeErrorKind::NotFound, path, "no such file")),
+            Backing::Archive(a) => {
+                let data =
+                    a.files.get(&self.full(&normal)).cloned().ok_or_else(|| {
+                        TreeError::new(TreeErrorKind::NotFound, path, "no such file")
+                    })?;
+                if data.len() as u64 > MAX_FILE_BYTES {
+                    return Err(too_large(path, data.len() as u64));
+                }
+                Ok(data)
+            }
         }
     }
 
@@ -364,6 +418,62 @@ fn io_error(path: &str, err: &std::io::Error) -> TreeError {
     TreeError::new(kind, path, err.to_string())
 }
 
+fn too_large(path: &str, size: u64) -> TreeError {
+    TreeError::new(
+        TreeErrorKind::TooLarge,
+        path,
+        format!(
+            "is {size} bytes, more than the limit of {MAX_FILE_BYTES} bytes for one template file"
+        ),
+    )
+}
+
+/// What kind of non-regular file `meta` describes, for messages.
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    "not a regular file"
+}
+
+/// Opens `disk` for reading only if it is a regular file (opening a FIFO would block
+/// until a writer came, reading a device may never end) and, with `max`, no larger
+/// than that. `shown` names it in errors.
+pub fn open_regular(
+    disk: &Path,
+    shown: &str,
+    max: Option<u64>,
+) -> Result<std::fs::File, TreeError> {
+    let meta = std::fs::metadata(disk).map_err(|e| io_error(shown, &e))?;
+    if !meta.is_file() {
+        return Err(TreeError::new(
+            TreeErrorKind::NotRegular,
+            shown,
+            format!("is {}; only regular files are read", file_kind(&meta)),
+        ));
+    }
+    if let Some(max) = max {
+        if meta.len() > max {
+            return Err(too_large(shown, meta.len()));
+        }
+    }
+    std::fs::File::open(disk).map_err(|e| io_error(shown, &e))
+}
+
 fn has_drive(path: &str) -> bool {
     let b = path.as_bytes();
     b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
@@ -390,12 +500,43 @@ fn normalize(path: &str) -> Result<String, String> {
     Ok(parts.join("/"))
 }
 
-fn read_archive(gzipped: &[u8], name: &str) -> Result<ArchiveFiles, TreeError> {
+/// Counts decompressed bytes and fails the read as soon as they pass the cap, so a
+/// small archive of zeros costs at most the cap, never its full expansion.
+struct Capped<R> {
+    inner: R,
+    read: u64,
+    cap: u64,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read > self.cap {
+            return Err(std::io::Error::other(cap_message(self.cap)));
+        }
+        Ok(n)
+    }
+}
+
+fn cap_message(cap: u64) -> String {
+    format!(
+        "the archive holds more than {cap} bytes ({} MiB) uncompressed, the limit for a template archive",
+        cap / (1024 * 1024)
+    )
+}
+
+fn read_archive(gzipped: impl Read, name: &str, cap: u64) -> Result<ArchiveFiles, TreeError> {
     let bad =
         |path: &str, message: String| TreeError::new(TreeErrorKind::BadArchive, path, message);
-    let decoder = GzDecoder::new(gzipped).take(MAX_ARCHIVE_BYTES + 1);
+    let decoder = Capped {
+        inner: GzDecoder::new(gzipped),
+        read: 0,
+        cap,
+    };
     let mut archive = tar::Archive::new(decoder);
     let mut files = ArchiveFiles::default();
+    let mut total: u64 = 0;
     let entries = archive
         .entries()
         .map_err(|e| bad(name, format!("cannot read archive: {e}")))?;
@@ -416,7 +557,16 @@ fn read_archive(gzipped: &[u8], name: &str) -> Result<ArchiveFiles, TreeError> {
         use tar::EntryType as T;
         match kind {
             T::Regular | T::Continuous => {
-                let mut data = Vec::with_capacity(entry.size().min(MAX_ARCHIVE_BYTES) as usize);
+                // The header's size is checked before any of the entry is read.
+                let size = entry.size();
+                total = total.saturating_add(size);
+                if total > cap {
+                    return Err(bad(
+                        &raw,
+                        format!("entry of {size} bytes: {}", cap_message(cap)),
+                    ));
+                }
+                let mut data = Vec::new();
                 entry
                     .read_to_end(&mut data)
                     .map_err(|e| bad(&raw, format!("cannot read entry: {e}")))?;
@@ -547,6 +697,31 @@ mod tests {
         }
         let err = FileTree::from_archive(b"not gzip", "x.tgz").expect_err("garbage");
         assert_eq!(err.kind, TreeErrorKind::BadArchive);
+    }
+
+    #[test]
+    fn archive_cap_is_enforced_as_bytes_arrive() {
+        // 1 MiB of zeros compresses to about a kilobyte; the header says so up front.
+        let zeros = vec![0u8; 1024 * 1024];
+        let bytes = archive(&[("big.yaml", tar::EntryType::Regular, &zeros)]);
+        assert!(bytes.len() < 16 * 1024);
+        let err = FileTree::from_archive_capped(&bytes, "bomb.tgz", 64 * 1024).expect_err("cap");
+        assert_eq!(err.kind, TreeErrorKind::BadArchive);
+        assert!(err.message.contains("65536 bytes"), "{err}");
+        // Many entries each under the cap add up.
+        let parts: Vec<(String, Vec<u8>)> = (0..8)
+            .map(|i| (format!("f{i}.yaml"), vec![b'x'; 16 * 1024]))
+            .collect();
+        let entries: Vec<(&str, tar::EntryType, &[u8])> = parts
+            .iter()
+            .map(|(n, d)| (n.as_str(), tar::EntryType::Regular, d.as_slice()))
+            .collect();
+        let err = FileTree::from_archive_capped(&archive(&entries), "many.tgz", 64 * 1024)
+            .expect_err("cap");
+        assert!(
+            err.message.contains("limit for a template archive"),
+            "{err}"
+        );
     }
 
     #[test]

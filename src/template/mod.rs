@@ -161,6 +161,20 @@ pub fn load(tree: Arc<FileTree>, sources: Arc<SourceMap>) -> Result<Template, Ve
     };
     let base = optional("blueprint.yaml", &mut diagnostics);
     let schema = optional("schema.yaml", &mut diagnostics);
+    if let Some(base) = &base {
+        parse_facet::Reader {
+            diagnostics: &mut diagnostics,
+        }
+        .blueprint(base);
+    }
+    // An empty or wrong directory would otherwise compose an empty blueprint.
+    if base.is_none() && schema.is_none() && !tree.is_dir("facets") {
+        return Err(vec![Diagnostic::error(format!(
+            "{} is not a template: it has no facets/, blueprint.yaml or schema.yaml",
+            tree.describe("")
+        ))
+        .with_help("pass the directory (or archive) that holds facets/, or an archive whose top level is _template/")]);
+    }
 
     let mut facets: Vec<Facet> = Vec::new();
     let listed = if tree.is_dir("facets") {

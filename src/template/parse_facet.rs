@@ -9,6 +9,7 @@ use crate::source::{Diagnostic, FileId, Span};
 use crate::yaml::{Key, Node, NodeKind};
 
 pub const FACET_KIND: &str = "Facet";
+pub const BLUEPRINT_KIND: &str = "Blueprint";
 pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 
 /// Collects the problems found while reading one file.
@@ -488,6 +489,77 @@ impl Reader<'_> {
             backend: take_entry(&mut doc, "backend"),
             messages,
         })
+    }
+}
+
+impl Reader<'_> {
+    /// Checks `blueprint.yaml` as strictly as a facet (issue 14): its header, the types
+    /// of its sections and every component entry. Keys bpc does not know are kept in
+    /// the output (S10), so they are not warned about here.
+    pub fn blueprint(&mut self, node: &Node) {
+        if !matches!(node.kind, NodeKind::Map(_)) {
+            self.error(
+                node.span,
+                format!("blueprint.yaml must be a map, found {}", node.type_label()),
+                "expected `kind: Blueprint` and its fields",
+            );
+            return;
+        }
+        for (key, want) in [("kind", BLUEPRINT_KIND), ("apiVersion", API_VERSION)] {
+            match node.get(key) {
+                Some(v) if v.as_str() == Some(want) => {}
+                Some(v) => self.error(
+                    v.span,
+                    format!("`{key}` of blueprint.yaml must be `{want}`"),
+                    format!("expected `{want}`"),
+                ),
+                None => self.error(
+                    node.span,
+                    format!("blueprint.yaml needs `{key}: {want}`"),
+                    format!("no `{key}:` here"),
+                ),
+            }
+        }
+        for (key, what) in [("metadata", "`metadata`"), ("repository", "`repository`")] {
+            if let Some(v) = node.get(key) {
+                if !matches!(v.kind, NodeKind::Map(_) | NodeKind::Null) {
+                    self.error(
+                        v.span,
+                        format!("{what} must be a map, found {}", v.type_label()),
+                        "expected a map",
+                    );
+                }
+            }
+        }
+        if let Some(m) = node.get("metadata") {
+            self.check_keys(m, keys::METADATA, "`metadata`");
+            if let Some(name) = m.get("name") {
+                self.string(name, "`metadata.name`");
+            }
+        }
+        for item in self.list(node.get("sources"), "`sources`") {
+            if !matches!(item.kind, NodeKind::Map(_)) {
+                self.error(
+                    item.span,
+                    "a `sources` entry must be a map",
+                    "expected a map",
+                );
+            }
+        }
+        for (key, kind) in [
+            ("terraform", ComponentKind::Terraform),
+            ("kustomize", ComponentKind::Kustomize),
+        ] {
+            let items = self.list(node.get(key), &format!("`{key}`"));
+            for (i, item) in items.iter().enumerate() {
+                self.component(kind, item.clone(), i);
+            }
+        }
+        if let Some(s) = node.get("substitutions") {
+            if !matches!(s.kind, NodeKind::Map(_) | NodeKind::Null) {
+                self.error(s.span, "`substitutions` must be a map", "expected a map");
+            }
+        }
     }
 }
 

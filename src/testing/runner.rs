@@ -39,6 +39,8 @@ pub struct RunOptions {
     pub schema_defaults: bool,
     pub unmocked_outputs: UnmockedOutputs,
     pub precedence: crate::compose::precedence::Precedence,
+    /// Budgets of each case's composition.
+    pub limits: crate::compose::Limits,
 }
 
 pub struct CaseResult {
@@ -92,6 +94,7 @@ impl Suite<'_> {
             environment: Environment::Fixed(case.env.clone()),
             terraform,
             precedence: self.options.precedence,
+            limits: self.options.limits,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {

@@ -49,6 +49,27 @@ pub fn predicate_args(name: &str) -> Option<&'static [PredArg]> {
     })
 }
 
+/// Every builtin's name (for "did you mean" hints), predicates included.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BUILTINS.iter().map(|b| b.name).chain([
+        "all",
+        "none",
+        "any",
+        "one",
+        "filter",
+        "map",
+        "find",
+        "findIndex",
+        "findLast",
+        "findLastIndex",
+        "groupBy",
+        "count",
+        "sum",
+        "sortBy",
+        "reduce",
+    ])
+}
+
 pub type BuiltinCall = fn(&[Value], &mut Budget) -> Result<Value, String>;
 
 /// A plain builtin: its compile-time check and its implementation.

@@ -2,25 +2,31 @@
 //! output as values. As in Windsor, the whole scope is `std.extVar('context')`, a
 //! small helper library is `std.extVar('helpers')`, imports resolve relative to the
 //! importing file (through the host, so they cannot leave its root), and the output
-//! goes through JSON, so every number comes back as a float.
+//! goes through JSON. Integral numbers come back as integers so they print as `4`,
+//! not `4.0` (Windsor's float64 values print that way too); others are floats.
 //!
 //! The evaluator runs on its own thread with a large stack: the Jsonnet parser
-//! recurses on nesting, and a panic inside the library must become an error rather
-//! than take the composition down.
+//! recurses on nesting, a panic inside the library must become an error rather
+//! than take the composition down, and the library cannot be interrupted, so the
+//! deadline and memory budget ([`JsonnetLimits`]) stop that thread from outside.
+//! Errors name the Jsonnet file, line and column.
 
 use super::args;
 use super::json;
-use crate::expr::host::Host;
+use crate::alloc::Meter;
+use crate::expr::host::{Host, JsonnetLimits};
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
 use crate::expr::value::{Map, Value};
 use rsjsonnet_lang::arena::Arena;
 use rsjsonnet_lang::interner::InternedStr;
 use rsjsonnet_lang::program::{
-    Callbacks, EvalStackTraceItem, ImportError, NativeError as JsonnetNativeError, Program, Thunk,
-    Value as JsonnetValue,
+    AnalyzeError, Callbacks, EvalError, EvalErrorKind, EvalStackTraceItem, ImportError, LoadError,
+    NativeError as JsonnetNativeError, Program, Thunk, Value as JsonnetValue,
 };
 use rsjsonnet_lang::span::{SpanContextId, SpanId};
 use std::collections::HashMap;
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 
 pub const JSONNET: NativeFn = NativeFn {
     name: "jsonnet",
@@ -85,38 +91,95 @@ fn jsonnet(call: &Call<'_>, args: &[Value]) -> Result<Value, NativeError> {
             "failed to pass the context to jsonnet file {path}: {e}"
         ))
     })?;
-    let output = evaluate_isolated(call.host, &name, &bytes, &context)
+    let limits = call.host.jsonnet_limits();
+    let output = evaluate_isolated(call.host, name, bytes, context, limits)
         .map_err(|e| NativeError::run(format!("failed to evaluate jsonnet file {path}: {e}")))?;
     parse_output(&output)
         .map_err(|e| NativeError::run(format!("jsonnet file {path} must output valid JSON: {e}")))
 }
 
-/// Runs [`evaluate`] on a thread of its own (see the module comment).
+/// What the evaluation thread asks of the calling thread.
+enum Message {
+    /// Read `path` relative to `from` through the host.
+    Import {
+        from: String,
+        path: String,
+        reply: mpsc::Sender<Result<(String, Vec<u8>), String>>,
+    },
+    Done(Result<String, String>),
+}
+
+/// How often the caller checks the meter while it waits.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Runs [`evaluate`] on a thread of its own with a metered allocator (see
+/// `crate::alloc`): the library has no way to stop an evaluation, so past the deadline
+/// or the memory budget the thread is stopped at its next allocation and abandoned.
+/// The host stays on this thread; imports are requested over a channel.
 fn evaluate_isolated(
     host: &dyn Host,
+    name: String,
+    source: Vec<u8>,
+    context: String,
+    limits: JsonnetLimits,
+) -> Result<String, String> {
+    let meter = Arc::new(Meter::new(limits.memory));
+    let (tx, rx) = mpsc::channel::<Message>();
+    let worker_meter = Arc::clone(&meter);
+    std::thread::Builder::new()
+        .name("jsonnet".into())
+        .stack_size(THREAD_STACK)
+        .spawn(move || {
+            let attached = crate::alloc::attach(&worker_meter);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                evaluate(&tx, &name, &source, &context)
+            }))
+            .unwrap_or_else(|_| Err("the jsonnet evaluator failed internally".to_string()));
+            drop(attached);
+            let _ = tx.send(Message::Done(result));
+        })
+        .map_err(|e| format!("cannot start the jsonnet evaluator: {e}"))?;
+    let deadline = Instant::now() + limits.timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            meter.stop();
+            return Err(format!(
+                "evaluation ran longer than the jsonnet time limit of {} s; raise it with --jsonnet-timeout SECONDS",
+                limits.timeout.as_secs_f64()
+            ));
+        }
+        match rx.recv_timeout(left.min(POLL)) {
+            Ok(Message::Import { from, path, reply }) => {
+                let _ = reply.send(host.read_relative(&from, &path));
+            }
+            Ok(Message::Done(result)) => return result,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err("the jsonnet evaluator failed internally".to_string())
+            }
+        }
+        if meter.over_budget() {
+            return Err(format!(
+                "evaluation used more than the jsonnet memory limit of {} MiB; raise it with --jsonnet-memory MIB",
+                limits.memory / (1024 * 1024)
+            ));
+        }
+    }
+}
+
+/// Evaluates the file and manifests its value as JSON text.
+fn evaluate(
+    caller: &mpsc::Sender<Message>,
     name: &str,
     source: &[u8],
     context: &str,
 ) -> Result<String, String> {
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("jsonnet".into())
-            .stack_size(THREAD_STACK)
-            .spawn_scoped(scope, || evaluate(host, name, source, context))
-            .map_err(|e| format!("cannot start the jsonnet evaluator: {e}"))?;
-        worker
-            .join()
-            .unwrap_or_else(|_| Err("the jsonnet evaluator failed internally".to_string()))
-    })
-}
-
-/// Evaluates the file and manifests its value as JSON text.
-fn evaluate(host: &dyn Host, name: &str, source: &[u8], context: &str) -> Result<String, String> {
     let arena = Arena::new();
     let mut program = Program::new(&arena);
     program.set_max_stack(MAX_CALL_DEPTH);
     let mut files = Files {
-        host,
+        caller,
         names: HashMap::new(),
         loaded: HashMap::new(),
         error: None,
@@ -134,11 +197,11 @@ fn evaluate(host: &dyn Host, name: &str, source: &[u8], context: &str) -> Result
         files
             .error
             .take()
-            .unwrap_or_else(|| format!("{:?}", e.kind))
+            .unwrap_or_else(|| files.describe_eval(&program, &e))
     })?;
     let text = program
         .manifest_json(&value, false)
-        .map_err(|e| format!("{:?}", e.kind))?;
+        .map_err(|e| files.describe_eval(&program, &e))?;
     if text.len() > MAX_OUTPUT {
         return Err(format!("output is longer than {MAX_OUTPUT} bytes"));
     }
@@ -146,11 +209,11 @@ fn evaluate(host: &dyn Host, name: &str, source: &[u8], context: &str) -> Result
 }
 
 /// The files of one evaluation: which source context is which file (so imports
-/// resolve relative to their importer) and each file's thunk (Jsonnet evaluates a
-/// file once however often it is imported).
-struct Files<'h, 'p> {
-    host: &'h dyn Host,
-    names: HashMap<SpanContextId, String>,
+/// resolve relative to their importer and errors name file:line:col) and each file's
+/// thunk (Jsonnet evaluates a file once however often it is imported).
+struct Files<'c, 'p> {
+    caller: &'c mpsc::Sender<Message>,
+    names: HashMap<SpanContextId, (String, Vec<u8>)>,
     loaded: HashMap<String, Thunk<'p>>,
     /// The reason of the last failed import (the library's error carries none).
     error: Option<String>,
@@ -167,13 +230,132 @@ impl<'p> Files<'_, 'p> {
         let (context, _) = program
             .span_manager_mut()
             .insert_source_context(source.len());
-        self.names.insert(context, name.to_string());
+        self.names
+            .insert(context, (name.to_string(), source.to_vec()));
         program
             .load_source(context, source, with_stdlib, name)
-            .map_err(|e| format!("{name}: {e:?}"))
+            .map_err(|e| self.describe_load(program, &e))
     }
 
-    /// Reads `path` relative to the file that holds the span `from`.
+    /// `file:line:col` of a span, when it lies in one of our files.
+    fn locate(&self, program: &Program<'p>, span: SpanId) -> Option<String> {
+        let (context, start, _) = program.span_manager().get_span(span);
+        let (name, source) = self.names.get(&context)?;
+        let before = source.get(..start)?;
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        Some(format!("{name}:{line}:{column}"))
+    }
+
+    fn describe_load(&self, program: &Program<'p>, err: &LoadError) -> String {
+        let (span, message) = match err {
+            LoadError::Lex(e) => (lex_span(e), format!("syntax error: {}", variant_words(e))),
+            LoadError::Parse(rsjsonnet_lang::parser::ParseError::Expected {
+                span,
+                expected,
+                instead,
+            }) => (
+                Some(*span),
+                format!(
+                    "syntax error: expected {}, found {}",
+                    expected
+                        .iter()
+                        .map(variant_words)
+                        .collect::<Vec<_>>()
+                        .join(" or "),
+                    variant_words(instead)
+                ),
+            ),
+            LoadError::Analyze(e) => (analyze_span(e), variant_words(e)),
+        };
+        self.at(program, span, message)
+    }
+
+    fn describe_eval(&self, program: &Program<'p>, err: &EvalError) -> String {
+        use EvalErrorKind as K;
+        let (span, message) = match &err.kind {
+            K::ExplicitError { span, message } => (Some(*span), format!("error: {message}")),
+            K::AssertFailed { span, message } => (
+                Some(*span),
+                match message {
+                    Some(m) => format!("assertion failed: {m}"),
+                    None => "assertion failed".to_string(),
+                },
+            ),
+            K::UnknownObjectField { span, field_name } => {
+                (Some(*span), format!("field `{field_name}` does not exist"))
+            }
+            K::NumericIndexOutOfRange {
+                span,
+                index,
+                length,
+            } => (
+                Some(*span),
+                format!("index {index} is out of range for an array of {length}"),
+            ),
+            K::InvalidBinaryOpTypes {
+                span,
+                op,
+                lhs_type,
+                rhs_type,
+            } => (
+                *span,
+                format!(
+                    "operator {} cannot take {} and {}",
+                    variant_words(op),
+                    variant_words(lhs_type),
+                    variant_words(rhs_type)
+                ),
+            ),
+            K::InvalidStdFuncArgType {
+                func_name,
+                arg_index,
+                got_type,
+                ..
+            } => (
+                None,
+                format!(
+                    "std.{func_name}: argument {} has the wrong type ({})",
+                    arg_index + 1,
+                    variant_words(got_type)
+                ),
+            ),
+            K::UnknownExtVar { name } => (None, format!("unknown external variable `{name}`")),
+            K::Other { span, message } => (*span, message.clone()),
+            K::StackOverflow | K::InfiniteRecursion => (
+                None,
+                format!("stack overflow (more than {MAX_CALL_DEPTH} nested calls)"),
+            ),
+            other => (eval_span(other), variant_words(other)),
+        };
+        // Without a span of its own, the innermost place of the stack trace.
+        let span = span.or_else(|| {
+            err.stack_trace.iter().find_map(|item| match item {
+                EvalStackTraceItem::Expr { span } => Some(*span),
+                EvalStackTraceItem::Call { span, .. } => *span,
+                EvalStackTraceItem::Variable { span, .. } => Some(*span),
+                _ => None,
+            })
+        });
+        self.at(program, span, message)
+    }
+
+    fn at(&self, program: &Program<'p>, span: Option<SpanId>, message: String) -> String {
+        match span.and_then(|s| self.locate(program, s)) {
+            Some(place) => format!("{place}: {message}"),
+            None => message,
+        }
+    }
+
+    /// Reads `path` relative to the file that holds the span `from`, through the
+    /// calling thread's host.
     fn read(
         &mut self,
         program: &Program<'p>,
@@ -181,18 +363,110 @@ impl<'p> Files<'_, 'p> {
         path: &str,
     ) -> Result<(String, Vec<u8>), ImportError> {
         let (context, _, _) = program.span_manager().get_span(from);
-        let importer = self.names.get(&context).cloned().unwrap_or_default();
+        let importer = self
+            .names
+            .get(&context)
+            .map(|(n, _)| n.clone())
+            .unwrap_or_default();
         if self.names.len() > MAX_IMPORTS {
             return Err(self.fail(format!("more than {MAX_IMPORTS} imports")));
         }
-        self.host
-            .read_relative(&importer, path)
-            .map_err(|e| self.fail(format!("cannot import {path:?} from {importer}: {e}")))
+        let (reply, answer) = mpsc::channel();
+        let asked = self.caller.send(Message::Import {
+            from: importer.clone(),
+            path: path.to_string(),
+            reply,
+        });
+        let result = match asked.ok().and_then(|_| answer.recv().ok()) {
+            Some(result) => result,
+            None => Err("the evaluation was abandoned".to_string()),
+        };
+        let place = self.locate(program, from).unwrap_or(importer);
+        result.map_err(|e| self.fail(format!("{place}: cannot import {path:?}: {e}")))
     }
 
     fn fail(&mut self, message: String) -> ImportError {
         self.error = Some(message);
         ImportError
+    }
+}
+
+/// A library value's variant name as words (`UnknownVariable { … }` → "unknown
+/// variable"): readable without the library's span internals.
+fn variant_words(value: &impl std::fmt::Debug) -> String {
+    let debug = format!("{value:?}");
+    let mut words = String::new();
+    for (i, c) in debug
+        .chars()
+        .take_while(|c| c.is_alphanumeric())
+        .enumerate()
+    {
+        if c.is_uppercase() && i > 0 {
+            words.push(' ');
+        }
+        words.extend(c.to_lowercase());
+    }
+    words
+}
+
+fn lex_span(e: &rsjsonnet_lang::lexer::LexError) -> Option<SpanId> {
+    use rsjsonnet_lang::lexer::LexError as L;
+    Some(match e {
+        L::InvalidChar { span, .. }
+        | L::InvalidUtf8 { span, .. }
+        | L::UnfinishedMultilineComment { span }
+        | L::LeadingZeroInNumber { span }
+        | L::MissingFracDigits { span }
+        | L::MissingExpDigits { span } => *span,
+        _ => return None,
+    })
+}
+
+fn analyze_span(e: &AnalyzeError) -> Option<SpanId> {
+    use AnalyzeError as A;
+    Some(match e {
+        A::UnknownVariable { span, .. }
+        | A::TextBlockAsImportPath { span }
+        | A::ComputedImportPath { span } => *span,
+        A::SelfOutsideObject { self_span } => *self_span,
+        A::SuperOutsideObject { super_span } => *super_span,
+        A::DollarOutsideObject { dollar_span } => *dollar_span,
+        A::RepeatedLocalName { repeated_span, .. }
+        | A::RepeatedFieldName { repeated_span, .. }
+        | A::RepeatedParamName { repeated_span, .. } => *repeated_span,
+        A::PositionalArgAfterNamed { arg_span } => *arg_span,
+    })
+}
+
+fn eval_span(kind: &EvalErrorKind) -> Option<SpanId> {
+    use EvalErrorKind as K;
+    match kind {
+        K::InvalidIndexedType { span, .. }
+        | K::InvalidSlicedType { span, .. }
+        | K::SliceIndexOrStepIsNotNumber { span, .. }
+        | K::StringIndexIsNotNumber { span, .. }
+        | K::ArrayIndexIsNotNumber { span, .. }
+        | K::NumericIndexIsNotValid { span, .. }
+        | K::ObjectIndexIsNotString { span, .. }
+        | K::RepeatedFieldName { span, .. }
+        | K::FieldNameIsNotString { span, .. }
+        | K::FieldOfNonObject { span }
+        | K::SuperWithoutSuperObject { span }
+        | K::ForSpecValueIsNotArray { span, .. }
+        | K::CondIsNotBool { span, .. }
+        | K::InvalidUnaryOpType { span, .. }
+        | K::ImportFailed { span, .. } => Some(*span),
+        K::CalleeIsNotFunction { span, .. }
+        | K::TooManyCallArgs { span, .. }
+        | K::UnknownCallParam { span, .. }
+        | K::RepeatedCallParam { span, .. }
+        | K::CallParamNotBound { span, .. }
+        | K::NumberNotBitwiseSafe { span }
+        | K::NumberOverflow { span }
+        | K::NumberNan { span }
+        | K::DivByZero { span }
+        | K::ShiftByNegative { span } => *span,
+        _ => None,
     }
 }
 
@@ -246,8 +520,8 @@ impl<'p> Callbacks<'p> for Files<'_, 'p> {
     }
 }
 
-/// JSON text → values the way Go's `json.Unmarshal` into `any` makes them: every
-/// number a float.
+/// JSON text → values. Go's `json.Unmarshal` makes every number a float64, which Go
+/// prints without a fraction when it is integral; integers here print the same way.
 fn parse_output(text: &str) -> Result<Value, String> {
     let json: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     Ok(from_json(json))
@@ -257,7 +531,10 @@ fn from_json(json: serde_json::Value) -> Value {
     match json {
         serde_json::Value::Null => Value::Nil,
         serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
         serde_json::Value::String(s) => Value::from(s),
         serde_json::Value::Array(items) => Value::list(items.into_iter().map(from_json).collect()),
         serde_json::Value::Object(fields) => {

@@ -1,0 +1,143 @@
+//! The process allocator, with a meter for work that bpc cannot interrupt otherwise.
+//!
+//! The Jsonnet library evaluates to completion with no hook for a deadline or a memory
+//! cap. Its evaluation therefore runs on a thread of its own with a [`Meter`]: every
+//! allocation on that thread is counted, and once the meter is stopped (budget spent,
+//! or the caller's deadline passed) the thread sleeps forever at its next allocation.
+//! The caller reports the limit and carries on; the stopped thread holds at most the
+//! budget until the process exits. Threads without a meter pay one thread-local read
+//! per allocation.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Allocation accounting for one thread.
+#[derive(Debug)]
+pub struct Meter {
+    used: AtomicUsize,
+    peak: AtomicUsize,
+    limit: usize,
+    stop: AtomicBool,
+    over_budget: AtomicBool,
+}
+
+impl Meter {
+    pub fn new(limit: usize) -> Meter {
+        Meter {
+            used: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+            limit,
+            stop: AtomicBool::new(false),
+            over_budget: AtomicBool::new(false),
+        }
+    }
+
+    /// Stops the metered thread at its next allocation.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the thread allocated past its limit (and was stopped for it).
+    pub fn over_budget(&self) -> bool {
+        self.over_budget.load(Ordering::SeqCst)
+    }
+
+    /// Largest number of live bytes the thread held.
+    pub fn peak(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
+    }
+
+    fn grow(&self, n: usize) {
+        let used = self.used.fetch_add(n, Ordering::Relaxed).saturating_add(n);
+        self.peak.fetch_max(used, Ordering::Relaxed);
+        if used > self.limit {
+            self.over_budget.store(true, Ordering::SeqCst);
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            // Never returns: sleeping allocates nothing and holds no lock.
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+    }
+
+    fn shrink(&self, n: usize) {
+        // Memory allocated before the meter was attached may be freed under it.
+        let _ = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                Some(u.saturating_sub(n))
+            });
+    }
+}
+
+thread_local! {
+    static METER: Cell<*const Meter> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Meters the current thread with `meter` until the guard is dropped. The meter must
+/// outlive the guard (it is an `Arc` held by the caller in practice).
+pub fn attach(meter: &Meter) -> Attached {
+    METER.with(|m| m.set(meter as *const Meter));
+    Attached(())
+}
+
+pub struct Attached(());
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        METER.with(|m| m.set(std::ptr::null()));
+    }
+}
+
+fn current() -> Option<&'static Meter> {
+    // `try_with`: allocations during thread teardown see no meter.
+    let ptr = METER.try_with(|m| m.get()).unwrap_or(std::ptr::null());
+    // SAFETY: `attach` stores a pointer to a meter that outlives the guard, and the
+    // guard clears it before the meter can go away.
+    unsafe { ptr.as_ref() }
+}
+
+/// The system allocator plus the per-thread meter above.
+pub struct Metered;
+
+// SAFETY: every call is forwarded to `System`; the meter only counts, or parks the
+// calling thread before it allocates.
+unsafe impl GlobalAlloc for Metered {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if let Some(m) = current() {
+            m.grow(layout.size());
+        }
+        System.alloc(layout)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if let Some(m) = current() {
+            m.grow(layout.size());
+        }
+        System.alloc_zeroed(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if let Some(m) = current() {
+            m.shrink(layout.size());
+        }
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if let Some(m) = current() {
+            if new_size > layout.size() {
+                m.grow(new_size - layout.size());
+            } else {
+                m.shrink(layout.size() - new_size);
+            }
+        }
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Metered = Metered;

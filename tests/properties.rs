@@ -1,0 +1,286 @@
+//! Property tests (issue 14): the YAML loader, the expression engine and the merge
+//! strategies against laws that must hold for every input, not only the examples.
+
+use bpc::compose::evaluate::plain_value;
+use bpc::compose::scope::deep_merge;
+use bpc::expr::host::NullHost;
+use bpc::expr::{Engine, EngineConfig, Map, Value};
+use bpc::source::SourceMap;
+use proptest::prelude::*;
+
+/// Plain data as a blueprint holds it: YAML has one integer type and no NaN keys, so
+/// integers are i64 and floats are left out of round trips.
+fn data() -> impl Strategy<Value = Value> {
+    tree(any::<i64>().prop_map(Value::Int).boxed())
+}
+
+/// Data without numbers: JSON turns integers into floats (as in Go), and Go's
+/// equality of maps and lists is type-exact, so `0` inside a map is not `0.0`.
+fn data_without_numbers() -> impl Strategy<Value = Value> {
+    tree(Just(Value::Nil).boxed())
+}
+
+fn tree(number: BoxedStrategy<Value>) -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Nil),
+        any::<bool>().prop_map(Value::Bool),
+        number,
+        ".{0,12}".prop_map(Value::from),
+        prop::sample::select(vec![
+            "", "true", "null", "~", "0x1f", "1e3", "- a", "a: b", "#", "'", "\"", "${x}", " ",
+            "yes", "on", "1.0", "\n", "a\nb", "\t",
+        ])
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::list),
+            prop::collection::vec(("[a-z_.-]{0,6}|.{0,4}", inner), 0..5).prop_map(|pairs| {
+                let mut map = Map::default();
+                for (k, v) in pairs {
+                    map.insert(k.into(), v);
+                }
+                Value::map(map)
+            }),
+        ]
+    })
+}
+
+/// Values have no `==`; their debug text compares them exactly, key order included.
+fn show(v: &Value) -> String {
+    format!("{v:?}")
+}
+
+/// Maps nested `depth` deep over a few shared keys, scalars below: every path has the
+/// same kind in every generated value, which is where layering promises to be
+/// associative (a scalar between two maps replaces one and is replaced by the other).
+fn shaped(depth: u32) -> BoxedStrategy<Value> {
+    if depth == 0 {
+        return prop_oneof![
+            Just(Value::Nil),
+            any::<bool>().prop_map(Value::Bool),
+            (-5i64..5).prop_map(Value::Int),
+            "[a-c]{0,2}".prop_map(Value::from),
+        ]
+        .boxed();
+    }
+    prop::collection::vec(
+        (
+            prop::sample::select(vec!["a", "b", "c", "d"]),
+            shaped(depth - 1),
+        ),
+        0..4,
+    )
+    .prop_map(|pairs| {
+        let mut map = Map::default();
+        for (k, v) in pairs {
+            map.insert(k.into(), v);
+        }
+        Value::map(map)
+    })
+    .boxed()
+}
+
+fn load(text: &str) -> Result<String, String> {
+    let sources = SourceMap::default();
+    let file = sources.add("p.yaml".to_string(), text.to_string());
+    bpc::yaml::parse(text, file)
+        .map(|n| show(&plain_value(&n)))
+        .map_err(|e| format!("{e:?}"))
+}
+
+fn eval(source: &str, scope: &Map) -> Result<String, String> {
+    let engine = Engine::new(EngineConfig::default());
+    engine
+        .eval(source, scope, &NullHost::default())
+        .map(|v| show(&v))
+        .map_err(|e| e.message)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Emitted YAML loads back as the same value.
+    #[test]
+    fn yaml_emit_then_load_is_identity(v in data()) {
+        let mut top = Map::default();
+        top.insert("v".into(), v);
+        let top = Value::map(top);
+        let text = bpc::emit::to_yaml(&top);
+        prop_assert_eq!(load(&text), Ok(show(&top)), "{}", text);
+    }
+
+    /// Any text gives a value or an error; the loader never panics.
+    #[test]
+    fn yaml_loader_is_total(text in "(.|\n|[-:{}\\[\\]&*!|>'\"#]){0,200}") {
+        let _ = load(&text);
+    }
+
+    /// Same for the expression compiler and evaluator.
+    #[test]
+    fn expressions_are_total(text in "([a-z0-9 .+*/%<>=!?:,()\\[\\]{}'\"#|&-]|\\.\\.){0,80}") {
+        let _ = eval(&text, &Map::default());
+        let engine = Engine::new(EngineConfig::default());
+        let _ = engine.render_template(&format!("x ${{{text}}} y"), &Map::default(), &NullHost::default());
+    }
+
+    /// Integer arithmetic and comparison agree with Rust's on values that do not overflow.
+    #[test]
+    fn integer_laws(a in -1_000_000i64..1_000_000, b in -1_000_000i64..1_000_000) {
+        let mut scope = Map::default();
+        scope.insert("a".into(), Value::Int(a));
+        scope.insert("b".into(), Value::Int(b));
+        prop_assert_eq!(eval("a + b", &scope), Ok(show(&Value::Int(a + b))));
+        prop_assert_eq!(eval("a * b", &scope), Ok(show(&Value::Int(a * b))));
+        prop_assert_eq!(eval("a - b == -(b - a)", &scope), Ok(show(&Value::Bool(true))));
+        prop_assert_eq!(eval("(a < b) == !(a >= b)", &scope), Ok(show(&Value::Bool(true))));
+        prop_assert_eq!(eval("max(a, b) >= min(a, b)", &scope), Ok(show(&Value::Bool(true))));
+    }
+
+    /// A value passed through toJSON and fromJSON comes back equal.
+    #[test]
+    fn json_round_trip_in_expressions(v in data_without_numbers()) {
+        let mut scope = Map::default();
+        scope.insert("v".into(), v);
+        prop_assert_eq!(eval("fromJSON(toJSON(v)) == v", &scope), Ok(show(&Value::Bool(true))));
+    }
+
+    /// The layer merge (S4: maps deep-merge, anything else replaces) is associative on
+    /// values of one shape, so folding layers in any grouping gives the same scope.
+    #[test]
+    fn deep_merge_is_associative(a in shaped(3), b in shaped(3), c in shaped(3)) {
+        let merged = |x: &Value, y: &Value| {
+            let mut out = x.clone();
+            deep_merge(&mut out, y);
+            out
+        };
+        prop_assert_eq!(
+            show(&merged(&merged(&a, &b), &c)),
+            show(&merged(&a, &merged(&b, &c)))
+        );
+    }
+
+    /// Merging a value into itself changes nothing; a non-map overlay always wins.
+    #[test]
+    fn deep_merge_is_idempotent_and_overlays_win(a in data(), b in data()) {
+        let merged = |x: &Value, y: &Value| {
+            let mut out = x.clone();
+            deep_merge(&mut out, y);
+            out
+        };
+        prop_assert_eq!(show(&merged(&a, &a)), show(&a));
+        // The overlay always wins where it is not a map.
+        if !matches!(b, Value::Map(_)) {
+            prop_assert_eq!(show(&merged(&a, &b)), show(&b));
+        }
+    }
+}
+
+/// Composes two facets that both contribute terraform component `net`: the first
+/// merges `first` as inputs, the second uses `strategy` with `second`.
+fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Value>, String> {
+    let facet = |name: &str, ordinal: i64, strategy: &str, inputs: &Map| {
+        let mut fields = Map::default();
+        fields.insert("path".into(), Value::from("net"));
+        fields.insert("strategy".into(), Value::from(strategy));
+        if !inputs.is_empty() {
+            fields.insert("inputs".into(), Value::map(inputs.clone()));
+        }
+        let mut doc = Map::default();
+        doc.insert("kind".into(), Value::from("Facet"));
+        doc.insert(
+            "apiVersion".into(),
+            Value::from("blueprints.windsorcli.dev/v1alpha1"),
+        );
+        let mut meta = Map::default();
+        meta.insert("name".into(), Value::from(name));
+        doc.insert("metadata".into(), Value::map(meta));
+        doc.insert("ordinal".into(), Value::Int(ordinal));
+        doc.insert("terraform".into(), Value::list(vec![Value::map(fields)]));
+        bpc::emit::to_yaml(&Value::map(doc)).into_bytes()
+    };
+    let files = vec![
+        ("facets/a.yaml".to_string(), facet("a", 1, "merge", first)),
+        ("facets/b.yaml".to_string(), facet("b", 2, strategy, second)),
+    ];
+    let tree = bpc::source::FileTree::from_files(files, "t").map_err(|e| e.to_string())?;
+    let sources = std::sync::Arc::new(SourceMap::default());
+    let template =
+        bpc::template::load(std::sync::Arc::new(tree), sources).map_err(|d| format!("{d:?}"))?;
+    let engine = Engine::new(EngineConfig::default());
+    let inputs = bpc::compose::Inputs {
+        template: &template,
+        schema: None,
+        engine: &engine,
+        layers: Vec::new(),
+        apply_schema_defaults: false,
+        builtins: Default::default(),
+        environment: bpc::compose::host::Environment::Fixed(Default::default()),
+        terraform: bpc::expr::host::TerraformOutputs::Deferred,
+        limits: Default::default(),
+        precedence: Default::default(),
+    };
+    let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;
+    let terraform = composition
+        .blueprint
+        .as_map()
+        .and_then(|m| m.get("terraform"))
+        .and_then(Value::as_list)
+        .map(<[Value]>::to_vec)
+        .unwrap_or_default();
+    Ok(terraform.first().map(|c| {
+        c.as_map()
+            .and_then(|m| m.get("inputs"))
+            .cloned()
+            .unwrap_or_else(|| Value::map(Map::default()))
+    }))
+}
+
+/// Inputs with non-empty string leaves (empty overlays have their own rule, S9).
+fn inputs() -> BoxedStrategy<Map> {
+    prop::collection::vec(
+        (
+            prop::sample::select(vec!["a", "b", "c"]),
+            prop_oneof![
+                "[a-z]{1,3}".prop_map(Value::from),
+                prop::collection::vec((prop::sample::select(vec!["x", "y"]), "[a-z]{1,3}"), 1..3)
+                    .prop_map(|pairs| {
+                        let mut m = Map::default();
+                        for (k, v) in pairs {
+                            m.insert(k.into(), Value::from(v));
+                        }
+                        Value::map(m)
+                    }),
+            ],
+        ),
+        0..4,
+    )
+    .prop_map(|pairs| {
+        let mut m = Map::default();
+        for (k, v) in pairs {
+            m.insert(k.into(), v);
+        }
+        m
+    })
+    .boxed()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// S9 merge strategies: `replace` keeps only the later inputs, `merge` deep-merges
+    /// them (the later wins), and `remove` with only the identity deletes the component.
+    #[test]
+    fn component_strategies(first in inputs(), second in inputs()) {
+        let replaced = compose_pair(&first, "replace", &second).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(show(&replaced.expect("component")), show(&Value::map(second.clone())));
+
+        let merged = compose_pair(&first, "merge", &second).map_err(TestCaseError::fail)?;
+        let mut expected = Value::map(first.clone());
+        deep_merge(&mut expected, &Value::map(second.clone()));
+        prop_assert_eq!(show(&merged.expect("component")), show(&expected));
+
+        let removed = compose_pair(&first, "remove", &Map::default()).map_err(TestCaseError::fail)?;
+        prop_assert!(removed.is_none());
+    }
+}
