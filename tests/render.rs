@@ -289,3 +289,62 @@ fn check_passes_then_fails_after_a_facet_edit() {
         "{diff}"
     );
 }
+
+const BLUEPRINT: &str = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: x\nrepository:\n  url: git@github.com:acme/platform.git\nsources:\n  - name: core\n    url: oci://ghcr.io/acme/core:v1.2.0\n  - name: vendor\n    url: github.com/acme/vendor\n    ref:\n      tag: v2.0.0\n";
+
+const VENDOR_FACET: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: vendor\nterraform:\n  - name: cluster\n    source: core\n    path: cluster/talos\n    inputs:\n      vip: ${terraform_output('net', 'vip')}\n  - name: net\n    path: net\nkustomize:\n  - name: ingress\n    source: core\n    path: ingress/nginx\n    patches:\n      - path: patches/ingress.yaml\n  - name: extra\n    source: vendor\n    interval: 90s\n    substitutions:\n      lb: ${terraform_output('net', 'lb')}\n";
+
+#[test]
+fn sources_backends_patches_and_deferred_substitutions() {
+    let dir = project(&[
+        (
+            "windsor.yaml",
+            "version: v1alpha1\ncontexts:\n  local:\n    terraform:\n      backend:\n        type: s3\n        prefix: acme/\n        s3:\n          bucket: state\n",
+        ),
+        ("_template/blueprint.yaml", BLUEPRINT),
+        ("_template/facets/vendor.yaml", VENDOR_FACET),
+        ("_template/kustomize/patches/ingress.yaml", "kind: Service\nmetadata:\n  name: x\n"),
+    ]);
+    let r = render(dir.path(), None);
+    assert_eq!(validate_flux(&r), 4);
+    let text = |p: &str| String::from_utf8_lossy(&r.files[p]).to_string();
+    assert!(text("flux/sources/ocirepository-core.yaml").contains("url: oci://ghcr.io/acme/core\n"));
+    assert!(
+        text("flux/sources/gitrepository-vendor.yaml").contains("https://github.com/acme/vendor")
+    );
+    assert!(text("flux/kustomizations/ingress.yaml").contains("kind: Service"));
+    assert!(text("flux/kustomizations/extra.yaml").contains("interval: 1m30s"));
+    assert!(text("terraform/cluster/backend.tf.json")
+        .contains("\"key\": \"acme/cluster/terraform.tfstate\""));
+    assert!(text("terraform/cluster/backend.tf.json").contains("\"bucket\": \"state\""));
+    assert!(text("terraform/plan.json")
+        .contains("oci://ghcr.io/acme/core:v1.2.0//terraform/cluster/talos"));
+    assert!(text("flux/deferred.json").contains("values-extra"));
+    // `cluster` reads `net`'s outputs, so it is applied after it.
+    let plan = text("terraform/plan.json");
+    assert!(plan.find("\"id\": \"net\"") < plan.find("\"id\": \"cluster\""));
+    assert!(!text("flux/configmaps/values-extra.yaml").contains("${"));
+    insta::with_settings!({snapshot_path => "../snapshots"}, {
+        insta::assert_snapshot!("render_sources_backends", dump(&r));
+    });
+
+    // --strict refuses deferred values; an unknown backend names where it was set.
+    let out = dir.path().join("render");
+    let strict = bpc(
+        dir.path(),
+        &["--out", out.to_str().expect("utf-8"), "--strict"],
+    );
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(!out.exists());
+    std::fs::write(
+        dir.path().join("windsor.yaml"),
+        "version: v1alpha1\ncontexts:\n  local:\n    terraform:\n      backend:\n        type: gcs\n",
+    )
+    .expect("write");
+    let bad = bpc(dir.path(), &["--out", out.to_str().expect("utf-8")]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("`gcs`") && err.contains("windsor.yaml contexts.local"),
+        "{err}"
+    );
+}

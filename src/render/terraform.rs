@@ -22,11 +22,29 @@ pub fn render(composition: &Composition, out: &mut Rendered) -> Result<(), Vec<D
     let sources = sources(&blueprint);
     let mut plan = Vec::new();
     let mut ids = Vec::new();
+    // What each component waits for: `dependsOn` and the components its deferred
+    // inputs read outputs from (Windsor orders by `dependsOn` only).
+    let mut waits: Vec<Vec<String>> = Vec::new();
     for component in composition.terraform.components.values() {
         let id = component.id.clone();
         let dir = format!("terraform/{id}");
         let (resolved, deferred) = split_inputs(component);
         let mut deferred_names = Vec::new();
+        let mut before: Vec<String> = component
+            .get("dependsOn")
+            .map(|d| d.to_value())
+            .as_ref()
+            .and_then(Value::as_list)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        for value in deferred.values() {
+            let mut texts = Vec::new();
+            strings(value, &mut texts);
+            before.extend(texts.iter().flat_map(|t| waits_for(t)));
+        }
+        waits.push(before);
         if !deferred.is_empty() {
             let mut list = Map::default();
             for (key, value) in &deferred {
@@ -63,10 +81,30 @@ pub fn render(composition: &Composition, out: &mut Rendered) -> Result<(), Vec<D
     let plan = obj([
         ("context", Value::str(context_name.as_str())),
         ("backend", Value::map(backend_entry)),
-        ("components", Value::list(plan)),
+        ("components", Value::list(apply_order(plan, &ids, &waits))),
     ]);
     out.add("terraform/plan.json", json(&plan, "terraform/plan.json")?);
     Ok(())
+}
+
+/// `plan` reordered stably so that every component follows what it waits for; a
+/// cycle (which composition would have reported for `dependsOn`) keeps list order.
+fn apply_order(plan: Vec<Value>, ids: &[String], waits: &[Vec<String>]) -> Vec<Value> {
+    let mut placed: Vec<bool> = vec![false; plan.len()];
+    let mut order = Vec::with_capacity(plan.len());
+    while order.len() < plan.len() {
+        let ready = (0..plan.len()).find(|&i| {
+            !placed[i]
+                && waits[i].iter().all(|w| {
+                    w == &ids[i] || ids.iter().position(|x| x == w).is_none_or(|j| placed[j])
+                })
+        });
+        // No component is ready only on a cycle: take the first left, in list order.
+        let i = ready.unwrap_or_else(|| placed.iter().position(|p| !p).unwrap_or(0));
+        placed[i] = true;
+        order.push(i);
+    }
+    order.into_iter().map(|i| plan[i].clone()).collect()
 }
 
 /// Inputs split into those written to tfvars (keys sorted, nulls left out so the
