@@ -348,3 +348,26 @@ fn sources_backends_patches_and_deferred_substitutions() {
         "{err}"
     );
 }
+
+/// A case of the current public corpus (windsorcli/core eaa2bcea, the values of its
+/// `addon-database` tests): metal, dev mode, flux systems with tiers.
+#[test]
+fn windsor_core_render() {
+    let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
+    let sources = Arc::new(SourceMap::new());
+    let mut args = render_args(&project, None, Path::new("out"));
+    args.project.values = vec![repo().join("tests/render-values/windsor-core-metal-dev.yaml")];
+    let r = render_in(&repo(), &args, None, &sources).unwrap_or_else(|d| {
+        panic!(
+            "{}",
+            d.iter()
+                .map(|d| show(d, &sources, false))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    });
+    assert!(validate_flux(&r) > 10);
+    insta::with_settings!({snapshot_path => "../snapshots"}, {
+        insta::assert_snapshot!("render_windsor_core_metal_dev", dump(&r));
+    });
+}
