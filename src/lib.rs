@@ -11,6 +11,7 @@ pub mod emit;
 pub mod explain;
 pub mod expr;
 pub mod project;
+pub mod render;
 pub mod source;
 pub mod template;
 pub mod testing;

@@ -5,6 +5,7 @@ pub mod compose;
 pub mod eval;
 pub mod explain;
 pub mod output;
+pub mod render;
 pub mod test;
 
 use crate::source::{Diagnostic, SourceMap};
@@ -31,6 +32,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Show where a value of the composed blueprint (or the scope) came from.
     Explain(explain::ExplainArgs),
+    /// Write the Terraform and Flux inputs of a context (see docs/render.md).
+    Render(render::RenderArgs),
     /// Run the template's test cases.
     Test(test::TestArgs),
 }
@@ -41,6 +44,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Render(args) => render::run(args),
     }
 }
 

@@ -1,0 +1,638 @@
+//! Flux: under `flux/`, one Kustomization per Flux Kustomization of the blueprint
+//! (plain entries, then each system's tiers, then the `crds` layer), the ConfigMaps
+//! they substitute from and the GitRepository/OCIRepository of every source they use
+//! (reference §2), plus a `kustomization.yaml` listing them all.
+
+use super::terraform::sources;
+use super::{json, lookup, obj, waits_for, ManifestFormat, Rendered};
+use crate::compose::blueprint::component_value;
+use crate::compose::duration::canonical;
+use crate::compose::Composition;
+use crate::expr::{Map, Value};
+use crate::source::Diagnostic;
+use crate::template::Template;
+use std::collections::{BTreeMap, BTreeSet};
+
+const KUSTOMIZE_API: &str = "kustomize.toolkit.fluxcd.io/v1";
+const SOURCE_API: &str = "source.toolkit.fluxcd.io/v1";
+/// Windsor's default gitops namespace (`constants.DefaultGitopsNamespace`).
+const GITOPS_NAMESPACE: &str = "system-gitops";
+
+struct Ctx<'a> {
+    format: ManifestFormat,
+    namespace: String,
+    context: String,
+    labels: Value,
+    sources: BTreeMap<String, Map>,
+    template: &'a Template,
+    /// Blueprint ConfigMaps every Kustomization references: `values-common` first,
+    /// then the rest by name (Windsor's order is random, reference Q4).
+    shared_maps: Vec<String>,
+    install_tiers: BTreeSet<String>,
+}
+
+fn s(v: &str) -> Value {
+    Value::str(v)
+}
+
+fn text(m: &Map, key: &str) -> Option<String> {
+    m.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// A duration in Go's canonical spelling, as the API server stores it.
+fn duration(m: &Map, key: &str, default: &str) -> Value {
+    let given = text(m, key);
+    let d = given.as_deref().unwrap_or(default);
+    s(&canonical(d).unwrap_or_else(|| d.to_string()))
+}
+
+/// A substitution value as ConfigMap data holds it: a string.
+fn data_string(v: &Value) -> String {
+    match v {
+        Value::Nil => String::new(),
+        Value::Str(t) => t.to_string(),
+        other => crate::emit::json::compact(other),
+    }
+}
+
+pub fn render(
+    composition: &Composition,
+    template: &Template,
+    format: ManifestFormat,
+    out: &mut Rendered,
+) -> Result<(), Vec<Diagnostic>> {
+    let blueprint = composition.blueprint.as_map().cloned().unwrap_or_default();
+    let context = lookup(&blueprint, &["metadata", "name"])
+        .and_then(Value::as_str)
+        .unwrap_or("local")
+        .to_string();
+    let namespace = lookup(&composition.context, &["gitops", "namespace"])
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(GITOPS_NAMESPACE)
+        .to_string();
+    let mut labels = Map::default();
+    labels.insert("windsorcli.dev/context".into(), s(&context));
+    if let Some(id) = lookup(&composition.context, &["id"]).filter(|v| !v.is_nil()) {
+        labels.insert("windsorcli.dev/context-id".into(), s(&data_string(id)));
+    }
+    let config_maps = blueprint
+        .get("configMaps")
+        .and_then(Value::as_map)
+        .cloned()
+        .unwrap_or_default();
+    let mut shared_maps: Vec<String> = config_maps.keys().map(|k| k.to_string()).collect();
+    shared_maps.sort_by_key(|n| (n != "values-common", n.clone()));
+    let cx = Ctx {
+        format,
+        namespace,
+        context,
+        labels: Value::map(labels),
+        sources: sources(&blueprint),
+        template,
+        shared_maps,
+        install_tiers: composition
+            .flux
+            .components
+            .keys()
+            .map(|k| format!("{k}-install"))
+            .collect(),
+    };
+
+    // The shaped kustomizations and systems, systems expanded into tiers as
+    // `compose::flux::expand` does for validation.
+    let mut all = composition.kustomize.clone();
+    crate::compose::flux::expand(&composition.flux, &mut all)?;
+
+    let mut resources: Vec<String> = Vec::new();
+    let mut used: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut deferred = Map::default();
+    let mut kustomizations = Vec::new();
+    for component in all.components.values() {
+        let k = match component_value(component) {
+            Value::Map(m) => (*m).clone(),
+            _ => continue,
+        };
+        // Not applied on the way up: `destroyOnly` runs at teardown, and bpc honours a
+        // literal `enabled: false` (Windsor ignores it, reference Q9).
+        if matches!(k.get("destroyOnly"), Some(Value::Bool(true)))
+            || matches!(k.get("enabled"), Some(Value::Bool(false)))
+        {
+            continue;
+        }
+        let name = component.id.clone();
+        let mut refs = Vec::new();
+        if let Some(Value::Map(subs)) = k.get("substitutions") {
+            let cm_name = format!("values-{name}");
+            let (data, waiting) = config_data(subs);
+            if !waiting.is_empty() {
+                for key in waiting.keys() {
+                    out.deferred.push(format!("{cm_name}.{key}"));
+                }
+                deferred.insert(cm_name.as_str().into(), Value::map(waiting));
+            }
+            let file = cx.write_config_map(&cm_name, data, out)?;
+            resources.push(file);
+            refs.push(cm_name);
+        }
+        for shared in &cx.shared_maps {
+            if !refs.contains(shared) {
+                refs.push(shared.clone());
+            }
+        }
+        let spec = cx.spec(&name, &k, component, composition, refs, &mut used, out)?;
+        kustomizations.push((name, spec));
+    }
+    if let Some(crds) = blueprint.get("crds").and_then(Value::as_list) {
+        if !crds.is_empty() {
+            let (kind, src) = cx.source_ref(None);
+            used.insert((kind.clone(), src.clone()));
+            let mut spec = Map::default();
+            spec.insert(
+                "sourceRef".into(),
+                obj([("kind", s(&kind)), ("name", s(&src))]),
+            );
+            spec.insert("path".into(), s("kustomize/crds"));
+            spec.insert("interval".into(), s("5m0s"));
+            spec.insert("retryInterval".into(), s("2m0s"));
+            spec.insert("timeout".into(), s("5m0s"));
+            spec.insert("wait".into(), Value::Bool(true));
+            spec.insert("prune".into(), Value::Bool(false));
+            spec.insert("deletionPolicy".into(), s("WaitForTermination"));
+            spec.insert("components".into(), Value::list(crds.to_vec()));
+            spec.insert(
+                "commonMetadata".into(),
+                obj([("labels", cx.labels.clone())]),
+            );
+            kustomizations.push(("crds".to_string(), Value::map(spec)));
+        }
+    }
+    for (name, data) in &config_maps {
+        let (data, waiting) = config_data(data.as_map().unwrap_or(&Map::default()));
+        if !waiting.is_empty() {
+            for key in waiting.keys() {
+                out.deferred.push(format!("{name}.{key}"));
+            }
+            deferred.insert(name.clone(), Value::map(waiting));
+        }
+        resources.push(cx.write_config_map(name, data, out)?);
+    }
+    for (name, spec) in kustomizations {
+        let object = obj([
+            ("apiVersion", s(KUSTOMIZE_API)),
+            ("kind", s("Kustomization")),
+            ("metadata", cx.metadata(&name, spec_namespace(&spec, &cx))),
+            ("spec", strip_namespace(spec)),
+        ]);
+        resources.push(cx.write(&format!("kustomizations/{name}"), &object, out)?);
+    }
+    for (kind, name) in &used {
+        if let Some(object) = cx.source_object(kind, name, &blueprint, out) {
+            let file = format!("sources/{}-{name}", kind.to_lowercase());
+            resources.push(cx.write(&file, &object, out)?);
+        }
+    }
+    if !deferred.is_empty() {
+        out.add(
+            "flux/deferred.json",
+            json(&Value::map(deferred), "flux/deferred.json")?,
+        );
+    }
+    resources.sort();
+    let index = obj([
+        ("apiVersion", s("kustomize.config.k8s.io/v1beta1")),
+        ("kind", s("Kustomization")),
+        (
+            "resources",
+            Value::list(resources.into_iter().map(Value::str).collect()),
+        ),
+    ]);
+    out.add("flux/kustomization.yaml", crate::emit::to_yaml(&index));
+    Ok(())
+}
+
+/// ConfigMap data and the entries left out because they still hold `${…}` (an
+/// unresolved `terraform_output`, reference §2.3): `key → {expression, waitsFor}`.
+fn config_data(subs: &Map) -> (Map, Map) {
+    let (mut data, mut waiting) = (Map::default(), Map::default());
+    let mut keys: Vec<_> = subs.iter().collect();
+    keys.sort_by(|a, b| a.0.cmp(b.0));
+    for (k, v) in keys {
+        let text = data_string(v);
+        if text.contains("${") {
+            let waits = waits_for(&text).into_iter().map(Value::str).collect();
+            waiting.insert(
+                k.clone(),
+                obj([("expression", s(&text)), ("waitsFor", Value::list(waits))]),
+            );
+        } else {
+            data.insert(k.clone(), s(&text));
+        }
+    }
+    (data, waiting)
+}
+
+/// The object's namespace, carried in the spec map until the object is assembled.
+fn spec_namespace(spec: &Value, cx: &Ctx<'_>) -> String {
+    spec.as_map()
+        .and_then(|m| text(m, "__namespace"))
+        .unwrap_or_else(|| cx.namespace.clone())
+}
+
+fn strip_namespace(spec: Value) -> Value {
+    match spec {
+        Value::Map(m) => {
+            let mut m = (*m).clone();
+            m.shift_remove("__namespace");
+            Value::map(m)
+        }
+        other => other,
+    }
+}
+
+impl Ctx<'_> {
+    fn metadata(&self, name: &str, namespace: String) -> Value {
+        obj([
+            ("name", s(name)),
+            ("namespace", Value::str(namespace)),
+            ("labels", self.labels.clone()),
+        ])
+    }
+
+    fn write(
+        &self,
+        stem: &str,
+        object: &Value,
+        out: &mut Rendered,
+    ) -> Result<String, Vec<Diagnostic>> {
+        let (file, text) = match self.format {
+            ManifestFormat::Yaml => (format!("{stem}.yaml"), crate::emit::to_yaml(object)),
+            ManifestFormat::Json => (format!("{stem}.json"), json(object, stem)?),
+        };
+        out.add(format!("flux/{file}"), text);
+        Ok(file)
+    }
+
+    fn write_config_map(
+        &self,
+        name: &str,
+        data: Map,
+        out: &mut Rendered,
+    ) -> Result<String, Vec<Diagnostic>> {
+        let object = obj([
+            ("apiVersion", s("v1")),
+            ("kind", s("ConfigMap")),
+            ("metadata", self.metadata(name, self.namespace.clone())),
+            ("data", Value::map(data)),
+        ]);
+        self.write(&format!("configmaps/{name}"), &object, out)
+    }
+
+    /// `(kind, name)` of the source a Kustomization reads: the blueprint's own
+    /// repository (named after the context) for no source or a local `template`.
+    fn source_ref(&self, source: Option<&str>) -> (String, String) {
+        let own = || ("GitRepository".to_string(), self.context.clone());
+        let Some(source) = source.filter(|s| !s.is_empty()) else {
+            return own();
+        };
+        let url = self.sources.get(source).and_then(|m| text(m, "url"));
+        match url {
+            None if source == "template" => own(),
+            Some(u) if u.starts_with("oci://") => ("OCIRepository".into(), source.into()),
+            _ => ("GitRepository".into(), source.into()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn spec(
+        &self,
+        name: &str,
+        k: &Map,
+        component: &crate::compose::merge::Component,
+        composition: &Composition,
+        refs: Vec<String>,
+        used: &mut BTreeSet<(String, String)>,
+        out: &mut Rendered,
+    ) -> Result<Value, Vec<Diagnostic>> {
+        let (kind, src) = self.source_ref(text(k, "source").as_deref());
+        let own = src == self.context && kind == "GitRepository";
+        if let Some(named) = text(k, "source") {
+            if named != "template" && !self.sources.contains_key(&named) {
+                out.warnings.push(Diagnostic::warning(format!(
+                    "kustomization `{name}` uses source `{named}`, which the blueprint's \
+                     sources do not list; its {kind} is not rendered"
+                )));
+            }
+        }
+        used.insert((kind.clone(), src.clone()));
+        let object_ns = text(k, "namespace").unwrap_or_else(|| self.namespace.clone());
+        let mut source_ref = Map::default();
+        source_ref.insert("kind".into(), s(&kind));
+        source_ref.insert("name".into(), s(&src));
+        if object_ns != self.namespace {
+            source_ref.insert("namespace".into(), s(&self.namespace));
+            if !refs.is_empty() {
+                out.warnings.push(Diagnostic::warning(format!(
+                    "kustomization `{name}` lives in namespace `{object_ns}` but its \
+                     ConfigMaps are in `{}`: Flux looks for substituteFrom in the \
+                     Kustomization's own namespace",
+                    self.namespace
+                )));
+            }
+        }
+        let mut spec = Map::default();
+        spec.insert("__namespace".into(), s(&object_ns));
+        spec.insert("sourceRef".into(), Value::map(source_ref));
+        spec.insert("path".into(), s(&flux_path(k, name)));
+        spec.insert(
+            "interval".into(),
+            duration(k, "interval", if own { "5m" } else { "1h" }),
+        );
+        spec.insert("retryInterval".into(), duration(k, "retryInterval", "2m"));
+        let timeout = if self.install_tiers.contains(name) {
+            "10m"
+        } else {
+            "5m"
+        };
+        spec.insert("timeout".into(), duration(k, "timeout", timeout));
+        let mut deps: Vec<String> = Vec::new();
+        for d in k
+            .get("dependsOn")
+            .and_then(Value::as_list)
+            .unwrap_or_default()
+        {
+            if let Some(d) = d.as_str().filter(|d| !d.is_empty()) {
+                if !deps.iter().any(|x| x == d) {
+                    deps.push(d.to_string());
+                }
+            }
+        }
+        if !deps.is_empty() {
+            let list = deps
+                .iter()
+                .map(|d| obj([("name", s(d)), ("namespace", s(&self.namespace))]))
+                .collect();
+            spec.insert("dependsOn".into(), Value::list(list));
+        }
+        let flag = |key: &str, default: bool| match k.get(key) {
+            Some(Value::Bool(b)) => *b,
+            _ => default,
+        };
+        spec.insert("wait".into(), Value::Bool(flag("wait", true)));
+        if flag("force", false) {
+            spec.insert("force".into(), Value::Bool(true));
+        }
+        spec.insert("prune".into(), Value::Bool(flag("prune", true)));
+        let policy = if flag("destroy", true) {
+            "WaitForTermination"
+        } else {
+            "MirrorPrune"
+        };
+        spec.insert("deletionPolicy".into(), s(policy));
+        if let Some(Value::List(c)) = k.get("components") {
+            let c: Vec<Value> = c
+                .iter()
+                .filter(|v| v.as_str() != Some(""))
+                .cloned()
+                .collect();
+            if !c.is_empty() {
+                spec.insert("components".into(), Value::list(c));
+            }
+        }
+        let patches = self.patches(name, component, composition)?;
+        if !patches.is_empty() {
+            spec.insert("patches".into(), Value::list(patches));
+        }
+        if !refs.is_empty() {
+            let from = refs
+                .iter()
+                .map(|r| obj([("kind", s("ConfigMap")), ("name", s(r))]))
+                .collect();
+            spec.insert(
+                "postBuild".into(),
+                obj([("substituteFrom", Value::list(from))]),
+            );
+        }
+        if let Some(t) = text(k, "targetNamespace") {
+            spec.insert("targetNamespace".into(), s(&t));
+        }
+        if let Some(Value::Map(d)) = k.get("decryption") {
+            let mut dec = Map::default();
+            if let Some(p) = text(d, "provider") {
+                dec.insert("provider".into(), s(&p));
+            }
+            let secret = d
+                .get("secretRef")
+                .and_then(Value::as_map)
+                .and_then(|m| text(m, "name"));
+            if let Some(secret) = secret {
+                dec.insert("secretRef".into(), obj([("name", s(&secret))]));
+            }
+            spec.insert("decryption".into(), Value::map(dec));
+        }
+        spec.insert(
+            "commonMetadata".into(),
+            obj([("labels", self.labels.clone())]),
+        );
+        Ok(Value::map(spec))
+    }
+
+    /// `patches[]` as Flux takes them; a `path:` entry is read from the template and
+    /// inlined (Windsor leaves it empty, reference Q3). Target fields are kept whole.
+    fn patches(
+        &self,
+        name: &str,
+        component: &crate::compose::merge::Component,
+        composition: &Composition,
+    ) -> Result<Vec<Value>, Vec<Diagnostic>> {
+        let Some(crate::compose::tracked::Tracked::List(items, _)) = component.get("patches")
+        else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let Value::Map(entry) = item.to_value() else {
+                continue;
+            };
+            let patch = match (text(&entry, "patch"), text(&entry, "path")) {
+                (Some(p), _) => p,
+                (None, Some(path)) => self.read_patch(name, &path).map_err(|e| {
+                    let origin = composition.origins.get(item.origin());
+                    let d = Diagnostic::error(e);
+                    vec![match origin.source {
+                        crate::compose::origin::Source::Facet(_) => {
+                            d.with_primary(origin.span, "the patch entry")
+                        }
+                        _ => d,
+                    }]
+                })?,
+                (None, None) => continue,
+            };
+            let mut p = Map::default();
+            p.insert("patch".into(), s(&patch));
+            if let Some(Value::Map(t)) = entry.get("target") {
+                p.insert("target".into(), Value::Map(t.clone()));
+            }
+            out.push(Value::map(p));
+        }
+        Ok(out)
+    }
+
+    fn read_patch(&self, name: &str, path: &str) -> Result<String, String> {
+        let tree = &self.template.tree;
+        let candidates = [path.to_string(), format!("kustomize/{path}")];
+        for c in &candidates {
+            if tree.is_file(c) {
+                return tree.read_to_string(c).map_err(|e| e.to_string());
+            }
+        }
+        Err(format!(
+            "kustomization `{name}`: patch file `{path}` not found in the template \
+             (looked for {})",
+            candidates
+                .iter()
+                .map(|c| tree.describe(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
+
+    /// The GitRepository/OCIRepository for a source (reference §2.5); `None` (with a
+    /// warning) when there is no URL to point it at.
+    fn source_object(
+        &self,
+        kind: &str,
+        name: &str,
+        blueprint: &Map,
+        out: &mut Rendered,
+    ) -> Option<Value> {
+        let primary = name == self.context && !self.sources.contains_key(name);
+        let entry = if primary {
+            blueprint.get("repository").and_then(Value::as_map).cloned()
+        } else {
+            self.sources.get(name).cloned()
+        };
+        let Some(url) = entry.as_ref().and_then(|e| text(e, "url")) else {
+            if self.sources.contains_key(name) || primary {
+                out.warnings.push(Diagnostic::warning(format!(
+                    "no URL for {kind} `{name}` (blueprint {}): it is not rendered",
+                    if primary { "`repository`" } else { "`sources`" }
+                )));
+            }
+            return None;
+        };
+        let entry = entry.unwrap_or_default();
+        let r = entry
+            .get("ref")
+            .and_then(Value::as_map)
+            .cloned()
+            .unwrap_or_default();
+        let mut spec = Map::default();
+        let reference = |keys: &[(&str, &str)]| {
+            let mut m = Map::default();
+            for (from, to) in keys {
+                if let Some(v) = text(&r, from) {
+                    m.insert((*to).into(), s(&v));
+                }
+            }
+            m
+        };
+        if kind == "OCIRepository" {
+            let rest = url.trim_start_matches("oci://");
+            let (base, tag) = match rest.rsplit_once('/') {
+                Some((_, last)) if last.contains(':') => {
+                    let (b, t) = url.rsplit_once(':').unwrap_or((url.as_str(), ""));
+                    (b.to_string(), Some(t.to_string()))
+                }
+                _ => (url.clone(), None),
+            };
+            spec.insert("url".into(), s(&base));
+            let mut rf = match tag {
+                Some(t) => {
+                    let mut m = Map::default();
+                    m.insert("tag".into(), s(&t));
+                    m
+                }
+                None => reference(&[("tag", "tag"), ("semver", "semver"), ("commit", "digest")]),
+            };
+            if rf.is_empty() {
+                rf.insert("tag".into(), s("latest"));
+            }
+            spec.insert("ref".into(), Value::map(rf));
+        } else {
+            spec.insert("url".into(), s(&normalize_git_url(&url)));
+            let mut rf = reference(&[
+                ("branch", "branch"),
+                ("tag", "tag"),
+                ("semver", "semver"),
+                ("commit", "commit"),
+            ]);
+            if rf.is_empty() && primary {
+                rf.insert("branch".into(), s("main"));
+            }
+            if !rf.is_empty() {
+                spec.insert("ref".into(), Value::map(rf));
+            }
+        }
+        spec.insert(
+            "interval".into(),
+            s(if primary { "1m0s" } else { "1h0m0s" }),
+        );
+        spec.insert("timeout".into(), s("2m0s"));
+        if let Some(secret) = text(&entry, "secretName") {
+            spec.insert("secretRef".into(), obj([("name", s(&secret))]));
+        }
+        Some(obj([
+            ("apiVersion", s(SOURCE_API)),
+            ("kind", s(kind)),
+            ("metadata", self.metadata(name, self.namespace.clone())),
+            ("spec", Value::map(spec)),
+        ]))
+    }
+}
+
+/// `path`, else the name; `\` → `/`; under `kustomize/` (reference §2.2).
+fn flux_path(k: &Map, name: &str) -> String {
+    let p = text(k, "path")
+        .unwrap_or_else(|| name.to_string())
+        .replace('\\', "/");
+    if p == "kustomize" || p.starts_with("kustomize/") {
+        p
+    } else {
+        format!("kustomize/{p}")
+    }
+}
+
+/// Windsor's `NormalizeRemoteURL`: `git@h:p` → `ssh://git@h/p`; no scheme → https.
+fn normalize_git_url(url: &str) -> String {
+    if url.contains("://") {
+        return url.to_string();
+    }
+    if let Some(rest) = url.strip_prefix("git@") {
+        if let Some((host, path)) = rest.split_once(':') {
+            return format!("ssh://git@{host}/{path}");
+        }
+    }
+    format!("https://{url}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_urls() {
+        assert_eq!(
+            normalize_git_url("git@github.com:a/b.git"),
+            "ssh://git@github.com/a/b.git"
+        );
+        assert_eq!(
+            normalize_git_url("github.com/a/b"),
+            "https://github.com/a/b"
+        );
+        assert_eq!(normalize_git_url("http://x/y"), "http://x/y");
+    }
+}

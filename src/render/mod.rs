@@ -1,0 +1,115 @@
+//! `bpc render`: a composition turned into the files Terraform and Flux read (see
+//! `docs/render.md` for the layout and `../shared/reference/windsor-render.md` for the
+//! Windsor behaviour it follows).
+//!
+//! [`render`] is pure: it reads only the composition and the template (for
+//! `patches[].path`), and returns the whole tree in memory, so `--check` and the
+//! writer share one result and nothing is written when it fails.
+
+pub mod flux;
+pub mod terraform;
+pub mod write;
+
+use crate::compose::Composition;
+use crate::expr::{Map, Value};
+use crate::source::Diagnostic;
+use crate::template::Template;
+use std::collections::BTreeMap;
+
+/// The marker file that says bpc wrote a directory (and may replace it).
+pub const MARKER: &str = ".bpc-render";
+
+/// Output format of the Flux manifests (Terraform files are always JSON).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ManifestFormat {
+    #[default]
+    Yaml,
+    Json,
+}
+
+/// A rendered tree: relative path (`/`-separated) → contents, in path order.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub files: BTreeMap<String, Vec<u8>>,
+    pub warnings: Vec<Diagnostic>,
+    /// Values left out because they wait on something (`terraform_output()`, an
+    /// unresolved `${…}`), as `where: what`.
+    pub deferred: Vec<String>,
+}
+
+impl Rendered {
+    fn add(&mut self, path: impl Into<String>, text: String) {
+        self.files.insert(path.into(), text.into_bytes());
+    }
+}
+
+/// Renders `composition` (composed from `template`).
+pub fn render(
+    composition: &Composition,
+    template: &Template,
+    format: ManifestFormat,
+) -> Result<Rendered, Vec<Diagnostic>> {
+    let mut out = Rendered::default();
+    out.add(
+        MARKER,
+        "Written by `bpc render`; the whole directory is replaced on each render.\n".into(),
+    );
+    terraform::render(composition, &mut out)?;
+    flux::render(composition, template, format, &mut out)?;
+    Ok(out)
+}
+
+/// A value at a dotted path of a map.
+pub(crate) fn lookup<'v>(map: &'v Map, path: &[&str]) -> Option<&'v Value> {
+    let (first, rest) = path.split_first()?;
+    let v = crate::expr::value::map_get(map, first)?;
+    if rest.is_empty() {
+        Some(v)
+    } else {
+        lookup(v.as_map()?, rest)
+    }
+}
+
+/// A map built from `(key, value)` pairs in the order given.
+pub(crate) fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::map(pairs.into_iter().map(|(k, v)| (k.into(), v)).collect())
+}
+
+/// Pretty JSON, as every file of the tree that is JSON.
+pub(crate) fn json(value: &Value, what: &str) -> Result<String, Vec<Diagnostic>> {
+    crate::emit::to_json(value)
+        .map_err(|e| vec![Diagnostic::error(format!("cannot write {what}: {e}"))])
+}
+
+/// The components named by `terraform_output("X", …)` in an expression, in order.
+pub(crate) fn waits_for(expression: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = expression;
+    while let Some(i) = rest.find("terraform_output(") {
+        rest = &rest[i + "terraform_output(".len()..];
+        let arg = rest.trim_start();
+        if let Some(q) = arg.chars().next().filter(|c| *c == '"' || *c == '\'') {
+            if let Some(end) = arg[1..].find(q) {
+                let name = arg[1..1 + end].to_string();
+                if !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::waits_for;
+
+    #[test]
+    fn finds_the_components_an_expression_waits_for() {
+        assert_eq!(
+            waits_for(r#"${terraform_output('net', 'vip') ?? terraform_output( "dns","x")}"#),
+            vec!["net".to_string(), "dns".to_string()]
+        );
+        assert!(waits_for("${a.b}").is_empty());
+    }
+}

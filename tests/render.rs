@@ -1,0 +1,373 @@
+//! `bpc render`: the rendered Flux objects validate against the Flux CRDs
+//! (`tests/flux-crds/`, Apache-2.0), tfvars carry the components' inputs, the output
+//! directory is replaced as a whole, and `--check` sees edits.
+
+mod common;
+use bpc::cli::compose::{compose_in, ProjectArgs};
+use bpc::cli::render::{render_in, RenderArgs};
+use bpc::render::Rendered;
+use bpc::source::{render as show, SourceMap};
+use common::*;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+fn render_args(project: &Path, template: Option<&Path>, out: &Path) -> RenderArgs {
+    RenderArgs {
+        project: ProjectArgs {
+            project: Some(project.to_path_buf()),
+            template: template.map(Path::to_path_buf),
+            ..ProjectArgs::default()
+        },
+        out: out.to_path_buf(),
+        check: false,
+        force: false,
+        format: bpc::cli::compose::Format::Yaml,
+        terraform_outputs: None,
+    }
+}
+
+fn render(project: &Path, template: Option<&Path>) -> Rendered {
+    let sources = Arc::new(SourceMap::new());
+    render_in(
+        &repo(),
+        &render_args(project, template, Path::new("out")),
+        None,
+        &sources,
+    )
+    .unwrap_or_else(|d| {
+        panic!(
+            "{}",
+            d.iter()
+                .map(|d| show(d, &sources, false))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })
+}
+
+/// YAML text as JSON, through bpc's own loader.
+fn yaml_json(text: &str) -> serde_json::Value {
+    let node = bpc::yaml::parse(text, bpc::source::span::FileId(0)).expect("yaml");
+    let value = bpc::compose::evaluate::plain_value(&node);
+    serde_json::from_str(&bpc::emit::json::compact(&value)).expect("json")
+}
+
+/// The `openAPIV3Schema` of the CRD's storage version.
+fn crd_validator(file: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(repo().join("tests/flux-crds").join(file)).expect("crd");
+    let crd = yaml_json(&text);
+    let version = crd["spec"]["versions"]
+        .as_array()
+        .expect("versions")
+        .iter()
+        .find(|v| v["storage"] == true)
+        .expect("storage version");
+    jsonschema::validator_for(&version["schema"]["openAPIV3Schema"]).expect("schema compiles")
+}
+
+fn validate_flux(rendered: &Rendered) -> usize {
+    let validators = [
+        (
+            "Kustomization",
+            "kustomize.toolkit.fluxcd.io/v1",
+            crd_validator("kustomize.toolkit.fluxcd.io_kustomizations.yaml"),
+        ),
+        (
+            "GitRepository",
+            "source.toolkit.fluxcd.io/v1",
+            crd_validator("source.toolkit.fluxcd.io_gitrepositories.yaml"),
+        ),
+        (
+            "OCIRepository",
+            "source.toolkit.fluxcd.io/v1",
+            crd_validator("source.toolkit.fluxcd.io_ocirepositories.yaml"),
+        ),
+    ];
+    let mut checked = 0;
+    for (path, bytes) in &rendered.files {
+        if !path.starts_with("flux/") || !path.ends_with(".yaml") {
+            continue;
+        }
+        let doc = yaml_json(std::str::from_utf8(bytes).expect("utf-8"));
+        for (kind, api, validator) in &validators {
+            if doc["kind"] == *kind && doc["apiVersion"] == *api {
+                let errors: Vec<String> = validator
+                    .iter_errors(&doc)
+                    .map(|e| format!("{} at {}", e, e.instance_path()))
+                    .collect();
+                assert!(errors.is_empty(), "{path}: {errors:#?}");
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+fn example(name: &str) -> Rendered {
+    render(
+        &repo().join("examples").join(name),
+        Some(&repo().join("_template")),
+    )
+}
+
+#[test]
+fn flux_objects_validate_against_the_crds() {
+    let mut total = validate_flux(&render(&repo(), None));
+    for name in ["platform", "aws-prod", "docker-local", "dev-laptop"] {
+        let project = repo().join("examples").join(name);
+        let template = project.join("contexts/_template");
+        let r = if template.is_dir() {
+            render(&project, None)
+        } else {
+            example(name)
+        };
+        total += validate_flux(&r);
+    }
+    assert!(total > 10, "only {total} objects validated");
+}
+
+#[test]
+fn tfvars_hold_the_component_inputs() {
+    let sources = Arc::new(SourceMap::new());
+    let compose_args = args(&repo(), None, &[]);
+    let (_, composition) = compose_in(&repo(), &compose_args, None, &sources).expect("compose");
+    let rendered = render(&repo(), None);
+    assert!(!composition.terraform.components.is_empty());
+    for c in composition.terraform.components.values() {
+        let file = |name: &str| rendered.files.get(&format!("terraform/{}/{name}", c.id));
+        let tfvars: serde_json::Value =
+            serde_json::from_slice(file("terraform.tfvars.json").expect("tfvars")).expect("json");
+        let mut keys: Vec<String> = tfvars
+            .as_object()
+            .expect("object")
+            .keys()
+            .cloned()
+            .collect();
+        if let Some(d) = file("deferred.json") {
+            let d: serde_json::Value = serde_json::from_slice(d).expect("json");
+            keys.extend(d.as_object().expect("object").keys().cloned());
+        }
+        keys.sort();
+        let mut inputs: Vec<String> = match c.get("inputs").map(|t| t.to_value()) {
+            Some(bpc::expr::Value::Map(m)) => m.keys().map(|k| k.to_string()).collect(),
+            _ => Vec::new(),
+        };
+        inputs.sort();
+        assert_eq!(keys, inputs, "component {}", c.id);
+    }
+    // Numbers stay numbers; the deferred input waits on its component.
+    let cluster: serde_json::Value =
+        serde_json::from_slice(&rendered.files["terraform/compute/terraform.tfvars.json"])
+            .expect("json");
+    assert!(cluster["workers"].is_number());
+    let deferred: serde_json::Value =
+        serde_json::from_slice(&rendered.files["terraform/cluster/deferred.json"]).expect("json");
+    assert_eq!(deferred["endpoints"]["waitsFor"][0], "compute");
+}
+
+/// Every file of a render, one after another (what the snapshot holds).
+fn dump(rendered: &Rendered) -> String {
+    let mut out = String::new();
+    for (path, bytes) in &rendered.files {
+        out.push_str(&format!("=== {path}\n{}", String::from_utf8_lossy(bytes)));
+    }
+    out
+}
+
+#[test]
+fn embedded_template_render() {
+    let out = dump(&render(&repo(), None));
+    assert_eq!(out, dump(&render(&repo(), None)), "byte-stable");
+    insta::with_settings!({snapshot_path => "../snapshots"}, {
+        insta::assert_snapshot!("render_template_default", out);
+    });
+}
+
+#[test]
+fn platform_example_render() {
+    let project = repo().join("examples/platform");
+    insta::with_settings!({snapshot_path => "../snapshots"}, {
+        insta::assert_snapshot!("render_example_platform", dump(&render(&project, None)));
+    });
+}
+
+const FACET: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nterraform:\n  - name: net\n    path: net\n    inputs:\n      cidr: 10.0.0.0/16\nkustomize:\n  - name: app\n    path: app\n    substitutions:\n      replicas: \"2\"\n";
+
+fn bpc(project: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_bpc"))
+        .arg("render")
+        .arg("--project")
+        .arg(project)
+        .args(extra)
+        .output()
+        .expect("run bpc")
+}
+
+#[test]
+fn failed_render_leaves_the_previous_directory_untouched() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", FACET),
+    ]);
+    let out = dir.path().join("render");
+    let out_s = out.to_str().expect("utf-8");
+    let first = bpc(dir.path(), &["--out", out_s]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let before = bpc::render::write::read_tree(&out).expect("read");
+    assert!(before.contains_key("terraform/net/terraform.tfvars.json"));
+    std::fs::write(
+        dir.path().join("_template/facets/app.yaml"),
+        "kind: Facet\nmetadata: [\n",
+    )
+    .expect("break facet");
+    let second = bpc(dir.path(), &["--out", out_s]);
+    assert!(!second.status.success());
+    assert_eq!(bpc::render::write::read_tree(&out).expect("read"), before);
+    // No temp directories left beside it.
+    let siblings: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.contains("bpc-"))
+        .collect();
+    assert!(siblings.is_empty(), "{siblings:?}");
+}
+
+#[test]
+fn refuses_a_directory_bpc_did_not_write() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", FACET),
+        ("mine/notes.txt", "keep me"),
+    ]);
+    let out = dir.path().join("mine");
+    let out_s = out.to_str().expect("utf-8");
+    let run = bpc(dir.path(), &["--out", out_s]);
+    assert!(!run.status.success());
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--force"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
+        "keep me"
+    );
+    assert!(bpc(dir.path(), &["--out", out_s, "--force"])
+        .status
+        .success());
+    assert!(!out.join("notes.txt").exists());
+}
+
+#[test]
+fn check_passes_then_fails_after_a_facet_edit() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", FACET),
+    ]);
+    let out = dir.path().join("render");
+    let out_s = out.to_str().expect("utf-8");
+    assert!(bpc(dir.path(), &["--out", out_s]).status.success());
+    let check = bpc(dir.path(), &["--out", out_s, "--check"]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    std::fs::write(
+        dir.path().join("_template/facets/app.yaml"),
+        FACET.replace("10.0.0.0/16", "10.1.0.0/16"),
+    )
+    .expect("edit");
+    let check = bpc(dir.path(), &["--out", out_s, "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        diff.contains("-  \"cidr\": \"10.0.0.0/16\"")
+            && diff.contains("+  \"cidr\": \"10.1.0.0/16\""),
+        "{diff}"
+    );
+}
+
+const BLUEPRINT: &str = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: x\nrepository:\n  url: git@github.com:acme/platform.git\nsources:\n  - name: core\n    url: oci://ghcr.io/acme/core:v1.2.0\n  - name: vendor\n    url: github.com/acme/vendor\n    ref:\n      tag: v2.0.0\n";
+
+const VENDOR_FACET: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: vendor\nterraform:\n  - name: cluster\n    source: core\n    path: cluster/talos\n    inputs:\n      vip: ${terraform_output('net', 'vip')}\n  - name: net\n    path: net\nkustomize:\n  - name: ingress\n    source: core\n    path: ingress/nginx\n    patches:\n      - path: patches/ingress.yaml\n  - name: extra\n    source: vendor\n    interval: 90s\n    substitutions:\n      lb: ${terraform_output('net', 'lb')}\n";
+
+#[test]
+fn sources_backends_patches_and_deferred_substitutions() {
+    let dir = project(&[
+        (
+            "windsor.yaml",
+            "version: v1alpha1\ncontexts:\n  local:\n    terraform:\n      backend:\n        type: s3\n        prefix: acme/\n        s3:\n          bucket: state\n",
+        ),
+        ("_template/blueprint.yaml", BLUEPRINT),
+        ("_template/facets/vendor.yaml", VENDOR_FACET),
+        ("_template/kustomize/patches/ingress.yaml", "kind: Service\nmetadata:\n  name: x\n"),
+    ]);
+    let r = render(dir.path(), None);
+    assert_eq!(validate_flux(&r), 4);
+    let text = |p: &str| String::from_utf8_lossy(&r.files[p]).to_string();
+    assert!(text("flux/sources/ocirepository-core.yaml").contains("url: oci://ghcr.io/acme/core\n"));
+    assert!(
+        text("flux/sources/gitrepository-vendor.yaml").contains("https://github.com/acme/vendor")
+    );
+    assert!(text("flux/kustomizations/ingress.yaml").contains("kind: Service"));
+    assert!(text("flux/kustomizations/extra.yaml").contains("interval: 1m30s"));
+    assert!(text("terraform/cluster/backend.tf.json")
+        .contains("\"key\": \"acme/cluster/terraform.tfstate\""));
+    assert!(text("terraform/cluster/backend.tf.json").contains("\"bucket\": \"state\""));
+    assert!(text("terraform/plan.json")
+        .contains("oci://ghcr.io/acme/core:v1.2.0//terraform/cluster/talos"));
+    assert!(text("flux/deferred.json").contains("values-extra"));
+    // `cluster` reads `net`'s outputs, so it is applied after it.
+    let plan = text("terraform/plan.json");
+    assert!(plan.find("\"id\": \"net\"") < plan.find("\"id\": \"cluster\""));
+    assert!(!text("flux/configmaps/values-extra.yaml").contains("${"));
+    insta::with_settings!({snapshot_path => "../snapshots"}, {
+        insta::assert_snapshot!("render_sources_backends", dump(&r));
+    });
+
+    // --strict refuses deferred values; an unknown backend names where it was set.
+    let out = dir.path().join("render");
+    let strict = bpc(
+        dir.path(),
+        &["--out", out.to_str().expect("utf-8"), "--strict"],
+    );
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(!out.exists());
+    std::fs::write(
+        dir.path().join("windsor.yaml"),
+        "version: v1alpha1\ncontexts:\n  local:\n    terraform:\n      backend:\n        type: gcs\n",
+    )
+    .expect("write");
+    let bad = bpc(dir.path(), &["--out", out.to_str().expect("utf-8")]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("`gcs`") && err.contains("windsor.yaml contexts.local"),
+        "{err}"
+    );
+}
+
+/// A case of the current public corpus (windsorcli/core eaa2bcea, the values of its
+/// `addon-database` tests): metal, dev mode, flux systems with tiers.
+#[test]
+fn windsor_core_render() {
+    let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
+    let sources = Arc::new(SourceMap::new());
+    let mut args = render_args(&project, None, Path::new("out"));
+    args.project.values = vec![repo().join("tests/render-values/windsor-core-metal-dev.yaml")];
+    let r = render_in(&repo(), &args, None, &sources).unwrap_or_else(|d| {
+        panic!(
+            "{}",
+            d.iter()
+                .map(|d| show(d, &sources, false))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    });
+    assert!(validate_flux(&r) > 10);
+    insta::with_settings!({snapshot_path => "../snapshots"}, {
+        insta::assert_snapshot!("render_windsor_core_metal_dev", dump(&r));
+    });
+}
