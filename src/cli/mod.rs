@@ -6,6 +6,7 @@ pub mod eval;
 pub mod explain;
 pub mod output;
 pub mod render;
+pub mod show;
 pub mod test;
 
 use crate::source::{Diagnostic, SourceMap};
@@ -34,6 +35,8 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Write the Terraform and Flux inputs of a context (see docs/render.md).
     Render(render::RenderArgs),
+    /// Show the effective values of a context (`bpc show values`).
+    Show(show::ShowArgs),
     /// Run the template's test cases.
     Test(test::TestArgs),
 }
@@ -45,6 +48,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Render(args) => render::run(args),
+        Command::Show(args) => show::run(args),
     }
 }
 

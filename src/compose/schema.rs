@@ -50,6 +50,11 @@ impl Schema {
         })
     }
 
+    /// The schema as JSON (`$schema` removed).
+    pub fn json(&self) -> &serde_json::Value {
+        &self.json
+    }
+
     /// Applies `default`s (S4): a property's default fills a missing value; an object
     /// whose properties have defaults is created from them when absent (as Windsor
     /// does), with its own `default` underneath.

@@ -53,6 +53,35 @@ pub fn context_scope(
     layers: &[Layer],
     builtins: &Builtins,
 ) -> Result<Arc<Map>, Vec<Diagnostic>> {
+    let mut map = effective_values(schema, apply_defaults, layers)?;
+    map.insert("context".into(), Value::str(builtins.context.as_str()));
+    map.insert(
+        "context_path".into(),
+        Value::str(builtins.context_path.as_str()),
+    );
+    map.insert(
+        "project_root".into(),
+        Value::str(builtins.project_root.as_str()),
+    );
+    // Windsor's `projectName`: the project directory's own name.
+    let project_name = builtins
+        .project_root
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    map.insert("projectName".into(), Value::str(project_name));
+    Ok(Arc::new(map))
+}
+
+/// The context's values without the built-ins: schema defaults (when asked) under the
+/// layers in order, validated, plus the typed fields Windsor materialises
+/// (`bpc show values`).
+pub fn effective_values(
+    schema: Option<&Schema>,
+    apply_defaults: bool,
+    layers: &[Layer],
+) -> Result<Map, Vec<Diagnostic>> {
     let mut merged = Value::map(Map::default());
     for layer in layers {
         if layer.value.is_nil() {
@@ -81,24 +110,7 @@ pub fn context_scope(
         _ => Map::default(),
     };
     super::typed_values::materialise(&mut map);
-    map.insert("context".into(), Value::str(builtins.context.as_str()));
-    map.insert(
-        "context_path".into(),
-        Value::str(builtins.context_path.as_str()),
-    );
-    map.insert(
-        "project_root".into(),
-        Value::str(builtins.project_root.as_str()),
-    );
-    // Windsor's `projectName`: the project directory's own name.
-    let project_name = builtins
-        .project_root
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or_default();
-    map.insert("projectName".into(), Value::str(project_name));
-    Ok(Arc::new(map))
+    Ok(map)
 }
 
 /// Sets `a.b.c = value` in a map value, creating maps on the way (`--set`, test

@@ -10,7 +10,7 @@ mod roundtrip_tests;
 
 pub use json::to_json;
 pub use path::{format_path, PathSegment};
-pub use yaml::{to_yaml, to_yaml_with_comments, CommentHook};
+pub use yaml::{to_yaml, to_yaml_with_comments, to_yaml_with_leading_comments, CommentHook};
 
 use std::fmt;
 

@@ -30,9 +30,19 @@ pub fn to_yaml_with_comments(value: &Value, hook: &CommentHook<'_>) -> String {
     Writer::new(Some(hook)).document(value)
 }
 
+/// Like [`to_yaml`], with `# comment` lines from `hook` above the map keys it names
+/// (one `#` line per line of the comment). A key that starts a list item's map
+/// (`- key: …`) gets no comment: there is no line above it to hold one.
+pub fn to_yaml_with_leading_comments(value: &Value, hook: &CommentHook<'_>) -> String {
+    let mut writer = Writer::new(None);
+    writer.leading = Some(hook);
+    writer.document(value)
+}
+
 struct Writer<'h, 'p> {
     out: String,
     hook: Option<&'h CommentHook<'h>>,
+    leading: Option<&'h CommentHook<'h>>,
     path: Vec<PathSegment<'p>>,
 }
 
@@ -41,6 +51,7 @@ impl<'h, 'p> Writer<'h, 'p> {
         Writer {
             out: String::new(),
             hook,
+            leading: None,
             path: Vec::new(),
         }
     }
@@ -81,12 +92,25 @@ impl<'h, 'p> Writer<'h, 'p> {
     /// continues the current line (after `- `).
     fn map_entries(&mut self, map: &'p Map, indent: usize, inline_first: bool) {
         for (i, (key, value)) in map.iter().enumerate() {
+            self.path.push(PathSegment::Key(key));
             if i > 0 || !inline_first {
+                if let Some(leading) = self.leading {
+                    if let Some(comment) = leading(&self.path) {
+                        for line in comment.lines() {
+                            self.indent(indent);
+                            let line = line.trim_end();
+                            if line.is_empty() {
+                                self.out.push_str("#\n");
+                            } else {
+                                let _ = writeln!(self.out, "# {line}");
+                            }
+                        }
+                    }
+                }
                 self.indent(indent);
             }
             let mut key_text = String::new();
             write_string_inline(&mut key_text, key);
-            self.path.push(PathSegment::Key(key));
             if key_text.len() > IMPLICIT_KEY_LIMIT {
                 // Implicit keys are limited in length; longer ones need `? key` / `: value`.
                 let _ = writeln!(self.out, "? {key_text}");

@@ -1,0 +1,202 @@
+//! `bpc show values`: the effective values of a context, as Windsor's `show values`
+//! prints them — schema defaults under the value layers, plus the typed fields
+//! Windsor materialises — with each schema `description` as a comment above its key
+//! and `sensitive: true` values masked.
+
+use super::compose::{Format, ProjectArgs};
+use super::report;
+use crate::compose::schema::Schema;
+use crate::emit::PathSegment;
+use crate::expr::{Map, Value};
+use crate::project;
+use crate::source::{Diagnostic, SourceMap};
+use clap::{Args, Subcommand};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// What a masked value reads as.
+pub const SENSITIVE: &str = "<sensitive>";
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    #[command(subcommand)]
+    pub what: ShowCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ShowCommand {
+    /// The effective values of the context (schema defaults merged with the value
+    /// layers), with schema descriptions as comments and sensitive values masked.
+    Values(ValuesArgs),
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ValuesArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Output format (YAML carries the descriptions as comments).
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    pub format: Format,
+}
+
+pub fn run(args: ShowArgs) -> ExitCode {
+    match args.what {
+        ShowCommand::Values(args) => run_values(args),
+    }
+}
+
+fn run_values(args: ValuesArgs) -> ExitCode {
+    let sources = Arc::new(SourceMap::new());
+    let cwd = match std::env::current_dir() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: cannot read the current directory: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match values_in(&cwd, &args, std::env::var("WINDSOR_CONTEXT").ok(), &sources) {
+        Ok((text, warnings)) => {
+            report(&warnings, &sources);
+            if args.project.strict && !warnings.is_empty() {
+                eprintln!("error: {} warning(s) with --strict", warnings.len());
+                return ExitCode::from(1);
+            }
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(d) => {
+            report(&d, &sources);
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The effective values of the context as `bpc show values` prints them when run in
+/// `cwd`, and the warnings of finding the project.
+pub fn values_in(
+    cwd: &std::path::Path,
+    args: &ValuesArgs,
+    env_context: Option<String>,
+    sources: &Arc<SourceMap>,
+) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let options = args.project.options();
+    let project = project::discover(cwd, &options, env_context, sources).map_err(|d| vec![d])?;
+    let template = crate::template::load(project.template.clone(), sources.clone())?;
+    let schema = template
+        .schema
+        .as_ref()
+        .map(Schema::compile)
+        .transpose()
+        .map_err(|d| vec![d])?;
+    let layers = project.layers(&options, sources).map_err(|d| vec![d])?;
+    let values = crate::compose::scope::effective_values(schema.as_ref(), true, &layers)?;
+    let empty = serde_json::Value::Null;
+    let root = schema.as_ref().map_or(&empty, Schema::json);
+    let masked = mask(&Value::map(values), root, root);
+    let text = match args.format {
+        Format::Yaml => {
+            let hook = |path: &[PathSegment<'_>]| {
+                let at = schema_at(root, path)?;
+                at.get("description")
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::trim)
+                    .filter(|d| !d.is_empty())
+                    .map(str::to_string)
+            };
+            crate::emit::to_yaml_with_leading_comments(&masked, &hook)
+        }
+        Format::Json => {
+            let mut text = crate::emit::to_json(&masked)
+                .map_err(|e| vec![Diagnostic::error(e.to_string())])?;
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text
+        }
+    };
+    Ok((text, project.warnings))
+}
+
+/// Follows a local `$ref` (`#/$defs/…`), a few levels deep at most.
+fn deref<'a>(
+    root: &'a serde_json::Value,
+    mut schema: &'a serde_json::Value,
+) -> &'a serde_json::Value {
+    for _ in 0..8 {
+        let Some(pointer) = schema
+            .get("$ref")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+        else {
+            break;
+        };
+        match root.pointer(pointer) {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
+}
+
+/// The subschema of `schema` for one key or list index, if the schema names one.
+fn child<'a>(
+    root: &'a serde_json::Value,
+    schema: &'a serde_json::Value,
+    segment: PathSegment<'_>,
+) -> Option<&'a serde_json::Value> {
+    let schema = deref(root, schema);
+    let next = match segment {
+        PathSegment::Key(key) => schema
+            .get("properties")
+            .and_then(|p| p.get(key))
+            .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object())),
+        PathSegment::Index(_) => schema.get("items").filter(|i| i.is_object()),
+    }?;
+    Some(deref(root, next))
+}
+
+/// The subschema at a path of the values.
+fn schema_at<'a>(
+    root: &'a serde_json::Value,
+    path: &[PathSegment<'_>],
+) -> Option<&'a serde_json::Value> {
+    let mut cur = root;
+    for segment in path {
+        cur = child(root, cur, *segment)?;
+    }
+    Some(cur)
+}
+
+/// `value` with every value whose schema says `sensitive: true` replaced by
+/// [`SENSITIVE`].
+fn mask(value: &Value, schema: &serde_json::Value, root: &serde_json::Value) -> Value {
+    if schema.get("sensitive") == Some(&serde_json::Value::Bool(true)) {
+        return Value::str(SENSITIVE);
+    }
+    match value {
+        Value::Map(map) => {
+            let out: Map = map
+                .iter()
+                .map(|(k, v)| {
+                    let v = match child(root, schema, PathSegment::Key(k)) {
+                        Some(sub) => mask(v, sub, root),
+                        None => v.clone(),
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            Value::map(out)
+        }
+        Value::List(items) => Value::list(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match child(root, schema, PathSegment::Index(i)) {
+                    Some(sub) => mask(v, sub, root),
+                    None => v.clone(),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

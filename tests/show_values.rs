@@ -1,0 +1,144 @@
+//! `bpc show values`: schema defaults under the value layers, descriptions as
+//! comments, sensitive values masked, in YAML and JSON.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+const SCHEMA: &str = r#"$schema: https://json-schema.org/draft/2020-12/schema
+type: object
+properties:
+  cluster:
+    type: object
+    description: The Kubernetes cluster.
+    properties:
+      name:
+        type: string
+        description: |-
+          Cluster name.
+          Used in resource names.
+        default: demo
+      workers:
+        type: object
+        properties:
+          count:
+            type: integer
+            description: Number of workers.
+            default: 1
+          size:
+            type: string
+            default: small
+  dns:
+    type: object
+    properties:
+      token:
+        type: string
+        sensitive: true
+        description: API token of the DNS provider.
+      zone:
+        type: string
+"#;
+
+const WINDSOR: &str = "version: v1alpha1\ncontexts:\n  local:\n    cluster:\n      workers:\n        count: 3\n    dns:\n      token: s3cr3t\n";
+
+fn bpc(project: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
+        .args(["show", "values", "--project"])
+        .arg(project)
+        .args(extra)
+        .output()
+        .expect("run bpc");
+    (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+        out.status.code(),
+    )
+}
+
+fn fixture() -> tempfile::TempDir {
+    project(&[
+        ("windsor.yaml", WINDSOR),
+        ("_template/schema.yaml", SCHEMA),
+        (
+            "contexts/local/values.yaml",
+            "dns:\n  zone: example.com\nextra: [1, 2]\n",
+        ),
+    ])
+}
+
+#[test]
+fn yaml_has_descriptions_masks_and_defaults() {
+    let dir = fixture();
+    let (out, err, code) = bpc(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{err}");
+    // Descriptions sit above their keys, at the key's indentation; multi-line ones
+    // become several comment lines.
+    assert!(
+        out.contains("# The Kubernetes cluster.\ncluster:\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    # Number of workers.\n    count: 3\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  # Cluster name.\n  # Used in resource names.\n  name: demo\n"),
+        "{out}"
+    );
+    // Explicit values win over defaults; defaults fill the gaps.
+    assert!(out.contains("    size: small\n"), "{out}");
+    assert!(!out.contains("count: 1"), "{out}");
+    // Sensitive values are masked, their neighbours are not.
+    assert!(
+        out.contains("  # API token of the DNS provider.\n  token: <sensitive>\n"),
+        "{out}"
+    );
+    assert!(!out.contains("s3cr3t"), "{out}");
+    assert!(out.contains("  zone: example.com\n"), "{out}");
+    // The typed fields Windsor materialises are there.
+    assert!(out.contains("  controlplanes:\n    nodes: {}\n"), "{out}");
+    assert!(out.contains("workstation:\n  arch: "), "{out}");
+    // Deterministic.
+    assert_eq!(bpc(dir.path(), &[]).0, out);
+}
+
+#[test]
+fn json_parses_and_is_masked() {
+    let dir = fixture();
+    let (out, err, code) = bpc(
+        dir.path(),
+        &["--format", "json", "--set", "cluster.name=prod"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["cluster"]["name"], "prod");
+    assert_eq!(v["cluster"]["workers"]["count"], 3);
+    assert_eq!(v["cluster"]["workers"]["size"], "small");
+    assert_eq!(v["dns"]["token"], "<sensitive>");
+    assert_eq!(v["dns"]["zone"], "example.com");
+    assert_eq!(v["extra"], serde_json::json!([1, 2]));
+    assert!(!out.contains("s3cr3t"));
+}
+
+#[test]
+fn schema_violations_are_errors() {
+    let dir = fixture();
+    let (_, err, code) = bpc(dir.path(), &["--set", "cluster.workers.count=many"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("cluster.workers.count"), "{err}");
+}
+
+#[test]
+fn values_in_matches_the_binary() {
+    let dir = fixture();
+    let sources = std::sync::Arc::new(bpc::source::SourceMap::new());
+    let args = bpc::cli::show::ValuesArgs {
+        project: args(dir.path(), None, &[]).project,
+        format: bpc::cli::compose::Format::Yaml,
+    };
+    let (text, warnings) =
+        bpc::cli::show::values_in(&repo(), &args, None, &sources).expect("values");
+    assert!(warnings.is_empty());
+    assert_eq!(text, bpc(dir.path(), &[]).0);
+}
