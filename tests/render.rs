@@ -371,3 +371,35 @@ fn windsor_core_render() {
         insta::assert_snapshot!("render_windsor_core_metal_dev", dump(&r));
     });
 }
+
+/// A second case of the same corpus (its `platform-aws` tests, first case): AWS EKS,
+/// an S3 state backend, no gateway; the terraform chain runs backend first.
+#[test]
+fn windsor_core_aws_render() {
+    let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
+    let sources = Arc::new(SourceMap::new());
+    let mut args = render_args(&project, None, Path::new("out"));
+    args.project.values = vec![repo().join("tests/render-values/windsor-core-aws.yaml")];
+    let r = render_in(&repo(), &args, None, &sources).unwrap_or_else(|d| {
+        panic!(
+            "{}",
+            d.iter()
+                .map(|d| show(d, &sources, false))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    });
+    assert!(validate_flux(&r) > 10);
+    for id in ["backend", "network", "cluster", "gitops"] {
+        let tfvars = format!("terraform/{id}/terraform.tfvars.json");
+        let parsed: serde_json::Value =
+            serde_json::from_slice(r.files.get(&tfvars).expect("tfvars")).expect("json");
+        assert!(parsed.is_object(), "{tfvars}");
+    }
+    let plan = String::from_utf8_lossy(&r.files["terraform/plan.json"]).to_string();
+    assert!(plan.find("\"id\": \"backend\"") < plan.find("\"id\": \"network\""));
+    assert!(plan.find("\"id\": \"network\"") < plan.find("\"id\": \"cluster\""));
+    insta::with_settings!({snapshot_path => "../snapshots"}, {
+        insta::assert_snapshot!("render_windsor_core_aws", dump(&r));
+    });
+}
