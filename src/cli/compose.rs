@@ -230,12 +230,7 @@ pub fn compose_full(
     let options = args.project.options();
     let project = project::discover(cwd, &options, env_context, sources).map_err(|d| vec![d])?;
     let template = crate::template::load_with_sources(project.template.clone(), sources.clone())?;
-    let schema = template
-        .schema
-        .as_ref()
-        .map(Schema::compile)
-        .transpose()
-        .map_err(|d| vec![d])?;
+    let schema = Schema::of_template(&template)?;
     let layers = project.layers(&options, sources).map_err(|d| vec![d])?;
     let terraform = match &args.terraform_outputs {
         Some(path) => {

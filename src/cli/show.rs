@@ -82,12 +82,7 @@ pub fn values_in(
     let options = args.project.options();
     let project = project::discover(cwd, &options, env_context, sources).map_err(|d| vec![d])?;
     let template = crate::template::load(project.template.clone(), sources.clone())?;
-    let schema = template
-        .schema
-        .as_ref()
-        .map(Schema::compile)
-        .transpose()
-        .map_err(|d| vec![d])?;
+    let schema = Schema::of_template(&template)?;
     let layers = project.layers(&options, sources).map_err(|d| vec![d])?;
     let values = crate::compose::scope::effective_values(schema.as_ref(), true, &layers)?;
     let empty = serde_json::Value::Null;

@@ -104,12 +104,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
     let options = args.project.options();
     let project = project::discover(&cwd, &options, None, sources).map_err(|d| vec![d])?;
     let template = crate::template::load_with_sources(project.template.clone(), sources.clone())?;
-    let schema = template
-        .schema
-        .as_ref()
-        .map(Schema::compile)
-        .transpose()
-        .map_err(|d| vec![d])?;
+    let schema = Schema::of_template(&template)?;
 
     let paths = case::discover(&template.tree);
     if paths.is_empty() {

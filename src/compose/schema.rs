@@ -20,6 +20,18 @@ impl std::fmt::Debug for Schema {
 }
 
 impl Schema {
+    /// The compiled `schema.yaml` of a template, if it has one.
+    pub fn of_template(
+        template: &crate::template::Template,
+    ) -> Result<Option<Schema>, Vec<Diagnostic>> {
+        template
+            .schema
+            .as_ref()
+            .map(Schema::compile)
+            .transpose()
+            .map_err(|d| vec![d])
+    }
+
     /// Compiles the schema. Windsor's own `$schema` URL names the same dialect as
     /// draft 2020-12, so the draft is fixed rather than looked up.
     pub fn compile(node: &Node) -> Result<Schema, Diagnostic> {
