@@ -2,7 +2,8 @@
 //! way the CLI does.
 #![allow(dead_code)]
 
-use bpc::cli::compose::{compose_in, ComposeArgs, Format, ProjectArgs};
+use bpc::cli::compose::{blueprint_text, ComposeArgs, Format, ProjectArgs};
+use bpc::session::Session;
 use bpc::source::{render, SourceMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,8 +44,16 @@ pub fn args(project: &Path, template: Option<&Path>, sets: &[&str]) -> ComposeAr
 /// Composes; Ok is the YAML, Err the rendered diagnostics (paths relative, no colour).
 pub fn compose(args: &ComposeArgs) -> Result<String, String> {
     let sources = Arc::new(SourceMap::new());
-    match compose_in(&repo(), args, None, &sources) {
-        Ok((text, _)) => Ok(text),
+    let text = args
+        .project
+        .session_options(None, args.terraform_outputs.clone())
+        .and_then(|options| Session::open(options, sources.clone()))
+        .and_then(|session| {
+            let composition = session.compose()?;
+            blueprint_text(&session, &composition, args.format, args.provenance)
+        });
+    match text {
+        Ok(text) => Ok(text),
         Err(diagnostics) => Err(diagnostics
             .iter()
             .map(|d| render(d, &sources, false))
