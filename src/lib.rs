@@ -5,6 +5,7 @@
 //! [`expr`] is the expression engine, self-contained.
 
 pub mod alloc;
+pub mod check;
 pub mod cli;
 pub mod compose;
 pub mod emit;

@@ -1,6 +1,7 @@
 //! Commands of the `bpc` binary, one file each. Every command returns an exit code:
 //! 0 success, 1 a failure it reported (composition errors, failing tests), 2 bad usage.
 
+pub mod check;
 pub mod compose;
 pub mod eval;
 pub mod explain;
@@ -27,6 +28,9 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Check a template for mistakes without composing (references, types,
+    /// reachability, dependencies; `--coverage` for test coverage).
+    Check(check::CheckArgs),
     /// Compose the blueprint of a context from the template's facets.
     Compose(compose::ComposeArgs),
     /// Evaluate an expression (or a `${…}` template) against values.
@@ -43,6 +47,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
+        Command::Check(args) => check::run(args),
         Command::Compose(args) => compose::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Test(args) => test::run(args),

@@ -14,7 +14,7 @@ pub use error::{ErrorKind, ExprError};
 pub use scope::{Peek, Scope};
 pub use value::{Map, Value};
 
-mod ast;
+pub mod ast;
 mod budget;
 mod builtins;
 mod compiler;
