@@ -158,10 +158,14 @@ fn tally(template: &Template, composition: &Composition, rows: &mut [Row]) {
                 continue;
             }
             let id = crate::compose::collect::identity(component.kind, &component.node);
-            let excluded = composition
-                .exclusions
-                .iter()
-                .any(|e| e.facet == i && e.kind == component.kind && Some(&e.id) == id.as_ref());
+            // Entries of one id are told apart by their `when`'s place.
+            let when_span = component.when.as_ref().map(|w| w.node.span);
+            let excluded = composition.exclusions.iter().any(|e| {
+                e.facet == i
+                    && e.kind == component.kind
+                    && Some(&e.id) == id.as_ref()
+                    && e.when.as_ref().map(|w| w.node.span) == when_span
+            });
             if !excluded {
                 component_row.cases += 1;
             }

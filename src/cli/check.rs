@@ -162,8 +162,8 @@ pub fn coverage_table(coverage: &Coverage) -> String {
         }
     );
     out.push_str(&format!(
-        "  {:<13} {:<60} {:>5}  {}\n",
-        "item", "name", "cases", "when never"
+        "  {:<13} {:<60} {:>5}  {:<12} {}\n",
+        "item", "name", "cases", "when never", "at"
     ));
     let mut gaps = 0;
     for row in &coverage.rows {
@@ -178,7 +178,7 @@ pub fn coverage_table(coverage: &Coverage) -> String {
             Item::Component => "component",
         };
         out.push_str(&format!(
-            "  {item:<13} {:<60} {:>5}  {}   {}\n",
+            "  {item:<13} {:<60} {:>5}  {:<12} {}\n",
             row.name,
             row.cases,
             if missing.is_empty() {
