@@ -101,7 +101,12 @@ impl<'t> Collector<'t, '_> {
             self.condition(message.when.as_ref());
             self.strings(&message.text);
         }
-        for node in facet.substitutions.iter().chain(&facet.backend) {
+        for node in facet
+            .substitutions
+            .iter()
+            .chain(&facet.backend)
+            .chain(&facet.crds)
+        {
             self.strings(node);
         }
     }
@@ -142,7 +147,9 @@ impl<'t> Collector<'t, '_> {
                 continue;
             }
             match field_for(kind, &key.name).map(|f| f.eval) {
-                Some(Eval::Literal) => {}
+                // Flux system secrets are passed on as written, but their `${…}` are
+                // meant as expressions, so a misspelt name there is a mistake too.
+                Some(Eval::Literal) if &*key.name != "secrets" => {}
                 Some(Eval::Patches) => self.patches(value),
                 _ => self.strings(value),
             }

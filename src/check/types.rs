@@ -19,9 +19,9 @@ pub fn check(
     out: &mut Vec<Finding>,
 ) {
     for operation in &reads.operations {
-        let (path, path_span, value, value_span) = match (&operation.left, &operation.right) {
-            (Operand::Path(p, ps), Operand::Literal(v, vs))
-            | (Operand::Literal(v, vs), Operand::Path(p, ps)) => (p, ps, v, vs),
+        let (path, value, value_span) = match (&operation.left, &operation.right) {
+            (Operand::Path(p, _), Operand::Literal(v, vs))
+            | (Operand::Literal(v, vs), Operand::Path(p, _)) => (p, v, vs),
             _ => continue,
         };
         let Some(shape) = schema_shape(names, path) else {
@@ -29,7 +29,6 @@ pub fn check(
         };
         let shown = path.join(".");
         let span = span_of(site, operation.span.clone(), sources);
-        let _ = path_span;
         match operation.op {
             BinOp::Eq | BinOp::Ne => {
                 if !shape.admits(value) {
@@ -83,17 +82,17 @@ pub fn check(
                     ));
                 }
             }
-            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => {
-                if !shape.admits(value) || only(shape, &["boolean"]) {
-                    out.push(mismatch(
-                        span,
-                        format!(
-                            "`{shown}` ({} in the schema) cannot be ordered against {}",
-                            types(shape),
-                            kind_of(value)
-                        ),
-                    ));
-                }
+            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge
+                if !shape.admits(value) || only(shape, &["boolean"]) =>
+            {
+                out.push(mismatch(
+                    span,
+                    format!(
+                        "`{shown}` ({} in the schema) cannot be ordered against {}",
+                        types(shape),
+                        kind_of(value)
+                    ),
+                ));
             }
             _ => {}
         }

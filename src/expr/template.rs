@@ -272,6 +272,32 @@ fn splice_text(value: &Value, indent: usize) -> String {
     out
 }
 
+/// The `${…}` bodies of `text` as composition reads them ([`Dialect::Bpc`]): each with
+/// the byte offset of the body in `text`, `$${` escapes skipped; an unclosed or empty
+/// one is its error. For static checks, which read expressions without running them.
+pub fn bodies(text: &str) -> Vec<Result<(usize, &str), ExprError>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(i) = text[pos..].find("${") {
+        let start = pos + i;
+        if text[pos..start].ends_with('$') {
+            pos = start + 2;
+            continue;
+        }
+        match body_at(text, start, start) {
+            Ok((end, body)) => {
+                out.push(Ok((start + 2, body)));
+                pos = end + 1;
+            }
+            Err(e) => {
+                out.push(Err(e));
+                break;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,30 +412,4 @@ mod tests {
         assert!(contains_complete_expression("x ${a}"));
         assert!(!contains_complete_expression("x ${a"));
     }
-}
-
-/// The `${…}` bodies of `text` as composition reads them ([`Dialect::Bpc`]): each with
-/// the byte offset of the body in `text`, `$${` escapes skipped; an unclosed or empty
-/// one is its error. For static checks, which read expressions without running them.
-pub fn bodies(text: &str) -> Vec<Result<(usize, &str), ExprError>> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    while let Some(i) = text[pos..].find("${") {
-        let start = pos + i;
-        if text[pos..start].ends_with('$') {
-            pos = start + 2;
-            continue;
-        }
-        match body_at(text, start, start) {
-            Ok((end, body)) => {
-                out.push(Ok((start + 2, body)));
-                pos = end + 1;
-            }
-            Err(e) => {
-                out.push(Err(e));
-                break;
-            }
-        }
-    }
-    out
 }
