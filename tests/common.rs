@@ -49,7 +49,7 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-fn write(root: &Path, path: &str, text: &str) {
+fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
     let full = root.join(path);
     std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
     std::fs::write(full, text).expect("write");
@@ -72,7 +72,7 @@ pub const OUTPUT_MARK: &str = "\n=== ";
 /// One run of `bpc` in a throwaway project, and what it must print.
 #[must_use = "a Test does nothing until .run()"]
 pub struct Test {
-    files: Vec<(String, String)>,
+    files: Vec<(String, Vec<u8>)>,
     args: Vec<String>,
     env: Vec<(String, String)>,
     cwd: Option<PathBuf>,
@@ -92,7 +92,7 @@ impl Test {
     /// A project holding only `windsor.yaml` (`version: v1alpha1`).
     pub fn new() -> Self {
         Test {
-            files: vec![("windsor.yaml".into(), "version: v1alpha1\n".into())],
+            files: vec![("windsor.yaml".into(), b"version: v1alpha1\n".to_vec())],
             args: Vec::new(),
             env: Vec::new(),
             cwd: None,
@@ -114,11 +114,15 @@ impl Test {
     }
 
     /// A file of the project, replacing one of the same path.
-    pub fn file(mut self, path: &str, text: impl Into<String>) -> Self {
-        let text = text.into();
+    pub fn file(self, path: &str, text: impl Into<String>) -> Self {
+        self.file_bytes(path, text.into().into_bytes())
+    }
+
+    /// A file of the project given as bytes (an archive, say).
+    pub fn file_bytes(mut self, path: &str, bytes: Vec<u8>) -> Self {
         match self.files.iter_mut().find(|(p, _)| p == path) {
-            Some(slot) => slot.1 = text,
-            None => self.files.push((path.to_string(), text)),
+            Some(slot) => slot.1 = bytes,
+            None => self.files.push((path.to_string(), bytes)),
         }
         self
     }
@@ -224,7 +228,11 @@ impl Test {
     /// The project's files and the command line, as a snapshot description.
     pub fn input(&self) -> String {
         let mut out = String::new();
-        for (path, text) in &self.files {
+        for (path, bytes) in &self.files {
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                let _ = writeln!(out, "--- {path} ({} bytes)", bytes.len());
+                continue;
+            };
             let _ = writeln!(out, "--- {path}");
             out.push_str(text);
             if !text.ends_with('\n') {
