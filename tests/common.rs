@@ -79,7 +79,14 @@ pub struct Test {
     subdir: Option<String>,
     stdout: Option<String>,
     stderr: Option<String>,
-    status: Option<i32>,
+    status: Status,
+}
+
+/// The exit status a run must have.
+enum Status {
+    Code(i32),
+    Failure,
+    Any,
 }
 
 impl Default for Test {
@@ -99,7 +106,7 @@ impl Test {
             subdir: None,
             stdout: None,
             stderr: None,
-            status: Some(0),
+            status: Status::Code(0),
         }
     }
 
@@ -210,13 +217,19 @@ impl Test {
 
     /// The exit status must be this (0 unless said).
     pub fn status(mut self, code: i32) -> Self {
-        self.status = Some(code);
+        self.status = Status::Code(code);
         self
     }
 
     /// Any exit status other than 0.
     pub fn failure(mut self) -> Self {
-        self.status = None;
+        self.status = Status::Failure;
+        self
+    }
+
+    /// Any exit status: the test checks `Output::status` itself.
+    pub fn any_status(mut self) -> Self {
+        self.status = Status::Any;
         self
     }
 
@@ -323,10 +336,10 @@ impl Test {
             }
         }
         match self.status {
-            Some(code) if output.status != Some(code) => {
+            Status::Code(code) if output.status != Some(code) => {
                 let _ = writeln!(problems, "exit status {:?}, want {code}", output.status);
             }
-            None if output.status == Some(0) => {
+            Status::Failure if output.success() => {
                 let _ = writeln!(problems, "exit status 0, want a failure");
             }
             _ => {}
@@ -354,6 +367,10 @@ pub struct Output {
 }
 
 impl Output {
+    pub fn success(&self) -> bool {
+        self.status == Some(0)
+    }
+
     /// Stdout then stderr.
     pub fn text(&self) -> String {
         format!("{}{}", self.stdout, self.stderr)
