@@ -4,7 +4,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 const SCHEMA: &str = r#"$schema: https://json-schema.org/draft/2020-12/schema
 type: object
@@ -42,18 +41,14 @@ properties:
 
 const WINDSOR: &str = "version: v1alpha1\ncontexts:\n  local:\n    cluster:\n      workers:\n        count: 3\n    dns:\n      token: s3cr3t\n";
 
+/// `bpc show values EXTRA…` in `project`: stdout, stderr and the exit status.
 fn bpc(project: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .args(["show", "values", "--project"])
-        .arg(project)
-        .args(extra)
-        .output()
-        .expect("run bpc");
-    (
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-        out.status.code(),
-    )
+    let out = Test::in_dir(project)
+        .args(["show", "values"])
+        .args(extra.iter().copied())
+        .any_status()
+        .run();
+    (out.stdout, out.stderr, out.status)
 }
 
 fn fixture() -> tempfile::TempDir {
@@ -134,7 +129,10 @@ fn values_in_matches_the_binary() {
     let dir = fixture();
     let sources = std::sync::Arc::new(bpc::source::SourceMap::new());
     let args = bpc::cli::show::ValuesArgs {
-        project: args(dir.path(), None, &[]).project,
+        project: bpc::cli::compose::ProjectArgs {
+            project: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        },
         format: bpc::cli::compose::Format::Yaml,
     };
     let (text, warnings) =
