@@ -200,12 +200,8 @@ fn platform_example_render() {
 const FACET: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nterraform:\n  - name: net\n    path: net\n    inputs:\n      cidr: 10.0.0.0/16\nkustomize:\n  - name: app\n    path: app\n    substitutions:\n      replicas: \"2\"\n";
 
 /// `bpc render EXTRA…` in `project`, whatever its exit status (the tests check it).
-fn bpc(project: &Path, extra: &[&str]) -> Output {
-    Test::in_dir(project)
-        .arg("render")
-        .args(extra.iter().copied())
-        .any_status()
-        .run()
+fn bpc_render(project: &Path, extra: &[&str]) -> Output {
+    bpc(project, &[&["render"], extra].concat())
 }
 
 #[test]
@@ -216,7 +212,7 @@ fn failed_render_leaves_the_previous_directory_untouched() {
     ]);
     let out = dir.path().join("render");
     let out_s = out.to_str().expect("utf-8");
-    let first = bpc(dir.path(), &["--out", out_s]);
+    let first = bpc_render(dir.path(), &["--out", out_s]);
     assert!(first.success(), "{}", &first.stderr);
     let before = bpc::render::write::read_tree(&out).expect("read");
     assert!(before.contains_key("terraform/net/terraform.tfvars.json"));
@@ -225,7 +221,7 @@ fn failed_render_leaves_the_previous_directory_untouched() {
         "kind: Facet\nmetadata: [\n",
     )
     .expect("break facet");
-    let second = bpc(dir.path(), &["--out", out_s]);
+    let second = bpc_render(dir.path(), &["--out", out_s]);
     assert!(!second.success());
     assert_eq!(bpc::render::write::read_tree(&out).expect("read"), before);
     // No temp directories left beside it.
@@ -247,14 +243,14 @@ fn refuses_a_directory_bpc_did_not_write() {
     ]);
     let out = dir.path().join("mine");
     let out_s = out.to_str().expect("utf-8");
-    let run = bpc(dir.path(), &["--out", out_s]);
+    let run = bpc_render(dir.path(), &["--out", out_s]);
     assert!(!run.success());
     assert!(run.stderr.contains("--force"));
     assert_eq!(
         std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
         "keep me"
     );
-    assert!(bpc(dir.path(), &["--out", out_s, "--force"]).success());
+    assert!(bpc_render(dir.path(), &["--out", out_s, "--force"]).success());
     assert!(!out.join("notes.txt").exists());
 }
 
@@ -266,15 +262,15 @@ fn check_passes_then_fails_after_a_facet_edit() {
     ]);
     let out = dir.path().join("render");
     let out_s = out.to_str().expect("utf-8");
-    assert!(bpc(dir.path(), &["--out", out_s]).success());
-    let check = bpc(dir.path(), &["--out", out_s, "--check"]);
+    assert!(bpc_render(dir.path(), &["--out", out_s]).success());
+    let check = bpc_render(dir.path(), &["--out", out_s, "--check"]);
     assert!(check.success(), "{}", &check.stdout);
     std::fs::write(
         dir.path().join("_template/facets/app.yaml"),
         FACET.replace("10.0.0.0/16", "10.1.0.0/16"),
     )
     .expect("edit");
-    let check = bpc(dir.path(), &["--out", out_s, "--check"]);
+    let check = bpc_render(dir.path(), &["--out", out_s, "--check"]);
     assert_eq!(check.status, Some(1));
     let diff = &check.stdout;
     assert!(
@@ -322,7 +318,7 @@ fn sources_backends_patches_and_deferred_substitutions() {
 
     // --strict refuses deferred values; an unknown backend names where it was set.
     let out = dir.path().join("render");
-    let strict = bpc(
+    let strict = bpc_render(
         dir.path(),
         &["--out", out.to_str().expect("utf-8"), "--strict"],
     );
@@ -333,7 +329,7 @@ fn sources_backends_patches_and_deferred_substitutions() {
         "version: v1alpha1\ncontexts:\n  local:\n    terraform:\n      backend:\n        type: gcs\n",
     )
     .expect("write");
-    let bad = bpc(dir.path(), &["--out", out.to_str().expect("utf-8")]);
+    let bad = bpc_render(dir.path(), &["--out", out.to_str().expect("utf-8")]);
     let err = &bad.stderr;
     assert!(
         err.contains("`gcs`") && err.contains("windsor.yaml contexts.local"),

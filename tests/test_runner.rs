@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{project, Output, Test, FACET_HEAD};
+use common::{bpc, project, Output, FACET_HEAD};
 use std::path::Path;
 
 /// A template with one facet that contributes a component only on aws, one
@@ -38,11 +38,7 @@ fn project_with_tests(tests: &str) -> tempfile::TempDir {
 
 /// `bpc test EXTRA…` in `dir`, whatever its exit status (the tests check it).
 fn bpc_test(dir: &Path, extra: &[&str]) -> Output {
-    Test::in_dir(dir)
-        .arg("test")
-        .args(extra.iter().copied())
-        .any_status()
-        .run()
+    bpc(dir, &[&["test"], extra].concat())
 }
 
 fn text(out: &Output) -> String {
