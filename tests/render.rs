@@ -3,44 +3,36 @@
 //! directory is replaced as a whole, and `--check` sees edits.
 
 mod common;
-use bpc::cli::compose::{compose_in, ComposeArgs, ProjectArgs};
-use bpc::cli::render::{render_in, RenderArgs};
-use bpc::render::Rendered;
+use bpc::render::{ManifestFormat, Rendered};
+use bpc::session::{Options, Session};
 use bpc::source::{render as show, SourceMap};
 use common::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-fn render_args(project: &Path, template: Option<&Path>, out: &Path) -> RenderArgs {
-    RenderArgs {
-        project: ProjectArgs {
-            project: Some(project.to_path_buf()),
-            template: template.map(Path::to_path_buf),
-            ..ProjectArgs::default()
-        },
-        out: out.to_path_buf(),
-        check: false,
-        force: false,
-        format: bpc::cli::compose::Format::Yaml,
-        terraform_outputs: None,
-    }
+/// Renders the project at `project` (with the template at `template`, if given) and
+/// the values files `values`, as `bpc render` would.
+fn render_with(project: &Path, template: Option<&Path>, values: &[PathBuf]) -> Rendered {
+    let sources = Arc::new(SourceMap::new());
+    let mut options = Options::at(repo());
+    options.locate.project = Some(project.to_path_buf());
+    options.locate.template = template.map(Path::to_path_buf);
+    options.locate.values = values.to_vec();
+    Session::open(options, sources.clone())
+        .and_then(|session| session.render(ManifestFormat::Yaml))
+        .unwrap_or_else(|d| {
+            panic!(
+                "{}",
+                d.iter()
+                    .map(|d| show(d, &sources, false))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        })
 }
 
 fn render(project: &Path, template: Option<&Path>) -> Rendered {
-    render_with(render_args(project, template, Path::new("out")))
-}
-
-fn render_with(args: RenderArgs) -> Rendered {
-    let sources = Arc::new(SourceMap::new());
-    render_in(&repo(), &args, None, &sources).unwrap_or_else(|d| {
-        panic!(
-            "{}",
-            d.iter()
-                .map(|d| show(d, &sources, false))
-                .collect::<Vec<_>>()
-                .join("\n")
-        )
-    })
+    render_with(project, template, &[])
 }
 
 /// YAML text as JSON, through bpc's own loader.
@@ -127,17 +119,8 @@ fn flux_objects_validate_against_the_crds() {
 #[test]
 fn tfvars_hold_the_component_inputs() {
     let sources = Arc::new(SourceMap::new());
-    let compose_args = ComposeArgs {
-        project: ProjectArgs {
-            project: Some(repo()),
-            ..ProjectArgs::default()
-        },
-        format: bpc::cli::compose::Format::Yaml,
-        out: None,
-        terraform_outputs: None,
-        provenance: false,
-    };
-    let (_, composition) = compose_in(&repo(), &compose_args, None, &sources).expect("compose");
+    let session = Session::open(Options::at(repo()), sources).expect("session");
+    let composition = session.compose().expect("compose");
     let rendered = render(&repo(), None);
     assert!(!composition.terraform.components.is_empty());
     for c in composition.terraform.components.values() {
@@ -340,9 +323,8 @@ fn sources_backends_patches_and_deferred_substitutions() {
 /// The windsor-core (eaa2bcea) corpus rendered with `tests/render-values/VALUES.yaml`.
 fn windsor_core(values: &str) -> Rendered {
     let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
-    let mut args = render_args(&project, None, Path::new("out"));
-    args.project.values = vec![repo().join(format!("tests/render-values/{values}.yaml"))];
-    render_with(args)
+    let values = repo().join(format!("tests/render-values/{values}.yaml"));
+    render_with(&project, None, &[values])
 }
 
 /// A case of the current public corpus (windsorcli/core eaa2bcea, the values of its

@@ -121,18 +121,14 @@ fn schema_violations_are_errors() {
 }
 
 #[test]
-fn values_in_matches_the_binary() {
+fn values_text_matches_the_binary() {
     let dir = fixture();
     let sources = std::sync::Arc::new(bpc::source::SourceMap::new());
-    let args = bpc::cli::show::ValuesArgs {
-        project: bpc::cli::compose::ProjectArgs {
-            project: Some(dir.path().to_path_buf()),
-            ..Default::default()
-        },
-        format: bpc::cli::compose::Format::Yaml,
-    };
-    let (text, warnings) =
-        bpc::cli::show::values_in(&repo(), &args, None, &sources).expect("values");
-    assert!(warnings.is_empty());
+    let mut options = bpc::session::Options::at(repo());
+    options.locate.project = Some(dir.path().to_path_buf());
+    let session = bpc::session::Session::open(options, sources).expect("session");
+    let text =
+        bpc::cli::show::values_text(&session, bpc::cli::compose::Format::Yaml).expect("values");
+    assert!(session.project.warnings.is_empty());
     assert_eq!(text, show_values(dir.path(), &[]).0);
 }
