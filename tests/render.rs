@@ -353,3 +353,76 @@ fn windsor_core_aws_render() {
     assert!(plan.find("\"id\": \"network\"") < plan.find("\"id\": \"cluster\""));
     snap("render__render_windsor_core_aws", &dump(&r));
 }
+
+/// A local module's `variable` blocks against the component's inputs: a misspelt
+/// input (Windsor would drop it silently) and a required variable nobody sets are
+/// warnings naming the facet line and the module; `--strict` refuses to write.
+#[test]
+fn local_module_variables_are_checked_against_inputs() {
+    let project = || {
+        Test::new()
+            .facet(
+                "cluster.yaml",
+                indoc! {"
+                metadata:
+                  name: cluster
+                terraform:
+                  - name: cluster
+                    path: cluster
+                    inputs:
+                      cluster_name: demo
+                      wrokers: 3
+            "},
+            )
+            .file(
+                "terraform/cluster/variables.tf",
+                indoc! {r#"
+                variable "cluster_name" {
+                  type = string
+                }
+                variable "workers" {
+                  type    = number
+                  default = 1
+                }
+                variable "region" {
+                  type = string
+                }
+            "#},
+            )
+    };
+    project()
+        .args(["render", "--out", "out"])
+        .stderr(indoc! {"
+            warning: input `wrokers` of terraform component `cluster` matches no variable of terraform/cluster
+              --> _template/facets/cluster.yaml:10:16
+               |
+            10 |       wrokers: 3
+               |                ^ set here
+               |
+               = help: did you mean `workers`?
+
+            warning: required variable `region` (terraform/cluster/variables.tf) has no input in terraform component `cluster`
+            = help: set it in the component's `inputs`, or give the variable a `default`
+
+            rendered 6 file(s) to out
+        "})
+        .run();
+    project()
+        .args(["render", "--out", "out", "--strict"])
+        .status(1)
+        .stderr(indoc! {"
+            warning: input `wrokers` of terraform component `cluster` matches no variable of terraform/cluster
+              --> _template/facets/cluster.yaml:10:16
+               |
+            10 |       wrokers: 3
+               |                ^ set here
+               |
+               = help: did you mean `workers`?
+
+            warning: required variable `region` (terraform/cluster/variables.tf) has no input in terraform component `cluster`
+            = help: set it in the component's `inputs`, or give the variable a `default`
+
+            error: 2 warning(s) and 0 deferred value(s) with --strict; nothing written
+        "})
+        .run();
+}
