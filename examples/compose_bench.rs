@@ -113,7 +113,7 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
                     bpc::project::read_yaml_file(v, "values.yaml", &sources).expect("values");
                 layers.push(Layer {
                     name: "values.yaml".into(),
-                    value: bpc::compose::evaluate::plain_value(&node),
+                    value: node.to_value(),
                     node: Some(node),
                 });
             }

@@ -15,4 +15,5 @@ pub mod render;
 pub mod source;
 pub mod template;
 pub mod testing;
+pub mod value;
 pub mod yaml;

@@ -236,7 +236,7 @@ pub fn compose_full(
         Some(path) => {
             let display = path.to_string_lossy().to_string();
             let node = project::read_yaml_file(path, &display, sources).map_err(|d| vec![d])?;
-            TerraformOutputs::Provider(crate::compose::evaluate::plain_value(&node))
+            TerraformOutputs::Provider(node.to_value())
         }
         None => TerraformOutputs::Deferred,
     };

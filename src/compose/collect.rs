@@ -5,7 +5,7 @@
 
 use super::activate::{Activated, Activation};
 use super::config::Resolver;
-use super::evaluate::{eval_condition, expr_diagnostic, plain_value};
+use super::evaluate::{eval_condition, expr_diagnostic};
 use super::fields::{field_for, Eval, Field};
 use super::host::TemplateHost;
 use super::origin::{Origin, OriginId, Origins, Source};
@@ -310,7 +310,7 @@ impl<'t> Collector<'_, 't> {
         match field.eval {
             Eval::Literal => {
                 let id = self.origins.add(origin);
-                Ok(Tracked::from_value(&plain_value(node), id))
+                Ok(Tracked::from_value(&node.to_value(), id))
             }
             Eval::Template => self.tracked(node, host, origin, context),
             Eval::Names => {
@@ -406,7 +406,7 @@ impl<'t> Collector<'_, 't> {
                     // A variant's `when` is ANDed with its system's (already true here).
                     if let Some(w) = item.get("when") {
                         let cond = crate::template::Condition {
-                            text: match plain_value(w) {
+                            text: match w.to_value() {
                                 Value::Str(s) => s.to_string(),
                                 other => go_format(&other),
                             },
@@ -442,7 +442,7 @@ impl<'t> Collector<'_, 't> {
                                 span: item.span,
                                 ..origin.clone()
                             });
-                            Tracked::from_value(&plain_value(item), id)
+                            Tracked::from_value(&item.to_value(), id)
                         }
                         _ => {
                             return Err(Diagnostic::error(
@@ -495,7 +495,7 @@ impl<'t> Collector<'_, 't> {
                     span: value.span,
                     ..origin.clone()
                 });
-                Tracked::Leaf(plain_value(value), id)
+                Tracked::Leaf(value.to_value(), id)
             } else {
                 let Some(field) = field_for(ComponentKind::Kustomize, &key.name) else {
                     continue;
@@ -600,7 +600,7 @@ impl<'t> Collector<'_, 't> {
                     span: node.span,
                     ..origin
                 });
-                Ok(Tracked::Leaf(plain_value(node), id))
+                Ok(Tracked::Leaf(node.to_value(), id))
             }
         }
     }
@@ -634,7 +634,7 @@ pub fn substitution_text(v: &Value) -> String {
     match v {
         Value::Nil => String::new(),
         Value::Str(s) => s.to_string(),
-        Value::List(_) | Value::Map(_) => crate::emit::json::compact(v),
+        Value::List(_) | Value::Map(_) => crate::value::json::compact(v),
         other => go_format(other),
     }
 }

@@ -112,7 +112,11 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
     }
     let mut origins = Origins::default();
     let part = compose_part(inputs, inputs.template, inputs.schema, None, &mut origins)?;
-    let base = inputs.template.base.as_ref().map(evaluate::plain_value);
+    let base = inputs
+        .template
+        .base
+        .as_ref()
+        .map(crate::yaml::Node::to_value);
     finish(inputs, vec![part], origins, base.as_ref(), None)
 }
 

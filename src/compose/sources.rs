@@ -9,7 +9,6 @@
 //! can merge into, replace or remove an upstream component with the usual strategies,
 //! and `dependsOn` may name a component of another source.
 
-use super::evaluate::plain_value;
 use super::origin::Origins;
 use super::schema::Schema;
 use super::scope::deep_merge;
@@ -118,7 +117,7 @@ fn merged_base(template: &Template) -> Option<Value> {
         .map(|u| &u.template.base)
         .chain(std::iter::once(&template.base))
         .flatten()
-        .map(plain_value);
+        .map(crate::yaml::Node::to_value);
     let mut out: Option<Map> = None;
     for base in bases {
         let Some(overlay) = base.as_map() else {
@@ -184,8 +183,8 @@ mod tests {
             entry("y", "oci://y"),
         ]);
         assert_eq!(
-            crate::emit::json::compact(&merged),
-            crate::emit::json::compact(&expected)
+            crate::value::json::compact(&merged),
+            crate::value::json::compact(&expected)
         );
     }
 }

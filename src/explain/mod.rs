@@ -8,10 +8,10 @@ use crate::compose::merge::{Component, Effect, Step};
 use crate::compose::origin::{Origin, Source};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
-use crate::emit::json::compact;
 use crate::expr::Value;
 use crate::source::SourceMap;
 use crate::template::{ComponentKind, Template};
+use crate::value::json::compact;
 use std::fmt::Write;
 
 pub struct Explainer<'a> {

@@ -54,7 +54,7 @@ fn data_string(v: &Value) -> String {
     match v {
         Value::Nil => String::new(),
         Value::Str(t) => t.to_string(),
-        other => crate::emit::json::compact(other),
+        other => crate::value::json::compact(other),
     }
 }
 
