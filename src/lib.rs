@@ -7,6 +7,7 @@
 pub mod alloc;
 pub mod cli;
 pub mod compose;
+pub mod diff;
 pub mod emit;
 pub mod explain;
 pub mod expr;

@@ -32,6 +32,8 @@ pub mod sources;
 pub mod tracked;
 pub mod typed_values;
 pub mod validate;
+#[cfg(test)]
+mod windsor_functions_tests;
 
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, Map, Value};
