@@ -13,7 +13,7 @@ use super::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::source::Diagnostic;
-use crate::template::{ComponentEntry, ComponentKind, Strategy, Template};
+use crate::template::{ComponentEntry, ComponentKind, FacetId, Strategy, Template, TemplateId};
 use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;
 use std::sync::Arc;
@@ -38,7 +38,7 @@ pub struct Contribution {
 pub struct Exclusion {
     pub kind: ComponentKind,
     pub id: String,
-    pub facet: usize,
+    pub facet: FacetId,
     pub reason: String,
     pub when: Option<crate::template::Condition>,
 }
@@ -59,6 +59,7 @@ pub fn identity(kind: ComponentKind, node: &Node) -> Option<String> {
 }
 
 struct Collector<'a, 't> {
+    id: TemplateId,
     template: &'t Template,
     resolver: &'a Resolver<'t>,
     origins: &'a mut Origins,
@@ -69,12 +70,14 @@ struct Collector<'a, 't> {
 }
 
 pub fn collect(
+    id: TemplateId,
     template: &Template,
     resolver: &Resolver<'_>,
     activated: &Activated,
     origins: &mut Origins,
 ) -> Result<(Vec<Contribution>, Vec<Exclusion>), Vec<Diagnostic>> {
     let mut c = Collector {
+        id,
         template,
         resolver,
         origins,
@@ -103,7 +106,10 @@ pub fn collect(
                     exclusions.push(Exclusion {
                         kind: entry.kind,
                         id,
-                        facet: i,
+                        facet: FacetId {
+                            template: c.id,
+                            index: i,
+                        },
                         reason: format!("facet `{}` is not active", facet.name),
                         when: facet.when.clone(),
                     });
@@ -119,7 +125,10 @@ pub fn collect(
                         exclusions.push(Exclusion {
                             kind: entry.kind,
                             id,
-                            facet: i,
+                            facet: FacetId {
+                                template: c.id,
+                                index: i,
+                            },
                             reason: format!("its `when` in facet `{}` is false", facet.name),
                             when: entry.when.clone(),
                         });
@@ -218,7 +227,10 @@ impl<'t> Collector<'_, 't> {
             }
         }
         let ordinal = entry.ordinal.unwrap_or(facet.ordinal);
-        let source = Source::Facet(facet_index);
+        let source = Source::Facet(FacetId {
+            template: self.id,
+            index: facet_index,
+        });
         let origin = self.origins.add(Origin {
             source: source.clone(),
             span: entry.node.span,

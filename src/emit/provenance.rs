@@ -23,10 +23,10 @@ pub enum PathSeg {
 fn describe(origin: &Origin, template: &Template, sources: &SourceMap) -> String {
     let strategy = origin.strategy.as_str();
     match &origin.source {
-        Source::Facet(i) => {
-            let name = template.facet(*i).map_or("?", |f| f.name.as_str());
+        Source::Facet(id) => {
+            let name = template.facet(*id).map_or("?", |f| f.name.as_str());
             // A facet of a local source is named with its source: `platform/network`.
-            let name = match template.facet_source(*i) {
+            let name = match template.upstream_name(id.template) {
                 Some(source) => format!("{source}/{name}"),
                 None => name.to_string(),
             };
