@@ -8,7 +8,7 @@ use super::config::Resolver;
 use super::evaluate::{eval_condition, expr_diagnostic};
 use super::fields::{field_for, Eval, Field};
 use super::host::TemplateHost;
-use super::origin::{Origin, OriginId, Origins, Source};
+use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
@@ -23,7 +23,7 @@ use std::sync::Arc;
 pub struct Contribution {
     pub kind: ComponentKind,
     pub id: String,
-    pub source: Source,
+    pub contributor: Contributor,
     /// Application order (S3): effective ordinal, facet order, position in the file.
     pub order: (i64, usize, usize),
     pub strategy: Strategy,
@@ -163,7 +163,7 @@ impl<'t> Collector<'_, 't> {
             return None;
         };
         let origin = self.origins.add(Origin {
-            source: Source::Base,
+            contributor: Contributor::Base,
             span: node.span,
             ordinal: i64::MIN,
             strategy: Strategy::Merge,
@@ -182,7 +182,7 @@ impl<'t> Collector<'_, 't> {
             kind,
             node,
             &host,
-            Source::Base,
+            Contributor::Base,
             i64::MIN,
             Strategy::Merge,
             &what,
@@ -190,7 +190,7 @@ impl<'t> Collector<'_, 't> {
             Ok((fields, identity_only)) => Some(Contribution {
                 kind,
                 id,
-                source: Source::Base,
+                contributor: Contributor::Base,
                 order: (i64::MIN, 0, pos),
                 strategy: Strategy::Merge,
                 fields,
@@ -227,12 +227,12 @@ impl<'t> Collector<'_, 't> {
             }
         }
         let ordinal = entry.ordinal.unwrap_or(facet.ordinal);
-        let source = Source::Facet(FacetId {
+        let contributor = Contributor::Facet(FacetId {
             template: self.id,
             index: facet_index,
         });
         let origin = self.origins.add(Origin {
-            source: source.clone(),
+            contributor: contributor.clone(),
             span: entry.node.span,
             ordinal,
             strategy: entry.strategy,
@@ -243,7 +243,7 @@ impl<'t> Collector<'_, 't> {
             entry.kind,
             &entry.node,
             &host,
-            source.clone(),
+            contributor.clone(),
             ordinal,
             entry.strategy,
             &what,
@@ -251,7 +251,7 @@ impl<'t> Collector<'_, 't> {
         Ok(Some(Contribution {
             kind: entry.kind,
             id,
-            source,
+            contributor,
             order: (ordinal, facet_index + 1, entry.position),
             strategy: entry.strategy,
             fields,
@@ -268,7 +268,7 @@ impl<'t> Collector<'_, 't> {
         kind: ComponentKind,
         node: &Node,
         host: &TemplateHost<'_>,
-        source: Source,
+        contributor: Contributor,
         ordinal: i64,
         strategy: Strategy,
         what: &str,
@@ -292,7 +292,7 @@ impl<'t> Collector<'_, 't> {
             }
             let context = || format!("in `{}` of {what}", key.name);
             let origin = Origin {
-                source: source.clone(),
+                contributor: contributor.clone(),
                 span: value.span,
                 ordinal,
                 strategy,

@@ -9,8 +9,10 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct OriginId(pub u32);
 
+/// Who contributed a value (not to be confused with a local *source*, an upstream
+/// template: see the vocabulary in docs/semantics.md).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Source {
+pub enum Contributor {
     /// The template's `blueprint.yaml`.
     Base,
     /// A facet of one of the composition's templates.
@@ -23,7 +25,7 @@ pub enum Source {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Origin {
-    pub source: Source,
+    pub contributor: Contributor,
     /// Where the value is written.
     pub span: Span,
     pub ordinal: i64,
@@ -58,7 +60,7 @@ impl Origins {
     /// An origin for what bpc computes itself (a default, a resolved dependency).
     pub fn add_derived(&mut self) -> OriginId {
         self.add(Origin {
-            source: Source::Derived,
+            contributor: Contributor::Derived,
             span: Default::default(),
             ordinal: 0,
             strategy: Strategy::Merge,

@@ -8,7 +8,7 @@
 //! ([`Origins::template_of`]), so a value's source is looked up, not inferred.
 
 use super::merge::{Component, Effect, Merged};
-use super::origin::{Origin, OriginId, Origins, Source};
+use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::Value;
 use crate::source::Span;
@@ -68,7 +68,7 @@ impl SourceTags {
                 continue;
             }
             let origin = origins.add(Origin {
-                source: Source::Derived,
+                contributor: Contributor::Derived,
                 span: tag.entry,
                 ordinal: 0,
                 strategy: Strategy::Merge,

@@ -5,7 +5,7 @@
 pub mod path;
 
 use crate::compose::merge::{Component, Effect, Step};
-use crate::compose::origin::{Origin, Source};
+use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
 use crate::expr::Value;
@@ -42,25 +42,25 @@ fn descend<'t>(t: &'t Tracked, path: &[String]) -> Option<&'t Tracked> {
 
 impl Explainer<'_> {
     fn location(&self, origin: &Origin) -> String {
-        match &origin.source {
-            Source::Derived => "derived by bpc".to_string(),
-            Source::Context => "context values".to_string(),
+        match &origin.contributor {
+            Contributor::Derived => "derived by bpc".to_string(),
+            Contributor::Context => "context values".to_string(),
             _ => self.sources.describe(origin.span),
         }
     }
 
     fn who(&self, origin: &Origin) -> String {
-        match &origin.source {
-            Source::Base => "blueprint.yaml".to_string(),
-            Source::Facet(id) => {
+        match &origin.contributor {
+            Contributor::Base => "blueprint.yaml".to_string(),
+            Contributor::Facet(id) => {
                 let name = self.template.facet(*id).map_or("?", |f| f.name.as_str());
                 match self.template.upstream_name(id.template) {
                     Some(source) => format!("facet `{name}` of source `{source}`"),
                     None => format!("facet `{name}`"),
                 }
             }
-            Source::Context => "context values".to_string(),
-            Source::Derived => "bpc default".to_string(),
+            Contributor::Context => "context values".to_string(),
+            Contributor::Derived => "bpc default".to_string(),
         }
     }
 
@@ -430,7 +430,7 @@ impl Explainer<'_> {
             for c in merged.components.values().chain(merged.deleted.iter()) {
                 for step in &c.history {
                     let o = self.composition.origins.get(step.origin);
-                    if o.source == Source::Facet(id) {
+                    if o.contributor == Contributor::Facet(id) {
                         any = true;
                         let _ = writeln!(
                             out,
