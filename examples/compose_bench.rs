@@ -18,11 +18,7 @@
 //! is not).
 
 use bpc::compose::host::Environment;
-use bpc::compose::schema::Schema;
-use bpc::compose::scope::{Builtins, Layer};
-use bpc::compose::{compose, Inputs};
-use bpc::expr::host::TerraformOutputs;
-use bpc::expr::{Engine, EngineConfig};
+use bpc::session::{Options, Session};
 use bpc::source::{FileTree, SourceMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,46 +89,18 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
         })
         .collect();
 
-    let engine = Engine::new(EngineConfig {
-        terraform_output: true,
-        ..EngineConfig::default()
-    });
+    let mut options = Options::at(template_dir);
+    options.locate.context = Some("bench".into());
+    options.locate.values = values.map(Path::to_path_buf).into_iter().collect();
+    options.environment = Environment::Fixed(Default::default());
     let compose_ms: Vec<f64> = (0..runs_of("compose"))
         .map(|_| {
             let start = Instant::now();
             let sources = Arc::new(SourceMap::new());
-            let tree = Arc::new(FileTree::open(template_dir).expect("template"));
-            let template = bpc::template::load(tree, sources.clone()).expect("template loads");
-            let schema = template
-                .schema
-                .as_ref()
-                .map(|s| Schema::compile(s).expect("schema"));
-            let mut layers = Vec::new();
-            if let Some(v) = values {
-                let node =
-                    bpc::project::read_yaml_file(v, "values.yaml", &sources).expect("values");
-                layers.push(Layer {
-                    name: "values.yaml".into(),
-                    value: node.to_value(),
-                    node: Some(node),
-                });
-            }
-            let inputs = Inputs {
-                template: &template,
-                schema: schema.as_ref(),
-                engine: &engine,
-                layers,
-                apply_schema_defaults: true,
-                builtins: Builtins {
-                    context: "bench".into(),
-                    ..Default::default()
-                },
-                environment: Environment::Fixed(Default::default()),
-                terraform: TerraformOutputs::Deferred,
-                precedence: Default::default(),
-                limits: Default::default(),
-            };
-            let composed = compose(&inputs);
+            let tree = FileTree::open(template_dir).expect("template");
+            let session = Session::of_template(tree, template_dir, options.clone(), sources)
+                .expect("template loads");
+            let composed = session.compose();
             if let Err(e) = &composed {
                 eprintln!(
                     "{name}: compose failed: {}",

@@ -10,9 +10,7 @@
 //! was and exits, since the stuck run cannot be resumed.
 
 use bpc::compose::host::Environment;
-use bpc::compose::schema::Schema;
-use bpc::compose::scope::{Builtins, Layer};
-use bpc::compose::{compose, Inputs, Limits};
+use bpc::compose::Limits;
 use bpc::expr::host::{JsonnetLimits, NullHost, TerraformOutputs};
 use bpc::expr::{Engine, EngineConfig, Map, Value};
 use bpc::source::{FileTree, SourceMap};
@@ -392,36 +390,20 @@ impl Corpus {
             return;
         };
         let sources = Arc::new(SourceMap::new());
-        let Ok(loaded) = bpc::template::load(Arc::new(tree), sources.clone()) else {
+        let mut options = bpc::session::Options::at("/fuzz");
+        options.locate.context = Some("fuzz".into());
+        options.environment = Environment::Fixed(Default::default());
+        options.limits = self.limits;
+        let Ok(session) =
+            bpc::session::Session::of_template(tree, "/fuzz", options, sources.clone())
+        else {
             return;
         };
-        let schema = match loaded.schema.as_ref().map(Schema::compile).transpose() {
-            Ok(s) => s,
-            Err(_) => return,
-        };
-        let inputs = Inputs {
-            template: &loaded,
-            schema: schema.as_ref(),
-            engine: &self.engine,
-            layers: vec![Layer {
-                name: "fuzz".into(),
-                value: Value::map(Map::default()),
-                node: None,
-            }],
-            apply_schema_defaults: true,
-            builtins: Builtins {
-                context: "fuzz".into(),
-                ..Default::default()
-            },
-            environment: Environment::Fixed(Default::default()),
-            terraform: TerraformOutputs::Deferred,
-            limits: self.limits,
-            precedence: Default::default(),
-        };
-        if let Ok(composition) = compose(&inputs) {
+        let loaded = &session.template;
+        if let Ok(composition) = session.compose() {
             let _ = bpc::emit::to_yaml(&composition.blueprint);
             let explainer = bpc::explain::Explainer {
-                template: &loaded,
+                template: loaded,
                 composition: &composition,
                 sources: &sources,
             };
@@ -432,16 +414,10 @@ impl Corpus {
             }
         }
         // `bpc test`: the first case of each test file.
-        let suite = bpc::testing::runner::Suite {
-            template: &loaded,
-            schema: schema.as_ref(),
-            engine: &self.engine,
-            project_root: "/fuzz".into(),
-            options: bpc::testing::runner::RunOptions {
-                limits: self.limits,
-                ..Default::default()
-            },
-        };
+        let suite = session.suite(bpc::testing::runner::RunOptions {
+            limits: self.limits,
+            ..Default::default()
+        });
         for path in bpc::testing::case::discover(&loaded.tree).iter().take(2) {
             if let Ok((test_file, _)) = bpc::testing::case::load(&loaded.tree, &sources, path) {
                 if let Some(case) = test_file.cases.first() {

@@ -6,8 +6,8 @@
 //! `RUNS` times (default 5); prints the fastest compose and render times and their
 //! ratio. Times are the fastest of the runs: on a shared machine noise only adds time.
 
-use bpc::cli::compose::{compose_full, ComposeArgs, ProjectArgs};
 use bpc::render::{render, ManifestFormat};
+use bpc::session::{Options, Session};
 use bpc::source::SourceMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,23 +26,17 @@ fn main() {
         .into_iter()
         .collect();
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
-    let compose_args = ComposeArgs {
-        project: ProjectArgs {
-            project: Some(project.clone()),
-            values,
-            ..ProjectArgs::default()
-        },
-        format: Default::default(),
-        out: None,
-        terraform_outputs: None,
-        provenance: false,
-    };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let mut options = Options::at(cwd);
+    options.locate.project = Some(project.clone());
+    options.locate.values = values;
     let (mut best_compose, mut best_render, mut files) = (f64::INFINITY, f64::INFINITY, 0);
     for _ in 0..runs {
         let sources = Arc::new(SourceMap::new());
         let t = Instant::now();
-        let (template, composition) = match compose_full(&cwd, &compose_args, None, &sources) {
+        let composed = Session::open(options.clone(), sources)
+            .and_then(|session| session.compose().map(|c| (session, c)));
+        let (session, composition) = match composed {
             Ok(c) => c,
             Err(d) => {
                 eprintln!("compose failed: {d:?}");
@@ -51,7 +45,7 @@ fn main() {
         };
         best_compose = best_compose.min(t.elapsed().as_secs_f64() * 1e3);
         let t = Instant::now();
-        let rendered = match render(&composition, &template, ManifestFormat::Yaml) {
+        let rendered = match render(&composition, &session.template, ManifestFormat::Yaml) {
             Ok(r) => r,
             Err(d) => {
                 eprintln!("render failed: {d:?}");

@@ -13,6 +13,7 @@ pub mod explain;
 pub mod expr;
 pub mod project;
 pub mod render;
+pub mod session;
 pub mod source;
 pub mod template;
 pub mod testing;

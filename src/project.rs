@@ -170,8 +170,7 @@ pub fn read_yaml_file(path: &Path, display: &str, sources: &SourceMap) -> Result
         std::io::Read::read_to_string(&mut file, &mut text).map_err(|e| e.to_string())?;
         Ok(text)
     };
-    let text =
-        read().map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", path.display())))?;
+    let text = read().map_err(|e| Diagnostic::error(format!("cannot read {display}: {e}")))?;
     let file = sources.add(display.to_string(), text);
     let text = sources.text(file).unwrap_or_default();
     crate::yaml::parse(&text, file).map_err(Diagnostic::from)
@@ -188,7 +187,13 @@ impl Project {
     }
 
     /// The context's value layers in precedence order (S4, schema defaults excluded).
-    pub fn layers(&self, options: &Options, sources: &SourceMap) -> Result<Vec<Layer>, Diagnostic> {
+    /// Relative `--values` paths are taken from `cwd`; messages name them as given.
+    pub fn layers(
+        &self,
+        options: &Options,
+        cwd: &Path,
+        sources: &SourceMap,
+    ) -> Result<Vec<Layer>, Diagnostic> {
         let mut layers = Vec::new();
         if let Some(section) = self
             .windsor
@@ -214,7 +219,7 @@ impl Project {
         }
         for file in &options.values {
             let display = file.to_string_lossy().to_string();
-            let node = read_yaml_file(file, &display, sources)?;
+            let node = read_yaml_file(&cwd.join(file), &display, sources)?;
             layers.push(Layer {
                 name: display,
                 value: node.to_value(),

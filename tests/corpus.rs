@@ -9,11 +9,10 @@
 
 mod common;
 use bpc::compose::precedence::Precedence;
-use bpc::compose::schema::Schema;
-use bpc::expr::{Engine, EngineConfig};
-use bpc::source::{FileTree, SourceMap};
+use bpc::session::{Options, Session};
+use bpc::source::SourceMap;
 use bpc::testing::case;
-use bpc::testing::runner::{RunOptions, Suite, UnmockedOutputs};
+use bpc::testing::runner::{RunOptions, UnmockedOutputs};
 use std::sync::Arc;
 
 /// The default mode: `bpc test` with no flags.
@@ -37,28 +36,14 @@ fn early_format() -> RunOptions {
 fn failing(corpus: &str, options: RunOptions) -> (usize, Vec<(String, String)>) {
     let root = common::repo().join("tests/conformance").join(corpus);
     let sources = Arc::new(SourceMap::new());
-    let tree = Arc::new(FileTree::open(&root.join("contexts/_template")).expect("template"));
-    let template = bpc::template::load(tree, sources.clone()).expect("corpus loads");
-    let schema = template
-        .schema
-        .as_ref()
-        .map(|s| Schema::compile(s).expect("schema compiles"));
+    let session = Session::open(Options::at(&root), sources.clone()).expect("corpus loads");
+    let tree = &session.template.tree;
     let mut cases = Vec::new();
-    for path in case::discover(&template.tree) {
-        let (file, _) = case::load(&template.tree, &sources, &path).expect("test file parses");
+    for path in case::discover(tree) {
+        let (file, _) = case::load(tree, &sources, &path).expect("test file parses");
         cases.extend(file.cases);
     }
-    let engine = Engine::new(EngineConfig {
-        terraform_output: true,
-        ..EngineConfig::default()
-    });
-    let suite = Suite {
-        template: &template,
-        schema: schema.as_ref(),
-        engine: &engine,
-        project_root: root.to_string_lossy().to_string(),
-        options,
-    };
+    let suite = session.suite(options);
     let refs: Vec<&case::Case> = cases.iter().collect();
     let results = suite.run_all(&refs, 2);
     let mut failed = Vec::new();

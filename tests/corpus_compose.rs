@@ -4,45 +4,31 @@
 
 mod common;
 use bpc::compose::precedence::Precedence;
-use bpc::compose::schema::Schema;
-use bpc::expr::{Engine, EngineConfig};
-use bpc::source::{FileTree, SourceMap};
+use bpc::session::{Options, Session};
+use bpc::source::SourceMap;
 use bpc::testing::case;
-use bpc::testing::runner::{RunOptions, Suite, UnmockedOutputs};
+use bpc::testing::runner::{RunOptions, UnmockedOutputs};
 use std::sync::Arc;
 
 fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
     let root = common::repo().join("tests/conformance/windsor-core-75d2a6c1");
     let sources = Arc::new(SourceMap::new());
-    let tree = Arc::new(FileTree::open(&root.join("contexts/_template")).expect("template"));
-    let template = bpc::template::load(tree, sources.clone()).expect("corpus loads");
-    let schema = template
-        .schema
-        .as_ref()
-        .map(|s| Schema::compile(s).expect("schema"));
+    let session = Session::open(Options::at(&root), sources.clone()).expect("corpus loads");
     let (tests, _) =
-        case::load(&template.tree, &sources, &format!("tests/{file}")).expect("test file");
+        case::load(&session.template.tree, &sources, &format!("tests/{file}")).expect("test file");
     let case = tests
         .cases
         .iter()
         .find(|c| c.name == name)
         .expect("case exists");
-    let engine = Engine::new(EngineConfig {
-        terraform_output: true,
-        ..EngineConfig::default()
+    let mut suite = session.suite(RunOptions {
+        schema_defaults,
+        unmocked_outputs: UnmockedOutputs::Null,
+        precedence: Precedence::FacetWins,
+        ..Default::default()
     });
-    let suite = Suite {
-        template: &template,
-        schema: schema.as_ref(),
-        engine: &engine,
-        project_root: "/project".to_string(),
-        options: RunOptions {
-            schema_defaults,
-            unmocked_outputs: UnmockedOutputs::Null,
-            precedence: Precedence::FacetWins,
-            ..Default::default()
-        },
-    };
+    // The snapshots name the project root; keep them independent of the checkout.
+    suite.project_root = "/project".to_string();
     let composition = suite.compose_case(case).unwrap_or_else(|d| {
         panic!(
             "{}",

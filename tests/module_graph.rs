@@ -19,6 +19,8 @@ const LAYERS: &[&[&str]] = &[
     &["project"],
     &["emit"],
     &["explain", "render", "testing"],
+    // One loaded project, composed, tested or rendered: what every command starts from.
+    &["session"],
     &["cli"],
 ];
 

@@ -3,11 +3,9 @@
 use super::output::emit;
 use super::report;
 use crate::compose::host::Environment;
-use crate::compose::schema::Schema;
-use crate::compose::{compose, Inputs};
-use crate::expr::host::TerraformOutputs;
-use crate::expr::{Engine, EngineConfig};
-use crate::project::{self, Options};
+use crate::compose::Composition;
+use crate::project;
+use crate::session::{self, Session};
 use crate::source::{Diagnostic, SourceMap};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -111,15 +109,40 @@ impl ProjectArgs {
         }
     }
 
-    pub fn options(&self) -> Options {
-        Options {
-            project: self.project.clone(),
-            template: self.template.clone(),
-            context: self.context.clone(),
-            values: self.values.clone(),
-            set: self.set.clone(),
-        }
+    /// The session these flags ask for, found from the process's current directory.
+    /// `env_context` is `$WINDSOR_CONTEXT` for the commands that honour it.
+    pub fn session_options(
+        &self,
+        env_context: Option<String>,
+        terraform_outputs: Option<PathBuf>,
+    ) -> Result<session::Options, Vec<Diagnostic>> {
+        let cwd = std::env::current_dir().map_err(|e| {
+            vec![Diagnostic::error(format!(
+                "cannot read the current directory: {e}"
+            ))]
+        })?;
+        Ok(session::Options {
+            cwd,
+            env_context,
+            locate: project::Options {
+                project: self.project.clone(),
+                template: self.template.clone(),
+                context: self.context.clone(),
+                values: self.values.clone(),
+                set: self.set.clone(),
+            },
+            upstream: true,
+            precedence: self.config_precedence.precedence(),
+            limits: self.limits(),
+            environment: Environment::Process,
+            terraform_outputs,
+        })
     }
+}
+
+/// `$WINDSOR_CONTEXT`, for the commands that honour it.
+pub fn env_context() -> Option<String> {
+    std::env::var("WINDSOR_CONTEXT").ok()
 }
 
 #[derive(Args, Debug)]
@@ -170,45 +193,31 @@ fn compose_text(
     args: &ComposeArgs,
     sources: &Arc<SourceMap>,
 ) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let cwd = std::env::current_dir().map_err(|e| {
-        vec![Diagnostic::error(format!(
-            "cannot read the current directory: {e}"
-        ))]
-    })?;
-    let (template, composition) =
-        compose_full(&cwd, args, std::env::var("WINDSOR_CONTEXT").ok(), sources)?;
-    let text = render(args, &template, &composition, sources)?;
+    let options = args
+        .project
+        .session_options(env_context(), args.terraform_outputs.clone())?;
+    let session = Session::open(options, sources.clone())?;
+    let composition = session.compose()?;
+    let text = blueprint_text(&session, &composition, args.format, args.provenance)?;
     for m in &composition.messages {
         eprintln!("note: {m}");
     }
     let warnings = composition.warnings.clone();
     // The process exits next: freeing a large template's trees node by node would
     // only delay that (about a tenth of the run at 10 000 facets).
-    std::mem::forget((template, composition));
+    std::mem::forget((session, composition));
     Ok((text, warnings))
 }
 
-/// Composes as `bpc compose` would when run in `cwd` with `WINDSOR_CONTEXT` set to
-/// `env_context`; returns the rendered output and the composition.
-pub fn compose_in(
-    cwd: &std::path::Path,
-    args: &ComposeArgs,
-    env_context: Option<String>,
-    sources: &Arc<SourceMap>,
-) -> Result<(String, crate::compose::Composition), Vec<Diagnostic>> {
-    let (template, composition) = compose_full(cwd, args, env_context, sources)?;
-    let text = render(args, &template, &composition, sources)?;
-    Ok((text, composition))
-}
-
-/// The composed blueprint as text, in the format `args` asks for.
-fn render(
-    args: &ComposeArgs,
-    template: &crate::template::Template,
-    composition: &crate::compose::Composition,
-    sources: &Arc<SourceMap>,
+/// The composed blueprint as text: YAML or JSON, with or without provenance.
+pub fn blueprint_text(
+    session: &Session,
+    composition: &Composition,
+    format: Format,
+    provenance: bool,
 ) -> Result<String, Vec<Diagnostic>> {
-    Ok(match (args.format, args.provenance) {
+    let (template, sources) = (&session.template, &session.sources);
+    Ok(match (format, provenance) {
         (Format::Yaml, false) => crate::emit::to_yaml(&composition.blueprint),
         (Format::Yaml, true) => crate::emit::provenance::yaml(template, composition, sources),
         (Format::Json, false) => crate::emit::to_json(&composition.blueprint)
@@ -217,49 +226,4 @@ fn render(
         (Format::Json, true) => crate::emit::provenance::json(template, composition, sources)
             .map_err(|e| vec![Diagnostic::error(e)])?,
     })
-}
-
-/// Loads the project's template and composes it; the template is returned too
-/// because the composition refers to its facets.
-pub fn compose_full(
-    cwd: &std::path::Path,
-    args: &ComposeArgs,
-    env_context: Option<String>,
-    sources: &Arc<SourceMap>,
-) -> Result<(crate::template::Template, crate::compose::Composition), Vec<Diagnostic>> {
-    let options = args.project.options();
-    let project = project::discover(cwd, &options, env_context, sources).map_err(|d| vec![d])?;
-    let template = crate::template::load_with_sources(project.template.clone(), sources.clone())?;
-    let schema = Schema::of_template(&template)?;
-    let layers = project.layers(&options, sources).map_err(|d| vec![d])?;
-    let terraform = match &args.terraform_outputs {
-        Some(path) => {
-            let display = path.to_string_lossy().to_string();
-            let node = project::read_yaml_file(path, &display, sources).map_err(|d| vec![d])?;
-            TerraformOutputs::Provider(node.to_value())
-        }
-        None => TerraformOutputs::Deferred,
-    };
-    let engine = Engine::new(EngineConfig {
-        terraform_output: true,
-        ..EngineConfig::default()
-    });
-    let inputs = Inputs {
-        template: &template,
-        schema: schema.as_ref(),
-        engine: &engine,
-        layers,
-        apply_schema_defaults: true,
-        builtins: project.builtins(),
-        environment: Environment::Process,
-        terraform,
-        precedence: args.project.config_precedence.precedence(),
-        limits: args.project.limits(),
-    };
-    let mut composition = compose(&inputs)?;
-    drop(inputs);
-    composition
-        .warnings
-        .splice(0..0, project.warnings.iter().cloned());
-    Ok((template, composition))
 }

@@ -1,8 +1,9 @@
 //! `bpc explain PATH` / `bpc explain --facet NAME`: how composition arrived at a value.
 
-use super::compose::{ComposeArgs, Format, ProjectArgs};
+use super::compose::{env_context, ProjectArgs};
 use super::report;
 use crate::explain::Explainer;
+use crate::session::Session;
 use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
 use std::process::ExitCode;
@@ -27,52 +28,33 @@ pub struct ExplainArgs {
 
 pub fn run(args: ExplainArgs) -> ExitCode {
     let sources = Arc::new(SourceMap::new());
-    let cwd = match std::env::current_dir() {
-        Ok(c) => c,
-        Err(e) => {
-            report(
-                &[Diagnostic::error(format!(
-                    "cannot read the current directory: {e}"
-                ))],
-                &sources,
-            );
-            return ExitCode::from(1);
-        }
-    };
-    let compose_args = ComposeArgs {
-        project: args.project.clone(),
-        format: Format::Yaml,
-        out: None,
-        terraform_outputs: args.terraform_outputs.clone(),
-        provenance: false,
-    };
-    let env_context = std::env::var("WINDSOR_CONTEXT").ok();
-    let (template, composition) =
-        match super::compose::compose_full(&cwd, &compose_args, env_context, &sources) {
-            Ok(r) => r,
-            Err(d) => {
-                report(&d, &sources);
-                return ExitCode::from(1);
-            }
-        };
-    let explainer = Explainer {
-        template: &template,
-        composition: &composition,
-        sources: &sources,
-    };
-    let result = match (&args.facet, &args.path) {
-        (Some(f), _) => explainer.facet(f),
-        (None, Some(p)) => explainer.explain(p),
-        (None, None) => Err("give a PATH or --facet NAME".to_string()),
-    };
-    match result {
+    match explain(&args, &sources) {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS
         }
-        Err(message) => {
-            report(&[Diagnostic::error(message)], &sources);
+        Err(diagnostics) => {
+            report(&diagnostics, &sources);
             ExitCode::from(1)
         }
     }
+}
+
+fn explain(args: &ExplainArgs, sources: &Arc<SourceMap>) -> Result<String, Vec<Diagnostic>> {
+    let options = args
+        .project
+        .session_options(env_context(), args.terraform_outputs.clone())?;
+    let session = Session::open(options, sources.clone())?;
+    let composition = session.compose()?;
+    let explainer = Explainer {
+        template: &session.template,
+        composition: &composition,
+        sources,
+    };
+    match (&args.facet, &args.path) {
+        (Some(f), _) => explainer.facet(f),
+        (None, Some(p)) => explainer.explain(p),
+        (None, None) => Err("give a PATH or --facet NAME".to_string()),
+    }
+    .map_err(|message| vec![Diagnostic::error(message)])
 }

@@ -1,9 +1,10 @@
 //! `bpc render`: the Terraform and Flux inputs of a context, written to a directory
 //! (replaced as a whole) or compared with it (`--check`).
 
-use super::compose::{compose_full, ComposeArgs, Format, ProjectArgs};
+use super::compose::{env_context, Format, ProjectArgs};
 use super::report;
 use crate::render::{self, ManifestFormat};
+use crate::session::Session;
 use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
 use std::path::PathBuf;
@@ -33,47 +34,17 @@ pub struct RenderArgs {
     pub terraform_outputs: Option<PathBuf>,
 }
 
-impl RenderArgs {
-    fn compose_args(&self) -> ComposeArgs {
-        ComposeArgs {
-            project: self.project.clone(),
-            format: Format::Yaml,
-            out: None,
-            terraform_outputs: self.terraform_outputs.clone(),
-            provenance: false,
-        }
-    }
-}
-
-/// Composes and renders as `bpc render` does when run in `cwd`.
-pub fn render_in(
-    cwd: &std::path::Path,
-    args: &RenderArgs,
-    env_context: Option<String>,
-    sources: &Arc<SourceMap>,
-) -> Result<render::Rendered, Vec<Diagnostic>> {
-    let (template, composition) = compose_full(cwd, &args.compose_args(), env_context, sources)?;
+pub fn run(args: RenderArgs) -> ExitCode {
+    let sources = Arc::new(SourceMap::new());
+    let session = args
+        .project
+        .session_options(env_context(), args.terraform_outputs.clone())
+        .and_then(|options| Session::open(options, sources.clone()));
     let format = match args.format {
         Format::Yaml => ManifestFormat::Yaml,
         Format::Json => ManifestFormat::Json,
     };
-    let mut rendered = render::render(&composition, &template, format)?;
-    let mut warnings = composition.warnings.clone();
-    warnings.append(&mut rendered.warnings);
-    rendered.warnings = warnings;
-    Ok(rendered)
-}
-
-pub fn run(args: RenderArgs) -> ExitCode {
-    let sources = Arc::new(SourceMap::new());
-    let cwd = match std::env::current_dir() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: cannot read the current directory: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let rendered = match render_in(&cwd, &args, std::env::var("WINDSOR_CONTEXT").ok(), &sources) {
+    let rendered = match session.and_then(|s| s.render(format)) {
         Ok(r) => r,
         Err(d) => {
             report(&d, &sources);

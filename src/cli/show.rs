@@ -3,12 +3,12 @@
 //! Windsor materialises — with each schema `description` as a comment above its key
 //! and `sensitive: true` values masked.
 
-use super::compose::{Format, ProjectArgs};
+use super::compose::{env_context, Format, ProjectArgs};
 use super::report;
 use crate::compose::schema::Schema;
 use crate::emit::PathSegment;
 use crate::expr::{Map, Value};
-use crate::project;
+use crate::session::Session;
 use crate::source::{Diagnostic, SourceMap};
 use clap::{Args, Subcommand};
 use std::process::ExitCode;
@@ -47,14 +47,18 @@ pub fn run(args: ShowArgs) -> ExitCode {
 
 fn run_values(args: ValuesArgs) -> ExitCode {
     let sources = Arc::new(SourceMap::new());
-    let cwd = match std::env::current_dir() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: cannot read the current directory: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match values_in(&cwd, &args, std::env::var("WINDSOR_CONTEXT").ok(), &sources) {
+    let options = args.project.session_options(env_context(), None);
+    let text = options
+        .and_then(|mut options| {
+            // Only this template's schema matters here, not its upstream sources.
+            options.upstream = false;
+            Session::open(options, sources.clone())
+        })
+        .and_then(|session| {
+            let text = values_text(&session, args.format)?;
+            Ok((text, session.project.warnings))
+        });
+    match text {
         Ok((text, warnings)) => {
             report(&warnings, &sources);
             if args.project.strict && !warnings.is_empty() {
@@ -71,24 +75,14 @@ fn run_values(args: ValuesArgs) -> ExitCode {
     }
 }
 
-/// The effective values of the context as `bpc show values` prints them when run in
-/// `cwd`, and the warnings of finding the project.
-pub fn values_in(
-    cwd: &std::path::Path,
-    args: &ValuesArgs,
-    env_context: Option<String>,
-    sources: &Arc<SourceMap>,
-) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let options = args.project.options();
-    let project = project::discover(cwd, &options, env_context, sources).map_err(|d| vec![d])?;
-    let template = crate::template::load(project.template.clone(), sources.clone())?;
-    let schema = Schema::of_template(&template)?;
-    let layers = project.layers(&options, sources).map_err(|d| vec![d])?;
-    let values = crate::compose::scope::effective_values(schema.as_ref(), true, &layers)?;
+/// The effective values of the session's context as `bpc show values` prints them.
+pub fn values_text(session: &Session, format: Format) -> Result<String, Vec<Diagnostic>> {
+    let schema = session.schema.as_ref();
+    let values = crate::compose::scope::effective_values(schema, true, &session.layers()?)?;
     let empty = serde_json::Value::Null;
-    let root = schema.as_ref().map_or(&empty, Schema::json);
+    let root = schema.map_or(&empty, Schema::json);
     let masked = mask(&Value::map(values), root, root);
-    let text = match args.format {
+    Ok(match format {
         Format::Yaml => {
             let hook = |path: &[PathSegment<'_>]| {
                 let at = schema_at(root, path)?;
@@ -108,8 +102,7 @@ pub fn values_in(
             }
             text
         }
-    };
-    Ok((text, project.warnings))
+    })
 }
 
 /// Follows a local `$ref` (`#/$defs/…`), a few levels deep at most.

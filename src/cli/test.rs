@@ -2,9 +2,7 @@
 
 use super::compose::ProjectArgs;
 use super::report;
-use crate::compose::schema::Schema;
-use crate::expr::{Engine, EngineConfig};
-use crate::project;
+use crate::session::Session;
 use crate::source::{Diagnostic, SourceMap};
 use crate::testing::case::{self, Case, TestFile};
 use crate::testing::runner::{CaseResult, RunOptions, Suite, UnmockedOutputs};
@@ -96,15 +94,10 @@ pub fn matches_filter(name: &str, pattern: &str) -> bool {
 }
 
 fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<Diagnostic>> {
-    let cwd = std::env::current_dir().map_err(|e| {
-        vec![Diagnostic::error(format!(
-            "cannot read the current directory: {e}"
-        ))]
-    })?;
-    let options = args.project.options();
-    let project = project::discover(&cwd, &options, None, sources).map_err(|d| vec![d])?;
-    let template = crate::template::load_with_sources(project.template.clone(), sources.clone())?;
-    let schema = Schema::of_template(&template)?;
+    // Cases compose in isolation (S11): WINDSOR_CONTEXT plays no part.
+    let options = args.project.session_options(None, None)?;
+    let session = Session::open(options, sources.clone())?;
+    let template = &session.template;
 
     let paths = case::discover(&template.tree);
     if paths.is_empty() {
@@ -150,27 +143,17 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
         ))]);
     }
 
-    let engine = Engine::new(EngineConfig {
-        terraform_output: true,
-        ..EngineConfig::default()
-    });
-    let suite = Suite {
-        template: &template,
-        schema: schema.as_ref(),
-        engine: &engine,
-        project_root: project.root.to_string_lossy().replace('\\', "/"),
-        options: RunOptions {
-            schema_defaults: args.schema_defaults,
-            unmocked_outputs: match args.unmocked_outputs {
-                Unmocked::Null => UnmockedOutputs::Null,
-                Unmocked::Error => UnmockedOutputs::Error,
-            },
-            precedence: args.project.config_precedence.precedence(),
-            limits: args.project.limits(),
+    let suite = session.suite(RunOptions {
+        schema_defaults: args.schema_defaults,
+        unmocked_outputs: match args.unmocked_outputs {
+            Unmocked::Null => UnmockedOutputs::Null,
+            Unmocked::Error => UnmockedOutputs::Error,
         },
-    };
+        precedence: session.options.precedence,
+        limits: session.options.limits,
+    });
     if let Some(path) = &args.explain {
-        return explain_case(&suite, &template, cases[0], path, sources);
+        return explain_case(&suite, template, cases[0], path, sources);
     }
     if args.show {
         return show_case(&suite, cases[0], args.format);
@@ -179,7 +162,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
     let mut results = suite.run_all(&cases, threads);
 
     if args.snapshot || args.update {
-        snapshots(&template, &cases, &mut results, args.update, &mut warnings)?;
+        snapshots(template, &cases, &mut results, args.update, &mut warnings)?;
     }
     for r in &results {
         warnings.extend(r.warnings.iter().cloned());

@@ -6,13 +6,14 @@
 use super::activate::{Activated, Activation};
 use super::config::Resolver;
 use super::evaluate::{eval_condition, expr_diagnostic};
-use super::fields::{field_for, Eval, Field};
 use super::host::TemplateHost;
 use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::source::Diagnostic;
+use crate::template::fields::{canonical, field_for, Eval, Field};
+use crate::template::identity::merge_key;
 use crate::template::{ComponentEntry, ComponentKind, FacetId, Strategy, Template, TemplateId};
 use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;
@@ -46,16 +47,7 @@ pub struct Exclusion {
 /// A component's identity from its literal fields (S9): terraform `name`, else
 /// `path` (with `source` when set); kustomization `name`.
 pub fn identity(kind: ComponentKind, node: &Node) -> Option<String> {
-    let text = |k: &str| node.get(k).and_then(Node::as_str).filter(|s| !s.is_empty());
-    match kind {
-        ComponentKind::Kustomize | ComponentKind::FluxSystem => text("name").map(str::to_string),
-        ComponentKind::Terraform => text("name").map(str::to_string).or_else(|| {
-            text("path").map(|p| match text("source") {
-                Some(s) => format!("{s}:{p}"),
-                None => p.to_string(),
-            })
-        }),
-    }
+    merge_key(kind, |k| node.get(k).and_then(Node::as_str))
 }
 
 struct Collector<'a, 't> {
@@ -518,10 +510,7 @@ impl<'t> Collector<'_, 't> {
                 };
                 self.field(field, value, host, o, context)?
             };
-            let name: Arc<str> = match &*key.name {
-                "substitute" => Arc::from("substitutions"),
-                other => Arc::from(other),
-            };
+            let name: Arc<str> = Arc::from(canonical(ComponentKind::Kustomize, &key.name));
             match out.get_mut(&name) {
                 Some(existing) => existing.merge_from(tracked),
                 None => {

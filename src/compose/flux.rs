@@ -10,11 +10,13 @@
 //! * `globalDependency: true`: every kustomization outside the system's own dependency
 //!   closure depends on the system's terminal tier (its variants, else its install).
 
-use super::fields::{field_for, sort_in_order};
+use super::fields::sort_in_order;
 use super::merge::{Component, Merged};
+use super::tier_names;
 use super::tracked::Tracked;
 use crate::expr::Value;
 use crate::source::Diagnostic;
+use crate::template::fields::field_for;
 use crate::template::ComponentKind;
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
@@ -68,13 +70,10 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
         let install = s
             .get("install")
             .filter(|t| !pruned(t))
-            .map(|_| format!("{}-install", s.id));
+            .map(|_| tier_names::install(&s.id));
         let variants = names(s.get("resources"))
             .iter()
-            .map(|v| match super::merge::variant_name(v) {
-                n if n.is_empty() => format!("{}-resources", s.id),
-                n => format!("{}-resources-{n}", s.id),
-            })
+            .map(|v| tier_names::variant(&s.id, &super::merge::variant_name(v)))
             .collect();
         tiers.insert(s.id.clone(), Tiers { install, variants });
     }

@@ -18,6 +18,7 @@
 use super::fields::sort_in_order;
 use super::merge::{Component, Merged};
 use super::origin::{OriginId, Origins};
+use super::tier_names;
 use super::tracked::Tracked;
 use crate::expr::Value;
 use crate::template::ComponentKind;
@@ -140,14 +141,11 @@ fn leaf(text: &str, origin: OriginId) -> Tracked {
 fn tiers(system: &Component) -> (Option<String>, Vec<String>) {
     let install = system
         .get("install")
-        .map(|_| format!("{}-install", system.id));
+        .map(|_| tier_names::install(&system.id));
     let variants = match system.get("resources") {
         Some(Tracked::List(items, _)) => items
             .iter()
-            .map(|v| match super::merge::variant_name(v) {
-                n if n.is_empty() => format!("{}-resources", system.id),
-                n => format!("{}-resources-{n}", system.id),
-            })
+            .map(|v| tier_names::variant(&system.id, &super::merge::variant_name(v)))
             .collect(),
         _ => Vec::new(),
     };
@@ -172,7 +170,7 @@ fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
         if let Some(items) = deps_mut(component) {
             for item in items.iter_mut() {
                 if let Tracked::Leaf(Value::Str(dep), _) = item {
-                    let install = format!("{dep}-install");
+                    let install = tier_names::install(dep);
                     if !names.contains(&**dep) && names.contains(&install) {
                         *dep = Arc::from(install);
                     }

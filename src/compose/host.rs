@@ -8,9 +8,10 @@ use crate::source::FileTree;
 use std::collections::BTreeMap;
 
 /// Where `env()` reads from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub enum Environment {
     /// The process environment (plain `bpc compose`).
+    #[default]
     Process,
     /// Exactly these variables (test cases are hermetic).
     Fixed(BTreeMap<String, String>),

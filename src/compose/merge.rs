@@ -7,9 +7,10 @@
 //!   equal patches, scalar fields). A later `merge` merges into what is left.
 
 use super::collect::Contribution;
-use super::fields::{field_for, sort_in_order, Combine, FieldMap};
+use super::fields::{sort_in_order, FieldMap};
 use super::origin::OriginId;
 use super::tracked::Tracked;
+use crate::template::fields::{field_for, Combine};
 use crate::template::{ComponentKind, Strategy};
 use indexmap::IndexMap;
 use std::sync::Arc;

@@ -29,6 +29,7 @@ pub mod schema;
 pub mod scope;
 pub mod source_tags;
 pub mod sources;
+pub mod tier_names;
 pub mod tracked;
 pub mod typed_values;
 pub mod validate;

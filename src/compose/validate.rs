@@ -99,11 +99,7 @@ fn would_define(e: &Exclusion, kind: ComponentKind, name: &str) -> bool {
     if kind != ComponentKind::Kustomize || e.kind != ComponentKind::FluxSystem {
         return false;
     }
-    match name.strip_prefix(e.id.as_str()) {
-        Some("") | Some("-install") | Some("-resources") => true,
-        Some(rest) => rest.starts_with("-resources-"),
-        None => false,
-    }
+    super::tier_names::belongs_to(name, &e.id)
 }
 
 /// The first dependency cycle found, as `a, b, …, a` (deterministic: components in

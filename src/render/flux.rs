@@ -98,7 +98,7 @@ pub fn render(
             .flux
             .components
             .keys()
-            .map(|k| format!("{k}-install"))
+            .map(|k| crate::compose::tier_names::install(k))
             .collect(),
     };
 

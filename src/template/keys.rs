@@ -1,5 +1,6 @@
-//! The keys bpc accepts at each level of a facet, and "did you mean" hints for the
-//! rest (S2: unknown keys are warnings, errors under `--strict`).
+//! The keys bpc accepts at each level of a facet besides components (whose keys come
+//! from the field table, [`super::fields`]), and "did you mean" hints for the rest
+//! (S2: unknown keys are warnings, errors under `--strict`).
 
 pub const FACET: &[&str] = &[
     "kind",
@@ -22,92 +23,6 @@ pub const METADATA: &[&str] = &["name", "description", "labels", "annotations"];
 
 /// Keys of a config block besides its body (S6).
 pub const CONFIG_BLOCK: &[&str] = &["name", "when", "value", "ordinal", "strategy", "requires"];
-
-pub const TERRAFORM: &[&str] = &[
-    "name",
-    "path",
-    "source",
-    "inputs",
-    "dependsOn",
-    "destroy",
-    "enabled",
-    "parallelism",
-    "when",
-    "ordinal",
-    "strategy",
-    "requires",
-];
-
-pub const KUSTOMIZE: &[&str] = &[
-    "name",
-    "path",
-    "source",
-    "dependsOn",
-    "components",
-    "patches",
-    "substitutions",
-    "substitute",
-    "interval",
-    "retryInterval",
-    "timeout",
-    "wait",
-    "force",
-    "prune",
-    "cleanup",
-    "destroy",
-    "destroyOnly",
-    "enabled",
-    "namespace",
-    "targetNamespace",
-    "decryption",
-    "when",
-    "ordinal",
-    "strategy",
-    "requires",
-    "secrets",
-];
-
-/// A `flux:` entry in system form.
-pub const FLUX_SYSTEM: &[&str] = &[
-    "name",
-    "path",
-    "source",
-    "enabled",
-    "destroy",
-    "dependsOn",
-    "globalDependency",
-    "install",
-    "resources",
-    "secrets",
-    "when",
-    "ordinal",
-    "strategy",
-    "requires",
-];
-
-/// Keys of an install tier or a resources variant.
-pub const FLUX_TIER: &[&str] = &[
-    "name",
-    "when",
-    "source",
-    "dependsOn",
-    "components",
-    "patches",
-    "substitutions",
-    "substitute",
-    "interval",
-    "retryInterval",
-    "timeout",
-    "wait",
-    "force",
-    "prune",
-    "destroy",
-    "destroyOnly",
-    "enabled",
-    "namespace",
-    "targetNamespace",
-    "decryption",
-];
 
 /// Keys that make a `flux:` entry a system rather than a plain kustomization.
 pub const FLUX_SYSTEM_ONLY: &[&str] = &["install", "resources", "globalDependency", "secrets"];
@@ -162,12 +77,16 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::template::fields::component_keys;
+    use crate::template::ComponentKind;
 
     #[test]
     fn typos_get_the_intended_key() {
-        assert_eq!(suggest("stratgy", TERRAFORM), Some("strategy"));
-        assert_eq!(suggest("dependson", KUSTOMIZE), Some("dependsOn"));
-        assert_eq!(suggest("input", TERRAFORM), Some("inputs"));
-        assert_eq!(suggest("completely-different", TERRAFORM), None);
+        let terraform = component_keys(ComponentKind::Terraform);
+        let kustomize = component_keys(ComponentKind::Kustomize);
+        assert_eq!(suggest("stratgy", terraform), Some("strategy"));
+        assert_eq!(suggest("dependson", kustomize), Some("dependsOn"));
+        assert_eq!(suggest("input", terraform), Some("inputs"));
+        assert_eq!(suggest("completely-different", terraform), None);
     }
 }

@@ -2,6 +2,8 @@
 //! blueprint (design/semantics.md S2, S3).
 
 pub mod facet;
+pub mod fields;
+pub mod identity;
 pub mod keys;
 pub mod ordinal;
 pub mod parse_facet;

@@ -289,19 +289,15 @@ impl Reader<'_> {
             );
             return None;
         }
-        let known = match kind {
-            ComponentKind::Terraform => keys::TERRAFORM,
-            ComponentKind::Kustomize => keys::KUSTOMIZE,
-            ComponentKind::FluxSystem => keys::FLUX_SYSTEM,
-        };
+        let known = super::fields::component_keys(kind);
         self.check_keys(&node, known, &format!("a {}", kind.noun()));
         if kind == ComponentKind::FluxSystem {
             if let Some(install) = node.get("install") {
-                self.check_keys(install, keys::FLUX_TIER, "an install tier");
+                self.check_keys(install, super::fields::tier_keys(), "an install tier");
             }
             if let Some(NodeKind::Seq(variants)) = node.get("resources").map(|r| &r.kind) {
                 for v in variants {
-                    self.check_keys(v, keys::FLUX_TIER, "a resources variant");
+                    self.check_keys(v, super::fields::tier_keys(), "a resources variant");
                 }
             }
         }

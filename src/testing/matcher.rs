@@ -19,6 +19,7 @@
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::source::Diagnostic;
+use crate::template::identity::component_id;
 use crate::template::ComponentKind;
 use crate::value::Equality;
 use crate::yaml::{Node, NodeKind};
@@ -90,25 +91,14 @@ impl Composed<'_> {
     }
 
     fn names(&self, kind: ComponentKind) -> Vec<String> {
-        self.list(kind)
-            .iter()
-            .filter_map(|c| {
-                let m = c.as_map()?;
-                m.get("name")
-                    .or_else(|| m.get("path"))
-                    .and_then(|v| v.as_str().map(str::to_string))
-            })
-            .collect()
+        self.list(kind).iter().filter_map(component_id_of).collect()
     }
 }
 
-/// A terraform component's identity in a composed blueprint: `name`, else `path`.
-pub fn terraform_id(component: &Value) -> Option<String> {
+/// A composed component's id: `name`, else `path` (S9).
+pub fn component_id_of(component: &Value) -> Option<String> {
     let m = component.as_map()?;
-    m.get("name")
-        .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
-        .or_else(|| m.get("path"))
-        .and_then(|v| v.as_str().map(str::to_string))
+    component_id(|k| m.get(k).and_then(Value::as_str))
 }
 
 pub struct Outcome {

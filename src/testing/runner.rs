@@ -211,7 +211,7 @@ fn missing_output_components(
         .and_then(Value::as_list)
         .map(|list| {
             list.iter()
-                .filter_map(crate::testing::matcher::terraform_id)
+                .filter_map(crate::testing::matcher::component_id_of)
                 .collect()
         })
         .unwrap_or_default();

@@ -1,0 +1,227 @@
+//! One session: a project found, its template loaded, its schema compiled and an
+//! expression engine made, once — then composed, tested or rendered as often as the
+//! caller likes. Every command, test, example and benchmark starts here, so the
+//! sequence discover → load → schema → engine exists in one place.
+//!
+//! The session takes everything from its [`Options`]: the directory to start from and
+//! the `WINDSOR_CONTEXT` the caller read, never the process's own current directory or
+//! environment. That keeps it usable from tests, watch mode and many contexts at once.
+
+use crate::compose::host::Environment;
+use crate::compose::precedence::Precedence;
+use crate::compose::schema::Schema;
+use crate::compose::scope::Layer;
+use crate::compose::{Composition, Inputs, Limits};
+use crate::expr::host::TerraformOutputs;
+use crate::expr::{Engine, EngineConfig};
+use crate::project::{self, Project};
+use crate::render::module_variables::{self, ModuleFiles};
+use crate::render::{ManifestFormat, Rendered};
+use crate::source::{Diagnostic, FileTree, SourceMap};
+use crate::template::Template;
+use crate::testing::runner::{RunOptions, Suite};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a command asks for, in plain terms. The command line's flags map onto it one
+/// to one; the defaults are the command line's defaults.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Where discovery starts (the command line passes its current directory);
+    /// relative paths below are taken from here.
+    pub cwd: PathBuf,
+    /// `$WINDSOR_CONTEXT`, as the caller read it (`None` to ignore it, as `bpc test` does).
+    pub env_context: Option<String>,
+    /// Project root, template, context and value layers (S1, S4).
+    pub locate: project::Options,
+    /// Also load the local upstream blueprints `blueprint.yaml` lists (compose, test
+    /// and render do; `show values` reads only this template's schema).
+    pub upstream: bool,
+    /// Context values over facet config (Windsor), or the reverse.
+    pub precedence: Precedence,
+    pub limits: Limits,
+    /// Where `env()` reads from: the process (the command line) or fixed variables.
+    pub environment: Environment,
+    /// A YAML/JSON file of Terraform outputs (component → output → value) that resolve
+    /// `terraform_output()`; without it those expressions stay deferred.
+    pub terraform_outputs: Option<PathBuf>,
+}
+
+impl Options {
+    /// Options that start discovery at `dir`, with everything else at its default.
+    pub fn at(dir: impl Into<PathBuf>) -> Options {
+        Options {
+            cwd: dir.into(),
+            upstream: true,
+            ..Options::default()
+        }
+    }
+}
+
+/// A loaded project, ready to compose. Immutable: compositions borrow it.
+pub struct Session {
+    pub sources: Arc<SourceMap>,
+    pub project: Project,
+    pub template: Template,
+    pub schema: Option<Schema>,
+    pub engine: Engine,
+    pub options: Options,
+}
+
+impl Session {
+    /// Discovers the project, loads its template and compiles its schema. Diagnostics
+    /// name files registered in `sources`, which the caller keeps to render them.
+    pub fn open(options: Options, sources: Arc<SourceMap>) -> Result<Session, Vec<Diagnostic>> {
+        let project = project::discover(
+            &options.cwd,
+            &options.locate,
+            options.env_context.clone(),
+            &sources,
+        )
+        .map_err(|d| vec![d])?;
+        Session::load(project, options, sources)
+    }
+
+    /// A session over a template directory or archive with no project around it: the
+    /// project root is `root`, the context is `options.locate.context` (else `local`)
+    /// and there are no value files. For tests and benchmarks of a bare template.
+    pub fn of_template(
+        tree: FileTree,
+        root: impl Into<PathBuf>,
+        options: Options,
+        sources: Arc<SourceMap>,
+    ) -> Result<Session, Vec<Diagnostic>> {
+        let project = Project {
+            root: root.into(),
+            template: Arc::new(tree),
+            context: options
+                .locate
+                .context
+                .clone()
+                .unwrap_or_else(|| "local".to_string()),
+            windsor: None,
+            warnings: Vec::new(),
+        };
+        Session::load(project, options, sources)
+    }
+
+    fn load(
+        project: Project,
+        options: Options,
+        sources: Arc<SourceMap>,
+    ) -> Result<Session, Vec<Diagnostic>> {
+        let template = if options.upstream {
+            crate::template::load_with_sources(project.template.clone(), sources.clone())?
+        } else {
+            crate::template::load(project.template.clone(), sources.clone())?
+        };
+        let schema = Schema::of_template(&template)?;
+        let engine = Engine::new(EngineConfig {
+            terraform_output: true,
+            ..EngineConfig::default()
+        });
+        Ok(Session {
+            sources,
+            project,
+            template,
+            schema,
+            engine,
+            options,
+        })
+    }
+
+    /// The context's value layers, lowest first (S4; schema defaults are applied by
+    /// composition, under all of them).
+    pub fn layers(&self) -> Result<Vec<Layer>, Vec<Diagnostic>> {
+        self.project
+            .layers(&self.options.locate, &self.options.cwd, &self.sources)
+            .map_err(|d| vec![d])
+    }
+
+    /// What `terraform_output()` reads: the `terraform_outputs` file, else deferred.
+    pub fn terraform_outputs(&self) -> Result<TerraformOutputs, Vec<Diagnostic>> {
+        let Some(path) = &self.options.terraform_outputs else {
+            return Ok(TerraformOutputs::Deferred);
+        };
+        let display = path.to_string_lossy().to_string();
+        let node = project::read_yaml_file(&self.options.cwd.join(path), &display, &self.sources)
+            .map_err(|d| vec![d])?;
+        Ok(TerraformOutputs::Provider(node.to_value()))
+    }
+
+    /// Composes the context the options name; the project's discovery warnings come
+    /// first among the composition's warnings.
+    pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
+        let inputs = Inputs {
+            template: &self.template,
+            schema: self.schema.as_ref(),
+            engine: &self.engine,
+            layers: self.layers()?,
+            apply_schema_defaults: true,
+            builtins: self.project.builtins(),
+            environment: self.options.environment.clone(),
+            terraform: self.terraform_outputs()?,
+            precedence: self.options.precedence,
+            limits: self.options.limits,
+        };
+        let mut composition = crate::compose::compose(&inputs)?;
+        composition
+            .warnings
+            .splice(0..0, self.project.warnings.iter().cloned());
+        Ok(composition)
+    }
+
+    /// Composes the context and renders its Terraform and Flux inputs; the
+    /// composition's warnings come first, then the render's own, then what the local
+    /// Terraform modules' variables say about the inputs.
+    pub fn render(&self, format: ManifestFormat) -> Result<Rendered, Vec<Diagnostic>> {
+        let composition = self.compose()?;
+        let mut rendered = crate::render::render(&composition, &self.template, format)?;
+        let mut warnings = composition.warnings.clone();
+        warnings.append(&mut rendered.warnings);
+        warnings.extend(module_variables::check(&composition, |dir| {
+            self.module_files(dir)
+        }));
+        rendered.warnings = warnings;
+        Ok(rendered)
+    }
+
+    /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
+    /// `None` when it is not a directory. Only regular files are read.
+    pub fn module_files(&self, dir: &str) -> ModuleFiles {
+        let dir = self.project.root.join(dir);
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let regular = entry.file_type().is_ok_and(|t| t.is_file());
+            if !regular || !name.ends_with(".tf") {
+                continue;
+            }
+            let limit = Some(crate::source::tree::MAX_FILE_BYTES);
+            let text = crate::source::tree::open_regular(&entry.path(), &name, limit)
+                .ok()
+                .and_then(|mut f| {
+                    let mut text = String::new();
+                    std::io::Read::read_to_string(&mut f, &mut text).ok()?;
+                    Some(text)
+                });
+            if let Some(text) = text {
+                files.push((name, text));
+            }
+        }
+        files.sort();
+        Some(files)
+    }
+
+    /// A test suite over this session's template; cases compose in isolation from
+    /// the project's context files (S11).
+    pub fn suite(&self, options: RunOptions) -> Suite<'_> {
+        Suite {
+            template: &self.template,
+            schema: self.schema.as_ref(),
+            engine: &self.engine,
+            project_root: self.project.root.to_string_lossy().replace('\\', "/"),
+            options,
+        }
+    }
+}

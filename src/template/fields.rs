@@ -1,0 +1,257 @@
+//! The fields of components, the one table of them: the keys a facet may write, how
+//! each is evaluated, how contributions combine, and the order they are written in
+//! (S2, S9, S10). The key lists that loading checks facets against are derived from it.
+
+use super::ComponentKind;
+use std::sync::LazyLock;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Eval {
+    /// Taken as written: identity fields must be known before anything is evaluated.
+    Literal,
+    /// Every string evaluated as a template, recursively.
+    Template,
+    /// A list of names: items evaluated, list results flattened, nulls dropped,
+    /// other values rendered as text.
+    Names,
+    /// A boolean, or a string expression giving one.
+    Bool,
+    /// An integer, or a string expression giving one.
+    Int,
+    /// A map whose values become strings (Flux requires it, S10).
+    Strings,
+    /// Patches: `patch` text is a template, everything else as written.
+    Patches,
+    /// A flux install tier: evaluated like a kustomization's own fields.
+    Tier,
+    /// Flux resources variants: tiers, each with an optional `when`.
+    Variants,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// A set field replaces the earlier value.
+    Replace,
+    /// Maps merge key by key; an empty overlay never erases a non-empty base (S9).
+    DeepMerge,
+    /// Items appended when not already present, first-seen order kept.
+    AppendUnique,
+    /// Items appended.
+    Append,
+    /// A flux install tier: name lists append (unique), everything else merges.
+    Tier,
+    /// Flux resources variants: matched by `name` (unnamed is one variant), each
+    /// merged like a tier; new variants appended.
+    Variants,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub eval: Eval,
+    pub combine: Combine,
+    /// Part of the identity (`name`, `path`, `source`).
+    pub identity: bool,
+    /// Also a key of a flux system's install tier or resources variant.
+    pub in_tier: bool,
+}
+
+const fn field(name: &'static str, eval: Eval, combine: Combine) -> Field {
+    Field {
+        name,
+        eval,
+        combine,
+        identity: false,
+        in_tier: true,
+    }
+}
+
+const fn id_field(name: &'static str) -> Field {
+    Field {
+        name,
+        eval: Eval::Literal,
+        combine: Combine::Replace,
+        identity: true,
+        in_tier: true,
+    }
+}
+
+impl Field {
+    /// A kustomization field a flux tier does not take (its path and the like come
+    /// from the system).
+    const fn not_in_tier(self) -> Field {
+        Field {
+            in_tier: false,
+            ..self
+        }
+    }
+}
+
+/// Terraform fields in output order.
+pub const TERRAFORM: &[Field] = &[
+    id_field("name"),
+    id_field("source"),
+    id_field("path"),
+    field("dependsOn", Eval::Names, Combine::AppendUnique),
+    field("inputs", Eval::Template, Combine::DeepMerge),
+    field("destroy", Eval::Bool, Combine::Replace),
+    field("parallelism", Eval::Int, Combine::Replace),
+    field("enabled", Eval::Bool, Combine::Replace),
+];
+
+/// Kustomization fields in output order.
+pub const KUSTOMIZE: &[Field] = &[
+    id_field("name"),
+    field("path", Eval::Literal, Combine::Replace).not_in_tier(),
+    field("source", Eval::Literal, Combine::Replace),
+    field("namespace", Eval::Template, Combine::Replace),
+    field("targetNamespace", Eval::Template, Combine::Replace),
+    field("dependsOn", Eval::Names, Combine::AppendUnique),
+    field("interval", Eval::Literal, Combine::Replace),
+    field("retryInterval", Eval::Literal, Combine::Replace),
+    field("timeout", Eval::Literal, Combine::Replace),
+    field("patches", Eval::Patches, Combine::Append),
+    field("wait", Eval::Bool, Combine::Replace),
+    field("force", Eval::Bool, Combine::Replace),
+    field("prune", Eval::Bool, Combine::Replace),
+    field("components", Eval::Names, Combine::AppendUnique),
+    field("cleanup", Eval::Names, Combine::AppendUnique).not_in_tier(),
+    field("destroy", Eval::Bool, Combine::Replace),
+    field("destroyOnly", Eval::Bool, Combine::Replace),
+    field("enabled", Eval::Bool, Combine::Replace),
+    field("decryption", Eval::Template, Combine::Replace),
+    field("substitutions", Eval::Strings, Combine::DeepMerge),
+    // Secret values are resolved at apply time: carried as written, never evaluated.
+    field("secrets", Eval::Literal, Combine::DeepMerge).not_in_tier(),
+];
+
+/// Flux system fields (the `flux:` system form).
+pub const FLUX_SYSTEM: &[Field] = &[
+    id_field("name"),
+    field("path", Eval::Literal, Combine::Replace),
+    field("source", Eval::Literal, Combine::Replace),
+    field("enabled", Eval::Bool, Combine::Replace),
+    field("destroy", Eval::Bool, Combine::Replace),
+    field("dependsOn", Eval::Names, Combine::AppendUnique),
+    field("globalDependency", Eval::Bool, Combine::Replace),
+    field("install", Eval::Tier, Combine::Tier),
+    field("resources", Eval::Variants, Combine::Variants),
+    field("secrets", Eval::Literal, Combine::DeepMerge),
+];
+
+pub fn fields(kind: ComponentKind) -> &'static [Field] {
+    match kind {
+        ComponentKind::Terraform => TERRAFORM,
+        ComponentKind::Kustomize => KUSTOMIZE,
+        ComponentKind::FluxSystem => FLUX_SYSTEM,
+    }
+}
+
+/// Keys every component may carry besides its fields: they decide whether and how
+/// it is contributed (S5, S9), and are never written out.
+pub const DIRECTIVES: &[&str] = &["when", "ordinal", "strategy", "requires"];
+
+/// `substitute` is the preferred spelling of a kustomization's `substitutions`;
+/// both feed one map.
+const ALIASES: &[(&str, &str)] = &[("substitute", "substitutions")];
+
+/// The field a YAML key of a `kind` component (or of a flux tier, which takes
+/// kustomization keys) feeds.
+pub fn field_for(kind: ComponentKind, key: &str) -> Option<&'static Field> {
+    let key = canonical(kind, key);
+    fields(kind).iter().find(|f| f.name == key)
+}
+
+/// The field name a key stands for: itself, or what an alias spells.
+pub fn canonical(kind: ComponentKind, key: &str) -> &str {
+    match kind {
+        ComponentKind::Kustomize => ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == key)
+            .map_or(key, |(_, name)| name),
+        _ => key,
+    }
+}
+
+/// Every key a facet may write on a `kind` component: its fields, their aliases
+/// and the directives (what loading checks facets against, S2).
+pub fn component_keys(kind: ComponentKind) -> &'static [&'static str] {
+    static TERRAFORM_KEYS: LazyLock<Vec<&str>> =
+        LazyLock::new(|| keys(ComponentKind::Terraform, |_| true, DIRECTIVES));
+    static KUSTOMIZE_KEYS: LazyLock<Vec<&str>> =
+        LazyLock::new(|| keys(ComponentKind::Kustomize, |_| true, DIRECTIVES));
+    static FLUX_SYSTEM_KEYS: LazyLock<Vec<&str>> =
+        LazyLock::new(|| keys(ComponentKind::FluxSystem, |_| true, DIRECTIVES));
+    match kind {
+        ComponentKind::Terraform => &TERRAFORM_KEYS,
+        ComponentKind::Kustomize => &KUSTOMIZE_KEYS,
+        ComponentKind::FluxSystem => &FLUX_SYSTEM_KEYS,
+    }
+}
+
+/// Keys of a flux system's install tier or resources variant: the kustomization
+/// fields a tier takes, their aliases, and its own `when`.
+pub fn tier_keys() -> &'static [&'static str] {
+    static TIER_KEYS: LazyLock<Vec<&str>> =
+        LazyLock::new(|| keys(ComponentKind::Kustomize, |f| f.in_tier, &["when"]));
+    &TIER_KEYS
+}
+
+fn keys(
+    kind: ComponentKind,
+    keep: impl Fn(&Field) -> bool,
+    extra: &[&'static str],
+) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for f in fields(kind).iter().filter(|f| keep(f)) {
+        out.push(f.name);
+        if kind == ComponentKind::Kustomize {
+            out.extend(
+                ALIASES
+                    .iter()
+                    .filter(|(_, n)| *n == f.name)
+                    .map(|(a, _)| *a),
+            );
+        }
+    }
+    out.extend_from_slice(extra);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_is_a_key_and_aliases_and_directives_are_too() {
+        let kustomize = component_keys(ComponentKind::Kustomize);
+        for f in KUSTOMIZE {
+            assert!(kustomize.contains(&f.name), "{}", f.name);
+        }
+        for key in ["substitute", "when", "ordinal", "strategy", "requires"] {
+            assert!(kustomize.contains(&key), "{key}");
+        }
+        assert_eq!(
+            field_for(ComponentKind::Kustomize, "substitute").map(|f| f.name),
+            Some("substitutions")
+        );
+        assert!(field_for(ComponentKind::Terraform, "substitute").is_none());
+    }
+
+    #[test]
+    fn a_tier_takes_kustomization_keys_but_not_the_systems_own() {
+        let tier = tier_keys();
+        for key in [
+            "components",
+            "substitute",
+            "substitutions",
+            "when",
+            "dependsOn",
+        ] {
+            assert!(tier.contains(&key), "{key}");
+        }
+        for key in ["path", "cleanup", "secrets", "ordinal", "strategy"] {
+            assert!(!tier.contains(&key), "{key}");
+        }
+    }
+}

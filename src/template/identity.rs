@@ -1,0 +1,78 @@
+//! Who a component is. Two rules, one home:
+//!
+//! * the *merge key* (S9): contributions with the same key are one component —
+//!   `name`; for terraform, else `source:path`, else `path`;
+//! * the *component id* Windsor gives a composed component — `name`, else `path` —
+//!   which `terraform_output()` and test expectations name.
+//!
+//! Both read fields through a lookup, so they serve facet nodes and composed values
+//! alike.
+
+use super::ComponentKind;
+
+/// The merge key of a component whose non-empty text fields `field` gives.
+pub fn merge_key<'a>(
+    kind: ComponentKind,
+    field: impl Fn(&str) -> Option<&'a str>,
+) -> Option<String> {
+    let text = |k: &str| field(k).filter(|s| !s.is_empty());
+    match kind {
+        ComponentKind::Kustomize | ComponentKind::FluxSystem => text("name").map(str::to_string),
+        ComponentKind::Terraform => text("name").map(str::to_string).or_else(|| {
+            text("path").map(|p| match text("source") {
+                Some(s) => format!("{s}:{p}"),
+                None => p.to_string(),
+            })
+        }),
+    }
+}
+
+/// The id of a composed component: its non-empty `name`, else its `path`.
+pub fn component_id<'a>(field: impl Fn(&str) -> Option<&'a str>) -> Option<String> {
+    field("name")
+        .filter(|s| !s.is_empty())
+        .or_else(|| field("path"))
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<&'a str> {
+        move |k| pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v)
+    }
+
+    #[test]
+    fn terraform_merges_on_name_then_source_and_path() {
+        let t = ComponentKind::Terraform;
+        assert_eq!(
+            merge_key(t, fields(&[("name", "net"), ("path", "network")])).as_deref(),
+            Some("net")
+        );
+        assert_eq!(
+            merge_key(t, fields(&[("source", "core"), ("path", "network")])).as_deref(),
+            Some("core:network")
+        );
+        assert_eq!(
+            merge_key(t, fields(&[("name", ""), ("path", "network")])).as_deref(),
+            Some("network")
+        );
+        assert_eq!(
+            merge_key(ComponentKind::Kustomize, fields(&[("path", "x")])),
+            None
+        );
+    }
+
+    #[test]
+    fn a_component_id_ignores_the_source() {
+        assert_eq!(
+            component_id(fields(&[("source", "core"), ("path", "network")])).as_deref(),
+            Some("network")
+        );
+        assert_eq!(
+            component_id(fields(&[("name", "net"), ("path", "network")])).as_deref(),
+            Some("net")
+        );
+    }
+}
