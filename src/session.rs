@@ -146,9 +146,7 @@ impl Session {
         let display = path.to_string_lossy().to_string();
         let node = project::read_yaml_file(&self.options.cwd.join(path), &display, &self.sources)
             .map_err(|d| vec![d])?;
-        Ok(TerraformOutputs::Provider(
-            crate::compose::evaluate::plain_value(&node),
-        ))
+        Ok(TerraformOutputs::Provider(node.to_value()))
     }
 
     /// Composes the context the options name; the project's discovery warnings come
@@ -190,7 +188,7 @@ impl Session {
 
     /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
     /// `None` when it is not a directory. Only regular files are read.
-    pub fn module_files(&self, dir: &str) -> ModuleFiles {
+    fn module_files(&self, dir: &str) -> ModuleFiles {
         let dir = self.project.root.join(dir);
         let mut files = Vec::new();
         for entry in std::fs::read_dir(&dir).ok()?.flatten() {

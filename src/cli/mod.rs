@@ -3,12 +3,12 @@
 
 pub mod check;
 pub mod compose;
-pub mod eval;
-pub mod explain;
-pub mod output;
-pub mod render;
+pub(crate) mod eval;
+pub(crate) mod explain;
+pub(crate) mod output;
+pub(crate) mod render;
 pub mod show;
-pub mod test;
+pub(crate) mod test;
 
 use crate::source::{Diagnostic, SourceMap};
 use clap::{Parser, Subcommand};
@@ -58,7 +58,7 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 /// Whether stderr gets colour: only on a terminal, and never with NO_COLOR set.
-pub fn color_stderr() -> bool {
+fn color_stderr() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 

@@ -75,7 +75,7 @@ pub fn run(args: TestArgs) -> ExitCode {
 }
 
 /// `*`/`?` wildcards when present, else a substring test.
-pub fn matches_filter(name: &str, pattern: &str) -> bool {
+fn matches_filter(name: &str, pattern: &str) -> bool {
     if !pattern.contains(['*', '?']) {
         return name.contains(pattern);
     }
@@ -291,7 +291,7 @@ fn snapshots(
                 message: format!(
                     "blueprint differs from {}\n{}",
                     path.display(),
-                    snapshot::unified_diff(&golden, &text, "golden", "composed")
+                    crate::diff::unified_diff(&golden, &text, "golden", "composed")
                 ),
             }),
             Err(_) => result.mismatches.push(crate::testing::matcher::Mismatch {

@@ -6,38 +6,40 @@
 //! environment except what the inputs carry — so tests, watch mode and multi-context
 //! runs can call it many times, in parallel.
 
-pub mod activate;
-pub mod blueprint;
-pub mod budget;
-pub mod collect;
-pub mod config;
-pub mod context_fields;
-pub mod deferred;
-pub mod duration;
-pub mod evaluate;
-pub mod facet_outputs;
-pub mod fields;
-pub mod flux;
-pub mod flux_shape;
+pub(crate) mod activate;
+pub(crate) mod blueprint;
+pub(crate) mod budget;
+pub(crate) mod collect;
+pub(crate) mod config;
+pub(crate) mod context_fields;
+pub(crate) mod deferred;
+pub(crate) mod duration;
+pub(crate) mod evaluate;
+pub(crate) mod facet_outputs;
+pub(crate) mod fields;
+pub(crate) mod flux;
+pub(crate) mod flux_shape;
 pub mod host;
-pub mod merge;
-pub mod ordering;
-pub mod origin;
+pub(crate) mod merge;
+pub(crate) mod ordering;
+pub(crate) mod origin;
 pub mod precedence;
-pub mod requires;
-pub mod schema;
+pub(crate) mod requires;
+pub(crate) mod schema;
 pub mod scope;
-pub mod source_tags;
-pub mod sources;
-pub mod tier_names;
-pub mod tracked;
-pub mod typed_values;
-pub mod validate;
+pub(crate) mod source_tags;
+pub(crate) mod sources;
+pub(crate) mod tier_names;
+pub(crate) mod tracked;
+pub(crate) mod typed_values;
+pub(crate) mod validate;
+#[cfg(test)]
+mod windsor_functions_tests;
 
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, Map, Value};
 use crate::source::Diagnostic;
-use crate::template::{ComponentKind, Template};
+use crate::template::{ComponentKind, Template, TemplateId};
 use activate::Activated;
 use host::Environment;
 use merge::Merged;
@@ -112,8 +114,19 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         return sources::compose_with_sources(inputs);
     }
     let mut origins = Origins::default();
-    let part = compose_part(inputs, inputs.template, inputs.schema, None, &mut origins)?;
-    let base = inputs.template.base.as_ref().map(evaluate::plain_value);
+    let part = compose_part(
+        inputs,
+        TemplateId::Composing,
+        inputs.template,
+        inputs.schema,
+        None,
+        &mut origins,
+    )?;
+    let base = inputs
+        .template
+        .base
+        .as_ref()
+        .map(crate::yaml::Node::to_value);
     finish(inputs, vec![part], origins, base.as_ref(), None)
 }
 
@@ -139,24 +152,13 @@ impl Part {
     pub fn config(&self) -> Result<Map, Vec<Diagnostic>> {
         self.config.clone().map_err(|d| vec![d])
     }
-
-    /// Renumbers facet indices to composition-wide ones (see [`Template::facet`]).
-    pub fn shift_facets(&mut self, offset: usize) {
-        for c in &mut self.contributions {
-            if let origin::Source::Facet(i) = &mut c.source {
-                *i += offset;
-            }
-        }
-        for e in &mut self.exclusions {
-            e.facet += offset;
-        }
-    }
 }
 
 /// Scope → activate → config → collect for one template. `visible` is laid over the
 /// context values: the config of the sources this template builds on.
 pub fn compose_part(
     inputs: &Inputs<'_>,
+    id: TemplateId,
     template: &Template,
     schema: Option<&Schema>,
     visible: Option<&Value>,
@@ -194,7 +196,9 @@ pub fn compose_part(
         &activation.active,
     );
     resolver.precedence = inputs.precedence;
-    let (contributions, exclusions) = collect::collect(template, &resolver, &activation, origins)?;
+    origins.begin(id);
+    let (contributions, exclusions) =
+        collect::collect(id, template, &resolver, &activation, origins)?;
     requires::check(
         &resolver,
         &requirement_owners(template, &resolver, &activation, &contributions)?,

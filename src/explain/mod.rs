@@ -2,16 +2,16 @@
 //! every contribution in order, what it evaluated to, and whether it won, was
 //! overridden, removed, or left out by a `when`. Built on the origins compose keeps.
 
-pub mod path;
+pub(crate) mod path;
 
 use crate::compose::merge::{Component, Effect, Step};
-use crate::compose::origin::{Origin, Source};
+use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
-use crate::emit::json::compact;
 use crate::expr::Value;
 use crate::source::SourceMap;
-use crate::template::{ComponentKind, Template};
+use crate::template::{ComponentKind, FacetId, Template, TemplateId};
+use crate::value::json::compact;
 use std::fmt::Write;
 
 pub struct Explainer<'a> {
@@ -42,25 +42,25 @@ fn descend<'t>(t: &'t Tracked, path: &[String]) -> Option<&'t Tracked> {
 
 impl Explainer<'_> {
     fn location(&self, origin: &Origin) -> String {
-        match &origin.source {
-            Source::Derived => "derived by bpc".to_string(),
-            Source::Context => "context values".to_string(),
+        match &origin.contributor {
+            Contributor::Derived => "derived by bpc".to_string(),
+            Contributor::Context => "context values".to_string(),
             _ => self.sources.describe(origin.span),
         }
     }
 
     fn who(&self, origin: &Origin) -> String {
-        match &origin.source {
-            Source::Base => "blueprint.yaml".to_string(),
-            Source::Facet(i) => {
-                let name = self.template.facet(*i).map_or("?", |f| f.name.as_str());
-                match self.template.facet_source(*i) {
+        match &origin.contributor {
+            Contributor::Base => "blueprint.yaml".to_string(),
+            Contributor::Facet(id) => {
+                let name = self.template.facet(*id).map_or("?", |f| f.name.as_str());
+                match self.template.upstream_name(id.template) {
                     Some(source) => format!("facet `{name}` of source `{source}`"),
                     None => format!("facet `{name}`"),
                 }
             }
-            Source::Context => "context values".to_string(),
-            Source::Derived => "bpc default".to_string(),
+            Contributor::Context => "context values".to_string(),
+            Contributor::Derived => "bpc default".to_string(),
         }
     }
 
@@ -391,6 +391,10 @@ impl Explainer<'_> {
             return Err(format!("no facet named `{name}`{hint}"));
         };
         let facet = &self.template.facets[index];
+        let id = FacetId {
+            template: TemplateId::Composing,
+            index,
+        };
         let mut out = String::new();
         let state = match self.composition.activation.outcome[index] {
             crate::compose::activate::Activation::Always => "active (no `when`)",
@@ -426,7 +430,7 @@ impl Explainer<'_> {
             for c in merged.components.values().chain(merged.deleted.iter()) {
                 for step in &c.history {
                     let o = self.composition.origins.get(step.origin);
-                    if o.source == Source::Facet(index) {
+                    if o.contributor == Contributor::Facet(id) {
                         any = true;
                         let _ = writeln!(
                             out,
@@ -440,12 +444,7 @@ impl Explainer<'_> {
                 }
             }
         }
-        for e in self
-            .composition
-            .exclusions
-            .iter()
-            .filter(|e| e.facet == index)
-        {
+        for e in self.composition.exclusions.iter().filter(|e| e.facet == id) {
             any = true;
             let _ = writeln!(
                 out,

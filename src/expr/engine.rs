@@ -12,8 +12,8 @@ use super::parser;
 use super::program::Program;
 use super::scope::Scope;
 use super::template::{self, Dialect};
-use super::value::Value;
 use super::windsor;
+use crate::value::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -77,7 +77,7 @@ impl Engine {
     }
 
     /// Compiles without touching the cache.
-    pub fn compile_uncached(&self, source: &str) -> Result<Arc<Program>, ExprError> {
+    fn compile_uncached(&self, source: &str) -> Result<Arc<Program>, ExprError> {
         if source.len() > MAX_SOURCE {
             return Err(ExprError::compile(
                 format!("expression is longer than {MAX_SOURCE} bytes"),

@@ -81,10 +81,6 @@ impl SourceFile {
             .and_then(|i| self.line_starts().get(i))
             .map_or(self.text.len(), |&s| s as usize)
     }
-
-    pub fn line_count(&self) -> usize {
-        self.line_starts().len()
-    }
 }
 
 #[derive(Debug, Default)]
@@ -167,7 +163,6 @@ mod tests {
         assert_eq!(file.line_text(3), "three");
         assert_eq!(file.line_text(4), "");
         assert_eq!(file.line_text(0), "");
-        assert_eq!(file.line_count(), 3);
         assert_eq!(map.location(b, 5), Some(Location { line: 1, column: 1 }));
         assert_eq!(map.path(FileId(7)), None);
     }
