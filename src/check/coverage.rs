@@ -161,7 +161,11 @@ fn tally(template: &Template, composition: &Composition, rows: &mut [Row]) {
             // Entries of one id are told apart by their `when`'s place.
             let when_span = component.when.as_ref().map(|w| w.node.span);
             let excluded = composition.exclusions.iter().any(|e| {
-                e.facet == i
+                e.facet
+                    == (crate::template::FacetId {
+                        template: crate::template::TemplateId::Composing,
+                        index: i,
+                    })
                     && e.kind == component.kind
                     && Some(&e.id) == id.as_ref()
                     && e.when.as_ref().map(|w| w.node.span) == when_span

@@ -280,5 +280,8 @@ fn is_scalar(types: &[String]) -> bool {
 }
 
 fn json(node: &Node) -> serde_json::Value {
-    crate::compose::schema::to_json(&crate::compose::evaluate::plain_value(node))
+    crate::value::json::to_json(
+        &node.to_value(),
+        crate::value::json::ToJson::NonFiniteAsNull,
+    )
 }

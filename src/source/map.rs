@@ -63,6 +63,10 @@ impl SourceFile {
     }
 
     /// The text of 1-based `line`, without its line break; empty past the end.
+    pub(crate) fn line_count(&self) -> usize {
+        self.line_starts().len()
+    }
+
     pub fn line_text(&self, line: usize) -> &str {
         let starts = self.line_starts();
         let Some(&start) = line.checked_sub(1).and_then(|i| starts.get(i)) else {

@@ -149,7 +149,7 @@ pub fn fields(kind: ComponentKind) -> &'static [Field] {
 
 /// Keys every component may carry besides its fields: they decide whether and how
 /// it is contributed (S5, S9), and are never written out.
-const DIRECTIVES: &[&str] = &["when", "ordinal", "strategy", "requires"];
+pub(crate) const DIRECTIVES: &[&str] = &["when", "ordinal", "strategy", "requires"];
 
 /// `substitute` is the preferred spelling of a kustomization's `substitutions`;
 /// both feed one map.
