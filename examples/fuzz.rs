@@ -463,7 +463,7 @@ fn report(kind: &str, seed: u64, run: u64, input: &Input) {
     eprintln!("FAIL: {kind} at --seed {seed} --only {run}");
     match input {
         Input::Expr { template, text } => {
-            let flag = if *template { "--template " } else { "" };
+            let flag = if *template { "--text " } else { "" };
             eprintln!("reproduce: bpc eval {flag}{text:?}");
         }
         Input::Yaml(text) => eprintln!("YAML input:\n{text}"),

@@ -16,7 +16,10 @@
 //!   every value;
 //! * `session.render(format)` gives the Terraform and Flux files ([`render::Rendered`]);
 //! * `session.suite(options)` runs the template's test cases ([`testing::runner`],
-//!   cases from [`testing::case`]).
+//!   cases from [`testing::case`]);
+//! * `session.eval(text, Syntax::Expression)` evaluates one expression (or, with
+//!   [`session::Syntax::Text`], `${…}` text) in the context's composed scope, as a
+//!   facet expression would see it.
 //!
 //! Around it: [`emit::to_yaml`] / [`emit::to_json`] print a value,
 //! [`explain::Explainer`] says where a value came from, [`source::Diagnostic`]s render

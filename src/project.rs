@@ -37,14 +37,7 @@ pub fn discover(
     env_context: Option<String>,
     sources: &SourceMap,
 ) -> Result<Project, Diagnostic> {
-    let root = match &options.project {
-        Some(p) => cwd.join(p),
-        None => cwd
-            .ancestors()
-            .find(|dir| dir.join("windsor.yaml").is_file())
-            .unwrap_or(cwd)
-            .to_path_buf(),
-    };
+    let root = root_of(cwd, options);
     if !root.is_dir() {
         return Err(Diagnostic::error(format!(
             "project directory {} does not exist",
@@ -52,17 +45,7 @@ pub fn discover(
         )));
     }
     let windsor = read_optional(&root.join("windsor.yaml"), "windsor.yaml", sources)?;
-    let template_path = match &options.template {
-        Some(t) => cwd.join(t),
-        None => {
-            let nested = root.join("contexts").join("_template");
-            if nested.is_dir() {
-                nested
-            } else {
-                root.join("_template")
-            }
-        }
-    };
+    let template_path = template_of(cwd, &root, options);
     if !template_path.exists() {
         return Err(Diagnostic::error(format!(
             "no template found: {} does not exist",
@@ -128,6 +111,41 @@ pub fn discover(
         windsor,
         warnings,
     })
+}
+
+/// Whether there is a project to discover from `cwd`: the options name one (its
+/// directory, template or context), or the default template exists there.
+pub fn present(cwd: &Path, options: &Options) -> bool {
+    let named =
+        options.project.is_some() || options.template.is_some() || options.context.is_some();
+    named || template_of(cwd, &root_of(cwd, options), options).exists()
+}
+
+/// `--project`, else the nearest ancestor of `cwd` holding `windsor.yaml`, else `cwd`.
+fn root_of(cwd: &Path, options: &Options) -> PathBuf {
+    match &options.project {
+        Some(p) => cwd.join(p),
+        None => cwd
+            .ancestors()
+            .find(|dir| dir.join("windsor.yaml").is_file())
+            .unwrap_or(cwd)
+            .to_path_buf(),
+    }
+}
+
+/// `--template`, else `contexts/_template` if it is a directory, else `_template`.
+fn template_of(cwd: &Path, root: &Path, options: &Options) -> PathBuf {
+    match &options.template {
+        Some(t) => cwd.join(t),
+        None => {
+            let nested = root.join("contexts").join("_template");
+            if nested.is_dir() {
+                nested
+            } else {
+                root.join("_template")
+            }
+        }
+    }
 }
 
 /// Context names become path components (`contexts/<name>/values.yaml`), so only

@@ -7,13 +7,14 @@
 //! the `WINDSOR_CONTEXT` the caller read, never the process's own current directory or
 //! environment. That keeps it usable from tests, watch mode and many contexts at once.
 
+use crate::compose::evaluate::text_diagnostic;
 use crate::compose::host::Environment;
 use crate::compose::precedence::Precedence;
 use crate::compose::schema::Schema;
 use crate::compose::scope::Layer;
 use crate::compose::{Composition, Inputs, Limits};
-use crate::expr::host::TerraformOutputs;
-use crate::expr::{Engine, EngineConfig};
+use crate::expr::host::{Host, TerraformOutputs};
+use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
@@ -54,6 +55,31 @@ impl Options {
             cwd: dir.into(),
             upstream: true,
             ..Options::default()
+        }
+    }
+}
+
+/// How [`Session::eval`] reads its text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// One expression: `cluster.workers.count ?? 2`.
+    Expression,
+    /// Text with `${…}` interpolations, as a facet's string values are read.
+    Text,
+}
+
+impl Syntax {
+    /// `text` evaluated by `engine` in `scope`, read as this syntax says.
+    pub(crate) fn eval(
+        self,
+        engine: &Engine,
+        text: &str,
+        scope: &dyn Scope,
+        host: &dyn Host,
+    ) -> Result<Value, ExprError> {
+        match self {
+            Syntax::Expression => engine.eval(text, scope, host),
+            Syntax::Text => engine.render_template(text, scope, host),
         }
     }
 }
@@ -149,10 +175,9 @@ impl Session {
         Ok(TerraformOutputs::Provider(node.to_value()))
     }
 
-    /// Composes the context the options name; the project's discovery warnings come
-    /// first among the composition's warnings.
-    pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
-        let inputs = Inputs {
+    /// What composing the context the options name depends on.
+    fn inputs(&self) -> Result<Inputs<'_>, Vec<Diagnostic>> {
+        Ok(Inputs {
             template: &self.template,
             schema: self.schema.as_ref(),
             engine: &self.engine,
@@ -163,12 +188,32 @@ impl Session {
             terraform: self.terraform_outputs()?,
             precedence: self.options.precedence,
             limits: self.options.limits,
-        };
-        let mut composition = crate::compose::compose(&inputs)?;
+        })
+    }
+
+    /// Composes the context the options name; the project's discovery warnings come
+    /// first among the composition's warnings.
+    pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
+        let mut composition = crate::compose::compose(&self.inputs()?)?;
         composition
             .warnings
             .splice(0..0, self.project.warnings.iter().cloned());
         Ok(composition)
+    }
+
+    /// Evaluates `text` as a facet expression of this template would see it in the
+    /// context the options name: value layers over schema defaults, typed fields, the
+    /// built-ins and the config blocks of the active facets (precedence as composing
+    /// decides it); `file()` and `jsonnet()` read relative to the template root. An
+    /// error points into `text`, registered in the session's sources as
+    /// `<expression>`. Discovery warnings are in `self.project.warnings`.
+    pub fn eval(&self, text: &str, syntax: Syntax) -> Result<Value, Vec<Diagnostic>> {
+        let file = self.sources.add("<expression>", text);
+        let inputs = self.inputs()?;
+        let result = crate::compose::in_scope::with_scope(&inputs, |scope, host| {
+            syntax.eval(&self.engine, text, scope, host)
+        })?;
+        result.map_err(|e| vec![text_diagnostic(&e, file, text)])
     }
 
     /// Composes the context and renders its Terraform and Flux inputs; the

@@ -1,70 +1,149 @@
-//! `bpc eval`: evaluate one expression or `${…}` template against values — the
-//! quickest way to try the expression language.
+//! `bpc eval`: evaluate one expression or `${…}` text — in a project's real scope when
+//! there is a project (the quickest way to see what a facet expression gets), else
+//! against `--values`/`--set` alone (the quickest way to try the expression language).
 
-use super::compose::Format;
+use super::compose::{env_context, Format, ProjectArgs};
 use super::output::emit;
 use super::report;
 use crate::expr::host::{NullHost, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, Map, Value};
-use crate::source::{Diagnostic, SourceMap, Span};
+use crate::session::{Session, Syntax};
+use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
-use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(Args, Debug)]
+// `--template` once was this command's switch for `${…}` text; it now names the
+// template as everywhere else. A bare `--template` (no value) still means `--text`: it
+// stands for NO_PATH, which no path can be.
+#[command(mut_arg("template", |a| a.num_args(0..=1).default_missing_value(NO_PATH)))]
+#[command(after_help = "Examples:
+  bpc eval 'nodes.total'                       # a config block, in the project around here
+  bpc eval --project examples/aws-prod --template _template --context prod 'nodes.workers'
+  bpc eval --text 'workers: ${nodes.workers}' --set cluster.workers.count=3
+
+Inside a project (or with --project/--template), the expression sees what a facet of the
+template sees: value layers, schema defaults, the config blocks of the active facets;
+file() and jsonnet() read relative to the template root. Elsewhere it sees --values and
+--set only.")]
 pub struct EvalArgs {
-    /// The expression (or, with --template, the text with `${…}`).
-    pub expression: String,
-    /// Treat the argument as text with `${…}` interpolations.
+    /// The expression (with --text, text with `${…}` interpolations).
+    pub expression: Option<String>,
+    /// Read the argument as text with `${…}` interpolations, not as one expression.
     #[arg(long)]
-    pub template: bool,
-    /// Values files (YAML or JSON), merged in order.
-    #[arg(long = "values", value_name = "FILE")]
-    pub values: Vec<PathBuf>,
-    /// Set one value (`a.b=value`, the value parsed as YAML).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    pub text: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     pub format: Format,
 }
 
-pub fn run(args: EvalArgs) -> ExitCode {
-    let sources = SourceMap::new();
-    match evaluate(&args, &sources) {
-        Ok(value) => {
-            let text = match args.format {
-                Format::Yaml => crate::emit::to_yaml(&value),
-                Format::Json => match crate::emit::to_json(&value).map_err(|e| e.to_string()) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        report(&[Diagnostic::error(e)], &sources);
-                        return ExitCode::from(1);
-                    }
-                },
-            };
-            match emit(None, &text) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    report(&[Diagnostic::error(e)], &sources);
-                    ExitCode::from(1)
-                }
-            }
+/// What a bare `--template` reads as: a NUL, which no file name holds.
+const NO_PATH: &str = "\0";
+
+/// What one run evaluates: the text, how to read it, and whether the deprecated
+/// `--template` switch said so.
+struct Request {
+    text: String,
+    syntax: Syntax,
+    deprecated_switch: bool,
+}
+
+/// Reads the argument and `--text`, taking `--template` as the old switch where it
+/// cannot name a template: without a value, or in place of a missing expression
+/// (`bpc eval --template 'name-${context}'`).
+fn request(args: &mut EvalArgs) -> Option<Request> {
+    let deprecated_switch = match &args.project.template {
+        Some(t) if t.as_os_str() == NO_PATH => true,
+        Some(_) => args.expression.is_none(),
+        None => false,
+    };
+    if deprecated_switch {
+        let text = args
+            .project
+            .template
+            .take()
+            .filter(|t| t.as_os_str() != NO_PATH);
+        if args.expression.is_none() {
+            args.expression = text.map(|t| t.to_string_lossy().to_string());
         }
-        Err(d) => {
-            report(&[d], &sources);
+    }
+    Some(Request {
+        text: args.expression.clone()?,
+        syntax: if args.text || deprecated_switch {
+            Syntax::Text
+        } else {
+            Syntax::Expression
+        },
+        deprecated_switch,
+    })
+}
+
+pub fn run(mut args: EvalArgs) -> ExitCode {
+    let Some(request) = request(&mut args) else {
+        eprintln!("error: give the EXPRESSION to evaluate (see `bpc eval --help`)");
+        return ExitCode::from(2);
+    };
+    if request.deprecated_switch {
+        eprintln!("warning: `bpc eval --template` as a switch is deprecated: use `--text` (`--template DIR` names the template, as in every command)");
+    }
+    let sources = Arc::new(SourceMap::new());
+    let value = match evaluate(&args, &request, &sources) {
+        Ok(value) => value,
+        Err(diagnostics) => {
+            report(&diagnostics, &sources);
+            return ExitCode::from(1);
+        }
+    };
+    let text = match args.format {
+        Format::Yaml => Ok(crate::emit::to_yaml(&value)),
+        Format::Json => crate::emit::to_json(&value).map_err(|e| e.to_string()),
+    };
+    match text.and_then(|text| emit(None, &text)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            report(&[Diagnostic::error(e)], &sources);
             ExitCode::from(1)
         }
     }
 }
 
-fn evaluate(args: &EvalArgs, sources: &SourceMap) -> Result<Value, Diagnostic> {
+/// In the project's scope when there is a project, else against the values given.
+fn evaluate(
+    args: &EvalArgs,
+    request: &Request,
+    sources: &Arc<SourceMap>,
+) -> Result<Value, Vec<Diagnostic>> {
+    let options = args.project.session_options(env_context(), None)?;
+    if !crate::project::present(&options.cwd, &options.locate) {
+        return evaluate_bare(args, request, sources);
+    }
+    let session = Session::open(options, sources.clone())?;
+    report(&session.project.warnings, sources);
+    if args.project.strict && !session.project.warnings.is_empty() {
+        let count = session.project.warnings.len();
+        return Err(vec![Diagnostic::error(format!(
+            "{count} warning(s) with --strict"
+        ))]);
+    }
+    session.eval(&request.text, request.syntax)
+}
+
+/// Against `--values` files and `--set` pairs only, with no files to read.
+fn evaluate_bare(
+    args: &EvalArgs,
+    request: &Request,
+    sources: &SourceMap,
+) -> Result<Value, Vec<Diagnostic>> {
     let mut scope = Value::map(Map::default());
-    for file in &args.values {
-        let node = crate::project::read_yaml_file(file, &file.to_string_lossy(), sources)?;
+    for file in &args.project.values {
+        let node = crate::project::read_yaml_file(file, &file.to_string_lossy(), sources)
+            .map_err(|d| vec![d])?;
         crate::compose::scope::deep_merge(&mut scope, &node.to_value());
     }
-    if !args.set.is_empty() {
-        let sets = crate::project::parse_sets(&args.set, sources)?;
+    if !args.project.set.is_empty() {
+        let sets = crate::project::parse_sets(&args.project.set, sources).map_err(|d| vec![d])?;
         crate::compose::scope::deep_merge(&mut scope, &sets);
     }
     let scope = match scope {
@@ -78,14 +157,15 @@ fn evaluate(args: &EvalArgs, sources: &SourceMap) -> Result<Value, Diagnostic> {
     let host = NullHost {
         terraform: TerraformOutputs::Unregistered,
     };
-    let file = sources.add("<expression>".to_string(), args.expression.clone());
-    let result = if args.template {
-        engine.render_template(&args.expression, &scope, &host)
-    } else {
-        engine.eval(&args.expression, &scope, &host)
-    };
-    result.map_err(|e| {
-        Diagnostic::error(e.message.clone())
-            .with_primary(Span::new(file, e.span.start, e.span.end), e.message.clone())
-    })
+    let file = sources.add("<expression>", request.text.as_str());
+    request
+        .syntax
+        .eval(&engine, &request.text, &scope, &host)
+        .map_err(|e| {
+            vec![crate::compose::evaluate::text_diagnostic(
+                &e,
+                file,
+                &request.text,
+            )]
+        })
 }

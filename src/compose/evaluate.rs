@@ -3,7 +3,7 @@
 
 use super::host::TemplateHost;
 use crate::expr::{Engine, ExprError, Scope, Value};
-use crate::source::{Diagnostic, SourceMap, Span};
+use crate::source::{Diagnostic, FileId, SourceMap, Span};
 use crate::yaml::{Node, NodeKind};
 use std::fmt;
 use std::sync::Arc;
@@ -37,24 +37,47 @@ pub fn expr_diagnostic(
     sources: &SourceMap,
     context: impl Fn() -> String,
 ) -> Diagnostic {
-    if let Some(cause) = &err.cause {
-        if let Some(Nested(d)) = cause.downcast_ref::<Nested>() {
-            return d.clone().with_note(format!("needed {}", context()));
-        }
+    if let Some(found) = nested(err, || format!("needed {}", context())) {
+        return found;
     }
     let text = sources.text(node.span.file).unwrap_or_default();
     let start = crate::yaml::content_offset(node, &text, err.span.start);
     let end = crate::yaml::content_offset(node, &text, err.span.end.max(err.span.start));
     let span = Span::new(node.span.file, start, end.max(start));
+    let written = match &node.kind {
+        NodeKind::Str(written) => written,
+        _ => "",
+    };
+    described(err, span, written).with_context(context())
+}
+
+/// The diagnostic for an expression error in `text`, the whole of source `file` (an
+/// expression given on the command line).
+pub fn text_diagnostic(err: &ExprError, file: FileId, text: &str) -> Diagnostic {
+    if let Some(found) = nested(err, || "needed by the expression evaluated".to_string()) {
+        return found;
+    }
+    let span = Span::new(file, err.span.start, err.span.end.max(err.span.start));
+    described(err, span, text)
+}
+
+/// The diagnostic a config value's failure carried through the engine, if any.
+fn nested(err: &ExprError, note: impl FnOnce() -> String) -> Option<Diagnostic> {
+    let cause = err.cause.as_ref()?;
+    let Nested(d) = cause.downcast_ref::<Nested>()?;
+    Some(d.clone().with_note(note()))
+}
+
+/// `err` at `span` of the expression text `written`.
+fn described(err: &ExprError, span: Span, written: &str) -> Diagnostic {
     let kind = match err.kind {
         crate::expr::ErrorKind::Compile => "invalid expression",
         crate::expr::ErrorKind::Run => "expression failed",
         crate::expr::ErrorKind::Deferred => "expression deferred",
     };
     let diagnostic = Diagnostic::error(format!("{kind}: {}", err.message))
-        .with_primary(span, err.message.clone())
-        .with_context(context());
-    match unknown_function(err, node) {
+        .with_primary(span, err.message.clone());
+    match unknown_function(err, written) {
         Some((name, hint)) => {
             let d = Diagnostic {
                 message: format!("{kind}: unknown function `{name}`"),
@@ -72,14 +95,11 @@ pub fn expr_diagnostic(
 
 /// `nosuch(1)` fails as "cannot call nil" (expr-lang's wording, kept for
 /// conformance); name the function instead, with the closest known one.
-fn unknown_function(err: &ExprError, node: &Node) -> Option<(String, Option<&'static str>)> {
+fn unknown_function(err: &ExprError, written: &str) -> Option<(String, Option<&'static str>)> {
     if err.message != "invalid operation: cannot call nil" {
         return None;
     }
-    let NodeKind::Str(text) = &node.kind else {
-        return None;
-    };
-    let called = text.get(err.span.clone())?;
+    let called = written.get(err.span.clone())?;
     let name: String = called
         .trim_start()
         .chars()

@@ -20,6 +20,7 @@ pub(crate) mod fields;
 pub(crate) mod flux;
 pub(crate) mod flux_shape;
 pub mod host;
+pub(crate) mod in_scope;
 pub(crate) mod merge;
 pub(crate) mod ordering;
 pub(crate) mod origin;
@@ -164,38 +165,8 @@ pub fn compose_part(
     visible: Option<&Value>,
     origins: &mut Origins,
 ) -> Result<Part, Vec<Diagnostic>> {
-    let mut context = scope::context_scope(
-        schema,
-        inputs.apply_schema_defaults,
-        &inputs.layers,
-        &inputs.builtins,
-    )?;
-    if let Some(visible) = visible {
-        let mut merged = Value::map((*context).clone());
-        scope::deep_merge(&mut merged, visible);
-        if let Value::Map(m) = merged {
-            context = Arc::new(Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()));
-        }
-    }
-    let activation = activate::activate(
-        template,
-        inputs.engine,
-        &context,
-        &inputs.environment,
-        &inputs.terraform,
-        inputs.precedence,
-        inputs.limits,
-    )?;
-    let mut resolver = config::Resolver::new(
-        template,
-        inputs.engine,
-        context.clone(),
-        &inputs.environment,
-        &inputs.terraform,
-        inputs.limits,
-        &activation.active,
-    );
-    resolver.precedence = inputs.precedence;
+    let (context, activation) = activated_scope(inputs, template, schema, visible)?;
+    let resolver = resolver(inputs, template, &context, &activation);
     origins.begin(id);
     let (contributions, exclusions) =
         collect::collect(id, template, &resolver, &activation, origins)?;
@@ -223,6 +194,60 @@ pub fn compose_part(
         context,
         config_log,
     })
+}
+
+/// Scope → activate for one template: the context values (with `visible` laid over
+/// them) and the facets they make active.
+fn activated_scope(
+    inputs: &Inputs<'_>,
+    template: &Template,
+    schema: Option<&Schema>,
+    visible: Option<&Value>,
+) -> Result<(Arc<Map>, Activated), Vec<Diagnostic>> {
+    let mut context = scope::context_scope(
+        schema,
+        inputs.apply_schema_defaults,
+        &inputs.layers,
+        &inputs.builtins,
+    )?;
+    if let Some(visible) = visible {
+        let mut merged = Value::map((*context).clone());
+        scope::deep_merge(&mut merged, visible);
+        if let Value::Map(m) = merged {
+            context = Arc::new(Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()));
+        }
+    }
+    let activation = activate::activate(
+        template,
+        inputs.engine,
+        &context,
+        &inputs.environment,
+        &inputs.terraform,
+        inputs.precedence,
+        inputs.limits,
+    )?;
+    Ok((context, activation))
+}
+
+/// The scope every expression of a composition reads: the context values and the
+/// config blocks of the active facets.
+fn resolver<'t>(
+    inputs: &'t Inputs<'_>,
+    template: &'t Template,
+    context: &Arc<Map>,
+    activation: &Activated,
+) -> config::Resolver<'t> {
+    let mut resolver = config::Resolver::new(
+        template,
+        inputs.engine,
+        context.clone(),
+        &inputs.environment,
+        &inputs.terraform,
+        inputs.limits,
+        &activation.active,
+    );
+    resolver.precedence = inputs.precedence;
+    resolver
 }
 
 /// Merge → validate → assemble, shared by every part in order (sources first, the

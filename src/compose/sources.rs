@@ -13,7 +13,7 @@ use super::origin::Origins;
 use super::schema::Schema;
 use super::scope::deep_merge;
 use super::source_tags::{SourceTag, SourceTags};
-use super::{compose_part, finish, Composition, Inputs};
+use super::{compose_part, finish, Composition, Inputs, Part};
 use crate::expr::{Map, Value};
 use crate::source::Diagnostic;
 use crate::template::{Template, TemplateId};
@@ -21,6 +21,40 @@ use crate::template::{Template, TemplateId};
 pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
     let mut origins = Origins::default();
+    let Upstream {
+        mut parts,
+        configs,
+        tags,
+    } = upstream(inputs, &mut origins)?;
+    let visible = layered(configs.iter());
+    parts.push(compose_part(
+        inputs,
+        TemplateId::Composing,
+        template,
+        inputs.schema,
+        visible.as_ref(),
+        &mut origins,
+    )?);
+    let base = merged_base(template);
+    finish(inputs, parts, origins, base.as_ref(), Some(&tags))
+}
+
+/// What the composing template sees of its sources: their config blocks, deep-merged
+/// in merge order; `None` without sources.
+pub fn visible_config(inputs: &Inputs<'_>) -> Result<Option<Value>, Vec<Diagnostic>> {
+    let configs = upstream(inputs, &mut Origins::default())?.configs;
+    Ok(layered(configs.iter()))
+}
+
+/// The sources composed in merge order, each with its evaluated config.
+struct Upstream {
+    parts: Vec<Part>,
+    configs: Vec<Value>,
+    tags: SourceTags,
+}
+
+fn upstream(inputs: &Inputs<'_>, origins: &mut Origins) -> Result<Upstream, Vec<Diagnostic>> {
+    let template = inputs.template;
     let mut parts = Vec::with_capacity(template.upstream.len() + 1);
     let mut configs: Vec<Value> = Vec::with_capacity(template.upstream.len());
     let mut tags = SourceTags::default();
@@ -46,7 +80,7 @@ pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diag
             &up.template,
             schema.as_ref(),
             visible.as_ref(),
-            &mut origins,
+            origins,
         )
         .map_err(in_source)?;
         configs.push(Value::map(part.config().map_err(in_source)?));
@@ -64,17 +98,11 @@ pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diag
         .map(|u| u.depth + 1)
         .max()
         .unwrap_or(0);
-    let visible = layered(configs.iter());
-    parts.push(compose_part(
-        inputs,
-        TemplateId::Composing,
-        template,
-        inputs.schema,
-        visible.as_ref(),
-        &mut origins,
-    )?);
-    let base = merged_base(template);
-    finish(inputs, parts, origins, base.as_ref(), Some(&tags))
+    Ok(Upstream {
+        parts,
+        configs,
+        tags,
+    })
 }
 
 /// Indices of the sources source `k` references, directly or not, in merge order.

@@ -1,0 +1,216 @@
+//! `bpc eval`: in a project, an expression sees what a facet of the template sees
+//! (value layers over schema defaults, the config blocks of the active facets, files
+//! relative to the template root); outside one, `--values` and `--set` only.
+
+mod common;
+use common::*;
+
+/// A template whose config block `nodes` derives from the context values, a facet
+/// active only on aws, and a schema with a default.
+fn cluster() -> Test {
+    Test::new()
+        .schema(indoc! {"
+            $schema: https://json-schema.org/draft/2020-12/schema
+            type: object
+            properties:
+              provider:
+                type: string
+                default: local
+              cluster:
+                type: object
+                properties:
+                  workers:
+                    type: integer
+                    default: 2
+        "})
+        .facet(
+            "cluster.yaml",
+            indoc! {"
+            metadata:
+              name: cluster
+            config:
+              - name: nodes
+                workers: ${cluster.workers}
+                total: ${nodes.workers + 1}
+        "},
+        )
+        .facet(
+            "aws.yaml",
+            indoc! {"
+            metadata:
+              name: aws
+            when: provider == 'aws'
+            config:
+              - name: region
+                id: us-east-1
+        "},
+        )
+}
+
+#[test]
+fn sees_schema_defaults_and_config_blocks() {
+    cluster()
+        .args(["eval", "nodes"])
+        .stdout(indoc! {"
+            workers: 2
+            total: 3
+        "})
+        .run();
+}
+
+#[test]
+fn sees_the_context_values_layered() {
+    cluster()
+        .values("prod", "provider: aws\ncluster:\n  workers: 5\n")
+        .args(["eval", "--context", "prod", "--set", "cluster.workers=7"])
+        .args(["[nodes.total, region.id, context]"])
+        .stdout("- 8\n- us-east-1\n- prod\n")
+        .run();
+}
+
+#[test]
+fn sees_no_config_of_an_inactive_facet() {
+    cluster()
+        .args(["eval", "region ?? 'none'"])
+        .stdout("none\n")
+        .run();
+}
+
+#[test]
+fn context_values_win_over_config_as_in_composition() {
+    cluster()
+        .args(["eval", "nodes.workers", "--set", "nodes.workers=9"])
+        .stdout("9\n")
+        .run();
+    cluster()
+        .args(["eval", "nodes.workers", "--set", "nodes.workers=9"])
+        .args(["--config-precedence", "facet-wins"])
+        .stdout("2\n")
+        .run();
+}
+
+#[test]
+fn project_flag_from_anywhere_and_files_relative_to_the_template_root() {
+    cluster()
+        .file("_template/configs/size.txt", "large")
+        .file(
+            "_template/configs/size.jsonnet",
+            "{ size: importstr 'size.txt' }",
+        )
+        .file("elsewhere/.keep", "")
+        .current_dir("elsewhere")
+        .args(["eval", "--project", ".."])
+        .args(["[file('configs/size.txt'), jsonnet('configs/size.jsonnet').size]"])
+        .stdout("- large\n- large\n")
+        .run();
+}
+
+#[test]
+fn template_names_the_template_directory() {
+    cluster()
+        .file(
+            "other/facets/x.yaml",
+            format!(
+                "{FACET_HEAD}{}",
+                indoc! {"
+            metadata:
+              name: x
+            config:
+              - name: here
+                value: other
+        "}
+            ),
+        )
+        .args(["eval", "--template", "other", "here"])
+        .stdout("other\n")
+        .run();
+}
+
+#[test]
+fn text_interpolates() {
+    cluster()
+        .args(["eval", "--text", "workers: ${nodes.workers}"])
+        .stdout("\"workers: 2\"\n")
+        .run();
+}
+
+#[test]
+fn template_as_a_switch_still_works_with_a_warning() {
+    let warning = "warning: `bpc eval --template` as a switch is deprecated: use `--text` (`--template DIR` names the template, as in every command)\n";
+    Test::new()
+        .no_windsor_yaml()
+        .args(["eval", "--template", "n-${a}", "--set", "a=1"])
+        .stdout("n-1\n")
+        .stderr(warning)
+        .run();
+    Test::new()
+        .no_windsor_yaml()
+        .args(["eval", "n-${a}", "--set", "a=1", "--template"])
+        .stdout("n-1\n")
+        .stderr(warning)
+        .run();
+}
+
+#[test]
+fn outside_a_project_only_values_and_set() {
+    Test::new()
+        .no_windsor_yaml()
+        .file("v.yaml", "a: {b: 2}\n")
+        .args(["eval", "a.b * c", "--values", "v.yaml", "--set", "c=3"])
+        .stdout("6\n")
+        .run();
+}
+
+#[test]
+fn a_failing_config_value_is_reported_where_it_is_written() {
+    Test::new()
+        .facet(
+            "broken.yaml",
+            indoc! {"
+            metadata:
+              name: broken
+            config:
+              - name: x
+                y: ${1 + 'a'}
+        "},
+        )
+        .args(["eval", "x.y"])
+        .fails(indoc! {"
+            error: invalid expression: invalid operation: + (mismatched types int and string)
+             --> _template/facets/broken.yaml:7:10
+              |
+            7 |     y: ${1 + 'a'}
+              |          ^^^^^^^ invalid operation: + (mismatched types int and string)
+              |
+              = note: in config value `x.y` of facet `broken`
+              = note: needed by the expression evaluated
+
+        "})
+        .run();
+}
+
+#[test]
+fn a_bad_expression_points_into_it() {
+    Test::new()
+        .no_windsor_yaml()
+        .args(["eval", "a +"])
+        .fails(indoc! {"
+            error: invalid expression: unexpected token EOF
+             --> <expression>:1:4
+              |
+            1 | a +
+              |    ^ unexpected token EOF
+
+        "})
+        .run();
+}
+
+#[test]
+fn no_expression_is_a_usage_error() {
+    Test::new()
+        .no_windsor_yaml()
+        .args(["eval"])
+        .stderr("error: give the EXPRESSION to evaluate (see `bpc eval --help`)\n")
+        .status(2)
+        .run();
+}
