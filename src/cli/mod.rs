@@ -2,6 +2,7 @@
 //! 0 success, 1 a failure it reported (composition errors, failing tests), 2 bad usage.
 
 pub mod check;
+pub(crate) mod completions;
 pub mod compose;
 pub(crate) mod eval;
 pub(crate) mod explain;
@@ -33,7 +34,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Compose the blueprint of a context from the template's facets.
     Compose(compose::ComposeArgs),
-    /// Evaluate an expression (or a `${…}` template) against values.
+    /// Print the shell completion script for bash, zsh, fish or powershell.
+    Completions(completions::CompletionsArgs),
+    /// Evaluate an expression (or `${…}` text) in a project's scope, or against values.
     Eval(eval::EvalArgs),
     /// Show where a value of the composed blueprint (or the scope) came from.
     Explain(explain::ExplainArgs),
@@ -49,6 +52,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Compose(args) => compose::run(args),
+        Command::Completions(args) => completions::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),

@@ -1,0 +1,49 @@
+//! `bpc completions SHELL`: a completion script for each shell clap can generate one
+//! for, naming every subcommand.
+
+mod common;
+use common::*;
+
+const SUBCOMMANDS: &[&str] = &[
+    "check",
+    "compose",
+    "completions",
+    "eval",
+    "explain",
+    "render",
+    "show",
+    "test",
+];
+
+#[test]
+fn every_shell_gets_a_script_naming_the_subcommands() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let out = Test::new().args(["completions", shell]).run();
+        assert!(!out.stdout.is_empty(), "{shell}: empty script");
+        for sub in SUBCOMMANDS {
+            assert!(
+                out.stdout.contains(sub),
+                "{shell}: no `{sub}` in the script"
+            );
+        }
+        assert!(out.stderr.is_empty(), "{shell}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn completes_the_flags_of_a_subcommand() {
+    let out = Test::new().args(["completions", "bash"]).run();
+    for flag in ["--project", "--context", "--text", "--strict"] {
+        assert!(out.stdout.contains(flag), "no `{flag}` in the bash script");
+    }
+}
+
+#[test]
+fn an_unknown_shell_is_a_usage_error() {
+    let out = Test::new().args(["completions", "nushell"]).status(2).run();
+    assert!(
+        out.stderr.contains("invalid value 'nushell'"),
+        "{}",
+        out.stderr
+    );
+}
