@@ -146,6 +146,10 @@ pub fn env_context() -> Option<String> {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  bpc compose                                  # the project around here, context `local`
+  bpc compose --context prod --format json --out blueprint.json
+  bpc compose --set provider=aws --provenance")]
 pub struct ComposeArgs {
     #[command(flatten)]
     pub project: ProjectArgs,

@@ -10,6 +10,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  bpc explain terraform.cluster.inputs.endpoints
+  bpc explain nodes.total                      # a value of the scope (a config block)
+  bpc explain --facet aws")]
 pub struct ExplainArgs {
     /// A path of the blueprint (`terraform.cluster.inputs.cluster_name`,
     /// `kustomize.ingress.components`) or of the scope (`talos.version`,

@@ -12,6 +12,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  bpc render --context prod --out .bpc/render
+  bpc render --context prod --out gitops/render --check   # in CI: is the render current?
+  bpc render --terraform-outputs outputs.yaml             # resolve deferred inputs")]
 pub struct RenderArgs {
     #[command(flatten)]
     pub project: ProjectArgs,

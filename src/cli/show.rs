@@ -18,6 +18,9 @@ use std::sync::Arc;
 const SENSITIVE: &str = "<sensitive>";
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  bpc show values --context prod
+  bpc show values --format json > values.json")]
 pub struct ShowArgs {
     #[command(subcommand)]
     pub what: ShowCommand,
@@ -31,6 +34,10 @@ pub enum ShowCommand {
 }
 
 #[derive(Args, Debug, Clone, Default)]
+#[command(after_help = "Examples:
+  bpc show values                              # the context `local` of the project here
+  bpc show values --context prod --format json
+  bpc show values --set cluster.workers.count=3")]
 pub struct ValuesArgs {
     #[command(flatten)]
     pub project: ProjectArgs,

@@ -29,6 +29,10 @@ pub enum Unmocked {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  bpc test                                     # every case under <template>/tests
+  bpc test --filter 'aws*' --snapshot
+  bpc test \"minimal config creates database with defaults via dev mode\" --show")]
 pub struct TestArgs {
     /// Run only the case with exactly this name.
     pub name: Option<String>,
