@@ -2,6 +2,7 @@
 //! value layers (S4). This is the only place that looks at the current directory or
 //! the process environment; composition itself gets everything through its inputs.
 
+use crate::compose::overlay::Overlay;
 use crate::compose::scope::{set_path, Builtins, Layer};
 use crate::expr::Value;
 use crate::source::{Diagnostic, FileTree, SourceMap};
@@ -184,6 +185,21 @@ impl Project {
             context_path: format!("{root}/contexts/{}", self.context),
             project_root: root,
         }
+    }
+
+    /// The context's own blueprint, `contexts/<ctx>/blueprint.yaml`, when there is one
+    /// (S12). Read at each call, so a composition sees the file as it is now.
+    pub fn overlay(&self, sources: &SourceMap) -> Result<Option<Overlay>, Diagnostic> {
+        let path = format!("contexts/{}/blueprint.yaml", self.context);
+        let Some(node) = read_optional(&self.root.join(&path), &path, sources)? else {
+            return Ok(None);
+        };
+        // Relative paths in its inputs start at the file's directory and stay inside
+        // the project (S8 confines the template the same way).
+        let tree = FileTree::from_dir(&self.root).map_err(|e| {
+            Diagnostic::error(format!("cannot open project {}: {e}", self.root.display()))
+        })?;
+        Ok(Some(Overlay { node, tree, path }))
     }
 
     /// The context's value layers in precedence order (S4, schema defaults excluded).

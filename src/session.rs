@@ -153,6 +153,7 @@ impl Session {
     /// Composes the context the options name; the project's discovery warnings come
     /// first among the composition's warnings.
     pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
+        let overlay = self.project.overlay(&self.sources).map_err(|d| vec![d])?;
         let inputs = Inputs {
             template: &self.template,
             schema: self.schema.as_ref(),
@@ -164,6 +165,7 @@ impl Session {
             terraform: self.terraform_outputs()?,
             precedence: self.options.precedence,
             limits: self.options.limits,
+            overlay: overlay.as_ref(),
         };
         let mut composition = crate::compose::compose(&inputs)?;
         composition

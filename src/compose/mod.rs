@@ -20,9 +20,11 @@ pub mod fields;
 pub mod flux;
 pub mod flux_shape;
 pub mod host;
+pub mod list_strategy;
 pub mod merge;
 pub mod ordering;
 pub mod origin;
+pub mod overlay;
 pub mod precedence;
 pub mod requires;
 pub mod schema;
@@ -59,6 +61,8 @@ pub struct Inputs<'a> {
     /// Context values over facet config (Windsor), or the reverse.
     pub precedence: precedence::Precedence,
     pub limits: Limits,
+    /// The context's own blueprint, laid over the composed components (S12).
+    pub overlay: Option<&'a overlay::Overlay>,
 }
 
 /// Budgets of one composition beyond the expression engine's own (docs/limits.md).
@@ -257,6 +261,26 @@ pub fn finish(
     let mut terraform = merge::merge(terraform);
     let mut kustomize = merge::merge(kustomize);
     let mut flux = merge::merge(systems);
+    let mut warnings = template.warnings.clone();
+    if let Some(overlay) = inputs.overlay {
+        let mut scope = Value::map((*context).clone());
+        scope::deep_merge(&mut scope, &Value::map(merged_config(&configs)?));
+        let scope = scope.as_map().cloned().unwrap_or_default();
+        let eval = overlay::Evaluation {
+            engine: inputs.engine,
+            scope: &scope,
+            environment: &inputs.environment,
+            terraform: &inputs.terraform,
+            jsonnet: inputs.limits.jsonnet,
+            sources: &template.sources,
+        };
+        let targets = overlay::Targets {
+            terraform: &mut terraform,
+            kustomize: &mut kustomize,
+            flux: &flux,
+        };
+        warnings.extend(overlay::apply(overlay, &eval, targets, &mut origins)?);
+    }
     blueprint::finish(&mut terraform, &mut origins);
     blueprint::clean(&mut kustomize);
     // The Flux Kustomizations the blueprint stands for: systems expanded into tiers.
@@ -299,16 +323,13 @@ pub fn finish(
     );
     deferred::mark_inputs(&mut terraform, &origins);
 
-    let mut config = Value::map(Map::default());
-    for part_config in configs {
-        scope::deep_merge(&mut config, &Value::map(part_config.map_err(|d| vec![d])?));
-    }
-    let config = match config {
-        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
-        _ => Map::default(),
+    let config = merged_config(&configs)?;
+    let base = match inputs.overlay {
+        Some(overlay) => Some(overlay::base_with_repository(base, overlay)),
+        None => base.cloned(),
     };
-    let blueprint = blueprint::assemble(blueprint::Parts {
-        base,
+    let mut blueprint = blueprint::assemble(blueprint::Parts {
+        base: base.as_ref(),
         context: &inputs.builtins.context,
         terraform: &terraform,
         kustomize: &kustomize,
@@ -327,6 +348,9 @@ pub fn finish(
         repository: context_fields::dev_repository(&context, &inputs.builtins.project_root),
         messages: context_fields::messages(template, &activation.active),
     });
+    if let Some(overlay) = inputs.overlay {
+        overlay::merge_sources(&mut blueprint, overlay);
+    }
     budget::check(&blueprint, inputs.limits.output_bytes).map_err(|d| vec![d])?;
     Ok(Composition {
         blueprint,
@@ -338,12 +362,25 @@ pub fn finish(
         activation,
         context,
         config,
-        warnings: template.warnings.clone(),
+        warnings,
         messages,
         exclusions,
         layers: inputs.layers.clone(),
         config_log,
         sources: tags.cloned().unwrap_or_default(),
+    })
+}
+
+/// The config blocks of every part in one map (later parts over earlier ones).
+fn merged_config(configs: &[Result<Map, Diagnostic>]) -> Result<Map, Vec<Diagnostic>> {
+    let mut config = Value::map(Map::default());
+    for part_config in configs {
+        let part = part_config.clone().map_err(|d| vec![d])?;
+        scope::deep_merge(&mut config, &Value::map(part));
+    }
+    Ok(match config {
+        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
+        _ => Map::default(),
     })
 }
 

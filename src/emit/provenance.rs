@@ -38,6 +38,13 @@ fn describe(origin: &Origin, template: &Template, sources: &SourceMap) -> String
             )
         }
         Source::Base => format!("{} (blueprint.yaml)", sources.describe(origin.span)),
+        Source::Overlay => {
+            let deferred = if origin.deferred { ", deferred" } else { "" };
+            format!(
+                "{} (context blueprint{deferred})",
+                sources.describe(origin.span)
+            )
+        }
         Source::Context => "context values".to_string(),
         Source::Derived => "bpc default".to_string(),
     }

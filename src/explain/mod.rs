@@ -59,13 +59,16 @@ impl Explainer<'_> {
                     None => format!("facet `{name}`"),
                 }
             }
+            Source::Overlay => "context blueprint".to_string(),
             Source::Context => "context values".to_string(),
             Source::Derived => "bpc default".to_string(),
         }
     }
 
     fn ordinal(origin: &Origin) -> String {
-        if origin.ordinal == i64::MIN {
+        if origin.source == Source::Overlay {
+            "after all facets".to_string()
+        } else if origin.ordinal == i64::MIN {
             "base".to_string()
         } else {
             origin.ordinal.to_string()
@@ -243,6 +246,34 @@ impl Explainer<'_> {
             Effect::Missed => "remove: the component did not exist (no-op)".to_string(),
         };
         let _ = writeln!(out, "     → {verdict}");
+        self.list_choices(out, step, field_path);
+    }
+
+    /// The lists a context-blueprint step combined at or under the explained path, and
+    /// the strategy each got (S12).
+    fn list_choices(&self, out: &mut String, step: &Step, field_path: &[String]) {
+        let wanted = field_path.join(".");
+        for choice in &step.lists {
+            let related = wanted.is_empty()
+                || choice.field == wanted
+                || choice.field.starts_with(&format!("{wanted}."))
+                || wanted.starts_with(&format!("{}.", choice.field));
+            if !related {
+                continue;
+            }
+            let from = match &choice.rule {
+                Some((key, span)) => format!(
+                    " (listStrategies `{key}`, {})",
+                    self.sources.describe(*span)
+                ),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "     list `{}`: {}{from}",
+                choice.field, choice.strategy
+            );
+        }
     }
 
     fn scope_value(&self, segments: &[String], full: &str) -> Result<String, String> {

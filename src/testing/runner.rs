@@ -95,6 +95,7 @@ impl Suite<'_> {
             terraform,
             precedence: self.options.precedence,
             limits: self.options.limits,
+            overlay: None,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {
