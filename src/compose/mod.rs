@@ -1,7 +1,8 @@
 //! Composition: a template plus a context's values to one blueprint.
 //!
 //! [`compose`] reads top to bottom, one stage a call:
-//! scope → activate → config → collect → merge → validate → (blueprint) emit.
+//! scope → activate → config → collect → merge → overlay (the context's own
+//! blueprint, S12) → validate → (blueprint) emit.
 //! It is a pure function of its [`Inputs`]: no globals, no current directory, no
 //! environment except what the inputs carry — so tests, watch mode and multi-context
 //! runs can call it many times, in parallel.
@@ -269,9 +270,13 @@ pub fn finish(
         let eval = overlay::Evaluation {
             engine: inputs.engine,
             scope: &scope,
-            environment: &inputs.environment,
-            terraform: &inputs.terraform,
-            jsonnet: inputs.limits.jsonnet,
+            host: host::TemplateHost {
+                tree: &overlay.tree,
+                file: &overlay.path,
+                environment: &inputs.environment,
+                terraform: &inputs.terraform,
+                jsonnet: inputs.limits.jsonnet,
+            },
             sources: &template.sources,
         };
         let targets = overlay::Targets {

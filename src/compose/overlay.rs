@@ -5,14 +5,14 @@
 //! from the file's own directory; its kustomize entries merge as written. Lists follow
 //! the declared `listStrategies`, else Windsor's rule for the field.
 
+use super::blueprint::source_name;
 use super::evaluate::{expr_diagnostic, plain_value};
 use super::fields::FieldMap;
-use super::host::{Environment, TemplateHost};
+use super::host::TemplateHost;
 use super::list_strategy::{combine, ListChoice, ListStrategies};
 use super::merge::{self, Component, Effect, Merged, Step};
 use super::origin::{Origin, OriginId, Origins, Source};
 use super::tracked::Tracked;
-use crate::expr::host::{JsonnetLimits, TerraformOutputs};
 use crate::expr::windsor::format::go_format;
 use crate::expr::{Engine, Map, Value};
 use crate::source::{Diagnostic, FileTree, SourceMap};
@@ -53,9 +53,8 @@ pub struct Evaluation<'a> {
     pub engine: &'a Engine,
     /// The composed scope: context values with the facets' config over them.
     pub scope: &'a Map,
-    pub environment: &'a Environment,
-    pub terraform: &'a TerraformOutputs,
-    pub jsonnet: JsonnetLimits,
+    /// Files relative to the overlay, `env()`, Terraform outputs, budgets.
+    pub host: TemplateHost<'a>,
     pub sources: &'a SourceMap,
 }
 
@@ -351,17 +350,10 @@ impl Reader<'_, '_> {
                 Ok(Tracked::List(out, self.origin(node, None, false)))
             }
             NodeKind::Str(text) if crate::expr::template::contains_expression(text) => {
-                let host = TemplateHost {
-                    tree: &self.overlay.tree,
-                    file: &self.overlay.path,
-                    environment: self.eval.environment,
-                    terraform: self.eval.terraform,
-                    jsonnet: self.eval.jsonnet,
-                };
                 let value = self
                     .eval
                     .engine
-                    .render_template(text, self.eval.scope, &host)
+                    .render_template(text, self.eval.scope, &self.eval.host)
                     .map_err(|e| {
                         expr_diagnostic(&e, node, self.eval.sources, || what.to_string())
                     })?;
@@ -656,21 +648,15 @@ pub fn merge_sources(blueprint: &mut Value, overlay: &Overlay) {
         .and_then(Value::as_list)
         .map(<[Value]>::to_vec)
         .unwrap_or_default();
-    let name_of = |v: &Value| {
-        v.as_map()
-            .and_then(|m| m.get("name"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
     for item in items {
         let value = plain_value(item);
-        let Some(name) = name_of(&value).filter(|n| !n.is_empty()) else {
+        let Some(name) = source_name(&value)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+        else {
             continue;
         };
-        match list
-            .iter_mut()
-            .find(|v| name_of(v).as_deref() == Some(&name))
-        {
+        match list.iter_mut().find(|v| source_name(v) == Some(&name)) {
             Some(existing) => *existing = value,
             None => list.push(value),
         }
