@@ -140,7 +140,9 @@ pub fn check(composition: &Composition, read: impl Fn(&str) -> ModuleFiles) -> V
 fn at_origin(d: Diagnostic, origin: &Origin) -> Diagnostic {
     match origin.source {
         Source::Derived | Source::Context => d,
-        Source::Base | Source::Facet(_) => d.with_primary(origin.span, "set here"),
+        Source::Base | Source::Facet(_) | Source::Overlay => {
+            d.with_primary(origin.span, "set here")
+        }
     }
 }
 
