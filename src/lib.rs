@@ -7,6 +7,7 @@
 pub mod alloc;
 pub mod cli;
 pub mod compose;
+pub mod diff;
 pub mod emit;
 pub mod explain;
 pub mod expr;
@@ -16,4 +17,5 @@ pub mod session;
 pub mod source;
 pub mod template;
 pub mod testing;
+pub mod value;
 pub mod yaml;

@@ -219,7 +219,7 @@ impl Project {
         {
             layers.push(Layer {
                 name: format!("windsor.yaml contexts.{}", self.context),
-                value: crate::compose::evaluate::plain_value(section),
+                value: section.to_value(),
                 node: Some(section.clone()),
             });
         }
@@ -229,7 +229,7 @@ impl Project {
             let node = read_yaml_file(&values_path, &values_rel, sources)?;
             layers.push(Layer {
                 name: values_rel,
-                value: crate::compose::evaluate::plain_value(&node),
+                value: node.to_value(),
                 node: Some(node),
             });
         }
@@ -238,7 +238,7 @@ impl Project {
             let node = read_yaml_file(&cwd.join(file), &display, sources)?;
             layers.push(Layer {
                 name: display,
-                value: crate::compose::evaluate::plain_value(&node),
+                value: node.to_value(),
                 node: Some(node),
             });
         }
@@ -272,11 +272,7 @@ pub fn parse_sets(pairs: &[String], sources: &SourceMap) -> Result<Value, Diagno
         let file = sources.add(format!("--set {key}"), raw.to_string());
         let text = sources.text(file).unwrap_or_default();
         let node = crate::yaml::parse(&text, file).map_err(Diagnostic::from)?;
-        set_path(
-            &mut out,
-            &path,
-            crate::compose::evaluate::plain_value(&node),
-        );
+        set_path(&mut out, &path, node.to_value());
     }
     Ok(out)
 }

@@ -146,9 +146,7 @@ impl Session {
         let display = path.to_string_lossy().to_string();
         let node = project::read_yaml_file(&self.options.cwd.join(path), &display, &self.sources)
             .map_err(|d| vec![d])?;
-        Ok(TerraformOutputs::Provider(
-            crate::compose::evaluate::plain_value(&node),
-        ))
+        Ok(TerraformOutputs::Provider(node.to_value()))
     }
 
     /// Composes the context the options name; the project's discovery warnings come

@@ -1,7 +1,6 @@
 //! Property tests (issue 14): the YAML loader, the expression engine and the merge
 //! strategies against laws that must hold for every input, not only the examples.
 
-use bpc::compose::evaluate::plain_value;
 use bpc::compose::scope::deep_merge;
 use bpc::expr::host::NullHost;
 use bpc::expr::{Engine, EngineConfig, Map, Value};
@@ -85,7 +84,7 @@ fn load(text: &str) -> Result<String, String> {
     let sources = SourceMap::default();
     let file = sources.add("p.yaml".to_string(), text.to_string());
     bpc::yaml::parse(text, file)
-        .map(|n| show(&plain_value(&n)))
+        .map(|n| show(&n.to_value()))
         .map_err(|e| format!("{e:?}"))
 }
 

@@ -291,7 +291,7 @@ fn snapshots(
                 message: format!(
                     "blueprint differs from {}\n{}",
                     path.display(),
-                    snapshot::unified_diff(&golden, &text, "golden", "composed")
+                    crate::diff::unified_diff(&golden, &text, "golden", "composed")
                 ),
             }),
             Err(_) => result.mismatches.push(crate::testing::matcher::Mismatch {

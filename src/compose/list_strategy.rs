@@ -6,6 +6,7 @@
 
 use super::tracked::Tracked;
 use crate::source::{Diagnostic, Span};
+use crate::value::Equality;
 use crate::yaml::{Node, NodeKind};
 use std::sync::Arc;
 
@@ -220,7 +221,7 @@ pub fn combine(
                 let existing = wanted.as_ref().and_then(|w| {
                     base.iter_mut().find(|b| {
                         b.get(key)
-                            .is_some_and(|v| super::tracked::same(&v.to_value(), w))
+                            .is_some_and(|v| v.to_value().equals(w, Equality::DATA))
                     })
                 });
                 match existing {

@@ -36,11 +36,13 @@ pub mod tier_names;
 pub mod tracked;
 pub mod typed_values;
 pub mod validate;
+#[cfg(test)]
+mod windsor_functions_tests;
 
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, Map, Value};
 use crate::source::Diagnostic;
-use crate::template::{ComponentKind, Template};
+use crate::template::{ComponentKind, Template, TemplateId};
 use activate::Activated;
 use host::Environment;
 use merge::Merged;
@@ -117,8 +119,19 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         return sources::compose_with_sources(inputs);
     }
     let mut origins = Origins::default();
-    let part = compose_part(inputs, inputs.template, inputs.schema, None, &mut origins)?;
-    let base = inputs.template.base.as_ref().map(evaluate::plain_value);
+    let part = compose_part(
+        inputs,
+        TemplateId::Composing,
+        inputs.template,
+        inputs.schema,
+        None,
+        &mut origins,
+    )?;
+    let base = inputs
+        .template
+        .base
+        .as_ref()
+        .map(crate::yaml::Node::to_value);
     finish(inputs, vec![part], origins, base.as_ref(), None)
 }
 
@@ -144,24 +157,13 @@ impl Part {
     pub fn config(&self) -> Result<Map, Vec<Diagnostic>> {
         self.config.clone().map_err(|d| vec![d])
     }
-
-    /// Renumbers facet indices to composition-wide ones (see [`Template::facet`]).
-    pub fn shift_facets(&mut self, offset: usize) {
-        for c in &mut self.contributions {
-            if let origin::Source::Facet(i) = &mut c.source {
-                *i += offset;
-            }
-        }
-        for e in &mut self.exclusions {
-            e.facet += offset;
-        }
-    }
 }
 
 /// Scope → activate → config → collect for one template. `visible` is laid over the
 /// context values: the config of the sources this template builds on.
 pub fn compose_part(
     inputs: &Inputs<'_>,
+    id: TemplateId,
     template: &Template,
     schema: Option<&Schema>,
     visible: Option<&Value>,
@@ -199,7 +201,9 @@ pub fn compose_part(
         &activation.active,
     );
     resolver.precedence = inputs.precedence;
-    let (contributions, exclusions) = collect::collect(template, &resolver, &activation, origins)?;
+    origins.begin(id);
+    let (contributions, exclusions) =
+        collect::collect(id, template, &resolver, &activation, origins)?;
     requires::check(
         &resolver,
         &requirement_owners(template, &resolver, &activation, &contributions)?,

@@ -6,18 +6,19 @@
 //! the declared `listStrategies`, else Windsor's rule for the field.
 
 use super::blueprint::source_name;
-use super::evaluate::{expr_diagnostic, plain_value};
+use super::evaluate::expr_diagnostic;
 use super::fields::FieldMap;
 use super::host::TemplateHost;
 use super::list_strategy::{combine, ListChoice, ListStrategies};
 use super::merge::{self, Component, Effect, Merged, Step};
-use super::origin::{Origin, OriginId, Origins, Source};
+use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
-use crate::expr::{Engine, Map, Value};
+use crate::expr::Engine;
 use crate::source::{Diagnostic, FileTree, SourceMap};
 use crate::template::fields::{field_for, fields, Combine, Eval};
 use crate::template::{ComponentKind, Strategy};
+use crate::value::{Map, Value};
 use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;
 use std::sync::Arc;
@@ -195,7 +196,7 @@ struct Reader<'r, 'a> {
 impl Reader<'_, '_> {
     fn origin(&mut self, node: &Node, expression: Option<Arc<str>>, deferred: bool) -> OriginId {
         self.origins.add(Origin {
-            source: Source::Overlay,
+            contributor: Contributor::Overlay,
             span: node.span,
             ordinal: i64::MAX,
             strategy: Strategy::Merge,
@@ -295,7 +296,7 @@ impl Reader<'_, '_> {
                     .filter(|i| !i.is_null())
                     .map(|i| {
                         let o = self.origin(i, None, false);
-                        Tracked::Leaf(Value::str(text_of(&plain_value(i))), o)
+                        Tracked::Leaf(Value::str(text_of(&i.to_value())), o)
                     })
                     .collect();
                 Tracked::List(items, self.origin(node, None, false))
@@ -305,7 +306,7 @@ impl Reader<'_, '_> {
                     .iter()
                     .map(|(k, v)| {
                         let o = self.origin(v, None, false);
-                        let text = super::collect::substitution_text(&plain_value(v));
+                        let text = super::collect::substitution_text(&v.to_value());
                         (Arc::clone(&k.name), Tracked::Leaf(Value::str(text), o))
                     })
                     .collect();
@@ -325,7 +326,7 @@ impl Reader<'_, '_> {
                     .collect();
                 Tracked::List(items, self.origin(node, None, false))
             }
-            _ => Tracked::Leaf(plain_value(node), self.origin(node, None, false)),
+            _ => Tracked::Leaf(node.to_value(), self.origin(node, None, false)),
         }
     }
 
@@ -362,7 +363,7 @@ impl Reader<'_, '_> {
                 Ok(Tracked::from_value(&value, o))
             }
             _ => Ok(Tracked::Leaf(
-                plain_value(node),
+                node.to_value(),
                 self.origin(node, None, false),
             )),
         }
@@ -623,7 +624,7 @@ pub fn base_with_repository(base: Option<&Value>, overlay: &Overlay) -> Value {
         .is_some_and(|u| !u.is_empty());
     match repository {
         Some(r) if has_url => {
-            map.insert("repository".into(), plain_value(r));
+            map.insert("repository".into(), r.to_value());
         }
         _ => {
             map.shift_remove("repository");
@@ -649,7 +650,7 @@ pub fn merge_sources(blueprint: &mut Value, overlay: &Overlay) {
         .map(<[Value]>::to_vec)
         .unwrap_or_default();
     for item in items {
-        let value = plain_value(item);
+        let value = item.to_value();
         let Some(name) = source_name(&value)
             .filter(|n| !n.is_empty())
             .map(str::to_string)

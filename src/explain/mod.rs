@@ -5,13 +5,13 @@
 pub mod path;
 
 use crate::compose::merge::{Component, Effect, Step};
-use crate::compose::origin::{Origin, Source};
+use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
-use crate::emit::json::compact;
 use crate::expr::Value;
 use crate::source::SourceMap;
-use crate::template::{ComponentKind, Template};
+use crate::template::{ComponentKind, FacetId, Template, TemplateId};
+use crate::value::json::compact;
 use std::fmt::Write;
 
 pub struct Explainer<'a> {
@@ -42,31 +42,31 @@ fn descend<'t>(t: &'t Tracked, path: &[String]) -> Option<&'t Tracked> {
 
 impl Explainer<'_> {
     fn location(&self, origin: &Origin) -> String {
-        match &origin.source {
-            Source::Derived => "derived by bpc".to_string(),
-            Source::Context => "context values".to_string(),
+        match &origin.contributor {
+            Contributor::Derived => "derived by bpc".to_string(),
+            Contributor::Context => "context values".to_string(),
             _ => self.sources.describe(origin.span),
         }
     }
 
     fn who(&self, origin: &Origin) -> String {
-        match &origin.source {
-            Source::Base => "blueprint.yaml".to_string(),
-            Source::Facet(i) => {
-                let name = self.template.facet(*i).map_or("?", |f| f.name.as_str());
-                match self.template.facet_source(*i) {
+        match &origin.contributor {
+            Contributor::Base => "blueprint.yaml".to_string(),
+            Contributor::Facet(id) => {
+                let name = self.template.facet(*id).map_or("?", |f| f.name.as_str());
+                match self.template.upstream_name(id.template) {
                     Some(source) => format!("facet `{name}` of source `{source}`"),
                     None => format!("facet `{name}`"),
                 }
             }
-            Source::Overlay => "context blueprint".to_string(),
-            Source::Context => "context values".to_string(),
-            Source::Derived => "bpc default".to_string(),
+            Contributor::Overlay => "context blueprint".to_string(),
+            Contributor::Context => "context values".to_string(),
+            Contributor::Derived => "bpc default".to_string(),
         }
     }
 
     fn ordinal(origin: &Origin) -> String {
-        if origin.source == Source::Overlay {
+        if origin.contributor == Contributor::Overlay {
             "after all facets".to_string()
         } else if origin.ordinal == i64::MIN {
             "base".to_string()
@@ -422,6 +422,10 @@ impl Explainer<'_> {
             return Err(format!("no facet named `{name}`{hint}"));
         };
         let facet = &self.template.facets[index];
+        let id = FacetId {
+            template: TemplateId::Composing,
+            index,
+        };
         let mut out = String::new();
         let state = match self.composition.activation.outcome[index] {
             crate::compose::activate::Activation::Always => "active (no `when`)",
@@ -457,7 +461,7 @@ impl Explainer<'_> {
             for c in merged.components.values().chain(merged.deleted.iter()) {
                 for step in &c.history {
                     let o = self.composition.origins.get(step.origin);
-                    if o.source == Source::Facet(index) {
+                    if o.contributor == Contributor::Facet(id) {
                         any = true;
                         let _ = writeln!(
                             out,
@@ -471,12 +475,7 @@ impl Explainer<'_> {
                 }
             }
         }
-        for e in self
-            .composition
-            .exclusions
-            .iter()
-            .filter(|e| e.facet == index)
-        {
+        for e in self.composition.exclusions.iter().filter(|e| e.facet == id) {
             any = true;
             let _ = writeln!(
                 out,

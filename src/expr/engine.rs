@@ -12,8 +12,8 @@ use super::parser;
 use super::program::Program;
 use super::scope::Scope;
 use super::template::{self, Dialect};
-use super::value::Value;
 use super::windsor;
+use crate::value::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 

@@ -14,7 +14,7 @@ use super::ops;
 use super::program::{Expr, ExprKind, Pred};
 use super::scope::Peek;
 use super::scope::Scope;
-use super::value::{map_get, Map, Value};
+use crate::value::{map_get, Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 

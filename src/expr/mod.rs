@@ -1,18 +1,16 @@
 //! The expression engine: Windsor's dialect of expr-lang (v1.17.8). Knows nothing of
 //! facets; the embedder supplies the scope and a [`host::Host`].
 
-pub mod case_codec;
 pub mod error;
 pub mod host;
 pub mod native;
 pub mod scope;
 pub mod template;
-pub mod value;
 pub mod windsor;
 
+pub use crate::value::{Map, Value};
 pub use error::{ErrorKind, ExprError};
 pub use scope::{Peek, Scope};
-pub use value::{Map, Value};
 
 mod ast;
 mod budget;

@@ -5,7 +5,7 @@
 use super::ast::BinOp;
 use super::builtins::Builtin;
 use super::native::NativeFn;
-use super::value::Value;
+use crate::value::Value;
 use regex::Regex;
 use std::ops::Range;
 use std::sync::Arc;

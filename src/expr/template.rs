@@ -16,8 +16,8 @@
 //! time) stays in the text verbatim while the others are substituted.
 
 use super::error::{ErrorKind, ExprError};
-use super::value::Value;
 use super::windsor::format::interpolation_text;
+use crate::value::Value;
 
 /// Windsor evaluates at most this many `${…}` per string; the rest stay verbatim.
 pub const WINDSOR_MAX_SUBSTITUTIONS: usize = 20;

@@ -63,7 +63,7 @@ pub fn render(
 /// A value at a dotted path of a map.
 pub(crate) fn lookup<'v>(map: &'v Map, path: &[&str]) -> Option<&'v Value> {
     let (first, rest) = path.split_first()?;
-    let v = crate::expr::value::map_get(map, first)?;
+    let v = crate::value::map_get(map, first)?;
     if rest.is_empty() {
         Some(v)
     } else {

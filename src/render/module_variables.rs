@@ -8,7 +8,7 @@
 //!
 //! The check is pure: the caller reads the module directories (see [`ModuleFiles`]).
 
-use crate::compose::origin::{Origin, Source};
+use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
 use crate::source::Diagnostic;
@@ -138,9 +138,9 @@ pub fn check(composition: &Composition, read: impl Fn(&str) -> ModuleFiles) -> V
 /// Points the diagnostic at the facet (or values file) that wrote the input, when the
 /// origin has a place in a file.
 fn at_origin(d: Diagnostic, origin: &Origin) -> Diagnostic {
-    match origin.source {
-        Source::Derived | Source::Context => d,
-        Source::Base | Source::Facet(_) | Source::Overlay => {
+    match origin.contributor {
+        Contributor::Derived | Contributor::Context => d,
+        Contributor::Base | Contributor::Facet(_) | Contributor::Overlay => {
             d.with_primary(origin.span, "set here")
         }
     }

@@ -14,9 +14,10 @@ use std::sync::Arc;
 /// Largest total uncompressed size of an archive (a guard against gzip bombs),
 /// enforced while the bytes are decompressed.
 pub const MAX_ARCHIVE_BYTES: u64 = 64 * 1024 * 1024;
-/// Largest single file read from a template: the expression engine's string limit,
-/// since `file()` turns a file into one string. Checked before reading.
-pub const MAX_FILE_BYTES: u64 = crate::expr::limits::MAX_STRING as u64;
+/// Largest single file read from a template: 16 MiB, the expression engine's string
+/// limit, since `file()` turns a file into one string (the engine asserts the two
+/// agree; the file layer sits below it and does not look up). Checked before reading.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TreeErrorKind {

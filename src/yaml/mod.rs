@@ -1,6 +1,5 @@
 //! YAML in (with spans, anchors, aliases and merge keys) and out (deterministic).
 
-pub mod convert;
 pub mod error;
 pub mod load;
 mod map_builder;
@@ -12,7 +11,6 @@ pub mod scalar;
 #[cfg(test)]
 mod load_tests;
 
-pub use convert::{node_to_value, IntMapping};
 pub use error::YamlError;
 pub use load::{parse, parse_all, ALIAS_EXPANSION_LIMIT, MAX_DEPTH};
 pub use node::{Key, Node, NodeKind, ScalarStyle};

@@ -13,7 +13,7 @@ pub use collections::sort_values;
 
 use super::budget::Budget;
 use super::types::Ty;
-use super::value::Value;
+use crate::value::Value;
 
 /// One argument of a predicate builtin as the parser reads it.
 #[derive(Clone, Copy)]

@@ -12,9 +12,6 @@ mod terraform_output;
 mod text;
 mod yaml;
 
-#[cfg(test)]
-mod tests;
-
 use super::native::NativeFn;
 
 /// Every Windsor host function with its Go signature. `string` and `split` replace
