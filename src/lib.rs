@@ -1,17 +1,40 @@
 //! bpc — a blueprint composer for Windsor facet templates.
 //!
-//! The pipeline: load → scope → activate → config → collect → merge → validate → emit.
-//! [`template`] loads, [`compose`] runs the middle stages, [`emit`] writes the result;
-//! [`expr`] is the expression engine, self-contained.
+//! The pipeline: load → scope → activate → config → collect → merge → validate →
+//! emit/render. [`template`] loads, [`compose`] runs the middle stages, [`emit`] and
+//! [`render`] write the result; [`expr`] is the expression engine, self-contained.
+//! CONTRIBUTING.md walks the stages file by file.
+//!
+//! # The public API
+//!
+//! Start from a [`session::Session`]: `Session::open(Options, sources)` finds the
+//! project, loads its template, compiles its schema and makes an expression engine,
+//! once; then
+//!
+//! * `session.compose()` gives a [`compose::Composition`]: the blueprint
+//!   (`composition.blueprint`, a [`value::Value`]), its components and the origin of
+//!   every value;
+//! * `session.render(format)` gives the Terraform and Flux files ([`render::Rendered`]);
+//! * `session.suite(options)` runs the template's test cases ([`testing::runner`],
+//!   cases from [`testing::case`]).
+//!
+//! Around it: [`emit::to_yaml`] / [`emit::to_json`] print a value,
+//! [`explain::Explainer`] says where a value came from, [`source::Diagnostic`]s render
+//! with [`source::render`] against the session's [`source::SourceMap`], and
+//! [`expr::Engine`] evaluates an expression on its own (with host functions of your
+//! own through [`expr::native`]). [`cli`] is the `bpc` binary's command line.
+//!
+//! Everything else is `pub(crate)`: modules the pipeline uses between its stages.
 
 pub mod alloc;
+pub mod check;
 pub mod cli;
 pub mod compose;
-pub mod diff;
+pub(crate) mod diff;
 pub mod emit;
 pub mod explain;
 pub mod expr;
-pub mod project;
+pub(crate) mod project;
 pub mod render;
 pub mod session;
 pub mod source;

@@ -190,7 +190,7 @@ impl Session {
 
     /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
     /// `None` when it is not a directory. Only regular files are read.
-    pub fn module_files(&self, dir: &str) -> ModuleFiles {
+    fn module_files(&self, dir: &str) -> ModuleFiles {
         let dir = self.project.root.join(dir);
         let mut files = Vec::new();
         for entry in std::fs::read_dir(&dir).ok()?.flatten() {

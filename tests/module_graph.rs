@@ -19,8 +19,9 @@ const LAYERS: &[&[&str]] = &[
     &["project"],
     &["emit"],
     &["explain", "render", "testing"],
-    // One loaded project, composed, tested or rendered: what every command starts from.
-    &["session"],
+    // One loaded project, composed, tested or rendered: what every command starts
+    // from; the static checks of a template, which run its test cases for coverage.
+    &["session", "check"],
     &["cli"],
 ];
 

@@ -210,7 +210,7 @@ fn compose_text(
 }
 
 /// The composed blueprint as text: YAML or JSON, with or without provenance.
-pub fn blueprint_text(
+fn blueprint_text(
     session: &Session,
     composition: &Composition,
     format: Format,

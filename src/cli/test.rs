@@ -75,7 +75,7 @@ pub fn run(args: TestArgs) -> ExitCode {
 }
 
 /// `*`/`?` wildcards when present, else a substring test.
-pub fn matches_filter(name: &str, pattern: &str) -> bool {
+fn matches_filter(name: &str, pattern: &str) -> bool {
     if !pattern.contains(['*', '?']) {
         return name.contains(pattern);
     }

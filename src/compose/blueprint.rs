@@ -9,7 +9,7 @@ use crate::expr::{Map, Value};
 use crate::template::ComponentKind;
 use std::sync::Arc;
 
-pub const KIND: &str = "Blueprint";
+const KIND: &str = "Blueprint";
 pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 
 /// S9 clean-up, applied once after merging: `""` items dropped from inputs, name

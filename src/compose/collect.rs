@@ -24,7 +24,6 @@ use std::sync::Arc;
 pub struct Contribution {
     pub kind: ComponentKind,
     pub id: String,
-    pub contributor: Contributor,
     /// Application order (S3): effective ordinal, facet order, position in the file.
     pub order: (i64, usize, usize),
     pub strategy: Strategy,
@@ -182,7 +181,6 @@ impl<'t> Collector<'_, 't> {
             Ok((fields, identity_only)) => Some(Contribution {
                 kind,
                 id,
-                contributor: Contributor::Base,
                 order: (i64::MIN, 0, pos),
                 strategy: Strategy::Merge,
                 fields,
@@ -235,7 +233,7 @@ impl<'t> Collector<'_, 't> {
             entry.kind,
             &entry.node,
             &host,
-            contributor.clone(),
+            contributor,
             ordinal,
             entry.strategy,
             &what,
@@ -243,7 +241,6 @@ impl<'t> Collector<'_, 't> {
         Ok(Some(Contribution {
             kind: entry.kind,
             id,
-            contributor,
             order: (ordinal, facet_index + 1, entry.position),
             strategy: entry.strategy,
             fields,

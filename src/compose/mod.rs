@@ -7,35 +7,35 @@
 //! environment except what the inputs carry — so tests, watch mode and multi-context
 //! runs can call it many times, in parallel.
 
-pub mod activate;
-pub mod blueprint;
-pub mod budget;
-pub mod collect;
-pub mod config;
-pub mod context_fields;
-pub mod deferred;
-pub mod duration;
-pub mod evaluate;
-pub mod facet_outputs;
-pub mod fields;
-pub mod flux;
-pub mod flux_shape;
+pub(crate) mod activate;
+pub(crate) mod blueprint;
+pub(crate) mod budget;
+pub(crate) mod collect;
+pub(crate) mod config;
+pub(crate) mod context_fields;
+pub(crate) mod deferred;
+pub(crate) mod duration;
+pub(crate) mod evaluate;
+pub(crate) mod facet_outputs;
+pub(crate) mod fields;
+pub(crate) mod flux;
+pub(crate) mod flux_shape;
 pub mod host;
-pub mod list_strategy;
-pub mod merge;
-pub mod ordering;
-pub mod origin;
-pub mod overlay;
+pub(crate) mod list_strategy;
+pub(crate) mod merge;
+pub(crate) mod ordering;
+pub(crate) mod origin;
+pub(crate) mod overlay;
 pub mod precedence;
-pub mod requires;
-pub mod schema;
+pub(crate) mod requires;
+pub(crate) mod schema;
 pub mod scope;
-pub mod source_tags;
-pub mod sources;
-pub mod tier_names;
-pub mod tracked;
-pub mod typed_values;
-pub mod validate;
+pub(crate) mod source_tags;
+pub(crate) mod sources;
+pub(crate) mod tier_names;
+pub(crate) mod tracked;
+pub(crate) mod typed_values;
+pub(crate) mod validate;
 #[cfg(test)]
 mod windsor_functions_tests;
 

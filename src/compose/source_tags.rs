@@ -37,7 +37,7 @@ pub struct SourceTags {
 impl SourceTags {
     /// The source an origin belongs to; `None` for the composing template (and for
     /// values bpc derived after merging).
-    pub fn source_of(&self, origin: OriginId, origins: &Origins) -> Option<&SourceTag> {
+    fn source_of(&self, origin: OriginId, origins: &Origins) -> Option<&SourceTag> {
         let template = origins.template_of(origin);
         self.tags.iter().find(|t| t.template == template)
     }

@@ -2,7 +2,7 @@
 //! every contribution in order, what it evaluated to, and whether it won, was
 //! overridden, removed, or left out by a `when`. Built on the origins compose keeps.
 
-pub mod path;
+pub(crate) mod path;
 
 use crate::compose::merge::{Component, Effect, Step};
 use crate::compose::origin::{Contributor, Origin};

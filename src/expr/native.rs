@@ -76,7 +76,7 @@ impl NativeError {
     }
 }
 
-pub type NativeCall = fn(&Call<'_>, &[Value]) -> Result<Value, NativeError>;
+type NativeCall = fn(&Call<'_>, &[Value]) -> Result<Value, NativeError>;
 
 #[derive(Clone, Copy)]
 pub struct NativeFn {

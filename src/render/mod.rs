@@ -6,9 +6,9 @@
 //! `patches[].path`), and returns the whole tree in memory, so `--check` and the
 //! writer share one result and nothing is written when it fails.
 
-pub mod flux;
-pub mod module_variables;
-pub mod terraform;
+pub(crate) mod flux;
+pub(crate) mod module_variables;
+pub(crate) mod terraform;
 pub mod write;
 
 use crate::compose::Composition;

@@ -59,7 +59,7 @@ pub fn parse(dir: &str, files: &[(String, String)]) -> Result<Variables, Diagnos
 
 /// The module directory of a terraform component, relative to the project, when the
 /// module is local: no `source`, and a plain relative `path`.
-pub fn local_module_dir(composition: &Composition, id: &str) -> Option<String> {
+fn local_module_dir(composition: &Composition, id: &str) -> Option<String> {
     let component = composition.terraform.components.get(id)?;
     let text = |k: &str| component.get(k).and_then(Tracked::as_str);
     if text("source").is_some_and(|s| !s.is_empty()) {

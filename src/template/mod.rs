@@ -1,14 +1,14 @@
 //! Stage 1, load: a template directory or archive into facets, schema and base
 //! blueprint (design/semantics.md S2, S3).
 
-pub mod facet;
-pub mod fields;
-pub mod identity;
-pub mod keys;
-pub mod ordinal;
-pub mod parse_facet;
-pub mod source_entry;
-pub mod sources;
+pub(crate) mod facet;
+pub(crate) mod fields;
+pub(crate) mod identity;
+pub(crate) mod keys;
+pub(crate) mod ordinal;
+pub(crate) mod parse_facet;
+pub(crate) mod source_entry;
+pub(crate) mod sources;
 
 pub use facet::*;
 pub use sources::{load_with_sources, Upstream};

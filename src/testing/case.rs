@@ -8,7 +8,7 @@ use crate::source::{Diagnostic, FileTree, SourceMap, Span};
 use crate::yaml::{Node, NodeKind};
 use std::collections::BTreeMap;
 
-pub const CASE_KEYS: &[&str] = &[
+const CASE_KEYS: &[&str] = &[
     "name",
     "values",
     "terraformOutputs",

@@ -107,7 +107,7 @@ pub struct Outcome {
 }
 
 /// Windsor's loose scalar equality (reference 12.5): equal values, or equal text.
-pub fn loose_eq(expected: &Value, actual: &Value) -> bool {
+fn loose_eq(expected: &Value, actual: &Value) -> bool {
     if expected.equals(actual, Equality::DATA) {
         return true;
     }

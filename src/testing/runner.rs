@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The context name test cases compose under (as Windsor's runner does).
-pub const TEST_CONTEXT: &str = "test";
+const TEST_CONTEXT: &str = "test";
 
 /// What `terraform_output(c, k)` gives in a case with `terraformOutputs` when `k` (or
 /// all of `c`) is not mocked.

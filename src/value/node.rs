@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 /// How integers become values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IntMapping {
+enum IntMapping {
     /// `Int` stays `Int`, `Uint` stays `Uint`.
     Signed,
     /// Non-negative integers become `Uint`, as Go's YAML decoder yields `uint64` for them
@@ -66,7 +66,7 @@ impl Node {
     }
 }
 
-pub fn node_to_value(node: &Node, ints: IntMapping) -> Value {
+fn node_to_value(node: &Node, ints: IntMapping) -> Value {
     match &node.kind {
         NodeKind::Null => Value::Nil,
         NodeKind::Bool(b) => Value::Bool(*b),

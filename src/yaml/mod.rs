@@ -1,12 +1,12 @@
 //! YAML in (with spans, anchors, aliases and merge keys) and out (deterministic).
 
-pub mod error;
-pub mod load;
+pub(crate) mod error;
+pub(crate) mod load;
 mod map_builder;
-pub mod node;
-pub mod offset;
+pub(crate) mod node;
+pub(crate) mod offset;
 mod positions;
-pub mod scalar;
+pub(crate) mod scalar;
 
 #[cfg(test)]
 mod load_tests;

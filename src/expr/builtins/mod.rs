@@ -4,7 +4,7 @@
 
 mod collections;
 mod convert;
-pub mod gofmt;
+pub(crate) mod gofmt;
 pub(crate) mod json;
 mod math;
 mod strings;
@@ -70,7 +70,7 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     ])
 }
 
-pub type BuiltinCall = fn(&[Value], &mut Budget) -> Result<Value, String>;
+type BuiltinCall = fn(&[Value], &mut Budget) -> Result<Value, String>;
 
 /// A plain builtin: its compile-time check and its implementation.
 pub struct Builtin {

@@ -198,7 +198,7 @@ fn yaml_float(f: f64) -> String {
 }
 
 /// Go's `strconv.Quote`.
-pub fn go_quote(s: &str) -> String {
+fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -5,7 +5,7 @@ mod args;
 mod cidr;
 mod env;
 mod files;
-pub mod format;
+pub(crate) mod format;
 mod json;
 mod jsonnet;
 mod terraform_output;
