@@ -3,7 +3,7 @@
 //! the process environment; composition itself gets everything through its inputs.
 
 use crate::compose::overlay::Overlay;
-use crate::compose::scope::{set_path, Builtins, Layer};
+use crate::compose::scope::{LayerYaml, set_path, Builtins, Layer};
 use crate::expr::Value;
 use crate::source::{Diagnostic, FileTree, SourceMap};
 use crate::yaml::Node;
@@ -220,33 +220,28 @@ impl Project {
             layers.push(Layer {
                 name: format!("windsor.yaml contexts.{}", self.context),
                 value: section.to_value(),
-                node: Some(section.clone()),
+                yaml: Some(LayerYaml {
+                    span: section.span,
+                    within: vec!["contexts".to_string(), self.context.clone()],
+                }),
             });
         }
         let values_rel = format!("contexts/{}/values.yaml", self.context);
         let values_path = self.root.join(&values_rel);
         if std::fs::symlink_metadata(&values_path).is_ok() {
             let node = read_yaml_file(&values_path, &values_rel, sources)?;
-            layers.push(Layer {
-                name: values_rel,
-                value: node.to_value(),
-                node: Some(node),
-            });
+            layers.push(Layer::of_file(values_rel, node));
         }
         for file in &options.values {
             let display = file.to_string_lossy().to_string();
             let node = read_yaml_file(&cwd.join(file), &display, sources)?;
-            layers.push(Layer {
-                name: display,
-                value: node.to_value(),
-                node: Some(node),
-            });
+            layers.push(Layer::of_file(display, node));
         }
         if !options.set.is_empty() {
             layers.push(Layer {
                 name: "--set".to_string(),
                 value: parse_sets(&options.set, sources)?,
-                node: None,
+                yaml: None,
             });
         }
         Ok(layers)

@@ -174,6 +174,7 @@ pub fn compose_part(
         inputs.apply_schema_defaults,
         &inputs.layers,
         &inputs.builtins,
+        &inputs.template.sources,
     )?;
     if let Some(visible) = visible {
         let mut merged = Value::map((*context).clone());

@@ -71,7 +71,7 @@ impl Suite<'_> {
         let layers = vec![Layer {
             name: format!("values of case `{}`", case.name),
             value: case.values.clone(),
-            node: None,
+            yaml: None,
         }];
         let terraform = match (&case.terraform_outputs, self.options.unmocked_outputs) {
             (Some(mocks), UnmockedOutputs::Null) => {
