@@ -4,12 +4,14 @@
 //! [`template`] loads, [`compose`] runs the middle stages, [`emit`] writes the result;
 //! [`expr`] is the expression engine, self-contained.
 
+pub mod all_contexts;
 pub mod alloc;
 pub mod cli;
 pub mod compose;
 pub mod emit;
 pub mod explain;
 pub mod expr;
+pub mod parallel;
 pub mod project;
 pub mod render;
 pub mod session;

@@ -28,7 +28,7 @@ pub fn args(project: &Path, template: Option<&Path>, sets: &[&str]) -> ComposeAr
         project: ProjectArgs {
             project: Some(project.to_path_buf()),
             template: template.map(Path::to_path_buf),
-            context: None,
+            context: Vec::new(),
             values: Vec::new(),
             set: sets.iter().map(|s| s.to_string()).collect(),
             strict: false,
@@ -38,6 +38,7 @@ pub fn args(project: &Path, template: Option<&Path>, sets: &[&str]) -> ComposeAr
         out: None,
         terraform_outputs: None,
         provenance: false,
+        ..Default::default()
     }
 }
 

@@ -2,6 +2,7 @@
 //! 0 success, 1 a failure it reported (composition errors, failing tests), 2 bad usage.
 
 pub mod compose;
+pub mod contexts;
 pub mod eval;
 pub mod explain;
 pub mod output;

@@ -158,8 +158,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
     if args.show {
         return show_case(&suite, cases[0], args.format);
     }
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut results = suite.run_all(&cases, threads);
+    let mut results = suite.run_all(&cases, crate::parallel::cores());
 
     if args.snapshot || args.update {
         snapshots(template, &cases, &mut results, args.update, &mut warnings)?;
