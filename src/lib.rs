@@ -18,4 +18,5 @@ pub mod session;
 pub mod source;
 pub mod template;
 pub mod testing;
+pub mod watch;
 pub mod yaml;

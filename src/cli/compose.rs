@@ -157,7 +157,7 @@ pub fn env_context() -> Option<String> {
     std::env::var("WINDSOR_CONTEXT").ok()
 }
 
-#[derive(Args, Debug, Default)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct ComposeArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
@@ -177,11 +177,20 @@ pub struct ComposeArgs {
     pub provenance: bool,
     #[command(flatten)]
     pub contexts: ContextsArgs,
+    #[command(flatten)]
+    pub watch: super::watch::WatchArgs,
 }
 
 pub fn run(args: ComposeArgs) -> ExitCode {
     if let Some(selection) = args.contexts.selection(&args.project) {
+        if args.watch.watch {
+            eprintln!("error: --watch composes one context");
+            return ExitCode::from(2);
+        }
         return run_contexts(&args, &selection);
+    }
+    if args.watch.watch {
+        return super::watch::run_compose(args);
     }
     let sources = Arc::new(SourceMap::new());
     match compose_text(&args, &sources) {

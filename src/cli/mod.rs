@@ -9,6 +9,7 @@ pub mod output;
 pub mod render;
 pub mod show;
 pub mod test;
+pub mod watch;
 
 use crate::source::{Diagnostic, SourceMap};
 use clap::{Parser, Subcommand};

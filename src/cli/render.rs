@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct RenderArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
@@ -38,6 +38,8 @@ pub struct RenderArgs {
     pub terraform_outputs: Option<PathBuf>,
     #[command(flatten)]
     pub contexts: ContextsArgs,
+    #[command(flatten)]
+    pub watch: super::watch::WatchArgs,
 }
 
 impl RenderArgs {
@@ -51,7 +53,14 @@ impl RenderArgs {
 
 pub fn run(args: RenderArgs) -> ExitCode {
     if let Some(selection) = args.contexts.selection(&args.project) {
+        if args.watch.watch {
+            eprintln!("error: --watch renders one context");
+            return ExitCode::from(2);
+        }
         return run_contexts(&args, &selection);
+    }
+    if args.watch.watch {
+        return super::watch::run_render(args);
     }
     let sources = Arc::new(SourceMap::new());
     let session = args
