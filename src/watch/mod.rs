@@ -228,3 +228,48 @@ fn update(
     *watched = wanted;
     troubles
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_of_changes_is_one_round_and_stop_ends_the_wait() {
+        let (stopper, signals) = signals();
+        let inputs = Inputs {
+            dirs: vec![PathBuf::from("/p/t")],
+            ..Inputs::default()
+        };
+        for path in ["/p/t/b.yaml", "/elsewhere/x", "/p/t/a.yaml", "/p/t/b.yaml"] {
+            let _ = signals
+                .sender
+                .send(Signal::Changed(vec![PathBuf::from(path)]));
+        }
+        let mut events = Vec::new();
+        let changed = next_change(
+            &signals.receiver,
+            &inputs,
+            Duration::from_millis(1),
+            &mut |e| events.push(e),
+        );
+        assert_eq!(
+            changed,
+            Some(vec![
+                PathBuf::from("/p/t/a.yaml"),
+                PathBuf::from("/p/t/b.yaml")
+            ])
+        );
+        let _ = signals
+            .sender
+            .send(Signal::Changed(vec![PathBuf::from("/elsewhere/y")]));
+        stopper.stop();
+        let stopped = next_change(
+            &signals.receiver,
+            &inputs,
+            Duration::from_millis(1),
+            &mut |e| events.push(e),
+        );
+        assert_eq!(stopped, None);
+        assert!(events.is_empty());
+    }
+}
