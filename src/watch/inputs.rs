@@ -84,8 +84,7 @@ impl Inputs {
     /// Whether a change at `path` concerns the run.
     pub fn covers(&self, path: &Path) -> bool {
         let path = canonical(path);
-        let input =
-            self.files.iter().any(|f| *f == path) || self.dirs.iter().any(|d| path.starts_with(d));
+        let input = self.files.contains(&path) || self.dirs.iter().any(|d| path.starts_with(d));
         input && !self.outputs.iter().any(|out| is_output(out, &path))
     }
 }
