@@ -60,6 +60,14 @@ fn single(project: &Path, context: &str) -> String {
     text(&out.stdout)
 }
 
+/// The summary table's row of `context`.
+fn row<'a>(table: &'a str, context: &str) -> &'a str {
+    table
+        .lines()
+        .find(|l| l.starts_with(&format!("{context} ")))
+        .unwrap_or_else(|| panic!("no row {context} in\n{table}"))
+}
+
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -88,11 +96,7 @@ fn all_contexts_writes_each_context_as_its_single_run_would() {
     for column in ["context", "components", "kustomizations", "time", "status"] {
         assert!(header.contains(column), "{table}");
     }
-    let prod = table
-        .lines()
-        .find(|l| l.starts_with("prod "))
-        .expect("prod row");
-    assert!(prod.ends_with("ok"), "{table}");
+    assert!(row(&table, "prod").ends_with("ok"), "{table}");
     assert!(table.contains("3 context(s): 3 ok, 0 failed"), "{table}");
 }
 
@@ -119,11 +123,10 @@ fn a_failing_context_is_named_keeps_its_old_output_and_does_not_stop_the_others(
     assert_eq!(read(&root.join("out/dev.yaml")), single(root, "dev"));
     assert_eq!(read(&root.join("out/prod.yaml")), single(root, "prod"));
     let table = text(&out.stdout);
-    let staging = table
-        .lines()
-        .find(|l| l.starts_with("staging "))
-        .expect("staging row");
-    assert!(staging.contains("failed (1 error(s))"), "{table}");
+    assert!(
+        row(&table, "staging").contains("failed (1 error(s))"),
+        "{table}"
+    );
     assert!(table.contains("3 context(s): 2 ok, 1 failed"), "{table}");
 }
 
@@ -263,34 +266,25 @@ fn render_writes_one_tree_per_context() {
     }
     assert!(!root.join("r/staging").exists());
     // --check: up to date, then a difference in one context only.
-    let check = bpc(
-        root,
-        &[
-            "render",
-            "--context",
-            "dev",
-            "--context",
-            "prod",
-            "--out",
-            "r",
-            "--check",
-        ],
-    );
+    let check_both = || {
+        bpc(
+            root,
+            &[
+                "render",
+                "--context",
+                "dev",
+                "--context",
+                "prod",
+                "--out",
+                "r",
+                "--check",
+            ],
+        )
+    };
+    let check = check_both();
     assert!(check.status.success(), "{}", text(&check.stderr));
     std::fs::write(root.join("contexts/dev/values.yaml"), "provider: aws\n").expect("write");
-    let check = bpc(
-        root,
-        &[
-            "render",
-            "--context",
-            "dev",
-            "--context",
-            "prod",
-            "--out",
-            "r",
-            "--check",
-        ],
-    );
+    let check = check_both();
     assert_eq!(check.status.code(), Some(1));
     let stdout = text(&check.stdout);
     assert!(stdout.contains("--- a/"), "{stdout}");

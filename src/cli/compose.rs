@@ -3,7 +3,7 @@
 use super::contexts::{self, ContextsArgs};
 use super::output::{emit, write_atomically};
 use super::report;
-use crate::all_contexts::{self, Counts, Done, Selection};
+use crate::all_contexts::{Counts, Done, Selection};
 use crate::compose::host::Environment;
 use crate::compose::Composition;
 use crate::project;
@@ -217,35 +217,24 @@ pub fn run(args: ComposeArgs) -> ExitCode {
 
 /// Several contexts: each composed in parallel to `DIR/<context>.yaml` (or `.json`).
 fn run_contexts(args: &ComposeArgs, selection: &Selection) -> ExitCode {
-    let sources = Arc::new(SourceMap::new());
-    let prepared = contexts::output_dir(args.out.as_deref())
-        .map_err(|d| vec![d])
-        .and_then(|dir| {
-            let session =
-                contexts::open_session(&args.project, args.terraform_outputs.clone(), &sources)?;
-            let names = all_contexts::select(&session, selection).map_err(|d| vec![d])?;
-            Ok((dir, session, names))
-        });
-    let (dir, session, names) = match prepared {
-        Ok(prepared) => prepared,
-        Err(diagnostics) => {
-            report(&diagnostics, &sources);
-            return ExitCode::from(1);
-        }
-    };
     let extension = match args.format {
         Format::Yaml => "yaml",
         Format::Json => "json",
     };
-    let runs = all_contexts::run(&names, crate::parallel::cores(), |name| {
-        compose_context_to(
-            &session,
-            args,
-            name,
-            &dir.join(format!("{name}.{extension}")),
-        )
-    });
-    contexts::finish(&runs, &sources)
+    contexts::run_each(
+        &args.project,
+        args.terraform_outputs.clone(),
+        args.out.as_deref(),
+        selection,
+        |session, name, dir| {
+            compose_context_to(
+                session,
+                args,
+                name,
+                &dir.join(format!("{name}.{extension}")),
+            )
+        },
+    )
 }
 
 /// One context of a multi-context run, written atomically to `path` (or not at all).

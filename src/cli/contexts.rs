@@ -2,7 +2,7 @@
 //! `render`: the flags, opening the session they share, and the report at the end.
 
 use super::compose::ProjectArgs;
-use crate::all_contexts::{ContextRun, Selection};
+use crate::all_contexts::{ContextRun, Done, Selection};
 use crate::session::Session;
 use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
@@ -32,9 +32,37 @@ impl ContextsArgs {
     }
 }
 
+/// Runs `job` (session, context, output directory) for every context `selection`
+/// names, in parallel over one session, then reports as [`finish`] does.
+pub fn run_each(
+    project: &ProjectArgs,
+    terraform_outputs: Option<PathBuf>,
+    out: Option<&Path>,
+    selection: &Selection,
+    job: impl Fn(&Session, &str, &Path) -> Done + Sync,
+) -> ExitCode {
+    let sources = Arc::new(SourceMap::new());
+    let prepared = output_dir(out).map_err(|d| vec![d]).and_then(|dir| {
+        let session = open_session(project, terraform_outputs, &sources)?;
+        let names = crate::all_contexts::select(&session, selection).map_err(|d| vec![d])?;
+        Ok((dir, session, names))
+    });
+    let (dir, session, names) = match prepared {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => {
+            super::report(&diagnostics, &sources);
+            return ExitCode::from(1);
+        }
+    };
+    let runs = crate::all_contexts::run(&names, crate::parallel::cores(), |name| {
+        job(&session, name, &dir)
+    });
+    finish(&runs, &sources)
+}
+
 /// The session every context of the run composes from: the project and template
 /// loaded once. The contexts are chosen later, so discovery runs without them.
-pub fn open_session(
+fn open_session(
     project: &ProjectArgs,
     terraform_outputs: Option<PathBuf>,
     sources: &Arc<SourceMap>,
@@ -49,7 +77,7 @@ pub fn open_session(
 
 /// `--out DIR` for a run over several contexts: required, never stdout; created if
 /// missing.
-pub fn output_dir(out: Option<&Path>) -> Result<PathBuf, Diagnostic> {
+fn output_dir(out: Option<&Path>) -> Result<PathBuf, Diagnostic> {
     let dir = match out {
         Some(dir) if dir.as_os_str() != "-" => dir,
         _ => {

@@ -5,7 +5,7 @@
 use super::compose::{env_context, Format, ProjectArgs};
 use super::contexts::{self, ContextsArgs};
 use super::report;
-use crate::all_contexts::{self, Counts, Done, Selection};
+use crate::all_contexts::{Counts, Done, Selection};
 use crate::render::{self, ManifestFormat, Rendered};
 use crate::session::Session;
 use crate::source::{Diagnostic, SourceMap};
@@ -139,26 +139,13 @@ fn deliver(args: &RenderArgs, rendered: &Rendered, dir: &Path) -> Result<Deliver
 
 /// Several contexts: each rendered in parallel to (or checked against) `DIR/<context>/`.
 fn run_contexts(args: &RenderArgs, selection: &Selection) -> ExitCode {
-    let sources = Arc::new(SourceMap::new());
-    let prepared = contexts::output_dir(Some(&args.out))
-        .map_err(|d| vec![d])
-        .and_then(|dir| {
-            let session =
-                contexts::open_session(&args.project, args.terraform_outputs.clone(), &sources)?;
-            let names = all_contexts::select(&session, selection).map_err(|d| vec![d])?;
-            Ok((dir, session, names))
-        });
-    let (dir, session, names) = match prepared {
-        Ok(prepared) => prepared,
-        Err(diagnostics) => {
-            report(&diagnostics, &sources);
-            return ExitCode::from(1);
-        }
-    };
-    let runs = all_contexts::run(&names, crate::parallel::cores(), |name| {
-        render_context_to(&session, args, name, &dir.join(name))
-    });
-    contexts::finish(&runs, &sources)
+    contexts::run_each(
+        &args.project,
+        args.terraform_outputs.clone(),
+        Some(&args.out),
+        selection,
+        |session, name, dir| render_context_to(session, args, name, &dir.join(name)),
+    )
 }
 
 /// One context of a multi-context run, delivered to `dir` as a single run would be.
