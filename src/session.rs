@@ -15,6 +15,7 @@ use crate::compose::{Composition, Inputs, Limits};
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, EngineConfig};
 use crate::project::{self, Project};
+use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
 use crate::source::{Diagnostic, FileTree, SourceMap};
 use crate::template::Template;
@@ -193,7 +194,8 @@ impl Session {
     }
 
     /// Composes the context and renders its Terraform and Flux inputs; the
-    /// composition's warnings come before the render's own.
+    /// composition's warnings come first, then the render's own, then what the local
+    /// Terraform modules' variables say about the inputs.
     pub fn render(&self, format: ManifestFormat) -> Result<Rendered, Vec<Diagnostic>> {
         self.render_composition(self.compose()?, format)
     }
@@ -214,10 +216,40 @@ impl Session {
         format: ManifestFormat,
     ) -> Result<Rendered, Vec<Diagnostic>> {
         let mut rendered = crate::render::render(&composition, &self.template, format)?;
-        let mut warnings = composition.warnings;
+        let mut warnings = composition.warnings.clone();
         warnings.append(&mut rendered.warnings);
+        warnings.extend(module_variables::check(&composition, |dir| {
+            self.module_files(dir)
+        }));
         rendered.warnings = warnings;
         Ok(rendered)
+    }
+
+    /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
+    /// `None` when it is not a directory. Only regular files are read.
+    pub fn module_files(&self, dir: &str) -> ModuleFiles {
+        let dir = self.project.root.join(dir);
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let regular = entry.file_type().is_ok_and(|t| t.is_file());
+            if !regular || !name.ends_with(".tf") {
+                continue;
+            }
+            let limit = Some(crate::source::tree::MAX_FILE_BYTES);
+            let text = crate::source::tree::open_regular(&entry.path(), &name, limit)
+                .ok()
+                .and_then(|mut f| {
+                    let mut text = String::new();
+                    std::io::Read::read_to_string(&mut f, &mut text).ok()?;
+                    Some(text)
+                });
+            if let Some(text) = text {
+                files.push((name, text));
+            }
+        }
+        files.sort();
+        Some(files)
     }
 
     /// A test suite over this session's template; cases compose in isolation from

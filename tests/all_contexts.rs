@@ -9,7 +9,6 @@ use bpc::session::{Options, Session};
 use bpc::source::SourceMap;
 use common::*;
 use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 /// The example template with contexts `dev` (docker), `prod` (aws, in windsor.yaml
@@ -40,24 +39,10 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn bpc(project: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .current_dir(project)
-        .env_remove("WINDSOR_CONTEXT")
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("run bpc")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).to_string()
-}
-
 fn single(project: &Path, context: &str) -> String {
     let out = bpc(project, &["compose", "--context", context]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    text(&out.stdout)
+    assert!(out.success(), "{}", out.stderr);
+    out.stdout.clone()
 }
 
 /// The summary table's row of `context`.
@@ -77,7 +62,7 @@ fn all_contexts_writes_each_context_as_its_single_run_would() {
     let dir = three_contexts();
     let root = dir.path();
     let out = bpc(root, &["compose", "--all-contexts", "--out", "out"]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.success(), "{}", out.stderr);
     let mut written: Vec<String> = std::fs::read_dir(root.join("out"))
         .expect("out")
         .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
@@ -91,7 +76,7 @@ fn all_contexts_writes_each_context_as_its_single_run_would() {
             "{context}"
         );
     }
-    let table = text(&out.stdout);
+    let table = out.stdout.clone();
     let header = table.lines().next().expect("header");
     for column in ["context", "components", "kustomizations", "time", "status"] {
         assert!(header.contains(column), "{table}");
@@ -112,8 +97,8 @@ fn a_failing_context_is_named_keeps_its_old_output_and_does_not_stop_the_others(
     std::fs::create_dir_all(root.join("out")).expect("mkdir");
     std::fs::write(root.join("out/staging.yaml"), "previous\n").expect("write");
     let out = bpc(root, &["compose", "--all-contexts", "--out", "out"]);
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = text(&out.stderr);
+    assert_eq!(out.status, Some(1));
+    let stderr = out.stderr.clone();
     assert!(stderr.contains("== context `staging` =="), "{stderr}");
     assert!(
         stderr.contains("contexts/staging/values.yaml:3:1"),
@@ -122,7 +107,7 @@ fn a_failing_context_is_named_keeps_its_old_output_and_does_not_stop_the_others(
     assert_eq!(read(&root.join("out/staging.yaml")), "previous\n");
     assert_eq!(read(&root.join("out/dev.yaml")), single(root, "dev"));
     assert_eq!(read(&root.join("out/prod.yaml")), single(root, "prod"));
-    let table = text(&out.stdout);
+    let table = out.stdout.clone();
     assert!(
         row(&table, "staging").contains("failed (1 error(s))"),
         "{table}"
@@ -150,7 +135,7 @@ fn repeated_context_flags_choose_a_subset_in_json() {
             "subset",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.success(), "{}", out.stderr);
     let mut written: Vec<String> = std::fs::read_dir(root.join("subset"))
         .expect("subset")
         .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
@@ -158,7 +143,7 @@ fn repeated_context_flags_choose_a_subset_in_json() {
     written.sort();
     assert_eq!(written, ["dev.json", "prod.json"]);
     let json = bpc(root, &["compose", "--context", "prod", "--format", "json"]);
-    assert_eq!(read(&root.join("subset/prod.json")), text(&json.stdout));
+    assert_eq!(read(&root.join("subset/prod.json")), json.stdout);
 }
 
 #[test]
@@ -178,8 +163,8 @@ fn an_unknown_context_warns_and_fails_under_strict() {
             "o",
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = text(&out.stderr);
+    assert_eq!(out.status, Some(1));
+    let stderr = out.stderr.clone();
     assert!(stderr.contains("context `qa` is not defined"), "{stderr}");
     assert!(root.join("o/dev.yaml").is_file());
     assert!(!root.join("o/qa.yaml").exists());
@@ -189,13 +174,13 @@ fn an_unknown_context_warns_and_fails_under_strict() {
 fn several_contexts_need_an_output_directory() {
     let dir = three_contexts();
     let out = bpc(dir.path(), &["compose", "--all-contexts"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("give --out DIR"));
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.clone().contains("give --out DIR"));
     let both = bpc(
         dir.path(),
         &["compose", "--all-contexts", "--context", "dev"],
     );
-    assert_eq!(both.status.code(), Some(2), "clap refuses the pair");
+    assert_eq!(both.status, Some(2), "clap refuses the pair");
 }
 
 #[test]
@@ -205,8 +190,8 @@ fn commands_of_one_context_refuse_several() {
         dir.path(),
         &["show", "values", "--context", "dev", "--context", "prod"],
     );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("--context is given 2 times"));
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.clone().contains("--context is given 2 times"));
 }
 
 #[test]
@@ -214,8 +199,8 @@ fn a_project_without_contexts_is_an_error() {
     let dir = project(&[]);
     copy_dir(&repo().join("_template"), &dir.path().join("_template"));
     let out = bpc(dir.path(), &["compose", "--all-contexts", "--out", "o"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("defines no context"));
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.clone().contains("defines no context"));
 }
 
 #[test]
@@ -251,14 +236,14 @@ fn render_writes_one_tree_per_context() {
             "r",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.success(), "{}", out.stderr);
     for context in ["dev", "prod"] {
         let single_dir = format!("single-{context}");
         let one = bpc(
             root,
             &["render", "--context", context, "--out", single_dir.as_str()],
         );
-        assert!(one.status.success(), "{}", text(&one.stderr));
+        assert!(one.success(), "{}", one.stderr);
         let many = bpc::render::write::read_tree(&root.join("r").join(context)).expect("tree");
         let alone = bpc::render::write::read_tree(&root.join(&single_dir)).expect("tree");
         assert!(!many.is_empty());
@@ -282,12 +267,12 @@ fn render_writes_one_tree_per_context() {
         )
     };
     let check = check_both();
-    assert!(check.status.success(), "{}", text(&check.stderr));
+    assert!(check.success(), "{}", check.stderr);
     std::fs::write(root.join("contexts/dev/values.yaml"), "provider: aws\n").expect("write");
     let check = check_both();
-    assert_eq!(check.status.code(), Some(1));
-    let stdout = text(&check.stdout);
+    assert_eq!(check.status, Some(1));
+    let stdout = check.stdout.clone();
     assert!(stdout.contains("--- a/"), "{stdout}");
     assert!(stdout.contains("2 context(s): 1 ok, 1 failed"), "{stdout}");
-    assert!(text(&check.stderr).contains("r/dev is not up to date"));
+    assert!(check.stderr.clone().contains("r/dev is not up to date"));
 }

@@ -1,66 +1,430 @@
-//! Helpers shared by the integration tests: throwaway projects and composing them the
-//! way the CLI does.
+//! The integration tests' builder, in the style of casey/just's `tests/test.rs`: a test
+//! reads as the template it is about, then the command and what it prints.
+//!
+//! ```ignore
+//! Test::new()
+//!     .facet("a.yaml", indoc! {"
+//!         metadata:
+//!           name: a
+//!         terraform:
+//!           - path: net
+//!     "})
+//!     .compose()
+//!     .stdout(indoc! {"…"})
+//!     .run();
+//! ```
+//!
+//! `run` writes a throwaway project (a temp dir holding `windsor.yaml` and the files
+//! given), runs the `bpc` binary there with a cleared environment (`NO_COLOR=1`, no
+//! `WINDSOR_CONTEXT`), and compares stdout, stderr and the exit status exactly, printing
+//! a line diff on a mismatch. Diagnostics name files relative to the project, so their
+//! text is stable; any absolute path of the project left in the output reads
+//! `[project]`. The binary is the only thing used, so these tests do not depend on the
+//! library's internals.
 #![allow(dead_code)]
 
-use bpc::cli::compose::{blueprint_text, ComposeArgs, Format, ProjectArgs};
-use bpc::session::Session;
-use bpc::source::{render, SourceMap};
+#[allow(unused_imports)]
+pub use indoc::indoc;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::process::Command;
 
+/// The repository root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
+
+/// The two lines every facet file starts with.
+pub const FACET_HEAD: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+/// The two lines every blueprint file starts with.
+pub const BLUEPRINT_HEAD: &str =
+    "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
 
 /// A project in a temp dir: `files` are (relative path, contents).
 pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     for (path, text) in files {
-        let full = dir.path().join(path);
-        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
-        std::fs::write(full, text).expect("write");
+        write(dir.path(), path, text);
     }
     dir
 }
 
-pub fn args(project: &Path, template: Option<&Path>, sets: &[&str]) -> ComposeArgs {
-    ComposeArgs {
-        project: ProjectArgs {
-            project: Some(project.to_path_buf()),
-            template: template.map(Path::to_path_buf),
-            context: Vec::new(),
-            values: Vec::new(),
-            set: sets.iter().map(|s| s.to_string()).collect(),
-            strict: false,
-            ..Default::default()
-        },
-        format: Format::Yaml,
-        out: None,
-        terraform_outputs: None,
-        provenance: false,
-        ..Default::default()
+fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
+    let full = root.join(path);
+    std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+    std::fs::write(full, text).expect("write");
+}
+
+/// Asserts `text` against the snapshot `snapshots/NAME.snap`.
+pub fn snap(name: &str, text: &str) {
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+/// The separator between the input and the output in a snapshot made by `Output::snap`.
+pub const OUTPUT_MARK: &str = "\n=== ";
+
+/// One run of `bpc` in a throwaway project, and what it must print.
+#[must_use = "a Test does nothing until .run()"]
+pub struct Test {
+    files: Vec<(String, Vec<u8>)>,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    cwd: Option<PathBuf>,
+    subdir: Option<String>,
+    stdout: Option<String>,
+    stderr: Option<String>,
+    status: Status,
+}
+
+/// The exit status a run must have.
+enum Status {
+    Code(i32),
+    Failure,
+    Any,
+}
+
+impl Default for Test {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
-/// Composes; Ok is the YAML, Err the rendered diagnostics (paths relative, no colour).
-pub fn compose(args: &ComposeArgs) -> Result<String, String> {
-    let sources = Arc::new(SourceMap::new());
-    let text = args
-        .project
-        .session_options(None, args.terraform_outputs.clone())
-        .and_then(|options| Session::open(options, sources.clone()))
-        .and_then(|session| {
-            let composition = session.compose()?;
-            blueprint_text(&session, &composition, args.format, args.provenance)
-        });
-    match text {
-        Ok(text) => Ok(text),
-        Err(diagnostics) => Err(diagnostics
-            .iter()
-            .map(|d| render(d, &sources, false))
-            .collect::<Vec<_>>()
-            .join("\n")),
+impl Test {
+    /// A project holding only `windsor.yaml` (`version: v1alpha1`).
+    pub fn new() -> Self {
+        Test {
+            files: vec![("windsor.yaml".into(), b"version: v1alpha1\n".to_vec())],
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+            subdir: None,
+            stdout: None,
+            stderr: None,
+            status: Status::Code(0),
+        }
+    }
+
+    /// Runs in an existing directory (a repository fixture) instead of a throwaway
+    /// project; the files given are not written.
+    pub fn in_dir(dir: impl Into<PathBuf>) -> Self {
+        Test {
+            files: Vec::new(),
+            cwd: Some(dir.into()),
+            ..Test::new()
+        }
+    }
+
+    /// A file of the project, replacing one of the same path.
+    pub fn file(self, path: &str, text: impl Into<String>) -> Self {
+        self.file_bytes(path, text.into().into_bytes())
+    }
+
+    /// A file of the project given as bytes (an archive, say).
+    pub fn file_bytes(mut self, path: &str, bytes: Vec<u8>) -> Self {
+        match self.files.iter_mut().find(|(p, _)| p == path) {
+            Some(slot) => slot.1 = bytes,
+            None => self.files.push((path.to_string(), bytes)),
+        }
+        self
+    }
+
+    /// Without `windsor.yaml`: the project root is then the current directory.
+    pub fn no_windsor_yaml(mut self) -> Self {
+        self.files.retain(|(p, _)| p != "windsor.yaml");
+        self
+    }
+
+    pub fn windsor(self, text: &str) -> Self {
+        self.file("windsor.yaml", text)
+    }
+
+    /// `_template/facets/NAME`: the facet head (`kind`, `apiVersion`, two lines) and then
+    /// `body`, so line N of `body` is line N+2 of the file.
+    pub fn facet(self, name: &str, body: &str) -> Self {
+        self.file(
+            &format!("_template/facets/{name}"),
+            format!("{FACET_HEAD}{body}"),
+        )
+    }
+
+    /// `_template/schema.yaml`, as written.
+    pub fn schema(self, text: &str) -> Self {
+        self.file("_template/schema.yaml", text)
+    }
+
+    /// `_template/blueprint.yaml`: the blueprint head and then `body`.
+    pub fn blueprint(self, body: &str) -> Self {
+        self.file(
+            "_template/blueprint.yaml",
+            format!("{BLUEPRINT_HEAD}{body}"),
+        )
+    }
+
+    /// `contexts/CONTEXT/values.yaml`, as written.
+    pub fn values(self, context: &str, text: &str) -> Self {
+        self.file(&format!("contexts/{context}/values.yaml"), text)
+    }
+
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// `bpc compose`, followed by the arguments given before or after this.
+    pub fn compose(mut self) -> Self {
+        self.args.insert(0, "compose".into());
+        self
+    }
+
+    /// An environment variable of the run (the environment is otherwise empty).
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Runs in this subdirectory of the project.
+    pub fn current_dir(mut self, subdir: &str) -> Self {
+        self.subdir = Some(subdir.into());
+        self
+    }
+
+    /// Stdout must be exactly this.
+    pub fn stdout(mut self, text: impl Into<String>) -> Self {
+        self.stdout = Some(text.into());
+        self
+    }
+
+    /// Stderr must be exactly this.
+    pub fn stderr(mut self, text: impl Into<String>) -> Self {
+        self.stderr = Some(text.into());
+        self
+    }
+
+    /// The exit status must be this (0 unless said).
+    pub fn status(mut self, code: i32) -> Self {
+        self.status = Status::Code(code);
+        self
+    }
+
+    /// Any exit status other than 0.
+    pub fn failure(mut self) -> Self {
+        self.status = Status::Failure;
+        self
+    }
+
+    /// Any exit status: the test checks `Output::status` itself.
+    pub fn any_status(mut self) -> Self {
+        self.status = Status::Any;
+        self
+    }
+
+    /// Exit status 1 with exactly this on stderr.
+    pub fn fails(self, stderr: impl Into<String>) -> Self {
+        self.status(1).stderr(stderr)
+    }
+
+    /// The project's files and the command line, as a snapshot description.
+    pub fn input(&self) -> String {
+        let mut out = String::new();
+        for (path, bytes) in &self.files {
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                let _ = writeln!(out, "--- {path} ({} bytes)", bytes.len());
+                continue;
+            };
+            let _ = writeln!(out, "--- {path}");
+            out.push_str(text);
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        if let Some(dir) = &self.cwd {
+            let shown = dir
+                .strip_prefix(repo())
+                .unwrap_or(dir)
+                .display()
+                .to_string();
+            let shown = if shown.is_empty() { ".".into() } else { shown };
+            let _ = writeln!(out, "$ cd {shown}  # in the repository");
+        }
+        if let Some(sub) = &self.subdir {
+            let _ = writeln!(out, "$ cd {sub}");
+        }
+        let _ = write!(out, "$ bpc {}", self.args.join(" "));
+        out
+    }
+
+    /// Writes the project, runs bpc, checks what was asked; the output for more checks.
+    #[track_caller]
+    pub fn run(self) -> Output {
+        let input = self.input();
+        let (tempdir, root) = match &self.cwd {
+            Some(dir) => (None, dir.clone()),
+            None => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                for (path, text) in &self.files {
+                    write(dir.path(), path, text);
+                }
+                let root = dir.path().to_path_buf();
+                (Some(dir), root)
+            }
+        };
+        let cwd = match &self.subdir {
+            Some(sub) => root.join(sub),
+            None => root.clone(),
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
+            .args(&self.args)
+            .current_dir(&cwd)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("NO_COLOR", "1")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .expect("run bpc");
+        let relative = |bytes: &[u8]| {
+            let mut text = String::from_utf8_lossy(bytes).into_owned();
+            if tempdir.is_some() {
+                for prefix in [root.canonicalize().ok(), Some(root.clone())]
+                    .into_iter()
+                    .flatten()
+                {
+                    text = text.replace(prefix.to_string_lossy().as_ref(), "[project]");
+                }
+            }
+            text
+        };
+        let output = Output {
+            stdout: relative(&out.stdout),
+            stderr: relative(&out.stderr),
+            status: out.status.code(),
+            input,
+            root,
+            _tempdir: tempdir,
+        };
+        let mut problems = String::new();
+        for (stream, want, got) in [
+            ("stdout", &self.stdout, &output.stdout),
+            ("stderr", &self.stderr, &output.stderr),
+        ] {
+            if let Some(want) = want.as_ref().filter(|want| *want != got) {
+                let _ = write!(
+                    problems,
+                    "{stream} differs (- want, + got):\n{}",
+                    diff(want, got)
+                );
+            }
+        }
+        match self.status {
+            Status::Code(code) if output.status != Some(code) => {
+                let _ = writeln!(problems, "exit status {:?}, want {code}", output.status);
+            }
+            Status::Failure if output.success() => {
+                let _ = writeln!(problems, "exit status 0, want a failure");
+            }
+            _ => {}
+        }
+        if !problems.is_empty() {
+            panic!(
+                "{}\n\n{problems}\n--- stdout\n{}--- stderr\n{}",
+                output.input, output.stdout, output.stderr
+            );
+        }
+        output
     }
 }
 
-pub const FACET_HEAD: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+/// `bpc ARGS…` in the existing directory `dir`, whatever its exit status (for tests
+/// that check the status themselves or change the project between runs).
+pub fn bpc(dir: &Path, args: &[&str]) -> Output {
+    Test::in_dir(dir)
+        .args(args.iter().copied())
+        .any_status()
+        .run()
+}
+
+/// What a run printed, and its project (kept until this is dropped).
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub status: Option<i32>,
+    /// The files and the command, as `Test::input` wrote them.
+    pub input: String,
+    /// The project directory.
+    pub root: PathBuf,
+    _tempdir: Option<tempfile::TempDir>,
+}
+
+impl Output {
+    pub fn success(&self) -> bool {
+        self.status == Some(0)
+    }
+
+    /// Stdout then stderr.
+    pub fn text(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Snapshot `snapshots/NAME.snap` of the run's input (its files and command line)
+    /// and then, after a line `=== LABEL`, `text` (what bpc printed), so the file reads
+    /// as what was run above what it printed.
+    pub fn snap(&self, name: &str, label: &str, text: &str) {
+        snap(name, &format!("{}{OUTPUT_MARK}{label}\n{text}", self.input));
+    }
+}
+
+/// A line diff of `want` and `got` (longest common subsequence), `-`/`+`/` ` prefixed.
+pub fn diff(want: &str, got: &str) -> String {
+    let a: Vec<&str> = want.split_inclusive('\n').collect();
+    let b: Vec<&str> = got.split_inclusive('\n').collect();
+    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, String::new());
+    let mut line = |sign: char, text: &str| {
+        out.push(sign);
+        out.push_str(text);
+        if !text.ends_with('\n') {
+            out.push_str("⏎ (no newline)\n");
+        }
+    };
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            line(' ', a[i]);
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            line('+', b[j]);
+            j += 1;
+        } else {
+            line('-', a[i]);
+            i += 1;
+        }
+    }
+    out
+}

@@ -4,45 +4,45 @@
 mod common;
 use common::*;
 
-fn compose_example(name: &str) -> String {
-    let project = repo().join("examples").join(name);
-    let template = repo().join("_template");
-    compose(&args(&project, Some(&template), &[])).unwrap_or_else(|e| panic!("{name}:\n{e}"))
+/// `bpc compose` of `examples/NAME` with the embedded template (and `extra` flags).
+#[track_caller]
+fn compose_example(name: &str, extra: &[&str]) -> String {
+    Test::in_dir(repo().join("examples").join(name))
+        .compose()
+        .args(["--template", "../../_template"])
+        .args(extra.iter().copied())
+        .run()
+        .stdout
 }
 
 #[test]
 fn embedded_template_composes_with_no_arguments() {
-    let out = compose(&args(&repo(), None, &[])).expect("compose _template");
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("template_default", out);
-    });
+    let out = Test::in_dir(repo()).compose().run().stdout;
+    snap("compose_examples__template_default", &out);
 }
 
 #[test]
 fn docker_local() {
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("example_docker_local", compose_example("docker-local"));
-    });
+    let out = compose_example("docker-local", &[]);
+    snap("compose_examples__example_docker_local", &out);
 }
 
 #[test]
 fn aws_prod() {
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("example_aws_prod", compose_example("aws-prod"));
-    });
+    let out = compose_example("aws-prod", &[]);
+    snap("compose_examples__example_aws_prod", &out);
 }
 
 #[test]
 fn dev_laptop() {
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("example_dev_laptop", compose_example("dev-laptop"));
-    });
+    let out = compose_example("dev-laptop", &[]);
+    snap("compose_examples__example_dev_laptop", &out);
 }
 
 #[test]
 fn output_is_byte_stable_across_runs() {
-    let a = compose_example("aws-prod");
-    let b = compose_example("aws-prod");
+    let a = compose_example("aws-prod", &[]);
+    let b = compose_example("aws-prod", &[]);
     assert_eq!(a, b);
 }
 
@@ -51,44 +51,26 @@ fn output_is_byte_stable_across_runs() {
 /// own `bpc test` cases passing.
 #[test]
 fn platform_current_format() {
-    let dir = repo().join("examples/platform");
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_bpc"))
-            .args(args)
-            .current_dir(&dir)
-            .env_remove("WINDSOR_CONTEXT")
-            .env_remove("TEAM")
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run bpc")
-    };
-    let out = run(&["compose"]);
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(out.status.success(), "{stderr}");
+    // The environment is empty (no TEAM, no WINDSOR_CONTEXT).
+    let platform = || Test::in_dir(repo().join("examples/platform"));
+    let out = platform().compose().run();
     assert!(
-        stderr.contains("Composed aws platform for example.internal"),
-        "{stderr}"
+        out.stderr
+            .contains("Composed aws platform for example.internal"),
+        "{}",
+        out.stderr
     );
-    let yaml = String::from_utf8_lossy(&out.stdout).to_string();
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("example_platform", yaml);
-    });
-    let out = run(&["test"]);
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("5 passed, 0 failed"), "{text}");
+    snap("compose_examples__example_platform", &out.stdout);
+    let out = platform().arg("test").run();
+    assert!(out.stdout.contains("5 passed, 0 failed"), "{}", out.stdout);
 }
 
 /// `--provenance` adds a comment naming the origin of every value and is still YAML that
 /// reads back as exactly the plain blueprint.
 #[test]
 fn provenance_comments_keep_the_yaml_identical() {
-    let project = repo().join("examples").join("aws-prod");
-    let template = repo().join("_template");
-    let plain = compose(&args(&project, Some(&template), &[])).expect("compose");
-    let mut with = args(&project, Some(&template), &[]);
-    with.provenance = true;
-    let annotated = compose(&with).expect("compose --provenance");
+    let plain = compose_example("aws-prod", &[]);
+    let annotated = compose_example("aws-prod", &["--provenance"]);
     assert!(
         annotated.contains("_template/facets/provider-aws.yaml:8:11 (aws, 200, merge)"),
         "{annotated}"

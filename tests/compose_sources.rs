@@ -4,15 +4,6 @@
 
 mod common;
 use common::*;
-use std::path::Path;
-
-fn snap(name: &str, text: String) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-        insta::assert_snapshot!(name, text);
-    });
-}
-
-const BLUEPRINT_HEAD: &str = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
 
 /// A `blueprint.yaml` listing local sources as (name, url).
 fn blueprint(name: &str, sources: &[(&str, &str)]) -> String {
@@ -30,12 +21,27 @@ fn facet(name: &str, body: &str) -> String {
     format!("{FACET_HEAD}metadata:\n  name: {name}\n{body}")
 }
 
-/// Composes the template `top` of a throwaway project.
-fn compose_top(files: &[(&str, String)], sets: &[&str]) -> Result<String, String> {
-    let mut all: Vec<(&str, &str)> = vec![("windsor.yaml", "version: v1alpha1\n")];
-    all.extend(files.iter().map(|(p, t)| (*p, t.as_str())));
-    let dir = project(&all);
-    compose(&args(dir.path(), Some(&dir.path().join("top")), sets))
+/// `bpc compose --template top` in a throwaway project holding `files`.
+fn top(files: &[(&str, String)]) -> Test {
+    files
+        .iter()
+        .fold(Test::new(), |test, (path, text)| {
+            test.file(path, text.as_str())
+        })
+        .compose()
+        .args(["--template", "top"])
+}
+
+/// The blueprint of the template `top`.
+#[track_caller]
+fn compose_top(files: &[(&str, String)]) -> String {
+    top(files).run().stdout
+}
+
+/// The failed composition of the template `top`: its stderr, and the run to snapshot.
+#[track_caller]
+fn compose_top_err(files: &[(&str, String)]) -> Output {
+    top(files).status(1).run()
 }
 
 /// The `name:` lines of a component list, in output order.
@@ -54,9 +60,15 @@ fn names(yaml: &str, list: &str) -> Vec<String> {
     out
 }
 
+/// `examples/multi-source` composed with its template `app`.
 fn example(sets: &[&str]) -> String {
-    let root = repo().join("examples").join("multi-source");
-    compose(&args(&root, Some(&root.join("app")), sets)).unwrap_or_else(|e| panic!("{e}"))
+    let mut test = Test::in_dir(repo().join("examples/multi-source"))
+        .compose()
+        .args(["--template", "app"]);
+    for set in sets {
+        test = test.args(["--set", set]);
+    }
+    test.run().stdout
 }
 
 #[test]
@@ -76,7 +88,7 @@ fn example_merges_replaces_and_removes_upstream_components() {
     );
     // Remove: monitoring is gone unless asked for.
     assert!(!out.contains("addon-monitoring"), "{out}");
-    snap("sources_example", out);
+    snap("sources_example", &out);
 }
 
 #[test]
@@ -124,7 +136,7 @@ fn sources_compose_in_dependency_order_and_see_upstream_config() {
             ),
         ),
     ];
-    let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let out = compose_top(&files);
     assert_eq!(names(&out, "kustomize"), ["base-app", "mid-app", "top-app"]);
     assert!(out.contains("- name: base-app\n  source: base\n"), "{out}");
     assert!(out.contains("- name: mid-app\n  source: mid\n"), "{out}");
@@ -161,7 +173,7 @@ fn ordinals_do_not_cross_source_boundaries() {
             ),
         ),
     ];
-    let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let out = compose_top(&files);
     assert!(out.contains("size: downstream"), "{out}");
     assert!(!out.contains("size: upstream"), "{out}");
 }
@@ -198,7 +210,7 @@ fn upstream_config_does_not_leak_into_unrelated_sources() {
             ),
         ),
     ];
-    let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let out = compose_top(&files);
     assert_eq!(names(&out, "kustomize"), ["top-app"]);
 }
 
@@ -219,7 +231,8 @@ fn depends_on_a_missing_upstream_component_is_an_error() {
             facet("up", "kustomize:\n  - name: ingress\n"),
         ),
     ];
-    let e = compose_top(&files, &[]).expect_err("missing dependency");
+    let run = compose_top_err(&files);
+    let e = &run.stderr;
     assert!(e.contains("depends on `ingres`"), "{e}");
     assert!(e.contains("did you mean `ingress`?"), "{e}");
 }
@@ -232,10 +245,11 @@ fn cycles_between_sources_print_the_whole_chain() {
         ("b/blueprint.yaml", blueprint("b", &[("c", "../c")])),
         ("c/blueprint.yaml", blueprint("c", &[("a", "../a")])),
     ];
-    let e = compose_top(&files, &[]).expect_err("cycle");
+    let run = compose_top_err(&files);
+    let e = &run.stderr;
     assert!(e.contains("a -> b -> c -> a"), "{e}");
     assert!(e.contains("c/blueprint.yaml:6:"), "{e}");
-    snap("sources_cycle", e);
+    run.snap("sources_cycle", "stderr", e);
 }
 
 #[test]
@@ -244,7 +258,8 @@ fn a_source_listing_the_composing_template_is_a_cycle() {
         ("top/blueprint.yaml", blueprint("top", &[("a", "../a")])),
         ("a/blueprint.yaml", blueprint("a", &[("app", "../top")])),
     ];
-    let e = compose_top(&files, &[]).expect_err("cycle");
+    let run = compose_top_err(&files);
+    let e = &run.stderr;
     assert!(e.contains("app -> a -> app"), "{e}");
 }
 
@@ -254,10 +269,11 @@ fn a_missing_source_is_reported_at_its_entry() {
         "top/blueprint.yaml",
         blueprint("top", &[("platform", "../platfrom")]),
     )];
-    let e = compose_top(&files, &[]).expect_err("missing");
+    let run = compose_top_err(&files);
+    let e = &run.stderr;
     assert!(e.contains("local source `platform`"), "{e}");
     assert!(e.contains("top/blueprint.yaml:7:10"), "{e}");
-    snap("sources_missing", e);
+    run.snap("sources_missing", "stderr", e);
 }
 
 #[test]
@@ -267,7 +283,8 @@ fn a_local_source_needs_a_name() {
         ("top/blueprint.yaml", text),
         ("up/blueprint.yaml", blueprint("up", &[])),
     ];
-    let e = compose_top(&files, &[]).expect_err("unnamed");
+    let run = compose_top_err(&files);
+    let e = &run.stderr;
     assert!(e.contains("has no name"), "{e}");
 }
 
@@ -277,65 +294,64 @@ fn remote_sources_are_left_alone() {
         "top/blueprint.yaml",
         blueprint("top", &[("core", "oci://ghcr.io/windsorcli/core:v0.3.0")]),
     )];
-    let out = compose_top(&files, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let out = compose_top(&files);
     assert!(
         out.contains("- name: core\n  url: oci://ghcr.io/windsorcli/core:v0.3.0\n"),
         "{out}"
     );
 }
 
-/// Packs directory `dir` into a `.tar.gz` at `out`.
-fn pack(dir: &Path, out: &Path) {
-    let file = std::fs::File::create(out).expect("create archive");
-    let gz = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+/// The files as a `.tar.gz` archive.
+fn pack(files: &[(&str, &str)]) -> Vec<u8> {
+    let dir = project(files);
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     let mut tar = tar::Builder::new(gz);
-    tar.append_dir_all(".", dir).expect("pack");
-    tar.into_inner().expect("tar").finish().expect("gzip");
+    tar.append_dir_all(".", dir.path()).expect("pack");
+    tar.into_inner().expect("tar").finish().expect("gzip")
 }
 
 #[test]
 fn an_archive_works_as_a_source() {
-    let upstream = project(&[
+    let upstream = pack(&[
         ("blueprint.yaml", &blueprint("up", &[])),
         (
             "facets/up.yaml",
             &facet("up", "kustomize:\n  - name: ingress\n"),
         ),
     ]);
-    let dir = project(&[
-        ("windsor.yaml", "version: v1alpha1\n"),
+    let out = top(&[
         (
             "top/blueprint.yaml",
-            &blueprint("top", &[("up", "../up.tar.gz")]),
+            blueprint("top", &[("up", "../up.tar.gz")]),
         ),
         (
             "top/facets/top.yaml",
-            &facet(
+            facet(
                 "top",
                 "kustomize:\n  - name: app\n    dependsOn: [ingress]\n",
             ),
         ),
-    ]);
-    pack(upstream.path(), &dir.path().join("up.tar.gz"));
-    let out = compose(&args(dir.path(), Some(&dir.path().join("top")), &[]))
-        .unwrap_or_else(|e| panic!("{e}"));
+    ])
+    .file_bytes("up.tar.gz", upstream)
+    .run()
+    .stdout;
     assert_eq!(names(&out, "kustomize"), ["ingress", "app"]);
     assert!(out.contains("source: up"), "{out}");
 }
 
 #[test]
 fn an_archive_cannot_list_local_sources() {
-    let upstream = project(&[("blueprint.yaml", &blueprint("up", &[("x", "../x")]))]);
-    let dir = project(&[
-        ("windsor.yaml", "version: v1alpha1\n"),
-        ("x/blueprint.yaml", &blueprint("x", &[])),
+    let upstream = pack(&[("blueprint.yaml", &blueprint("up", &[("x", "../x")]))]);
+    let run = top(&[
+        ("x/blueprint.yaml", blueprint("x", &[])),
         (
             "top/blueprint.yaml",
-            &blueprint("top", &[("up", "../up.tar.gz")]),
+            blueprint("top", &[("up", "../up.tar.gz")]),
         ),
-    ]);
-    pack(upstream.path(), &dir.path().join("up.tar.gz"));
-    let e = compose(&args(dir.path(), Some(&dir.path().join("top")), &[]))
-        .expect_err("archive with local sources");
+    ])
+    .file_bytes("up.tar.gz", upstream)
+    .status(1)
+    .run();
+    let e = run.stderr;
     assert!(e.contains("is listed by an archive"), "{e}");
 }

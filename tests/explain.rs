@@ -4,87 +4,88 @@
 //! `when`, a config block reading its own input, a deferred `terraform_output`.
 
 mod common;
+use common::*;
 
-use common::repo;
-use std::path::Path;
-use std::process::Command;
+/// `bpc explain ARGS…` in the repository directory `dir`, exiting 0; stdout then
+/// stderr, snapshot as NAME below the command that printed it.
+#[track_caller]
+fn explain(dir: &str, args: &[&str], name: &str) -> String {
+    explain_status(dir, args, name, 0)
+}
 
-/// Runs `bpc explain ARGS…` in `dir`; the text of stdout and stderr, paths relative.
-fn explain(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
+#[track_caller]
+fn explain_status(dir: &str, args: &[&str], name: &str, status: i32) -> String {
+    let out = Test::in_dir(repo().join(dir))
         .arg("explain")
-        .args(args)
-        .current_dir(dir)
-        .env_remove("WINDSOR_CONTEXT")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run bpc");
-    let mut text = String::from_utf8_lossy(&out.stdout).to_string();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
+        .args(args.iter().copied())
+        .status(status)
+        .run();
+    let text = out.text();
+    out.snap(name, "output", &text);
     text
 }
 
-fn snap(name: &str, text: String) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-        insta::assert_snapshot!(name, text);
-    });
-}
-
-fn example(name: &str, args: &[&str]) -> String {
+/// In `examples/NAME`, with the embedded template.
+#[track_caller]
+fn example(name: &str, args: &[&str], snapshot: &str) -> String {
     let mut all = vec!["--template", "../../_template"];
     all.extend_from_slice(args);
-    explain(&repo().join("examples").join(name), &all)
+    explain(&format!("examples/{name}"), &all, snapshot)
 }
 
 #[test]
 fn deferred_terraform_output() {
-    let t = explain(&repo(), &["terraform.cluster.inputs.endpoints"]);
+    let t = explain(
+        "",
+        &["terraform.cluster.inputs.endpoints"],
+        "explain_deferred_output",
+    );
     assert!(t.contains("terraform_output"), "{t}");
-    snap("explain_deferred_output", t);
 }
 
 #[test]
 fn config_block_reading_its_own_input() {
-    let t = explain(&repo(), &["network.cidr_block"]);
+    let t = explain(
+        "",
+        &["network.cidr_block"],
+        "explain_config_block_own_input",
+    );
     assert!(t.contains("cluster-config"), "{t}");
-    snap("explain_config_block_own_input", t);
 }
 
 #[test]
 fn whole_component_replaced_by_a_later_facet() {
-    let t = example("aws-prod", &["kustomize.csi"]);
+    let t = example("aws-prod", &["kustomize.csi"], "explain_replace");
     assert!(t.contains("replace"), "{t}");
-    snap("explain_replace", t);
 }
 
 #[test]
 fn field_level_remove() {
-    let t = example("dev-laptop", &["kustomize.policy-base.components"]);
+    let t = example(
+        "dev-laptop",
+        &["kustomize.policy-base.components"],
+        "explain_field_remove",
+    );
     assert!(t.contains("remove"), "{t}");
-    snap("explain_field_remove", t);
 }
 
 #[test]
 fn facet_excluded_by_when() {
-    let t = explain(&repo(), &["--facet", "aws"]);
+    let t = explain("", &["--facet", "aws"], "explain_facet_inactive");
     assert!(t.contains("provider == 'aws'"), "{t}");
-    snap("explain_facet_inactive", t);
 }
 
 #[test]
 fn context_value_and_unknown_path_suggestions() {
-    let t = explain(&repo(), &["cluster.workers.count"]);
-    snap("explain_context_value", t);
-    let t = explain(&repo(), &["terraform.clustr.inputs"]);
+    explain("", &["cluster.workers.count"], "explain_context_value");
+    let t = explain_status("", &["terraform.clustr.inputs"], "explain_unknown_path", 1);
     assert!(t.contains("terraform.cluster"), "{t}");
-    snap("explain_unknown_path", t);
 }
 
 #[test]
 fn corpus_override_by_ordinal_and_replace() {
-    let corpus = repo().join("tests/conformance/windsor-core-75d2a6c1");
     let t = explain(
-        &corpus,
+        "tests/conformance/windsor-core-75d2a6c1",
         &[
             "--set",
             "provider=metal",
@@ -96,8 +97,69 @@ fn corpus_override_by_ordinal_and_replace() {
             "addons.observability.logs_driver=elasticsearch",
             "kustomize.telemetry-base.components",
         ],
+        "explain_corpus_ordinal_replace",
     );
     assert!(t.contains("ordinal 400, replace"), "{t}");
     assert!(t.contains("overridden"), "{t}");
-    snap("explain_corpus_ordinal_replace", t);
+}
+
+/// A small project written out in full: a value created, merged into, replaced and
+/// partly removed by four facets, and the explanation of each step.
+#[test]
+fn every_strategy_on_one_component() {
+    let out = Test::new()
+        .facet(
+            "a.yaml",
+            indoc! {"
+            metadata:
+              name: a
+            ordinal: 100
+            kustomize:
+              - name: ingress
+                components: [nginx]
+        "},
+        )
+        .facet(
+            "b.yaml",
+            indoc! {"
+            metadata:
+              name: b
+            ordinal: 200
+            kustomize:
+              - name: ingress
+                components: [nginx/web]
+        "},
+        )
+        .facet(
+            "c.yaml",
+            indoc! {"
+            metadata:
+              name: c
+            ordinal: 300
+            kustomize:
+              - name: ingress
+                strategy: replace
+                components: [traefik, traefik/web]
+        "},
+        )
+        .facet(
+            "d.yaml",
+            indoc! {"
+            metadata:
+              name: d
+            ordinal: 400
+            kustomize:
+              - name: ingress
+                strategy: remove
+                components: [traefik/web]
+        "},
+        )
+        .args(["explain", "kustomize.ingress.components"])
+        .run();
+    let text = out.text();
+    assert!(
+        text.contains("replace") && text.contains("remove") && text.contains("d.yaml"),
+        "{text}"
+    );
+    out.snap("explain_every_strategy", "output", &text);
 }

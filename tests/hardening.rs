@@ -5,22 +5,37 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-const FACET: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+const FACET: &str = FACET_HEAD;
 
+/// `bpc ARGS…` in `dir`, whatever its exit status.
 fn bpc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .current_dir(dir)
-        .args(args)
-        .env_remove("WINDSOR_CONTEXT")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run bpc")
+    Test::in_dir(dir)
+        .args(args.iter().copied())
+        .any_status()
+        .run()
 }
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).to_string()
+/// `bpc compose ARGS…` in `dir` must exit 1; its stderr.
+#[track_caller]
+fn compose_err(dir: &Path, args: &[&str]) -> String {
+    Test::in_dir(dir)
+        .compose()
+        .args(args.iter().copied())
+        .status(1)
+        .run()
+        .stderr
+}
+
+/// `bpc compose ARGS…` in `dir` must succeed; the blueprint.
+#[track_caller]
+fn compose_ok(dir: &Path, args: &[&str]) -> String {
+    Test::in_dir(dir)
+        .compose()
+        .args(args.iter().copied())
+        .run()
+        .stdout
 }
 
 /// A project with one facet that sets a terraform component.
@@ -47,7 +62,7 @@ fn item01_out_keeps_mode_and_follows_symlinks() {
     std::os::unix::fs::symlink("real.yaml", dir.path().join("link.yaml")).expect("symlink");
 
     let out = bpc(dir.path(), &["compose", "--out", "link.yaml"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.success(), "{}", out.stderr);
     let link = std::fs::symlink_metadata(dir.path().join("link.yaml")).expect("link");
     assert!(link.file_type().is_symlink(), "the symlink was replaced");
     let text = std::fs::read_to_string(&target).expect("read");
@@ -73,18 +88,18 @@ fn item01_out_writes_devices_in_place_and_dash_is_stdout() {
     use std::os::unix::fs::FileTypeExt;
     let dir = simple();
     let out = bpc(dir.path(), &["compose", "--out", "/dev/null"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.success(), "{}", out.stderr);
     let meta = std::fs::metadata("/dev/null").expect("meta");
     assert!(meta.file_type().is_char_device(), "/dev/null was replaced");
 
     let out = bpc(dir.path(), &["compose", "--out", "-"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("path: net"));
+    assert!(out.success(), "{}", out.stderr);
+    assert!(out.stdout.contains("path: net"));
     assert!(!dir.path().join("-").exists());
 
     // A new file gets an ordinary mode, not the temp file's 0600.
     let out = bpc(dir.path(), &["compose", "--out", "new.yaml"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.success(), "{}", out.stderr);
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(dir.path().join("new.yaml"))
         .expect("meta")
@@ -100,8 +115,8 @@ fn item01_out_refuses_sockets_and_directories() {
     let sock = dir.path().join("s.sock");
     let _listener = std::os::unix::net::UnixListener::bind(&sock).expect("bind");
     let out = bpc(dir.path(), &["compose", "--out", "s.sock"]);
-    assert!(!out.status.success());
-    assert!(stderr(&out).contains("socket"), "{}", stderr(&out));
+    assert!(!out.success());
+    assert!(out.stderr.contains("socket"), "{}", out.stderr);
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::symlink_metadata(&sock)
         .expect("meta")
@@ -110,8 +125,8 @@ fn item01_out_refuses_sockets_and_directories() {
 
     std::fs::create_dir(dir.path().join("d")).expect("mkdir");
     let out = bpc(dir.path(), &["compose", "--out", "d"]);
-    assert!(!out.status.success());
-    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+    assert!(!out.success());
+    assert!(out.stderr.contains("is a directory"), "{}", out.stderr);
 }
 
 // ---- 2: only regular files are read --------------------------------------------
@@ -128,8 +143,8 @@ fn item02_fifo_facet_is_an_error_naming_it() {
     let dir = simple();
     mkfifo(&dir.path().join("_template/facets/pipe.yaml"));
     let out = bpc(dir.path(), &["compose"]);
-    assert!(!out.status.success());
-    let e = stderr(&out);
+    assert!(!out.success());
+    let e = out.stderr;
     assert!(e.contains("facets/pipe.yaml") && e.contains("FIFO"), "{e}");
 }
 
@@ -144,7 +159,7 @@ fn item02_fifo_through_file_is_an_error_naming_it() {
         ),
     ]);
     mkfifo(&dir.path().join("_template/pipe"));
-    let e = compose(&args(dir.path(), None, &[])).expect_err("fifo");
+    let e = compose_err(dir.path(), &[]);
     assert!(e.contains("pipe") && e.contains("FIFO"), "{e}");
 }
 
@@ -154,7 +169,7 @@ fn item02_fifo_values_yaml_is_not_ignored() {
     let dir = simple();
     std::fs::create_dir_all(dir.path().join("contexts/local")).expect("mkdir");
     mkfifo(&dir.path().join("contexts/local/values.yaml"));
-    let e = compose(&args(dir.path(), None, &[])).expect_err("fifo");
+    let e = compose_err(dir.path(), &[]);
     assert!(
         e.contains("contexts/local/values.yaml") && e.contains("FIFO"),
         "{e}"
@@ -175,7 +190,7 @@ fn item05_file_size_is_checked_before_reading() {
     // Sparse: 3 GiB on paper, nothing on disk; reading it would take 3 GiB.
     let big = std::fs::File::create(dir.path().join("_template/big.txt")).expect("create");
     big.set_len(3 << 30).expect("set_len");
-    let e = compose(&args(dir.path(), None, &[])).expect_err("too large");
+    let e = compose_err(dir.path(), &[]);
     assert!(
         e.contains("big.txt") && e.contains("3221225472 bytes") && e.contains("limit"),
         "{e}"
@@ -206,8 +221,8 @@ fn item06_gzip_bomb_fails_naming_the_cap() {
     builder.into_inner().expect("tar").finish().expect("gzip");
     assert!(std::fs::metadata(&path).expect("meta").len() < 1 << 20);
     let out = bpc(dir.path(), &["compose", "--template", "bomb.tgz"]);
-    assert!(!out.status.success());
-    let e = stderr(&out);
+    assert!(!out.success());
+    let e = out.stderr;
     assert!(
         e.contains("67108864 bytes") && e.contains("zeros.yaml"),
         "{e}"
@@ -235,9 +250,7 @@ fn item03_jsonnet_memory_budget() {
         "local grow(s, n) = if n == 0 then std.length(s) else grow(s + s, n - 1); grow('ab', 40)",
     ] {
         let dir = jsonnet_project(source);
-        let mut a = args(dir.path(), None, &[]);
-        a.project.jsonnet_memory = 64;
-        let e = compose(&a).expect_err(source);
+        let e = compose_err(dir.path(), &["--jsonnet-memory", "64"]);
         assert!(
             e.contains("jsonnet memory limit of 64 MiB")
                 && e.contains("--jsonnet-memory")
@@ -253,9 +266,7 @@ fn item03_jsonnet_deadline() {
     let dir = jsonnet_project(
         "local count(n) = if n == 0 then 0 else count(n - 1) tailstrict; count(1000000000000)",
     );
-    let mut a = args(dir.path(), None, &[]);
-    a.project.jsonnet_timeout = 0.2;
-    let e = compose(&a).expect_err("deadline");
+    let e = compose_err(dir.path(), &["--jsonnet-timeout", "0.2"]);
     assert!(
         e.contains("jsonnet time limit of 0.2 s") && e.contains("--jsonnet-timeout"),
         "{e}"
@@ -267,17 +278,17 @@ fn item03_jsonnet_deadline() {
 #[test]
 fn item12_jsonnet_errors_name_file_line_column() {
     let dir = jsonnet_project("{\n  a: 1,\n  b: error 'boom',\n}\n");
-    let e = compose(&args(dir.path(), None, &[])).expect_err("error");
+    let e = compose_err(dir.path(), &[]);
     assert!(e.contains("j.jsonnet:3:6: error: boom"), "{e}");
     assert!(!e.contains("ExplicitError") && !e.contains("span"), "{e}");
     let dir = jsonnet_project("{ a: 1 +, }");
-    let e = compose(&args(dir.path(), None, &[])).expect_err("syntax");
+    let e = compose_err(dir.path(), &[]);
     assert!(
         e.contains("j.jsonnet:1:") && e.contains("syntax error"),
         "{e}"
     );
     let dir = jsonnet_project("{ a: nosuch }");
-    let e = compose(&args(dir.path(), None, &[])).expect_err("unknown");
+    let e = compose_err(dir.path(), &[]);
     assert!(e.contains("j.jsonnet:1:6: unknown variable"), "{e}");
 }
 
@@ -286,7 +297,7 @@ fn item12_jsonnet_errors_name_file_line_column() {
 #[test]
 fn item11_jsonnet_integers_print_as_integers() {
     let dir = jsonnet_project("{ size: 4, ratio: 2.5, big: 3 * 1000 }");
-    let out = compose(&args(dir.path(), None, &[])).expect("compose");
+    let out = compose_ok(dir.path(), &[]);
     assert!(out.contains("size: 4\n"), "{out}");
     assert!(out.contains("big: 3000\n"), "{out}");
     assert!(out.contains("ratio: 2.5\n"), "{out}");
@@ -317,9 +328,7 @@ fn amplifier(levels: usize) -> tempfile::TempDir {
 fn item04_output_budget_names_the_value_and_can_be_raised() {
     // 10^5 leaves of 66 bytes: about 6.6 MB, over a 1 MiB budget.
     let dir = amplifier(5);
-    let mut a = args(dir.path(), None, &[]);
-    a.project.max_output = 1;
-    let e = compose(&a).expect_err("over budget");
+    let e = compose_err(dir.path(), &["--max-output", "1"]);
     assert!(
         e.contains("output budget of 1 MiB")
             && e.contains("facets/amp.yaml:")
@@ -327,8 +336,7 @@ fn item04_output_budget_names_the_value_and_can_be_raised() {
             && e.contains("--max-output"),
         "{e}"
     );
-    a.project.max_output = 16;
-    let out = compose(&a).expect("within a raised budget");
+    let out = compose_ok(dir.path(), &["--max-output", "16"]);
     assert!(out.len() > 6_000_000);
 }
 
@@ -336,7 +344,7 @@ fn item04_output_budget_names_the_value_and_can_be_raised() {
 fn item04_seven_levels_fail_fast_under_the_default_budget() {
     // 10^7 leaves (the 220 MB case) must stop at the default budget.
     let dir = amplifier(7);
-    let e = compose(&args(dir.path(), None, &[])).expect_err("over budget");
+    let e = compose_err(dir.path(), &[]);
     assert!(e.contains("output budget of 64 MiB"), "{e}");
 }
 
@@ -363,15 +371,12 @@ fn item04_output_budget_bounds_the_sum_of_many_references() {
             ),
         ),
     ]);
-    let mut a = args(dir.path(), None, &[]);
-    a.project.max_output = 1;
-    let e = compose(&a).expect_err("over budget");
+    let e = compose_err(dir.path(), &["--max-output", "1"]);
     assert!(
         e.contains("output budget of 1 MiB") && e.contains("facets/a.yaml:"),
         "{e}"
     );
-    a.project.max_output = 4;
-    compose(&a).expect("fits in 4 MiB");
+    compose_ok(dir.path(), &["--max-output", "4"]);
 }
 
 // ---- 7: snapshot names that collide are refused -------------------------------------
@@ -390,8 +395,8 @@ fn item07_colliding_snapshot_names_are_refused() {
         ),
     ]);
     let out = bpc(dir.path(), &["test", "--update"]);
-    assert!(!out.status.success(), "--update must not succeed");
-    let e = stderr(&out);
+    assert!(!out.success(), "--update must not succeed");
+    let e = out.stderr;
     assert!(e.contains("`Foo Bar`") && e.contains("`foo-bar`"), "{e}");
     assert!(
         !dir.path().join("_template/tests/__snapshots__").exists()
@@ -421,16 +426,12 @@ fn item08_archive_with_template_inside_and_empty_template() {
         .expect("tar");
     assert!(status.success());
     let out = bpc(dir.path(), &["compose", "--template", "t.tgz"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("path: net"));
+    assert!(out.success(), "{}", out.stderr);
+    assert!(out.stdout.contains("path: net"));
 
     let out = bpc(dir.path(), &["compose", "--template", "empty"]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("is not a template"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(!out.success());
+    assert!(out.stderr.contains("is not a template"), "{}", out.stderr);
 }
 
 // ---- 9: blueprint.yaml is type-checked --------------------------------------------------
@@ -455,7 +456,7 @@ fn item09_blueprint_yaml_is_checked() {
             ("windsor.yaml", "version: v1alpha1\n"),
             ("_template/blueprint.yaml", &body),
         ]);
-        let e = compose(&args(dir.path(), None, &[])).expect_err(&body);
+        let e = compose_err(dir.path(), &[]);
         assert!(
             e.contains(expect) && e.contains("blueprint.yaml:"),
             "{body}\n{e}"
@@ -472,25 +473,25 @@ fn item10_context_names() {
     std::fs::write(dir.path().join("x/values.yaml"), "secret: 1\n").expect("write");
     for bad in ["../x", "../../x", "a/b", ".hidden", ""] {
         let out = bpc(dir.path(), &["compose", "--context", bad]);
-        assert!(!out.status.success(), "{bad:?}");
+        assert!(!out.success(), "{bad:?}");
         assert!(
-            stderr(&out).contains("invalid context name"),
+            out.stderr.contains("invalid context name"),
             "{}",
-            stderr(&out)
+            out.stderr
         );
     }
     let out = bpc(dir.path(), &["compose", "--context", "nosuch"]);
-    assert!(out.status.success());
+    assert!(out.success());
     assert!(
-        stderr(&out).contains("context `nosuch` is not defined"),
+        out.stderr.contains("context `nosuch` is not defined"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
     let out = bpc(dir.path(), &["compose", "--context", "nosuch", "--strict"]);
-    assert!(!out.status.success());
+    assert!(!out.success());
     std::fs::create_dir_all(dir.path().join("contexts/prod")).expect("mkdir");
     let out = bpc(dir.path(), &["compose", "--context", "prod", "--strict"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.success(), "{}", out.stderr);
 }
 
 // ---- 13: an error on a very long line shows only the part around it ----------------------
@@ -505,7 +506,7 @@ fn item13_long_line_snippets_are_cut() {
             &format!("{FACET}metadata:\n  name: a\nconfig:\n  - name: b\n    value: [{long}]]\n"),
         ),
     ]);
-    let e = compose(&args(dir.path(), None, &[])).expect_err("syntax error");
+    let e = compose_err(dir.path(), &[]);
     assert!(e.contains("facets/a.yaml:7:"), "{e}");
     assert!(
         e.len() < 2_000,
@@ -542,7 +543,7 @@ fn item14_activation_chain_and_flips() {
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
     let dir = project(&refs);
-    let out = compose(&args(dir.path(), None, &[])).expect("compose");
+    let out = compose_ok(dir.path(), &[]);
     assert!(
         out.contains(&format!("path: p{}\n", n - 2)),
         "chain did not complete"
@@ -561,7 +562,7 @@ fn item14_activation_chain_and_flips() {
             &format!("{FACET}metadata:\n  name: b\nwhen: a_on.x != true\nconfig:\n  - name: b_on\n    x: true\n"),
         ),
     ]);
-    let e = compose(&args(dir.path(), None, &[])).expect_err("flips");
+    let e = compose_err(dir.path(), &[]);
     assert!(
         e.contains("does not settle") && e.contains("`a`") && e.contains("`b`"),
         "{e}"
@@ -577,7 +578,7 @@ fn item13_unknown_function_is_named_with_a_hint() {
             &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: ${{uper('a')}}\n      y: ${{nosuchthing(1)}}\n"),
         ),
     ]);
-    let e = compose(&args(dir.path(), None, &[])).expect_err("unknown function");
+    let e = compose_err(dir.path(), &[]);
     assert!(
         e.contains("unknown function `uper`") && e.contains("did you mean `upper`?"),
         "{e}"
@@ -593,7 +594,7 @@ fn item13_bad_schema_points_at_the_key() {
             "type: object\nproperties:\n  cluster:\n    type: object\n    properties:\n      size:\n        type: 5\n",
         ),
     ]);
-    let e = compose(&args(dir.path(), None, &[])).expect_err("bad schema");
+    let e = compose_err(dir.path(), &[]);
     assert!(e.contains("not a valid JSON Schema"), "{e}");
     assert!(e.contains("schema.yaml:7:15"), "{e}");
 }

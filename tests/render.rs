@@ -8,7 +8,6 @@ use bpc::session::{Options, Session};
 use bpc::source::{render as show, SourceMap};
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 /// Renders the project at `project` (with the template at `template`, if given) and
@@ -169,29 +168,23 @@ fn dump(rendered: &Rendered) -> String {
 fn embedded_template_render() {
     let out = dump(&render(&repo(), None));
     assert_eq!(out, dump(&render(&repo(), None)), "byte-stable");
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("render_template_default", out);
-    });
+    snap("render__render_template_default", &out);
 }
 
 #[test]
 fn platform_example_render() {
     let project = repo().join("examples/platform");
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("render_example_platform", dump(&render(&project, None)));
-    });
+    snap(
+        "render__render_example_platform",
+        &dump(&render(&project, None)),
+    );
 }
 
 const FACET: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nterraform:\n  - name: net\n    path: net\n    inputs:\n      cidr: 10.0.0.0/16\nkustomize:\n  - name: app\n    path: app\n    substitutions:\n      replicas: \"2\"\n";
 
-fn bpc(project: &Path, extra: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .arg("render")
-        .arg("--project")
-        .arg(project)
-        .args(extra)
-        .output()
-        .expect("run bpc")
+/// `bpc render EXTRA…` in `project`, whatever its exit status (the tests check it).
+fn bpc_render(project: &Path, extra: &[&str]) -> Output {
+    bpc(project, &[&["render"], extra].concat())
 }
 
 #[test]
@@ -202,12 +195,8 @@ fn failed_render_leaves_the_previous_directory_untouched() {
     ]);
     let out = dir.path().join("render");
     let out_s = out.to_str().expect("utf-8");
-    let first = bpc(dir.path(), &["--out", out_s]);
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    let first = bpc_render(dir.path(), &["--out", out_s]);
+    assert!(first.success(), "{}", &first.stderr);
     let before = bpc::render::write::read_tree(&out).expect("read");
     assert!(before.contains_key("terraform/net/terraform.tfvars.json"));
     std::fs::write(
@@ -215,8 +204,8 @@ fn failed_render_leaves_the_previous_directory_untouched() {
         "kind: Facet\nmetadata: [\n",
     )
     .expect("break facet");
-    let second = bpc(dir.path(), &["--out", out_s]);
-    assert!(!second.status.success());
+    let second = bpc_render(dir.path(), &["--out", out_s]);
+    assert!(!second.success());
     assert_eq!(bpc::render::write::read_tree(&out).expect("read"), before);
     // No temp directories left beside it.
     let siblings: Vec<_> = std::fs::read_dir(dir.path())
@@ -237,16 +226,14 @@ fn refuses_a_directory_bpc_did_not_write() {
     ]);
     let out = dir.path().join("mine");
     let out_s = out.to_str().expect("utf-8");
-    let run = bpc(dir.path(), &["--out", out_s]);
-    assert!(!run.status.success());
-    assert!(String::from_utf8_lossy(&run.stderr).contains("--force"));
+    let run = bpc_render(dir.path(), &["--out", out_s]);
+    assert!(!run.success());
+    assert!(run.stderr.contains("--force"));
     assert_eq!(
         std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
         "keep me"
     );
-    assert!(bpc(dir.path(), &["--out", out_s, "--force"])
-        .status
-        .success());
+    assert!(bpc_render(dir.path(), &["--out", out_s, "--force"]).success());
     assert!(!out.join("notes.txt").exists());
 }
 
@@ -258,21 +245,17 @@ fn check_passes_then_fails_after_a_facet_edit() {
     ]);
     let out = dir.path().join("render");
     let out_s = out.to_str().expect("utf-8");
-    assert!(bpc(dir.path(), &["--out", out_s]).status.success());
-    let check = bpc(dir.path(), &["--out", out_s, "--check"]);
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
+    assert!(bpc_render(dir.path(), &["--out", out_s]).success());
+    let check = bpc_render(dir.path(), &["--out", out_s, "--check"]);
+    assert!(check.success(), "{}", &check.stdout);
     std::fs::write(
         dir.path().join("_template/facets/app.yaml"),
         FACET.replace("10.0.0.0/16", "10.1.0.0/16"),
     )
     .expect("edit");
-    let check = bpc(dir.path(), &["--out", out_s, "--check"]);
-    assert_eq!(check.status.code(), Some(1));
-    let diff = String::from_utf8_lossy(&check.stdout);
+    let check = bpc_render(dir.path(), &["--out", out_s, "--check"]);
+    assert_eq!(check.status, Some(1));
+    let diff = &check.stdout;
     assert!(
         diff.contains("-  \"cidr\": \"10.0.0.0/16\"")
             && diff.contains("+  \"cidr\": \"10.1.0.0/16\""),
@@ -314,51 +297,50 @@ fn sources_backends_patches_and_deferred_substitutions() {
     let plan = text("terraform/plan.json");
     assert!(plan.find("\"id\": \"net\"") < plan.find("\"id\": \"cluster\""));
     assert!(!text("flux/configmaps/values-extra.yaml").contains("${"));
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("render_sources_backends", dump(&r));
-    });
+    snap("render__render_sources_backends", &dump(&r));
 
     // --strict refuses deferred values; an unknown backend names where it was set.
     let out = dir.path().join("render");
-    let strict = bpc(
+    let strict = bpc_render(
         dir.path(),
         &["--out", out.to_str().expect("utf-8"), "--strict"],
     );
-    assert_eq!(strict.status.code(), Some(1));
+    assert_eq!(strict.status, Some(1));
     assert!(!out.exists());
     std::fs::write(
         dir.path().join("windsor.yaml"),
         "version: v1alpha1\ncontexts:\n  local:\n    terraform:\n      backend:\n        type: gcs\n",
     )
     .expect("write");
-    let bad = bpc(dir.path(), &["--out", out.to_str().expect("utf-8")]);
-    let err = String::from_utf8_lossy(&bad.stderr);
+    let bad = bpc_render(dir.path(), &["--out", out.to_str().expect("utf-8")]);
+    let err = &bad.stderr;
     assert!(
         err.contains("`gcs`") && err.contains("windsor.yaml contexts.local"),
         "{err}"
     );
 }
 
+/// The windsor-core (eaa2bcea) corpus rendered with `tests/render-values/VALUES.yaml`.
+fn windsor_core(values: &str) -> Rendered {
+    let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
+    let values = repo().join(format!("tests/render-values/{values}.yaml"));
+    render_with(&project, None, &[values])
+}
+
 /// A case of the current public corpus (windsorcli/core eaa2bcea, the values of its
 /// `addon-database` tests): metal, dev mode, flux systems with tiers.
 #[test]
 fn windsor_core_render() {
-    let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
-    let values = repo().join("tests/render-values/windsor-core-metal-dev.yaml");
-    let r = render_with(&project, None, &[values]);
+    let r = windsor_core("windsor-core-metal-dev");
     assert!(validate_flux(&r) > 10);
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("render_windsor_core_metal_dev", dump(&r));
-    });
+    snap("render__render_windsor_core_metal_dev", &dump(&r));
 }
 
 /// A second case of the same corpus (its `platform-aws` tests, first case): AWS EKS,
 /// an S3 state backend, no gateway; the terraform chain runs backend first.
 #[test]
 fn windsor_core_aws_render() {
-    let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
-    let values = repo().join("tests/render-values/windsor-core-aws.yaml");
-    let r = render_with(&project, None, &[values]);
+    let r = windsor_core("windsor-core-aws");
     assert!(validate_flux(&r) > 10);
     for id in ["backend", "network", "cluster", "gitops"] {
         let tfvars = format!("terraform/{id}/terraform.tfvars.json");
@@ -369,7 +351,78 @@ fn windsor_core_aws_render() {
     let plan = String::from_utf8_lossy(&r.files["terraform/plan.json"]).to_string();
     assert!(plan.find("\"id\": \"backend\"") < plan.find("\"id\": \"network\""));
     assert!(plan.find("\"id\": \"network\"") < plan.find("\"id\": \"cluster\""));
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("render_windsor_core_aws", dump(&r));
-    });
+    snap("render__render_windsor_core_aws", &dump(&r));
+}
+
+/// A local module's `variable` blocks against the component's inputs: a misspelt
+/// input (Windsor would drop it silently) and a required variable nobody sets are
+/// warnings naming the facet line and the module; `--strict` refuses to write.
+#[test]
+fn local_module_variables_are_checked_against_inputs() {
+    let project = || {
+        Test::new()
+            .facet(
+                "cluster.yaml",
+                indoc! {"
+                metadata:
+                  name: cluster
+                terraform:
+                  - name: cluster
+                    path: cluster
+                    inputs:
+                      cluster_name: demo
+                      wrokers: 3
+            "},
+            )
+            .file(
+                "terraform/cluster/variables.tf",
+                indoc! {r#"
+                variable "cluster_name" {
+                  type = string
+                }
+                variable "workers" {
+                  type    = number
+                  default = 1
+                }
+                variable "region" {
+                  type = string
+                }
+            "#},
+            )
+    };
+    project()
+        .args(["render", "--out", "out"])
+        .stderr(indoc! {"
+            warning: input `wrokers` of terraform component `cluster` matches no variable of terraform/cluster
+              --> _template/facets/cluster.yaml:10:16
+               |
+            10 |       wrokers: 3
+               |                ^ set here
+               |
+               = help: did you mean `workers`?
+
+            warning: required variable `region` (terraform/cluster/variables.tf) has no input in terraform component `cluster`
+            = help: set it in the component's `inputs`, or give the variable a `default`
+
+            rendered 6 file(s) to out
+        "})
+        .run();
+    project()
+        .args(["render", "--out", "out", "--strict"])
+        .status(1)
+        .stderr(indoc! {"
+            warning: input `wrokers` of terraform component `cluster` matches no variable of terraform/cluster
+              --> _template/facets/cluster.yaml:10:16
+               |
+            10 |       wrokers: 3
+               |                ^ set here
+               |
+               = help: did you mean `workers`?
+
+            warning: required variable `region` (terraform/cluster/variables.tf) has no input in terraform component `cluster`
+            = help: set it in the component's `inputs`, or give the variable a `default`
+
+            error: 2 warning(s) and 0 deferred value(s) with --strict; nothing written
+        "})
+        .run();
 }

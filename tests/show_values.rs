@@ -4,7 +4,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 const SCHEMA: &str = r#"$schema: https://json-schema.org/draft/2020-12/schema
 type: object
@@ -42,18 +41,10 @@ properties:
 
 const WINDSOR: &str = "version: v1alpha1\ncontexts:\n  local:\n    cluster:\n      workers:\n        count: 3\n    dns:\n      token: s3cr3t\n";
 
-fn bpc(project: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .args(["show", "values", "--project"])
-        .arg(project)
-        .args(extra)
-        .output()
-        .expect("run bpc");
-    (
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-        out.status.code(),
-    )
+/// `bpc show values EXTRA…` in `project`: stdout, stderr and the exit status.
+fn show_values(project: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
+    let out = bpc(project, &[&["show", "values"], extra].concat());
+    (out.stdout, out.stderr, out.status)
 }
 
 fn fixture() -> tempfile::TempDir {
@@ -70,7 +61,7 @@ fn fixture() -> tempfile::TempDir {
 #[test]
 fn yaml_has_descriptions_masks_and_defaults() {
     let dir = fixture();
-    let (out, err, code) = bpc(dir.path(), &[]);
+    let (out, err, code) = show_values(dir.path(), &[]);
     assert_eq!(code, Some(0), "{err}");
     // Descriptions sit above their keys, at the key's indentation; multi-line ones
     // become several comment lines.
@@ -100,13 +91,13 @@ fn yaml_has_descriptions_masks_and_defaults() {
     assert!(out.contains("  controlplanes:\n    nodes: {}\n"), "{out}");
     assert!(out.contains("workstation:\n  arch: "), "{out}");
     // Deterministic.
-    assert_eq!(bpc(dir.path(), &[]).0, out);
+    assert_eq!(show_values(dir.path(), &[]).0, out);
 }
 
 #[test]
 fn json_parses_and_is_masked() {
     let dir = fixture();
-    let (out, err, code) = bpc(
+    let (out, err, code) = show_values(
         dir.path(),
         &["--format", "json", "--set", "cluster.name=prod"],
     );
@@ -124,7 +115,7 @@ fn json_parses_and_is_masked() {
 #[test]
 fn schema_violations_are_errors() {
     let dir = fixture();
-    let (_, err, code) = bpc(dir.path(), &["--set", "cluster.workers.count=many"]);
+    let (_, err, code) = show_values(dir.path(), &["--set", "cluster.workers.count=many"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("cluster.workers.count"), "{err}");
 }
@@ -139,5 +130,5 @@ fn values_text_matches_the_binary() {
     let text =
         bpc::cli::show::values_text(&session, bpc::cli::compose::Format::Yaml).expect("values");
     assert!(session.project.warnings.is_empty());
-    assert_eq!(text, bpc(dir.path(), &[]).0);
+    assert_eq!(text, show_values(dir.path(), &[]).0);
 }

@@ -3,9 +3,8 @@
 
 mod common;
 
-use common::{project, FACET_HEAD};
+use common::{bpc, project, Output, FACET_HEAD};
 use std::path::Path;
-use std::process::{Command, Output};
 
 /// A template with one facet that contributes a component only on aws, one
 /// kustomization with two components, and reads a mocked terraform output.
@@ -37,23 +36,13 @@ fn project_with_tests(tests: &str) -> tempfile::TempDir {
     project(&refs)
 }
 
+/// `bpc test EXTRA…` in `dir`, whatever its exit status (the tests check it).
 fn bpc_test(dir: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .arg("test")
-        .args(extra)
-        .current_dir(dir)
-        .env_remove("WINDSOR_CONTEXT")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run bpc")
+    bpc(dir, &[&["test"], extra].concat())
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    out.text()
 }
 
 #[test]
@@ -63,7 +52,7 @@ fn passing_and_failing_expectations_are_both_reported() {
     );
     let out = bpc_test(dir.path(), &[]);
     let t = text(&out);
-    assert!(!out.status.success(), "{t}");
+    assert!(!out.success(), "{t}");
     assert!(t.contains("✓ aws has the cloud component"), "{t}");
     assert!(t.contains("✗ wrong region is caught"), "{t}");
     assert!(t.contains("terraform[cloud].inputs.region"), "{t}");
@@ -158,12 +147,12 @@ fn show_prints_one_case_blueprint() {
     );
     let out = bpc_test(dir.path(), &["aws", "--show"]);
     let t = text(&out);
-    assert!(out.status.success(), "{t}");
+    assert!(out.success(), "{t}");
     assert!(t.starts_with("kind: Blueprint\n"), "{t}");
     assert!(t.contains("zone: z1") && t.contains("region: unset"), "{t}");
     let out = bpc_test(dir.path(), &["aws", "--show", "--format", "json"]);
     let doc: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("--show --format json prints JSON");
+        serde_json::from_str(&out.stdout).expect("--show --format json prints JSON");
     assert_eq!(doc["terraform"][1]["inputs"]["zone"], "z1", "{doc}");
 }
 
@@ -205,7 +194,7 @@ fn unknown_expectation_keys_warn_with_a_location() {
     );
     let out = bpc_test(dir.path(), &[]);
     let t = text(&out);
-    assert!(out.status.success(), "{t}");
+    assert!(out.success(), "{t}");
     assert!(t.contains("strategy"), "{t}");
     assert!(t.contains("main.test.yaml:7"), "{t}");
 }
@@ -215,7 +204,7 @@ fn bad_test_file_names_file_line_and_column() {
     let dir = project_with_tests("cases:\n  - name: x\n    values: [1\n");
     let out = bpc_test(dir.path(), &[]);
     let t = text(&out);
-    assert!(!out.status.success(), "{t}");
+    assert!(!out.success(), "{t}");
     assert!(t.contains("main.test.yaml:"), "{t}");
 }
 
@@ -225,13 +214,13 @@ fn json_output_lists_every_case() {
         "cases:\n  - name: ok\n    values: {provider: docker}\n  - name: bad\n    values: {provider: docker}\n    expect:\n      terraform:\n        - name: nope\n",
     );
     let out = bpc_test(dir.path(), &["--format", "json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json output");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json output");
     let text = v.to_string();
     assert!(
         text.contains("\"ok\"") && text.contains("\"bad\""),
         "{text}"
     );
-    assert!(!out.status.success());
+    assert!(!out.success());
 }
 
 #[test]
@@ -240,12 +229,12 @@ fn snapshots_are_written_compared_and_orphans_reported() {
         project_with_tests("cases:\n  - name: docker blueprint\n    values: {provider: docker}\n");
     // No golden file yet: --snapshot fails and says how to create it.
     let out = bpc_test(dir.path(), &["--snapshot"]);
-    assert!(!out.status.success(), "{}", text(&out));
+    assert!(!out.success(), "{}", text(&out));
     // --update writes it; then --snapshot passes.
     let out = bpc_test(dir.path(), &["--snapshot", "--update"]);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.success(), "{}", text(&out));
     let out = bpc_test(dir.path(), &["--snapshot"]);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.success(), "{}", text(&out));
     // A change in the template shows as a unified diff.
     let facet = dir.path().join("_template/facets/provider-base.yaml");
     let changed = std::fs::read_to_string(&facet)
@@ -254,7 +243,7 @@ fn snapshots_are_written_compared_and_orphans_reported() {
     std::fs::write(&facet, changed).expect("write");
     let out = bpc_test(dir.path(), &["--snapshot"]);
     let t = text(&out);
-    assert!(!out.status.success(), "{t}");
+    assert!(!out.success(), "{t}");
     assert!(t.contains("-    cidr: 10.0.0.0/16"), "{t}");
     assert!(t.contains("+    cidr: 10.9.0.0/16"), "{t}");
     // Renaming the case leaves the old golden file orphaned, and that is reported.

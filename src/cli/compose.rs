@@ -248,8 +248,7 @@ fn compose_context_to(session: &Session, args: &ComposeArgs, name: &str, path: &
         notes: composition.messages.clone(),
         ..Done::default()
     };
-    if let Some(error) = contexts::strict_failure(args.project.strict, done.warnings.len(), 0, path)
-    {
+    if let Some(error) = contexts::strict_failure(args.project.strict, done.warnings.len(), 0) {
         done.errors.push(error);
         return done;
     }

@@ -91,17 +91,11 @@ fn output_dir(out: Option<&Path>) -> Result<PathBuf, Diagnostic> {
     Ok(dir.to_path_buf())
 }
 
-/// A context's failure under `--strict` when it has warnings (or deferred values).
-pub fn strict_failure(
-    strict: bool,
-    warnings: usize,
-    deferred: usize,
-    target: &Path,
-) -> Option<Diagnostic> {
+/// A run's failure under `--strict` when it has warnings (or deferred values).
+pub fn strict_failure(strict: bool, warnings: usize, deferred: usize) -> Option<Diagnostic> {
     (strict && warnings + deferred > 0).then(|| {
         Diagnostic::error(format!(
-            "{warnings} warning(s) and {deferred} deferred value(s) with --strict; {} not written",
-            target.display()
+            "{warnings} warning(s) and {deferred} deferred value(s) with --strict; nothing written"
         ))
     })
 }

@@ -78,6 +78,14 @@ pub fn run(args: RenderArgs) -> ExitCode {
     for d in &rendered.deferred {
         eprintln!("note: deferred: {d}");
     }
+    if let Some(error) = contexts::strict_failure(
+        args.project.strict,
+        rendered.warnings.len(),
+        rendered.deferred.len(),
+    ) {
+        eprintln!("error: {}", error.message);
+        return ExitCode::from(1);
+    }
     match deliver(&args, &rendered, &args.out) {
         Ok(Delivered::Written) => {
             eprintln!(
@@ -113,18 +121,8 @@ enum Undelivered {
     Failed(Diagnostic),
 }
 
-/// Writes `rendered` to `dir` (or compares it, with `--check`), unless `--strict`
-/// refuses its warnings or deferred values.
+/// Writes `rendered` to `dir`, or compares it with `dir` under `--check`.
 fn deliver(args: &RenderArgs, rendered: &Rendered, dir: &Path) -> Result<Delivered, Undelivered> {
-    let strict = contexts::strict_failure(
-        args.project.strict,
-        rendered.warnings.len(),
-        rendered.deferred.len(),
-        dir,
-    );
-    if let Some(error) = strict {
-        return Err(Undelivered::Failed(error));
-    }
     if args.check {
         return match render::write::check(dir, rendered) {
             Ok(diff) if diff.is_empty() => Ok(Delivered::UpToDate),
@@ -170,6 +168,15 @@ fn render_context_to(session: &Session, args: &RenderArgs, name: &str, dir: &Pat
             .collect(),
         ..Done::default()
     };
+    let strict = contexts::strict_failure(
+        args.project.strict,
+        rendered.warnings.len(),
+        rendered.deferred.len(),
+    );
+    if let Some(error) = strict {
+        done.errors.push(error);
+        return done;
+    }
     match deliver(args, &rendered, dir) {
         Ok(_) => done.counts = Some(counts),
         Err(Undelivered::Differs(diff)) => {

@@ -7,6 +7,7 @@
 //! writer share one result and nothing is written when it fails.
 
 pub mod flux;
+pub mod module_variables;
 pub mod terraform;
 pub mod write;
 

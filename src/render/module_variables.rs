@@ -1,0 +1,188 @@
+//! Inputs of local Terraform modules checked against the modules' `variable` blocks.
+//!
+//! Windsor hands a component's inputs to Terraform as they are: an input that names no
+//! variable of the module is dropped without a word, and a required variable nobody
+//! set is found only when Terraform plans. For a component whose module is local
+//! (no `source`: the module is `terraform/<path>` in the project) bpc reads the
+//! module's `*.tf` files and says both before anything is applied (docs/render.md).
+//!
+//! The check is pure: the caller reads the module directories (see [`ModuleFiles`]).
+
+use crate::compose::origin::{Origin, Source};
+use crate::compose::tracked::Tracked;
+use crate::compose::Composition;
+use crate::source::Diagnostic;
+use crate::template::keys::suggest;
+
+/// The `*.tf` files of a local module, read by the caller: `(file name, text)`, or
+/// `None` when `terraform/<path>` is not a directory of the project.
+pub type ModuleFiles = Option<Vec<(String, String)>>;
+
+/// A module's declared variables, in file and declaration order.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Variables {
+    pub declared: Vec<Variable>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    /// No `default`: Terraform asks for it.
+    pub required: bool,
+    /// The file of the module that declares it.
+    pub file: String,
+}
+
+/// Reads the `variable` blocks of a module's files. A file that is not valid HCL is
+/// an error naming it (Terraform would refuse it too).
+pub fn parse(dir: &str, files: &[(String, String)]) -> Result<Variables, Diagnostic> {
+    let mut declared = Vec::new();
+    for (name, text) in files {
+        let body = hcl::parse(text).map_err(|e| {
+            Diagnostic::warning(format!("cannot read {dir}/{name} as HCL: {e}"))
+                .with_help("bpc checks a local module's variables against the component's inputs; fix the file or ignore this")
+        })?;
+        for block in body.blocks().filter(|b| b.identifier() == "variable") {
+            let Some(label) = block.labels().first() else {
+                continue;
+            };
+            let required = !block.body().attributes().any(|a| a.key() == "default");
+            declared.push(Variable {
+                name: label.as_str().to_string(),
+                required,
+                file: format!("{dir}/{name}"),
+            });
+        }
+    }
+    Ok(Variables { declared })
+}
+
+/// The module directory of a terraform component, relative to the project, when the
+/// module is local: no `source`, and a plain relative `path`.
+pub fn local_module_dir(composition: &Composition, id: &str) -> Option<String> {
+    let component = composition.terraform.components.get(id)?;
+    let text = |k: &str| component.get(k).and_then(Tracked::as_str);
+    if text("source").is_some_and(|s| !s.is_empty()) {
+        return None;
+    }
+    let path = text("path").filter(|p| !p.is_empty())?;
+    let plain = path
+        .split('/')
+        .all(|seg| !seg.is_empty() && seg != ".." && seg != ".")
+        && !path.starts_with('/');
+    plain.then(|| format!("terraform/{path}"))
+}
+
+/// Warnings for every local component: inputs no variable declares (naming the facet
+/// that set them) and required variables no input sets (naming the module file).
+/// `read` gives the files of a module directory.
+pub fn check(composition: &Composition, read: impl Fn(&str) -> ModuleFiles) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
+    for (id, component) in &composition.terraform.components {
+        let Some(dir) = local_module_dir(composition, id) else {
+            continue;
+        };
+        let Some(files) = read(&dir) else {
+            continue;
+        };
+        let variables = match parse(&dir, &files) {
+            Ok(v) => v,
+            Err(d) => {
+                warnings.push(d);
+                continue;
+            }
+        };
+        let inputs: Vec<(&str, &Tracked)> = match component.get("inputs") {
+            Some(Tracked::Map(entries, _)) => entries.iter().map(|(k, v)| (&**k, v)).collect(),
+            _ => Vec::new(),
+        };
+        let names: Vec<&str> = variables.declared.iter().map(|v| v.name.as_str()).collect();
+        for (input, value) in &inputs {
+            if names.contains(input) {
+                continue;
+            }
+            let mut d = Diagnostic::warning(format!(
+                "input `{input}` of terraform component `{id}` matches no variable of {dir}"
+            ));
+            d = at_origin(d, composition.origins.get(value.origin()));
+            d = match suggest(input, &names) {
+                Some(hint) => d.with_help(format!("did you mean `{hint}`?")),
+                None => d.with_help(format!(
+                    "Terraform never sees it; the module declares: {}",
+                    if names.is_empty() {
+                        "no variables".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                )),
+            };
+            warnings.push(d);
+        }
+        for variable in variables.declared.iter().filter(|v| v.required) {
+            if !inputs.iter().any(|(k, _)| *k == variable.name) {
+                warnings.push(
+                    Diagnostic::warning(format!(
+                        "required variable `{}` ({}) has no input in terraform component `{id}`",
+                        variable.name, variable.file
+                    ))
+                    .with_help(
+                        "set it in the component's `inputs`, or give the variable a `default`",
+                    ),
+                );
+            }
+        }
+    }
+    warnings
+}
+
+/// Points the diagnostic at the facet (or values file) that wrote the input, when the
+/// origin has a place in a file.
+fn at_origin(d: Diagnostic, origin: &Origin) -> Diagnostic {
+    match origin.source {
+        Source::Derived | Source::Context => d,
+        Source::Base | Source::Facet(_) => d.with_primary(origin.span, "set here"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_without_default_are_required() {
+        let files = vec![(
+            "variables.tf".to_string(),
+            r#"
+variable "cluster_name" {
+  type = string
+}
+variable "workers" {
+  type    = number
+  default = 2
+}
+resource "null_resource" "x" {}
+"#
+            .to_string(),
+        )];
+        let v = parse("terraform/cluster", &files).expect("valid HCL");
+        let summary: Vec<(&str, bool, &str)> = v
+            .declared
+            .iter()
+            .map(|v| (v.name.as_str(), v.required, v.file.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("cluster_name", true, "terraform/cluster/variables.tf"),
+                ("workers", false, "terraform/cluster/variables.tf")
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_hcl_names_the_file() {
+        let files = vec![("main.tf".to_string(), "variable \"x\" {".to_string())];
+        let e = parse("terraform/net", &files).expect_err("unclosed block");
+        assert!(e.message.contains("terraform/net/main.tf"), "{}", e.message);
+    }
+}
