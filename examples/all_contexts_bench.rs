@@ -30,7 +30,8 @@ fn main() -> ExitCode {
     };
     let root = project.path();
     let names: Vec<String> = (1..=contexts).map(|i| format!("c{i:02}")).collect();
-    println!("{contexts} contexts, {} core(s)", bpc::parallel::cores());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("{contexts} contexts, {cores} core(s)");
     for run in 1..=runs {
         let one_by_one = root.join(format!("one-by-one-{run}"));
         let all_at_once = root.join(format!("all-at-once-{run}"));

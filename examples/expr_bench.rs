@@ -13,9 +13,9 @@
 //! `expr_bench --profile N FILE [ENVS]` times nothing either: it runs every compiled
 //! case N times, for `valgrind --tool=callgrind` (instruction counts of the run path).
 
-use bpc::expr::case_codec::{decode, encode};
 use bpc::expr::host::{NullHost, TerraformOutputs};
 use bpc::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
+use bpc::value::json::{from_json, to_json, FromJson, ToJson};
 use serde_json::Value as Json;
 use std::hint::black_box;
 use std::time::Instant;
@@ -54,7 +54,9 @@ fn host_for(options: Option<&Json>) -> NullHost {
     let Some(opts) = options else {
         return NullHost::default();
     };
-    let outputs = opts.get("terraform_outputs").map(decode);
+    let outputs = opts
+        .get("terraform_outputs")
+        .map(|j| from_json(j, FromJson::Tagged));
     let provider = opts.get("terraform_mode").and_then(Json::as_str) == Some("provider");
     let evaluate_deferred = opts
         .get("evaluate_deferred")
@@ -116,7 +118,7 @@ fn main() {
         let input = case["input"].as_str().unwrap_or_default().to_string();
         let tmpl = case["mode"].as_str() == Some("tmpl");
         let env_name = case["env"].as_str().unwrap_or_default();
-        let scope: Map = match decode(&envs[env_name]) {
+        let scope: Map = match from_json(&envs[env_name], FromJson::Tagged) {
             Value::Map(m) => (*m).clone(),
             _ => Map::default(),
         };
@@ -131,7 +133,7 @@ fn main() {
                 engine.eval(&input, &scope, &host)
             };
             case["expect"] = match result {
-                Ok(v) => serde_json::json!({ "ok": encode(&v) }),
+                Ok(v) => serde_json::json!({ "ok": to_json(&v, ToJson::Tagged) }),
                 Err(e) => serde_json::json!({ "err": match e.kind {
                     ErrorKind::Compile => "compile",
                     ErrorKind::Run => "run",

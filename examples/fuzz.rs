@@ -257,7 +257,10 @@ fn scope(repo: &Path) -> Map {
     let text = std::fs::read_to_string(repo.join("tests/conformance/expr/envs.json"))
         .unwrap_or_else(|_| "{}".into());
     let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-    match json.get("basic").map(bpc::expr::case_codec::decode) {
+    match json
+        .get("basic")
+        .map(|j| bpc::value::json::from_json(j, bpc::value::json::FromJson::Tagged))
+    {
         Some(Value::Map(m)) => (*m).clone(),
         _ => Map::default(),
     }
@@ -371,7 +374,7 @@ impl Corpus {
                 let sources = SourceMap::new();
                 let file = sources.add("fuzz.yaml".to_string(), text.clone());
                 if let Ok(node) = bpc::yaml::parse(text, file) {
-                    let value = bpc::compose::evaluate::plain_value(&node);
+                    let value = node.to_value();
                     let _ = bpc::emit::to_yaml(&value);
                 }
             }

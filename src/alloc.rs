@@ -101,7 +101,7 @@ fn current() -> Option<&'static Meter> {
 }
 
 /// The system allocator plus the per-thread meter above.
-pub struct Metered;
+struct Metered;
 
 // SAFETY: every call is forwarded to `System`; the meter only counts, or parks the
 // calling thread before it allocates.

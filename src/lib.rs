@@ -1,22 +1,51 @@
 //! bpc — a blueprint composer for Windsor facet templates.
 //!
-//! The pipeline: load → scope → activate → config → collect → merge → validate → emit.
-//! [`template`] loads, [`compose`] runs the middle stages, [`emit`] writes the result;
-//! [`expr`] is the expression engine, self-contained.
+//! The pipeline: load → scope → activate → config → collect → merge → validate →
+//! emit/render. [`template`] loads, [`compose`] runs the middle stages, [`emit`] and
+//! [`render`] write the result; [`expr`] is the expression engine, self-contained.
+//! CONTRIBUTING.md walks the stages file by file.
+//!
+//! # The public API
+//!
+//! Start from a [`session::Session`]: `Session::open(Options, sources)` finds the
+//! project, loads its template, compiles its schema and makes an expression engine,
+//! once; then
+//!
+//! * `session.compose()` gives a [`compose::Composition`]: the blueprint
+//!   (`composition.blueprint`, a [`value::Value`]), its components and the origin of
+//!   every value; `session.compose_context(name)` composes any other context of the
+//!   project from the same loaded template (from many threads at once, if you like),
+//!   and `session.contexts()` lists them;
+//! * `session.render(format)` gives the Terraform and Flux files ([`render::Rendered`]);
+//! * `session.suite(options)` runs the template's test cases ([`testing::runner`],
+//!   cases from [`testing::case`]).
+//!
+//! Around it: [`emit::to_yaml`] / [`emit::to_json`] print a value,
+//! [`explain::Explainer`] says where a value came from, [`source::Diagnostic`]s render
+//! with [`source::render`] against the session's [`source::SourceMap`], and
+//! [`expr::Engine`] evaluates an expression on its own (with host functions of your
+//! own through [`expr::native`]). [`cli`] is the `bpc` binary's command line;
+//! [`watch::watch`] runs a job again on every change to its inputs (the commands' jobs:
+//! [`cli::watch::job`]).
+//!
+//! Everything else is `pub(crate)`: modules the pipeline uses between its stages.
 
-pub mod all_contexts;
+pub(crate) mod all_contexts;
 pub mod alloc;
+pub mod check;
 pub mod cli;
 pub mod compose;
+pub(crate) mod diff;
 pub mod emit;
 pub mod explain;
 pub mod expr;
-pub mod parallel;
-pub mod project;
+pub(crate) mod parallel;
+pub(crate) mod project;
 pub mod render;
 pub mod session;
 pub mod source;
 pub mod template;
 pub mod testing;
+pub mod value;
 pub mod watch;
 pub mod yaml;

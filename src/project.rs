@@ -2,6 +2,7 @@
 //! value layers (S4). This is the only place that looks at the current directory or
 //! the process environment; composition itself gets everything through its inputs.
 
+use crate::compose::overlay::Overlay;
 use crate::compose::scope::{set_path, Builtins, Layer};
 use crate::expr::Value;
 use crate::source::{Diagnostic, FileTree, SourceMap};
@@ -233,6 +234,21 @@ impl Project {
         }
     }
 
+    /// The context's own blueprint, `contexts/<ctx>/blueprint.yaml`, when there is one
+    /// (S12). Read at each call, so a composition sees the file as it is now.
+    pub fn overlay(&self, sources: &SourceMap) -> Result<Option<Overlay>, Diagnostic> {
+        let path = format!("contexts/{}/blueprint.yaml", self.context);
+        let Some(node) = read_optional(&self.root.join(&path), &path, sources)? else {
+            return Ok(None);
+        };
+        // Relative paths in its inputs start at the file's directory and stay inside
+        // the project (S8 confines the template the same way).
+        let tree = FileTree::from_dir(&self.root).map_err(|e| {
+            Diagnostic::error(format!("cannot open project {}: {e}", self.root.display()))
+        })?;
+        Ok(Some(Overlay { node, tree, path }))
+    }
+
     /// The context's value layers in precedence order (S4, schema defaults excluded).
     /// Relative `--values` paths are taken from `cwd`; messages name them as given.
     pub fn layers(
@@ -250,7 +266,7 @@ impl Project {
         {
             layers.push(Layer {
                 name: format!("windsor.yaml contexts.{}", self.context),
-                value: crate::compose::evaluate::plain_value(section),
+                value: section.to_value(),
                 node: Some(section.clone()),
             });
         }
@@ -260,7 +276,7 @@ impl Project {
             let node = read_yaml_file(&values_path, &values_rel, sources)?;
             layers.push(Layer {
                 name: values_rel,
-                value: crate::compose::evaluate::plain_value(&node),
+                value: node.to_value(),
                 node: Some(node),
             });
         }
@@ -269,7 +285,7 @@ impl Project {
             let node = read_yaml_file(&cwd.join(file), &display, sources)?;
             layers.push(Layer {
                 name: display,
-                value: crate::compose::evaluate::plain_value(&node),
+                value: node.to_value(),
                 node: Some(node),
             });
         }
@@ -303,11 +319,7 @@ pub fn parse_sets(pairs: &[String], sources: &SourceMap) -> Result<Value, Diagno
         let file = sources.add(format!("--set {key}"), raw.to_string());
         let text = sources.text(file).unwrap_or_default();
         let node = crate::yaml::parse(&text, file).map_err(Diagnostic::from)?;
-        set_path(
-            &mut out,
-            &path,
-            crate::compose::evaluate::plain_value(&node),
-        );
+        set_path(&mut out, &path, node.to_value());
     }
     Ok(out)
 }

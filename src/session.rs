@@ -150,9 +150,7 @@ impl Session {
         let display = path.to_string_lossy().to_string();
         let node = project::read_yaml_file(&self.options.cwd.join(path), &display, &self.sources)
             .map_err(|d| vec![d])?;
-        Ok(TerraformOutputs::Provider(
-            crate::compose::evaluate::plain_value(&node),
-        ))
+        Ok(TerraformOutputs::Provider(node.to_value()))
     }
 
     /// Every context the project defines (see [`Project::contexts`]).
@@ -174,6 +172,7 @@ impl Session {
     }
 
     fn compose_project(&self, project: &Project) -> Result<Composition, Vec<Diagnostic>> {
+        let overlay = project.overlay(&self.sources).map_err(|d| vec![d])?;
         let inputs = Inputs {
             template: &self.template,
             schema: self.schema.as_ref(),
@@ -185,6 +184,7 @@ impl Session {
             terraform: self.terraform_outputs()?,
             precedence: self.options.precedence,
             limits: self.options.limits,
+            overlay: overlay.as_ref(),
         };
         let mut composition = crate::compose::compose(&inputs)?;
         composition
@@ -227,7 +227,7 @@ impl Session {
 
     /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
     /// `None` when it is not a directory. Only regular files are read.
-    pub fn module_files(&self, dir: &str) -> ModuleFiles {
+    fn module_files(&self, dir: &str) -> ModuleFiles {
         let dir = self.project.root.join(dir);
         let mut files = Vec::new();
         for entry in std::fs::read_dir(&dir).ok()?.flatten() {

@@ -210,9 +210,21 @@ fn a_session_composes_any_context_without_reloading() {
     let session = Session::open(Options::at(dir.path()), sources).expect("session");
     assert_eq!(session.contexts(), ["dev", "prod", "staging"]);
     let names = session.contexts();
-    let composed = bpc::parallel::map(&names, 3, |name| {
-        let composition = session.compose_context(name).expect("compose");
-        bpc::emit::to_yaml(&composition.blueprint)
+    let composed: Vec<String> = std::thread::scope(|s| {
+        let threads: Vec<_> = names
+            .iter()
+            .map(|name| {
+                let session = &session;
+                s.spawn(move || {
+                    let composition = session.compose_context(name).expect("compose");
+                    bpc::emit::to_yaml(&composition.blueprint)
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().expect("thread"))
+            .collect()
     });
     for (name, yaml) in names.iter().zip(&composed) {
         assert_eq!(yaml, &single(dir.path(), name), "{name}");

@@ -3,6 +3,8 @@
 
 use bpc::expr::host::{Host, TerraformOutputs};
 use bpc::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
+use bpc::value::json::{from_json, FromJson};
+use bpc::value::Equality;
 use serde_json::Value as Json;
 use std::path::PathBuf;
 
@@ -15,72 +17,7 @@ fn case_dir() -> PathBuf {
 
 /// Decodes the suite's value encoding (README, "Value encoding").
 fn decode(j: &Json) -> Value {
-    match j {
-        Json::Null => Value::Nil,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => Value::Int(i),
-            (None, Some(u)) => Value::Uint(u),
-            _ => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Json::String(s) => Value::str(s.as_str()),
-        Json::Array(items) => Value::list(items.iter().map(decode).collect()),
-        Json::Object(obj) => {
-            if obj.len() == 1 {
-                if let Some(f) = obj.get("float") {
-                    return Value::Float(match f {
-                        Json::String(s) if s == "NaN" => f64::NAN,
-                        Json::String(s) if s == "+Inf" => f64::INFINITY,
-                        Json::String(s) if s == "-Inf" => f64::NEG_INFINITY,
-                        other => other.as_f64().unwrap_or(f64::NAN),
-                    });
-                }
-                if let Some(inner @ Json::Object(_)) = obj.get("map") {
-                    return decode_map(inner);
-                }
-            }
-            decode_map(j)
-        }
-    }
-}
-
-fn decode_map(j: &Json) -> Value {
-    let mut m = Map::default();
-    if let Json::Object(obj) = j {
-        for (k, v) in obj {
-            m.insert(k.as_str().into(), decode(v));
-        }
-    }
-    Value::map(m)
-}
-
-/// Integers compare by value whatever their Go type; floats numerically with
-/// NaN equal to NaN; integers never equal floats.
-fn same(expected: &Value, got: &Value) -> bool {
-    match (expected, got) {
-        (Value::Nil, Value::Nil) => true,
-        (Value::Bool(a), Value::Bool(b)) => a == b,
-        (Value::Int(_) | Value::Uint(_), Value::Int(_) | Value::Uint(_)) => {
-            wide(expected) == wide(got)
-        }
-        (Value::Float(a), Value::Float(b)) => (a.is_nan() && b.is_nan()) || a == b,
-        (Value::Str(a), Value::Str(b)) => a == b,
-        (Value::List(a), Value::List(b)) => {
-            a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| same(x, y))
-        }
-        (Value::Map(a), Value::Map(b)) => {
-            a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => false,
-    }
-}
-
-fn wide(v: &Value) -> i128 {
-    match v {
-        Value::Int(i) => *i as i128,
-        Value::Uint(u) => *u as i128,
-        _ => 0,
-    }
+    from_json(j, FromJson::Tagged)
 }
 
 struct TestHost {
@@ -164,7 +101,7 @@ fn expr_conformance() {
         let case: Json = serde_json::from_str(line).expect("case is JSON");
         let id = case["id"].as_str().unwrap_or("?");
         let input = case["input"].as_str().unwrap_or("");
-        let env = match decode_map(&envs[case["env"].as_str().unwrap_or("")]) {
+        let env = match decode(&envs[case["env"].as_str().unwrap_or("")]) {
             Value::Map(m) => (*m).clone(),
             _ => Map::default(),
         };
@@ -181,7 +118,7 @@ fn expr_conformance() {
             expect.get("err").and_then(Json::as_str),
             &got,
         ) {
-            (Some(want), _, Ok(v)) => same(&decode(want), v),
+            (Some(want), _, Ok(v)) => decode(want).equals(v, Equality::SAME_RESULT),
             (None, Some(kind), Err(e)) => {
                 let have = match e.kind {
                     ErrorKind::Compile => "compile",

@@ -1,7 +1,6 @@
 //! Property tests (issue 14): the YAML loader, the expression engine and the merge
 //! strategies against laws that must hold for every input, not only the examples.
 
-use bpc::compose::evaluate::plain_value;
 use bpc::compose::scope::deep_merge;
 use bpc::expr::host::NullHost;
 use bpc::expr::{Engine, EngineConfig, Map, Value};
@@ -85,7 +84,7 @@ fn load(text: &str) -> Result<String, String> {
     let sources = SourceMap::default();
     let file = sources.add("p.yaml".to_string(), text.to_string());
     bpc::yaml::parse(text, file)
-        .map(|n| show(&plain_value(&n)))
+        .map(|n| show(&n.to_value()))
         .map_err(|e| format!("{e:?}"))
 }
 
@@ -218,6 +217,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         environment: bpc::compose::host::Environment::Fixed(Default::default()),
         terraform: bpc::expr::host::TerraformOutputs::Deferred,
         limits: Default::default(),
+        overlay: None,
         precedence: Default::default(),
     };
     let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;

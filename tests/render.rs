@@ -38,8 +38,8 @@ fn render(project: &Path, template: Option<&Path>) -> Rendered {
 /// YAML text as JSON, through bpc's own loader.
 fn yaml_json(text: &str) -> serde_json::Value {
     let node = bpc::yaml::parse(text, bpc::source::span::FileId(0)).expect("yaml");
-    let value = bpc::compose::evaluate::plain_value(&node);
-    serde_json::from_str(&bpc::emit::json::compact(&value)).expect("json")
+    let value = node.to_value();
+    serde_json::from_str(&bpc::value::json::compact(&value)).expect("json")
 }
 
 /// The `openAPIV3Schema` of the CRD's storage version.

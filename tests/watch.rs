@@ -5,12 +5,9 @@
 //! replaces the output and says what changed.
 
 mod common;
-use bpc::cli::compose::ComposeArgs;
-use bpc::cli::render::RenderArgs;
-use bpc::cli::test::TestArgs;
-use bpc::cli::watch::{ComposeJob, RenderJob, TestJob};
-use bpc::session::Options;
+use bpc::cli::Cli;
 use bpc::watch::{Event, Job, Outcome, Settings, Stopper};
+use clap::Parser;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver};
@@ -34,10 +31,15 @@ fn small_project() -> tempfile::TempDir {
     ])
 }
 
-fn options(root: &Path) -> Options {
-    let mut options = Options::at(root);
-    options.locate.context = Some("dev".to_string());
-    options
+/// The watch job of `bpc ARGS… --project ROOT`.
+fn job(root: &Path, args: &[&str]) -> Box<dyn Job + Send> {
+    let root = root.to_string_lossy().to_string();
+    let argv = ["bpc"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .chain(["--project", root.as_str()]);
+    let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
+    bpc::cli::watch::job(cli, false).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
 /// A watch running `job` on its own thread, its events on a channel.
@@ -48,14 +50,14 @@ struct Running {
 }
 
 impl Running {
-    fn start(mut job: impl Job + Send + 'static) -> Running {
+    fn start(mut job: Box<dyn Job + Send>) -> Running {
         let (stopper, signals) = bpc::watch::signals();
         let (sender, events) = channel();
         let settings = Settings {
             debounce: Duration::from_millis(50),
         };
         let thread = std::thread::spawn(move || {
-            bpc::watch::watch(&mut job, settings, signals, |event| {
+            bpc::watch::watch(job.as_mut(), settings, signals, |event| {
                 // The test may have stopped listening; the watch goes on until stopped.
                 let _ = sender.send(event);
             })
@@ -125,11 +127,13 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn compose_args(out: &Path) -> ComposeArgs {
-    ComposeArgs {
-        out: Some(out.to_path_buf()),
-        ..ComposeArgs::default()
-    }
+/// `bpc compose --context dev --out OUT`.
+fn compose_job(root: &Path, out: &Path) -> Box<dyn Job + Send> {
+    let out = out.to_string_lossy().to_string();
+    job(
+        root,
+        &["compose", "--context", "dev", "--out", out.as_str()],
+    )
 }
 
 #[test]
@@ -137,7 +141,7 @@ fn compose_recomposes_keeps_the_last_good_output_and_summarises_changes() {
     let dir = small_project();
     let root = dir.path();
     let out = root.join("blueprint.yaml");
-    let watch = Running::start(ComposeJob::new(compose_args(&out), options(root), false));
+    let watch = Running::start(compose_job(root, &out));
     let (number, _, first) = watch.round();
     assert_eq!(number, 1);
     assert!(
@@ -201,7 +205,7 @@ fn files_read_by_jsonnet_and_the_context_overlay_are_inputs() {
     let root = dir.path();
     let out = root.join("out/blueprint.yaml");
     std::fs::create_dir_all(root.join("out")).expect("mkdir");
-    let mut job = ComposeJob::new(compose_args(&out), options(root), false);
+    let mut job = compose_job(root, &out);
     let inputs = job.round().inputs;
     assert!(inputs.covers(&root.join("contexts/dev/blueprint.yaml")));
     assert!(inputs.covers(&root.join("windsor.yaml")));
@@ -239,17 +243,11 @@ fn render_replaces_the_tree_and_keeps_it_when_a_round_fails() {
     let dir = small_project();
     let root = dir.path();
     let out = root.join("render");
-    let args = RenderArgs {
-        out: out.clone(),
-        check: false,
-        force: false,
-        format: Default::default(),
-        terraform_outputs: None,
-        project: Default::default(),
-        contexts: Default::default(),
-        watch: Default::default(),
-    };
-    let watch = Running::start(RenderJob::new(args, options(root), false));
+    let out_arg = out.to_string_lossy().to_string();
+    let watch = Running::start(job(
+        root,
+        &["render", "--context", "dev", "--out", out_arg.as_str()],
+    ));
     watch.done();
     let tfvars = out.join("terraform/network/terraform.tfvars.json");
     assert!(read(&tfvars).contains("10.1.0.0/16"));
@@ -276,12 +274,7 @@ fn test_reruns_the_cases() {
         &root.join("_template/tests/main.test.yaml"),
         "cases:\n  - name: default cidr\n    expect:\n      terraform:\n        - name: network\n          inputs:\n            cidr: 10.0.0.0/16\n",
     );
-    let job = TestJob {
-        args: TestArgs::default(),
-        options: Options::at(root),
-        color: false,
-    };
-    let watch = Running::start(job);
+    let watch = Running::start(job(root, &["test"]));
     assert_eq!(watch.done(), "1 passed, 0 failed");
     write(
         &root.join("_template/facets/base.yaml"),
@@ -300,11 +293,7 @@ fn test_reruns_the_cases() {
 fn stopping_ends_the_watch() {
     let dir = small_project();
     let out = dir.path().join("b.yaml");
-    let mut watch = Running::start(ComposeJob::new(
-        compose_args(&out),
-        options(dir.path()),
-        false,
-    ));
+    let mut watch = Running::start(compose_job(dir.path(), &out));
     watch.done();
     watch.stopper.stop();
     let thread = watch.thread.take().expect("thread");

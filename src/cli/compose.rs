@@ -190,7 +190,9 @@ pub fn run(args: ComposeArgs) -> ExitCode {
         return run_contexts(&args, &selection);
     }
     if args.watch.watch {
-        return super::watch::run_compose(args);
+        return super::watch::run(super::Cli {
+            command: super::Command::Compose(args),
+        });
     }
     let sources = Arc::new(SourceMap::new());
     match compose_text(&args, &sources) {
@@ -289,7 +291,7 @@ fn compose_text(
 }
 
 /// The composed blueprint as text: YAML or JSON, with or without provenance.
-pub fn blueprint_text(
+pub(crate) fn blueprint_text(
     session: &Session,
     composition: &Composition,
     format: Format,

@@ -61,10 +61,7 @@ fn evaluate(args: &EvalArgs, sources: &SourceMap) -> Result<Value, Diagnostic> {
     let mut scope = Value::map(Map::default());
     for file in &args.values {
         let node = crate::project::read_yaml_file(file, &file.to_string_lossy(), sources)?;
-        crate::compose::scope::deep_merge(
-            &mut scope,
-            &crate::compose::evaluate::plain_value(&node),
-        );
+        crate::compose::scope::deep_merge(&mut scope, &node.to_value());
     }
     if !args.set.is_empty() {
         let sets = crate::project::parse_sets(&args.set, sources)?;

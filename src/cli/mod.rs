@@ -1,14 +1,15 @@
 //! Commands of the `bpc` binary, one file each. Every command returns an exit code:
 //! 0 success, 1 a failure it reported (composition errors, failing tests), 2 bad usage.
 
+pub mod check;
 pub mod compose;
-pub mod contexts;
-pub mod eval;
-pub mod explain;
-pub mod output;
-pub mod render;
+pub(crate) mod contexts;
+pub(crate) mod eval;
+pub(crate) mod explain;
+pub(crate) mod output;
+pub(crate) mod render;
 pub mod show;
-pub mod test;
+pub(crate) mod test;
 pub mod watch;
 
 use crate::source::{Diagnostic, SourceMap};
@@ -29,6 +30,9 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Check a template for mistakes without composing (references, types,
+    /// reachability, dependencies; `--coverage` for test coverage).
+    Check(check::CheckArgs),
     /// Compose the blueprint of a context from the template's facets.
     Compose(compose::ComposeArgs),
     /// Evaluate an expression (or a `${…}` template) against values.
@@ -45,6 +49,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
+        Command::Check(args) => check::run(args),
         Command::Compose(args) => compose::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Test(args) => test::run(args),
@@ -55,7 +60,7 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 /// Whether stderr gets colour: only on a terminal, and never with NO_COLOR set.
-pub fn color_stderr() -> bool {
+fn color_stderr() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 

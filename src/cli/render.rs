@@ -60,7 +60,9 @@ pub fn run(args: RenderArgs) -> ExitCode {
         return run_contexts(&args, &selection);
     }
     if args.watch.watch {
-        return super::watch::run_render(args);
+        return super::watch::run(super::Cli {
+            command: super::Command::Render(args),
+        });
     }
     let sources = Arc::new(SourceMap::new());
     let session = args

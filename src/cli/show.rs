@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 /// What a masked value reads as.
-pub const SENSITIVE: &str = "<sensitive>";
+const SENSITIVE: &str = "<sensitive>";
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {

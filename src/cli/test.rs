@@ -68,7 +68,9 @@ pub struct TestArgs {
 
 pub fn run(args: TestArgs) -> ExitCode {
     if args.watch.watch {
-        return super::watch::run_tests(&args);
+        return super::watch::run(super::Cli {
+            command: super::Command::Test(args),
+        });
     }
     let sources = Arc::new(SourceMap::new());
     // Cases compose in isolation (S11): WINDSOR_CONTEXT plays no part.
@@ -95,7 +97,7 @@ pub struct Tally {
 }
 
 /// `*`/`?` wildcards when present, else a substring test.
-pub fn matches_filter(name: &str, pattern: &str) -> bool {
+fn matches_filter(name: &str, pattern: &str) -> bool {
     if !pattern.contains(['*', '?']) {
         return name.contains(pattern);
     }
@@ -309,7 +311,7 @@ fn snapshots(
                 message: format!(
                     "blueprint differs from {}\n{}",
                     path.display(),
-                    snapshot::unified_diff(&golden, &text, "golden", "composed")
+                    crate::diff::unified_diff(&golden, &text, "golden", "composed")
                 ),
             }),
             Err(_) => result.mismatches.push(crate::testing::matcher::Mismatch {

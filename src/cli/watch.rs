@@ -6,6 +6,7 @@ use super::compose::{blueprint_text, env_context, ComposeArgs};
 use super::output::emit;
 use super::render::RenderArgs;
 use super::test::TestArgs;
+use super::{Cli, Command};
 use crate::session::{self, Session};
 use crate::source::{Diagnostic, SourceMap};
 use crate::watch::changes::{summary, Shape};
@@ -52,17 +53,59 @@ fn strict_error(strict: bool, warnings: &[Diagnostic]) -> Option<Diagnostic> {
     })
 }
 
+/// The watch job of a `compose`, `render` or `test` command line (with or without
+/// `--watch`), its options read now from the process (current directory,
+/// `$WINDSOR_CONTEXT`); `color` paints the diagnostics of its reports.
+pub fn job(cli: Cli, color: bool) -> Result<Box<dyn Job + Send>, Vec<Diagnostic>> {
+    match cli.command {
+        Command::Compose(args) => {
+            let options = args
+                .project
+                .session_options(env_context(), args.terraform_outputs.clone())?;
+            Ok(Box::new(ComposeJob::new(args, options, color)))
+        }
+        Command::Render(args) => {
+            if args.check {
+                return Err(vec![Diagnostic::error(
+                    "--watch writes the render; it does not combine with --check",
+                )]);
+            }
+            let options = args
+                .project
+                .session_options(env_context(), args.terraform_outputs.clone())?;
+            Ok(Box::new(RenderJob::new(args, options, color)))
+        }
+        Command::Test(args) => {
+            if args.update || args.explain.is_some() || args.show {
+                return Err(vec![Diagnostic::error(
+                    "--watch runs the cases; it does not combine with --update, --explain or --show",
+                )]);
+            }
+            // Cases compose in isolation (S11): WINDSOR_CONTEXT plays no part.
+            let options = args.project.session_options(None, None)?;
+            Ok(Box::new(TestJob {
+                args,
+                options,
+                color,
+            }))
+        }
+        _ => Err(vec![Diagnostic::error(
+            "--watch is for compose, render and test",
+        )]),
+    }
+}
+
 /// `bpc compose --watch`.
-pub struct ComposeJob {
-    pub args: ComposeArgs,
-    pub options: session::Options,
-    pub color: bool,
+struct ComposeJob {
+    args: ComposeArgs,
+    options: session::Options,
+    color: bool,
     last: Option<Shape>,
     written: Option<String>,
 }
 
 impl ComposeJob {
-    pub fn new(args: ComposeArgs, options: session::Options, color: bool) -> ComposeJob {
+    fn new(args: ComposeArgs, options: session::Options, color: bool) -> ComposeJob {
         ComposeJob {
             args,
             options,
@@ -146,15 +189,15 @@ impl Job for ComposeJob {
 }
 
 /// `bpc render --watch`.
-pub struct RenderJob {
-    pub args: RenderArgs,
-    pub options: session::Options,
-    pub color: bool,
+struct RenderJob {
+    args: RenderArgs,
+    options: session::Options,
+    color: bool,
     last: Option<Shape>,
 }
 
 impl RenderJob {
-    pub fn new(args: RenderArgs, options: session::Options, color: bool) -> RenderJob {
+    fn new(args: RenderArgs, options: session::Options, color: bool) -> RenderJob {
         RenderJob {
             args,
             options,
@@ -214,10 +257,10 @@ impl Job for RenderJob {
 
 /// `bpc test --watch`: the suite again on every change; its report is printed by the
 /// run itself.
-pub struct TestJob {
-    pub args: TestArgs,
-    pub options: session::Options,
-    pub color: bool,
+struct TestJob {
+    args: TestArgs,
+    options: session::Options,
+    color: bool,
 }
 
 impl Job for TestJob {
@@ -271,67 +314,23 @@ pub fn print(event: Event) {
     }
 }
 
-/// Runs `job` until the process is interrupted.
-fn run_job(job: &mut dyn Job) -> ExitCode {
+/// `bpc compose|render|test --watch`: runs the command's job until the process is
+/// interrupted.
+pub(crate) fn run(cli: Cli) -> ExitCode {
+    let mut job = match job(cli, super::color_stderr()) {
+        Ok(job) => job,
+        Err(errors) => {
+            super::report(&errors, &SourceMap::new());
+            return ExitCode::from(2);
+        }
+    };
     let (_stopper, signals) = crate::watch::signals();
     eprintln!("watch: watching for changes (Ctrl-C to stop)");
-    match crate::watch::watch(job, Settings::default(), signals, print) {
+    match crate::watch::watch(job.as_mut(), Settings::default(), signals, print) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::from(1)
         }
-    }
-}
-
-/// The options of a watched command, or the exit after reporting why there are none.
-fn options_or_exit(
-    options: Result<session::Options, Vec<Diagnostic>>,
-) -> Result<session::Options, ExitCode> {
-    options.map_err(|errors| {
-        super::report(&errors, &SourceMap::new());
-        ExitCode::from(1)
-    })
-}
-
-pub fn run_compose(args: ComposeArgs) -> ExitCode {
-    let options = args
-        .project
-        .session_options(env_context(), args.terraform_outputs.clone());
-    match options_or_exit(options) {
-        Ok(options) => run_job(&mut ComposeJob::new(args, options, super::color_stderr())),
-        Err(code) => code,
-    }
-}
-
-pub fn run_render(args: RenderArgs) -> ExitCode {
-    if args.check {
-        eprintln!("error: --watch writes the render; it does not combine with --check");
-        return ExitCode::from(2);
-    }
-    let options = args
-        .project
-        .session_options(env_context(), args.terraform_outputs.clone());
-    match options_or_exit(options) {
-        Ok(options) => run_job(&mut RenderJob::new(args, options, super::color_stderr())),
-        Err(code) => code,
-    }
-}
-
-pub fn run_tests(args: &TestArgs) -> ExitCode {
-    if args.update || args.explain.is_some() || args.show {
-        eprintln!(
-            "error: --watch runs the cases; it does not combine with --update, --explain or --show"
-        );
-        return ExitCode::from(2);
-    }
-    let options = args.project.session_options(None, None);
-    match options_or_exit(options) {
-        Ok(options) => run_job(&mut TestJob {
-            args: args.clone(),
-            options,
-            color: super::color_stderr(),
-        }),
-        Err(code) => code,
     }
 }

@@ -28,7 +28,7 @@ pub fn check(blueprint: &Value, budget: usize) -> Result<(), Diagnostic> {
 
 /// Where inside `value` its estimated size passes `budget` (`""` for the value
 /// itself, else `.key` / `[index]` steps), or None when it fits.
-pub fn crossing(value: &Value, budget: usize) -> Option<String> {
+fn crossing(value: &Value, budget: usize) -> Option<String> {
     size_within(value, budget).err()
 }
 

@@ -5,16 +5,16 @@
 
 use super::activate::{Activated, Activation};
 use super::config::Resolver;
-use super::evaluate::{eval_condition, expr_diagnostic, plain_value};
+use super::evaluate::{eval_condition, expr_diagnostic};
 use super::host::TemplateHost;
-use super::origin::{Origin, OriginId, Origins, Source};
+use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::source::Diagnostic;
 use crate::template::fields::{canonical, field_for, Eval, Field};
 use crate::template::identity::merge_key;
-use crate::template::{ComponentEntry, ComponentKind, Strategy, Template};
+use crate::template::{ComponentEntry, ComponentKind, FacetId, Strategy, Template, TemplateId};
 use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;
 use std::sync::Arc;
@@ -24,7 +24,6 @@ use std::sync::Arc;
 pub struct Contribution {
     pub kind: ComponentKind,
     pub id: String,
-    pub source: Source,
     /// Application order (S3): effective ordinal, facet order, position in the file.
     pub order: (i64, usize, usize),
     pub strategy: Strategy,
@@ -39,7 +38,7 @@ pub struct Contribution {
 pub struct Exclusion {
     pub kind: ComponentKind,
     pub id: String,
-    pub facet: usize,
+    pub facet: FacetId,
     pub reason: String,
     pub when: Option<crate::template::Condition>,
 }
@@ -51,6 +50,7 @@ pub fn identity(kind: ComponentKind, node: &Node) -> Option<String> {
 }
 
 struct Collector<'a, 't> {
+    id: TemplateId,
     template: &'t Template,
     resolver: &'a Resolver<'t>,
     origins: &'a mut Origins,
@@ -61,12 +61,14 @@ struct Collector<'a, 't> {
 }
 
 pub fn collect(
+    id: TemplateId,
     template: &Template,
     resolver: &Resolver<'_>,
     activated: &Activated,
     origins: &mut Origins,
 ) -> Result<(Vec<Contribution>, Vec<Exclusion>), Vec<Diagnostic>> {
     let mut c = Collector {
+        id,
         template,
         resolver,
         origins,
@@ -95,7 +97,10 @@ pub fn collect(
                     exclusions.push(Exclusion {
                         kind: entry.kind,
                         id,
-                        facet: i,
+                        facet: FacetId {
+                            template: c.id,
+                            index: i,
+                        },
                         reason: format!("facet `{}` is not active", facet.name),
                         when: facet.when.clone(),
                     });
@@ -111,7 +116,10 @@ pub fn collect(
                         exclusions.push(Exclusion {
                             kind: entry.kind,
                             id,
-                            facet: i,
+                            facet: FacetId {
+                                template: c.id,
+                                index: i,
+                            },
                             reason: format!("its `when` in facet `{}` is false", facet.name),
                             when: entry.when.clone(),
                         });
@@ -146,7 +154,7 @@ impl<'t> Collector<'_, 't> {
             return None;
         };
         let origin = self.origins.add(Origin {
-            source: Source::Base,
+            contributor: Contributor::Base,
             span: node.span,
             ordinal: i64::MIN,
             strategy: Strategy::Merge,
@@ -165,7 +173,7 @@ impl<'t> Collector<'_, 't> {
             kind,
             node,
             &host,
-            Source::Base,
+            Contributor::Base,
             i64::MIN,
             Strategy::Merge,
             &what,
@@ -173,7 +181,6 @@ impl<'t> Collector<'_, 't> {
             Ok((fields, identity_only)) => Some(Contribution {
                 kind,
                 id,
-                source: Source::Base,
                 order: (i64::MIN, 0, pos),
                 strategy: Strategy::Merge,
                 fields,
@@ -210,9 +217,12 @@ impl<'t> Collector<'_, 't> {
             }
         }
         let ordinal = entry.ordinal.unwrap_or(facet.ordinal);
-        let source = Source::Facet(facet_index);
+        let contributor = Contributor::Facet(FacetId {
+            template: self.id,
+            index: facet_index,
+        });
         let origin = self.origins.add(Origin {
-            source: source.clone(),
+            contributor: contributor.clone(),
             span: entry.node.span,
             ordinal,
             strategy: entry.strategy,
@@ -223,7 +233,7 @@ impl<'t> Collector<'_, 't> {
             entry.kind,
             &entry.node,
             &host,
-            source.clone(),
+            contributor,
             ordinal,
             entry.strategy,
             &what,
@@ -231,7 +241,6 @@ impl<'t> Collector<'_, 't> {
         Ok(Some(Contribution {
             kind: entry.kind,
             id,
-            source,
             order: (ordinal, facet_index + 1, entry.position),
             strategy: entry.strategy,
             fields,
@@ -248,7 +257,7 @@ impl<'t> Collector<'_, 't> {
         kind: ComponentKind,
         node: &Node,
         host: &TemplateHost<'_>,
-        source: Source,
+        contributor: Contributor,
         ordinal: i64,
         strategy: Strategy,
         what: &str,
@@ -272,7 +281,7 @@ impl<'t> Collector<'_, 't> {
             }
             let context = || format!("in `{}` of {what}", key.name);
             let origin = Origin {
-                source: source.clone(),
+                contributor: contributor.clone(),
                 span: value.span,
                 ordinal,
                 strategy,
@@ -302,7 +311,7 @@ impl<'t> Collector<'_, 't> {
         match field.eval {
             Eval::Literal => {
                 let id = self.origins.add(origin);
-                Ok(Tracked::from_value(&plain_value(node), id))
+                Ok(Tracked::from_value(&node.to_value(), id))
             }
             Eval::Template => self.tracked(node, host, origin, context),
             Eval::Names => {
@@ -398,7 +407,7 @@ impl<'t> Collector<'_, 't> {
                     // A variant's `when` is ANDed with its system's (already true here).
                     if let Some(w) = item.get("when") {
                         let cond = crate::template::Condition {
-                            text: match plain_value(w) {
+                            text: match w.to_value() {
                                 Value::Str(s) => s.to_string(),
                                 other => go_format(&other),
                             },
@@ -434,7 +443,7 @@ impl<'t> Collector<'_, 't> {
                                 span: item.span,
                                 ..origin.clone()
                             });
-                            Tracked::from_value(&plain_value(item), id)
+                            Tracked::from_value(&item.to_value(), id)
                         }
                         _ => {
                             return Err(Diagnostic::error(
@@ -487,7 +496,7 @@ impl<'t> Collector<'_, 't> {
                     span: value.span,
                     ..origin.clone()
                 });
-                Tracked::Leaf(plain_value(value), id)
+                Tracked::Leaf(value.to_value(), id)
             } else {
                 let Some(field) = field_for(ComponentKind::Kustomize, &key.name) else {
                     continue;
@@ -589,7 +598,7 @@ impl<'t> Collector<'_, 't> {
                     span: node.span,
                     ..origin
                 });
-                Ok(Tracked::Leaf(plain_value(node), id))
+                Ok(Tracked::Leaf(node.to_value(), id))
             }
         }
     }
@@ -623,7 +632,7 @@ pub fn substitution_text(v: &Value) -> String {
     match v {
         Value::Nil => String::new(),
         Value::Str(s) => s.to_string(),
-        Value::List(_) | Value::Map(_) => crate::emit::json::compact(v),
+        Value::List(_) | Value::Map(_) => crate::value::json::compact(v),
         other => go_format(other),
     }
 }

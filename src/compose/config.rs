@@ -30,7 +30,7 @@ use std::sync::Arc;
 /// A merged, unevaluated config value: maps merge key by key, anything else is a leaf
 /// written by one block.
 #[derive(Clone, Debug)]
-pub enum Raw {
+enum Raw {
     Map(IndexMap<Arc<str>, Raw>),
     Leaf(Leaf),
 }
@@ -40,22 +40,20 @@ pub struct Leaf {
     pub node: Node,
     /// Index of the facet (processing order) that wrote it.
     pub facet: usize,
-    pub block: String,
 }
 
 impl Raw {
-    fn from_node(node: &Node, facet: usize, block: &str) -> Raw {
+    fn from_node(node: &Node, facet: usize) -> Raw {
         match &node.kind {
             NodeKind::Map(entries) => Raw::Map(
                 entries
                     .iter()
-                    .map(|(k, v)| (Arc::clone(&k.name), Raw::from_node(v, facet, block)))
+                    .map(|(k, v)| (Arc::clone(&k.name), Raw::from_node(v, facet)))
                     .collect(),
             ),
             _ => Raw::Leaf(Leaf {
                 node: node.clone(),
                 facet,
-                block: block.to_string(),
             }),
         }
     }
@@ -80,7 +78,7 @@ impl Raw {
 
 /// One block contribution of an active facet, in application order.
 #[derive(Clone, Debug)]
-pub struct BlockContribution<'t> {
+struct BlockContribution<'t> {
     pub facet: usize,
     pub block: &'t ConfigBlock,
 }
@@ -259,14 +257,6 @@ impl<'t> Resolver<'t> {
                 .any(|c| active.get(c.facet).copied().unwrap_or(false)),
         }
     }
-
-    pub fn block_names(&self) -> impl Iterator<Item = &str> {
-        self.blocks
-            .by_name
-            .keys()
-            .filter(|k| self.has_block(k))
-            .map(String::as_str)
-    }
 }
 
 /// Top-level names an evaluation looked up; `all` when it read the whole scope.
@@ -320,10 +310,6 @@ impl<'t> BlockIndex<'t> {
 }
 
 impl<'t> Resolver<'t> {
-    pub fn contributions(&self, name: &str) -> Vec<BlockContribution<'t>> {
-        self.block(name).unwrap_or_default()
-    }
-
     pub fn host_for(&self, facet: usize) -> TemplateHost<'_> {
         TemplateHost {
             tree: &self.template.tree,
@@ -409,7 +395,7 @@ impl<'t> Resolver<'t> {
             if !included {
                 continue;
             }
-            let raw = Raw::from_node(&c.block.body, c.facet, name);
+            let raw = Raw::from_node(&c.block.body, c.facet);
             merged = match (c.block.strategy, merged) {
                 (Strategy::Remove, _) => None,
                 (Strategy::Replace, _) | (Strategy::Merge, None) => Some(raw),

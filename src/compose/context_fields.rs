@@ -107,7 +107,7 @@ pub fn messages(template: &Template, active: &[usize]) -> Vec<Value> {
             if let Some(when) = &message.when {
                 entry.insert("when".into(), Value::str(when.text.as_str()));
             }
-            entry.insert("text".into(), super::evaluate::plain_value(&message.text));
+            entry.insert("text".into(), message.text.to_value());
             out.push(Value::map(entry));
         }
     }
@@ -149,7 +149,7 @@ mod tests {
             ("empty", Value::str("")),
         ]);
         let common = values_common(&values, "staging", &substitutions);
-        let text = crate::emit::json::compact(&Value::map(common));
+        let text = crate::value::json::compact(&Value::map(common));
         assert_eq!(
             text,
             r#"{"CONTEXT":"staging","DOMAIN":"acme.test","LOADBALANCER_IP_END":"10.0.0.20","LOADBALANCER_IP_RANGE":"10.0.0.10-10.0.0.20","LOADBALANCER_IP_START":"10.0.0.10","private_domain":"acme.local"}"#
@@ -182,7 +182,7 @@ mod tests {
     fn dev_mode_points_the_repository_at_the_local_git_server() {
         let values = map(&[("dev", Value::Bool(true))]);
         let repo =
-            dev_repository(&values, "/home/me/platform").map(|r| crate::emit::json::compact(&r));
+            dev_repository(&values, "/home/me/platform").map(|r| crate::value::json::compact(&r));
         assert_eq!(
             repo.as_deref(),
             Some(

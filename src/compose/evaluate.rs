@@ -130,13 +130,8 @@ pub fn eval_node(
             }
             Ok(Value::map(map))
         }
-        _ => Ok(plain_value(node)),
+        _ => Ok(node.to_value()),
     }
-}
-
-/// A node's value without evaluating anything.
-pub fn plain_value(node: &Node) -> Value {
-    node.to_value()
 }
 
 /// Evaluates a `when` (S5): one expression, or a `${…}` template; null is false, and

@@ -28,7 +28,7 @@ use std::sync::Arc;
 /// The name of the source a template's own components come from.
 pub const TEMPLATE_SOURCE: &str = "template";
 /// The Flux layer that installs the blueprint's CRDs.
-pub const CRDS_LAYER: &str = "crds";
+const CRDS_LAYER: &str = "crds";
 
 const DURATIONS: [&str; 3] = ["interval", "timeout", "retryInterval"];
 

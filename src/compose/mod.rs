@@ -1,43 +1,48 @@
 //! Composition: a template plus a context's values to one blueprint.
 //!
 //! [`compose`] reads top to bottom, one stage a call:
-//! scope → activate → config → collect → merge → validate → (blueprint) emit.
+//! scope → activate → config → collect → merge → overlay (the context's own
+//! blueprint, S12) → validate → (blueprint) emit.
 //! It is a pure function of its [`Inputs`]: no globals, no current directory, no
 //! environment except what the inputs carry — so tests, watch mode and multi-context
 //! runs can call it many times, in parallel.
 
-pub mod activate;
-pub mod blueprint;
-pub mod budget;
-pub mod collect;
-pub mod config;
-pub mod context_fields;
-pub mod deferred;
-pub mod duration;
-pub mod evaluate;
-pub mod facet_outputs;
-pub mod fields;
-pub mod flux;
-pub mod flux_shape;
+pub(crate) mod activate;
+pub(crate) mod blueprint;
+pub(crate) mod budget;
+pub(crate) mod collect;
+pub(crate) mod config;
+pub(crate) mod context_fields;
+pub(crate) mod deferred;
+pub(crate) mod duration;
+pub(crate) mod evaluate;
+pub(crate) mod facet_outputs;
+pub(crate) mod fields;
+pub(crate) mod flux;
+pub(crate) mod flux_shape;
 pub mod host;
-pub mod merge;
-pub mod ordering;
-pub mod origin;
+pub(crate) mod list_strategy;
+pub(crate) mod merge;
+pub(crate) mod ordering;
+pub(crate) mod origin;
+pub(crate) mod overlay;
 pub mod precedence;
-pub mod requires;
-pub mod schema;
+pub(crate) mod requires;
+pub(crate) mod schema;
 pub mod scope;
-pub mod source_tags;
-pub mod sources;
-pub mod tier_names;
-pub mod tracked;
-pub mod typed_values;
-pub mod validate;
+pub(crate) mod source_tags;
+pub(crate) mod sources;
+pub(crate) mod tier_names;
+pub(crate) mod tracked;
+pub(crate) mod typed_values;
+pub(crate) mod validate;
+#[cfg(test)]
+mod windsor_functions_tests;
 
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, Map, Value};
 use crate::source::Diagnostic;
-use crate::template::{ComponentKind, Template};
+use crate::template::{ComponentKind, Template, TemplateId};
 use activate::Activated;
 use host::Environment;
 use merge::Merged;
@@ -59,6 +64,8 @@ pub struct Inputs<'a> {
     /// Context values over facet config (Windsor), or the reverse.
     pub precedence: precedence::Precedence,
     pub limits: Limits,
+    /// The context's own blueprint, laid over the composed components (S12).
+    pub overlay: Option<&'a overlay::Overlay>,
 }
 
 /// Budgets of one composition beyond the expression engine's own (docs/limits.md).
@@ -112,8 +119,19 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         return sources::compose_with_sources(inputs);
     }
     let mut origins = Origins::default();
-    let part = compose_part(inputs, inputs.template, inputs.schema, None, &mut origins)?;
-    let base = inputs.template.base.as_ref().map(evaluate::plain_value);
+    let part = compose_part(
+        inputs,
+        TemplateId::Composing,
+        inputs.template,
+        inputs.schema,
+        None,
+        &mut origins,
+    )?;
+    let base = inputs
+        .template
+        .base
+        .as_ref()
+        .map(crate::yaml::Node::to_value);
     finish(inputs, vec![part], origins, base.as_ref(), None)
 }
 
@@ -139,24 +157,13 @@ impl Part {
     pub fn config(&self) -> Result<Map, Vec<Diagnostic>> {
         self.config.clone().map_err(|d| vec![d])
     }
-
-    /// Renumbers facet indices to composition-wide ones (see [`Template::facet`]).
-    pub fn shift_facets(&mut self, offset: usize) {
-        for c in &mut self.contributions {
-            if let origin::Source::Facet(i) = &mut c.source {
-                *i += offset;
-            }
-        }
-        for e in &mut self.exclusions {
-            e.facet += offset;
-        }
-    }
 }
 
 /// Scope → activate → config → collect for one template. `visible` is laid over the
 /// context values: the config of the sources this template builds on.
 pub fn compose_part(
     inputs: &Inputs<'_>,
+    id: TemplateId,
     template: &Template,
     schema: Option<&Schema>,
     visible: Option<&Value>,
@@ -194,7 +201,9 @@ pub fn compose_part(
         &activation.active,
     );
     resolver.precedence = inputs.precedence;
-    let (contributions, exclusions) = collect::collect(template, &resolver, &activation, origins)?;
+    origins.begin(id);
+    let (contributions, exclusions) =
+        collect::collect(id, template, &resolver, &activation, origins)?;
     requires::check(
         &resolver,
         &requirement_owners(template, &resolver, &activation, &contributions)?,
@@ -257,6 +266,30 @@ pub fn finish(
     let mut terraform = merge::merge(terraform);
     let mut kustomize = merge::merge(kustomize);
     let mut flux = merge::merge(systems);
+    let mut warnings = template.warnings.clone();
+    if let Some(overlay) = inputs.overlay {
+        let mut scope = Value::map((*context).clone());
+        scope::deep_merge(&mut scope, &Value::map(merged_config(&configs)?));
+        let scope = scope.as_map().cloned().unwrap_or_default();
+        let eval = overlay::Evaluation {
+            engine: inputs.engine,
+            scope: &scope,
+            host: host::TemplateHost {
+                tree: &overlay.tree,
+                file: &overlay.path,
+                environment: &inputs.environment,
+                terraform: &inputs.terraform,
+                jsonnet: inputs.limits.jsonnet,
+            },
+            sources: &template.sources,
+        };
+        let targets = overlay::Targets {
+            terraform: &mut terraform,
+            kustomize: &mut kustomize,
+            flux: &flux,
+        };
+        warnings.extend(overlay::apply(overlay, &eval, targets, &mut origins)?);
+    }
     blueprint::finish(&mut terraform, &mut origins);
     blueprint::clean(&mut kustomize);
     // The Flux Kustomizations the blueprint stands for: systems expanded into tiers.
@@ -299,16 +332,13 @@ pub fn finish(
     );
     deferred::mark_inputs(&mut terraform, &origins);
 
-    let mut config = Value::map(Map::default());
-    for part_config in configs {
-        scope::deep_merge(&mut config, &Value::map(part_config.map_err(|d| vec![d])?));
-    }
-    let config = match config {
-        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
-        _ => Map::default(),
+    let config = merged_config(&configs)?;
+    let base = match inputs.overlay {
+        Some(overlay) => Some(overlay::base_with_repository(base, overlay)),
+        None => base.cloned(),
     };
-    let blueprint = blueprint::assemble(blueprint::Parts {
-        base,
+    let mut blueprint = blueprint::assemble(blueprint::Parts {
+        base: base.as_ref(),
         context: &inputs.builtins.context,
         terraform: &terraform,
         kustomize: &kustomize,
@@ -327,6 +357,9 @@ pub fn finish(
         repository: context_fields::dev_repository(&context, &inputs.builtins.project_root),
         messages: context_fields::messages(template, &activation.active),
     });
+    if let Some(overlay) = inputs.overlay {
+        overlay::merge_sources(&mut blueprint, overlay);
+    }
     budget::check(&blueprint, inputs.limits.output_bytes).map_err(|d| vec![d])?;
     Ok(Composition {
         blueprint,
@@ -338,12 +371,25 @@ pub fn finish(
         activation,
         context,
         config,
-        warnings: template.warnings.clone(),
+        warnings,
         messages,
         exclusions,
         layers: inputs.layers.clone(),
         config_log,
         sources: tags.cloned().unwrap_or_default(),
+    })
+}
+
+/// The config blocks of every part in one map (later parts over earlier ones).
+fn merged_config(configs: &[Result<Map, Diagnostic>]) -> Result<Map, Vec<Diagnostic>> {
+    let mut config = Value::map(Map::default());
+    for part_config in configs {
+        let part = part_config.clone().map_err(|d| vec![d])?;
+        scope::deep_merge(&mut config, &Value::map(part));
+    }
+    Ok(match config {
+        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
+        _ => Map::default(),
     })
 }
 

@@ -69,7 +69,7 @@ mod tests {
     }
 
     fn json(v: &Value) -> String {
-        crate::emit::json::compact(v)
+        crate::value::json::compact(v)
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::scope::Layer;
 use crate::expr::{Map, Value};
 use crate::source::Diagnostic;
+use crate::value::json::{from_json, to_json, FromJson, ToJson};
 use crate::yaml::Node;
 use std::sync::Arc;
 
@@ -35,7 +36,7 @@ impl Schema {
     /// Compiles the schema. Windsor's own `$schema` URL names the same dialect as
     /// draft 2020-12, so the draft is fixed rather than looked up.
     pub fn compile(node: &Node) -> Result<Schema, Diagnostic> {
-        let mut json = to_json(&super::evaluate::plain_value(node));
+        let mut json = to_json(&node.to_value(), ToJson::NonFiniteAsNull);
         if let serde_json::Value::Object(map) = &mut json {
             map.remove("$schema");
         }
@@ -77,7 +78,7 @@ impl Schema {
     /// Every violation of the schema by `values`, each naming the key path and rule,
     /// pointing at the layer that wrote the offending value.
     pub fn validate(&self, values: &Value, layers: &[Layer]) -> Vec<Diagnostic> {
-        let instance = to_json(values);
+        let instance = to_json(values, ToJson::NonFiniteAsNull);
         let mut out = Vec::new();
         for error in self.validator.iter_errors(&instance) {
             let pointer = error.instance_path().to_string();
@@ -170,7 +171,7 @@ fn locate<'a>(layers: &'a [Layer], path: &[String]) -> Option<(&'a str, &'a Node
 fn apply(schema: &serde_json::Value, value: Option<&Value>) -> Option<Value> {
     let value = match (value, schema.get("default")) {
         (Some(v), _) if !v.is_nil() => Some(v.clone()),
-        (_, Some(d)) => Some(from_json(d)),
+        (_, Some(d)) => Some(from_json(d, FromJson::Typed)),
         (v, None) => v.cloned(),
     };
     let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
@@ -191,38 +192,4 @@ fn apply(schema: &serde_json::Value, value: Option<&Value>) -> Option<Value> {
         return None;
     }
     Some(Value::map(map))
-}
-
-pub fn to_json(v: &Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    match v {
-        Value::Nil => J::Null,
-        Value::Bool(b) => J::Bool(*b),
-        Value::Int(n) => J::from(*n),
-        Value::Uint(n) => J::from(*n),
-        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
-        Value::Str(s) => J::String(s.to_string()),
-        Value::List(items) => J::Array(items.iter().map(to_json).collect()),
-        Value::Map(m) => J::Object(m.iter().map(|(k, v)| (k.to_string(), to_json(v))).collect()),
-    }
-}
-
-pub fn from_json(j: &serde_json::Value) -> Value {
-    use serde_json::Value as J;
-    match j {
-        J::Null => Value::Nil,
-        J::Bool(b) => Value::Bool(*b),
-        J::Number(n) => n
-            .as_i64()
-            .map(Value::Int)
-            .or_else(|| n.as_u64().map(Value::Uint))
-            .unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(f64::NAN))),
-        J::String(s) => Value::str(s.as_str()),
-        J::Array(items) => Value::list(items.iter().map(from_json).collect()),
-        J::Object(m) => Value::map(
-            m.iter()
-                .map(|(k, v)| (Arc::from(k.as_str()), from_json(v)))
-                .collect(),
-        ),
-    }
 }

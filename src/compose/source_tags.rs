@@ -4,16 +4,15 @@
 //! across sources"; behaviour 15.8) so a downstream template's components come after
 //! the core they build on.
 //!
-//! Every source is composed into the same origin table one after another, so a
-//! source is known by the range of origin ids it added.
+//! Every origin records the template whose composition added it
+//! ([`Origins::template_of`]), so a value's source is looked up, not inferred.
 
 use super::merge::{Component, Effect, Merged};
-use super::origin::{Origin, OriginId, Origins, Source};
+use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::Value;
 use crate::source::Span;
-use crate::template::Strategy;
-use std::ops::Range;
+use crate::template::{Strategy, TemplateId};
 
 /// One local source of a composition.
 #[derive(Clone, Debug)]
@@ -23,8 +22,8 @@ pub struct SourceTag {
     pub depth: usize,
     /// The `sources:` entry that names it.
     pub entry: Span,
-    /// The origin ids its composition added.
-    pub origins: Range<usize>,
+    /// Which of the composition's templates it is.
+    pub template: TemplateId,
 }
 
 /// The local sources of a composition; empty for a single template.
@@ -38,27 +37,27 @@ pub struct SourceTags {
 impl SourceTags {
     /// The source an origin belongs to; `None` for the composing template (and for
     /// values bpc derived after merging).
-    pub fn source_of(&self, origin: OriginId) -> Option<&SourceTag> {
-        let id = origin.0 as usize;
-        self.tags.iter().find(|t| t.origins.contains(&id))
+    fn source_of(&self, origin: OriginId, origins: &Origins) -> Option<&SourceTag> {
+        let template = origins.template_of(origin);
+        self.tags.iter().find(|t| t.template == template)
     }
 
     /// The source whose contribution created `component` (or last replaced it
     /// wholesale); `None` for the composing template.
-    pub fn owner(&self, component: &Component) -> Option<&SourceTag> {
+    pub fn owner(&self, component: &Component, origins: &Origins) -> Option<&SourceTag> {
         let step = component
             .history
             .iter()
             .rev()
             .find(|s| matches!(s.effect, Effect::Created | Effect::Replaced))?;
-        self.source_of(step.origin)
+        self.source_of(step.origin, origins)
     }
 
     /// Defaults `source:` to the owning source's name and sorts components stably by
     /// the depth of their owner.
     pub fn apply(&self, merged: &mut Merged, origins: &mut Origins) {
         for component in merged.components.values_mut() {
-            let Some(tag) = self.owner(component) else {
+            let Some(tag) = self.owner(component, origins) else {
                 continue;
             };
             let unset = match component.get("source") {
@@ -69,7 +68,7 @@ impl SourceTags {
                 continue;
             }
             let origin = origins.add(Origin {
-                source: Source::Derived,
+                contributor: Contributor::Derived,
                 span: tag.entry,
                 ordinal: 0,
                 strategy: Strategy::Merge,
@@ -85,6 +84,6 @@ impl SourceTags {
         }
         merged
             .components
-            .sort_by_cached_key(|_, c| self.owner(c).map_or(self.own_depth, |t| t.depth));
+            .sort_by_cached_key(|_, c| self.owner(c, origins).map_or(self.own_depth, |t| t.depth));
     }
 }

@@ -9,7 +9,6 @@
 //! can merge into, replace or remove an upstream component with the usual strategies,
 //! and `dependsOn` may name a component of another source.
 
-use super::evaluate::plain_value;
 use super::origin::Origins;
 use super::schema::Schema;
 use super::scope::deep_merge;
@@ -17,7 +16,7 @@ use super::source_tags::{SourceTag, SourceTags};
 use super::{compose_part, finish, Composition, Inputs};
 use crate::expr::{Map, Value};
 use crate::source::Diagnostic;
-use crate::template::Template;
+use crate::template::{Template, TemplateId};
 
 pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
@@ -40,24 +39,22 @@ pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diag
             .transpose()
             .map_err(|d| in_source(vec![d]))?;
         let visible = layered(reachable(template, k).into_iter().map(|j| &configs[j]));
-        let start = origins.len();
-        let mut part = compose_part(
+        let id = TemplateId::Upstream(k);
+        let part = compose_part(
             inputs,
+            id,
             &up.template,
             schema.as_ref(),
             visible.as_ref(),
             &mut origins,
         )
         .map_err(in_source)?;
-        let offset = template.facet_offset(k);
-        origins.shift_facets(start, offset);
-        part.shift_facets(offset);
         configs.push(Value::map(part.config().map_err(in_source)?));
         tags.tags.push(SourceTag {
             name: up.name.clone(),
             depth: up.depth,
             entry: up.entry,
-            origins: start..origins.len(),
+            template: id,
         });
         parts.push(part);
     }
@@ -70,6 +67,7 @@ pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diag
     let visible = layered(configs.iter());
     parts.push(compose_part(
         inputs,
+        TemplateId::Composing,
         template,
         inputs.schema,
         visible.as_ref(),
@@ -118,7 +116,7 @@ fn merged_base(template: &Template) -> Option<Value> {
         .map(|u| &u.template.base)
         .chain(std::iter::once(&template.base))
         .flatten()
-        .map(plain_value);
+        .map(crate::yaml::Node::to_value);
     let mut out: Option<Map> = None;
     for base in bases {
         let Some(overlay) = base.as_map() else {
@@ -184,8 +182,8 @@ mod tests {
             entry("y", "oci://y"),
         ]);
         assert_eq!(
-            crate::emit::json::compact(&merged),
-            crate::emit::json::compact(&expected)
+            crate::value::json::compact(&merged),
+            crate::value::json::compact(&expected)
         );
     }
 }

@@ -3,6 +3,7 @@
 
 use super::origin::OriginId;
 use crate::expr::{Map, Value};
+use crate::value::Equality;
 use indexmap::IndexMap;
 use std::sync::Arc;
 
@@ -105,11 +106,11 @@ impl Tracked {
         }
     }
 
-    /// [`same`] on the plain values, without building them: `AppendUnique` lists
+    /// [`Equality::DATA`] on the plain values, without building them: `AppendUnique` lists
     /// compare every new item against every kept one.
     pub fn same_value(&self, other: &Tracked) -> bool {
         match (self, other) {
-            (Tracked::Leaf(a, _), Tracked::Leaf(b, _)) => same(a, b),
+            (Tracked::Leaf(a, _), Tracked::Leaf(b, _)) => a.equals(b, Equality::DATA),
             (Tracked::List(a, _), Tracked::List(b, _)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_value(y))
             }
@@ -119,7 +120,9 @@ impl Tracked {
                         .all(|(k, v)| b.get(k).is_some_and(|w| v.same_value(w)))
             }
             // A leaf may itself hold a list or map value (from an expression).
-            (Tracked::Leaf(a, _), b) | (b, Tracked::Leaf(a, _)) => same(a, &b.to_value()),
+            (Tracked::Leaf(a, _), b) | (b, Tracked::Leaf(a, _)) => {
+                a.equals(&b.to_value(), Equality::DATA)
+            }
             _ => false,
         }
     }
@@ -175,29 +178,6 @@ impl Tracked {
     }
 }
 
-/// Deep equality of plain values, exact in type except that integers compare by
-/// value across signedness (a YAML `3` equals an expression's `3`).
-pub fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Nil, Value::Nil) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Uint(x), Value::Uint(y)) => x == y,
-        (Value::Int(x), Value::Uint(y)) | (Value::Uint(y), Value::Int(x)) => {
-            u64::try_from(*x).is_ok_and(|x| x == *y)
-        }
-        (Value::Float(x), Value::Float(y)) => x == y,
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,7 +203,11 @@ mod tests {
         for (a, b, expected) in pairs {
             let (ta, tb) = (tracked(a), tracked(b));
             assert_eq!(ta.same_value(&tb), expected, "{a} vs {b}");
-            assert_eq!(same(&ta.to_value(), &tb.to_value()), expected, "{a} vs {b}");
+            assert_eq!(
+                ta.to_value().equals(&tb.to_value(), Equality::DATA),
+                expected,
+                "{a} vs {b}"
+            );
         }
         // A leaf holding a whole list (an expression's result) equals the tracked list.
         let leaf = Tracked::Leaf(tracked("[1, 2]").to_value(), OriginId(1));

@@ -63,20 +63,19 @@ fn go_arch() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compose::evaluate::plain_value;
 
     fn yaml(text: &str) -> Map {
         let sources = crate::source::SourceMap::default();
         let id = sources.add("t.yaml", text);
         let node = crate::yaml::load::parse(text, id).expect("test YAML parses");
-        plain_value(&node).as_map().cloned().unwrap_or_default()
+        node.to_value().as_map().cloned().unwrap_or_default()
     }
 
     #[test]
     fn empty_values_get_both_node_pools_and_the_arch() {
         let mut values = Map::default();
         materialise(&mut values);
-        let text = crate::emit::json::compact(&Value::map(values));
+        let text = crate::value::json::compact(&Value::map(values));
         assert_eq!(
             text,
             format!(
@@ -90,7 +89,7 @@ mod tests {
     fn set_fields_are_kept_and_only_gaps_filled() {
         let mut values = yaml("cluster:\n  workers: {count: 2}\n  controlplanes: {nodes: {a: {}}}\nworkstation: {arch: arm64, runtime: colima}\n");
         materialise(&mut values);
-        let text = crate::emit::json::compact(&Value::map(values));
+        let text = crate::value::json::compact(&Value::map(values));
         assert_eq!(
             text,
             r#"{"cluster":{"workers":{"count":2,"nodes":{}},"controlplanes":{"nodes":{"a":{}}}},"workstation":{"arch":"arm64","runtime":"colima"}}"#

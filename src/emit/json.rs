@@ -9,32 +9,10 @@
 use super::path::{format_path, PathSegment};
 use super::yaml::float_text;
 use super::EmitError;
-use crate::expr::value::Value;
+use crate::value::Value;
 use std::fmt::Write;
 
 /// The document for `value`, ending in a newline.
-/// One-line JSON (no spaces), used where a value is shown or stored inside a string
-/// (substitutions, messages). NaN and infinities, which JSON lacks, are written as the
-/// strings Go would print.
-pub fn compact(value: &Value) -> String {
-    fn plain(v: &Value) -> serde_json::Value {
-        use serde_json::Value as J;
-        match v {
-            Value::Nil => J::Null,
-            Value::Bool(b) => J::Bool(*b),
-            Value::Int(n) => J::from(*n),
-            Value::Uint(n) => J::from(*n),
-            Value::Float(f) => {
-                serde_json::Number::from_f64(*f).map_or_else(|| J::String(f.to_string()), J::Number)
-            }
-            Value::Str(s) => J::String(s.to_string()),
-            Value::List(items) => J::Array(items.iter().map(plain).collect()),
-            Value::Map(m) => J::Object(m.iter().map(|(k, v)| (k.to_string(), plain(v))).collect()),
-        }
-    }
-    plain(value).to_string()
-}
-
 pub fn to_json(value: &Value) -> Result<String, EmitError> {
     let mut writer = JsonWriter {
         out: String::new(),
@@ -135,7 +113,7 @@ fn write_json_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::value::Map;
+    use crate::value::Map;
 
     #[test]
     fn pretty_and_ordered() {

@@ -1,9 +1,9 @@
 //! Writing the composed blueprint: YAML (the default) and JSON, both deterministic.
 
-pub mod json;
-pub mod path;
-pub mod provenance;
-pub mod yaml;
+pub(crate) mod json;
+pub(crate) mod path;
+pub(crate) mod provenance;
+pub(crate) mod yaml;
 
 #[cfg(test)]
 mod roundtrip_tests;

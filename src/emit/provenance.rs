@@ -3,7 +3,7 @@
 //! valid YAML), or with JSON a parallel document of the same shape holding origins.
 
 use crate::compose::merge::Merged;
-use crate::compose::origin::{Origin, Source};
+use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
 use crate::expr::{Map, Value};
@@ -22,11 +22,11 @@ pub enum PathSeg {
 
 fn describe(origin: &Origin, template: &Template, sources: &SourceMap) -> String {
     let strategy = origin.strategy.as_str();
-    match &origin.source {
-        Source::Facet(i) => {
-            let name = template.facet(*i).map_or("?", |f| f.name.as_str());
+    match &origin.contributor {
+        Contributor::Facet(id) => {
+            let name = template.facet(*id).map_or("?", |f| f.name.as_str());
             // A facet of a local source is named with its source: `platform/network`.
-            let name = match template.facet_source(*i) {
+            let name = match template.upstream_name(id.template) {
                 Some(source) => format!("{source}/{name}"),
                 None => name.to_string(),
             };
@@ -37,9 +37,16 @@ fn describe(origin: &Origin, template: &Template, sources: &SourceMap) -> String
                 origin.ordinal
             )
         }
-        Source::Base => format!("{} (blueprint.yaml)", sources.describe(origin.span)),
-        Source::Context => "context values".to_string(),
-        Source::Derived => "bpc default".to_string(),
+        Contributor::Base => format!("{} (blueprint.yaml)", sources.describe(origin.span)),
+        Contributor::Overlay => {
+            let deferred = if origin.deferred { ", deferred" } else { "" };
+            format!(
+                "{} (context blueprint{deferred})",
+                sources.describe(origin.span)
+            )
+        }
+        Contributor::Context => "context values".to_string(),
+        Contributor::Derived => "bpc default".to_string(),
     }
 }
 

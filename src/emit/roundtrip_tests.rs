@@ -3,8 +3,8 @@
 //! `i64::MAX`), and the JSON output is valid JSON with the same content.
 
 use super::{to_json, to_yaml};
-use crate::expr::value::{Map, Value};
 use crate::source::FileId;
+use crate::value::{Equality, Map, Value};
 use crate::yaml::parse;
 
 /// splitmix64: small, deterministic, good enough to explore shapes.
@@ -159,34 +159,6 @@ fn random_value(rng: &mut Rng, depth: usize) -> Value {
     }
 }
 
-/// Exact equality: same types (integers compared as numbers), same float bits (any NaN
-/// equals any NaN), same keys in the same order.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Nil, Value::Nil) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Uint(x), Value::Uint(y)) => x == y,
-        (Value::Int(x), Value::Uint(y)) | (Value::Uint(y), Value::Int(x)) => {
-            i128::from(*x) == i128::from(*y)
-        }
-        (Value::Float(x), Value::Float(y)) => {
-            (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits()
-        }
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same(p, q))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y.iter())
-                    .all(|((kp, vp), (kq, vq))| kp == kq && same(vp, vq))
-        }
-        _ => false,
-    }
-}
-
 fn has_non_finite(value: &Value) -> bool {
     match value {
         Value::Float(f) => !f.is_finite(),
@@ -207,7 +179,7 @@ fn yaml_round_trips_generated_values() {
             Err(err) => panic!("case {case}: emitted YAML does not parse: {err}\n{text}"),
         };
         assert!(
-            same(&value, &back),
+            value.equals(&back, Equality::SAME_DOCUMENT),
             "case {case}: round trip changed the value\n{value:?}\n{text}\n{back:?}"
         );
     }
@@ -240,7 +212,10 @@ fn long_keys_round_trip() {
     let value = Value::list(vec![Value::map(map)]);
     let text = to_yaml(&value);
     let back = parse(&text, FileId(0)).map(|n| n.to_value());
-    assert!(back.is_ok_and(|b| same(&value, &b)), "{text}");
+    assert!(
+        back.is_ok_and(|b| value.equals(&b, Equality::SAME_DOCUMENT)),
+        "{text}"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! An optional comment hook appends `# …` to any entry, for `--provenance`.
 
 use super::path::PathSegment;
-use crate::expr::value::{Map, Value};
+use crate::value::{Map, Value};
 use crate::yaml::scalar::{self, PlainScalar};
 use std::fmt::Write;
 
@@ -374,7 +374,7 @@ fn write_double_quoted(out: &mut String, s: &str) {
 mod tests {
     use super::*;
     use crate::emit::path::format_path;
-    use crate::expr::value::Map;
+    use crate::value::Map;
 
     fn map(entries: Vec<(&str, Value)>) -> Value {
         let mut m = Map::default();

@@ -2,16 +2,16 @@
 //! every contribution in order, what it evaluated to, and whether it won, was
 //! overridden, removed, or left out by a `when`. Built on the origins compose keeps.
 
-pub mod path;
+pub(crate) mod path;
 
 use crate::compose::merge::{Component, Effect, Step};
-use crate::compose::origin::{Origin, Source};
+use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
-use crate::emit::json::compact;
 use crate::expr::Value;
 use crate::source::SourceMap;
-use crate::template::{ComponentKind, Template};
+use crate::template::{ComponentKind, FacetId, Template, TemplateId};
+use crate::value::json::compact;
 use std::fmt::Write;
 
 pub struct Explainer<'a> {
@@ -42,30 +42,33 @@ fn descend<'t>(t: &'t Tracked, path: &[String]) -> Option<&'t Tracked> {
 
 impl Explainer<'_> {
     fn location(&self, origin: &Origin) -> String {
-        match &origin.source {
-            Source::Derived => "derived by bpc".to_string(),
-            Source::Context => "context values".to_string(),
+        match &origin.contributor {
+            Contributor::Derived => "derived by bpc".to_string(),
+            Contributor::Context => "context values".to_string(),
             _ => self.sources.describe(origin.span),
         }
     }
 
     fn who(&self, origin: &Origin) -> String {
-        match &origin.source {
-            Source::Base => "blueprint.yaml".to_string(),
-            Source::Facet(i) => {
-                let name = self.template.facet(*i).map_or("?", |f| f.name.as_str());
-                match self.template.facet_source(*i) {
+        match &origin.contributor {
+            Contributor::Base => "blueprint.yaml".to_string(),
+            Contributor::Facet(id) => {
+                let name = self.template.facet(*id).map_or("?", |f| f.name.as_str());
+                match self.template.upstream_name(id.template) {
                     Some(source) => format!("facet `{name}` of source `{source}`"),
                     None => format!("facet `{name}`"),
                 }
             }
-            Source::Context => "context values".to_string(),
-            Source::Derived => "bpc default".to_string(),
+            Contributor::Overlay => "context blueprint".to_string(),
+            Contributor::Context => "context values".to_string(),
+            Contributor::Derived => "bpc default".to_string(),
         }
     }
 
     fn ordinal(origin: &Origin) -> String {
-        if origin.ordinal == i64::MIN {
+        if origin.contributor == Contributor::Overlay {
+            "after all facets".to_string()
+        } else if origin.ordinal == i64::MIN {
             "base".to_string()
         } else {
             origin.ordinal.to_string()
@@ -243,6 +246,34 @@ impl Explainer<'_> {
             Effect::Missed => "remove: the component did not exist (no-op)".to_string(),
         };
         let _ = writeln!(out, "     → {verdict}");
+        self.list_choices(out, step, field_path);
+    }
+
+    /// The lists a context-blueprint step combined at or under the explained path, and
+    /// the strategy each got (S12).
+    fn list_choices(&self, out: &mut String, step: &Step, field_path: &[String]) {
+        let wanted = field_path.join(".");
+        for choice in &step.lists {
+            let related = wanted.is_empty()
+                || choice.field == wanted
+                || choice.field.starts_with(&format!("{wanted}."))
+                || wanted.starts_with(&format!("{}.", choice.field));
+            if !related {
+                continue;
+            }
+            let from = match &choice.rule {
+                Some((key, span)) => format!(
+                    " (listStrategies `{key}`, {})",
+                    self.sources.describe(*span)
+                ),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "     list `{}`: {}{from}",
+                choice.field, choice.strategy
+            );
+        }
     }
 
     fn scope_value(&self, segments: &[String], full: &str) -> Result<String, String> {
@@ -391,6 +422,10 @@ impl Explainer<'_> {
             return Err(format!("no facet named `{name}`{hint}"));
         };
         let facet = &self.template.facets[index];
+        let id = FacetId {
+            template: TemplateId::Composing,
+            index,
+        };
         let mut out = String::new();
         let state = match self.composition.activation.outcome[index] {
             crate::compose::activate::Activation::Always => "active (no `when`)",
@@ -426,7 +461,7 @@ impl Explainer<'_> {
             for c in merged.components.values().chain(merged.deleted.iter()) {
                 for step in &c.history {
                     let o = self.composition.origins.get(step.origin);
-                    if o.source == Source::Facet(index) {
+                    if o.contributor == Contributor::Facet(id) {
                         any = true;
                         let _ = writeln!(
                             out,
@@ -440,12 +475,7 @@ impl Explainer<'_> {
                 }
             }
         }
-        for e in self
-            .composition
-            .exclusions
-            .iter()
-            .filter(|e| e.facet == index)
-        {
+        for e in self.composition.exclusions.iter().filter(|e| e.facet == id) {
             any = true;
             let _ = writeln!(
                 out,

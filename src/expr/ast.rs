@@ -158,7 +158,7 @@ impl Node {
 }
 
 impl Kind {
-    pub fn for_each_child(&self, mut f: impl FnMut(&Node)) {
+    pub(crate) fn for_each_child(&self, mut f: impl FnMut(&Node)) {
         match self {
             Kind::Nil
             | Kind::Bool(_)

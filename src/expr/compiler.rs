@@ -10,7 +10,7 @@ use super::native::{NativeFn, Signature, Ty as ParamTy};
 use super::ops;
 use super::program::{Expr, ExprKind, Pred};
 use super::types::{comparable, either_unknown, Ty};
-use super::value::{Map, Value};
+use crate::value::{Map, Value};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::Arc;

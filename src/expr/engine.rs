@@ -12,8 +12,8 @@ use super::parser;
 use super::program::Program;
 use super::scope::Scope;
 use super::template::{self, Dialect};
-use super::value::Value;
 use super::windsor;
+use crate::value::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -77,21 +77,32 @@ impl Engine {
     }
 
     /// Compiles without touching the cache.
-    pub fn compile_uncached(&self, source: &str) -> Result<Arc<Program>, ExprError> {
+    fn compile_uncached(&self, source: &str) -> Result<Arc<Program>, ExprError> {
         if source.len() > MAX_SOURCE {
             return Err(ExprError::compile(
                 format!("expression is longer than {MAX_SOURCE} bytes"),
                 0..source.len(),
             ));
         }
-        let tokens = lexer::tokenize(source)?;
-        let is_native = |name: &str| self.natives.iter().any(|f| f.name == name);
-        let ast = parser::parse(tokens, &is_native)?;
+        let ast = self.parse(source)?;
         let (root, _) = Compiler::new(&self.natives).compile(&ast)?;
         Ok(Arc::new(Program {
             root,
             source: source.into(),
         }))
+    }
+
+    /// The syntax tree of `source`, for static checks that read an expression without
+    /// running it (`bpc check`).
+    pub fn parse(&self, source: &str) -> Result<super::ast::Node, ExprError> {
+        let tokens = lexer::tokenize(source)?;
+        let is_native = |name: &str| self.is_function(name);
+        parser::parse(tokens, &is_native)
+    }
+
+    /// Whether `name` is a host function this engine registers.
+    pub fn is_function(&self, name: &str) -> bool {
+        self.natives.iter().any(|f| f.name == name)
     }
 
     pub fn run(

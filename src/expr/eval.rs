@@ -14,7 +14,7 @@ use super::ops;
 use super::program::{Expr, ExprKind, Pred};
 use super::scope::Peek;
 use super::scope::Scope;
-use super::value::{map_get, Map, Value};
+use crate::value::{map_get, Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -113,14 +113,6 @@ impl<'a> Evaluator<'a> {
                     .map(Cow::Owned)
                     .map_err(|m| run_err(e, m))
             }
-            ExprKind::Coalesce(l, r) => {
-                let a = self.peek(l)?;
-                if a.is_nil() {
-                    self.peek(r)
-                } else {
-                    Ok(a)
-                }
-            }
             ExprKind::Cond(c, a, b) => {
                 let cv = self.peek(c)?;
                 if ops::as_bool(&cv).map_err(|m| run_err(c, m))? {
@@ -138,7 +130,6 @@ impl<'a> Evaluator<'a> {
             ExprKind::Const(_)
             | ExprKind::Path { .. }
             | ExprKind::FetchKey(..)
-            | ExprKind::Coalesce(..)
             | ExprKind::Cond(..) => self.peek(e).map(Cow::into_owned),
             ExprKind::Local(slot) => Ok(self.locals.get(*slot).cloned().unwrap_or(Value::Nil)),
             ExprKind::Env => self.scope.all(),

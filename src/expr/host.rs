@@ -2,7 +2,7 @@
 //! Terraform outputs. The engine never touches the disk or the process itself, so a
 //! composition is a pure function of what the host hands it.
 
-use super::value::Value;
+use crate::value::Value;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 

@@ -1,30 +1,28 @@
 //! The expression engine: Windsor's dialect of expr-lang (v1.17.8). Knows nothing of
 //! facets; the embedder supplies the scope and a [`host::Host`].
 
-pub mod case_codec;
-pub mod error;
+pub(crate) mod error;
 pub mod host;
 pub mod native;
-pub mod scope;
+pub(crate) mod scope;
 pub mod template;
-pub mod value;
-pub mod windsor;
+pub(crate) mod windsor;
 
+pub use crate::value::{Map, Value};
 pub use error::{ErrorKind, ExprError};
 pub use scope::{Peek, Scope};
-pub use value::{Map, Value};
 
-mod ast;
+pub mod ast;
 mod budget;
 mod builtins;
 mod compiler;
-pub mod engine;
+pub(crate) mod engine;
 mod eval;
 mod lexer;
-pub mod limits;
+pub(crate) mod limits;
 mod ops;
 mod parser;
-pub mod program;
+pub(crate) mod program;
 mod types;
 
 pub use builtins::names as builtin_names;

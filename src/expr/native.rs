@@ -5,7 +5,7 @@
 //! `expr/windsor/`. Both sides meet only through the types in this file.
 
 use super::host::Host;
-use super::value::Value;
+use crate::value::Value;
 
 /// A parameter or result type as the Go function declares it. The checker reports
 /// a compile error when an argument whose type is known at compile time (a literal,
@@ -76,7 +76,7 @@ impl NativeError {
     }
 }
 
-pub type NativeCall = fn(&Call<'_>, &[Value]) -> Result<Value, NativeError>;
+type NativeCall = fn(&Call<'_>, &[Value]) -> Result<Value, NativeError>;
 
 #[derive(Clone, Copy)]
 pub struct NativeFn {

@@ -2,7 +2,7 @@
 //! package: integer arithmetic wraps, `/` and `**` give floats, equality is numeric
 //! across number types and deep (with exact types) for maps, member access is nil-safe.
 
-use super::value::{map_get, Value};
+use crate::value::{map_get, Equality, Value};
 use std::cmp::Ordering;
 
 /// The Go type name used in error messages.
@@ -208,7 +208,7 @@ pub fn equal(a: &Value, b: &Value) -> bool {
         (Value::List(x), Value::List(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
         }
-        (Value::Map(_), Value::Map(_)) => deep_equal(a, b),
+        (Value::Map(_), Value::Map(_)) => a.equals(b, Equality::GO_DEEP),
         _ => match (num(a), num(b)) {
             (Some(x @ Num::F(_)), Some(y)) | (Some(x), Some(y @ Num::F(_))) => x.f() == y.f(),
             (Some(x), Some(y)) => x.wide() == y.wide(),
@@ -223,24 +223,6 @@ fn scalar_eq(a: &Value, b: &Value) -> bool {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Str(x), Value::Str(y)) => x == y,
         _ => false,
-    }
-}
-
-/// `reflect.DeepEqual` on the Go values: types must match exactly.
-pub fn deep_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Uint(x), Value::Uint(y)) => x == y,
-        (Value::Float(x), Value::Float(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| deep_equal(p, q))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
-        }
-        _ => scalar_eq(a, b),
     }
 }
 

@@ -5,7 +5,7 @@
 use super::ast::BinOp;
 use super::builtins::Builtin;
 use super::native::NativeFn;
-use super::value::Value;
+use crate::value::Value;
 use regex::Regex;
 use std::ops::Range;
 use std::sync::Arc;
@@ -102,7 +102,6 @@ pub enum ExprKind {
     },
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
-    Coalesce(Box<Expr>, Box<Expr>),
     /// `matches` with a pattern known at compile time.
     MatchesConst(Box<Expr>, Arc<Regex>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),

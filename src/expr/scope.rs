@@ -3,7 +3,7 @@
 //! values lazily (config blocks are computed on first read, design/semantics.md S6).
 
 use super::error::ExprError;
-use super::value::{Map, Value};
+use crate::value::{Map, Value};
 
 pub trait Scope {
     /// Resolves a chain of constant member accesses starting at a root name

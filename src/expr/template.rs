@@ -16,11 +16,11 @@
 //! time) stays in the text verbatim while the others are substituted.
 
 use super::error::{ErrorKind, ExprError};
-use super::value::Value;
 use super::windsor::format::interpolation_text;
+use crate::value::Value;
 
 /// Windsor evaluates at most this many `${…}` per string; the rest stay verbatim.
-pub const WINDSOR_MAX_SUBSTITUTIONS: usize = 20;
+const WINDSOR_MAX_SUBSTITUTIONS: usize = 20;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Dialect {
@@ -37,7 +37,7 @@ pub fn contains_expression(text: &str) -> bool {
 }
 
 /// True when `text` holds at least one complete `${…}` (a `${` with its closing `}`).
-pub fn contains_complete_expression(text: &str) -> bool {
+fn contains_complete_expression(text: &str) -> bool {
     let mut from = 0;
     while let Some(i) = text[from..].find("${") {
         let start = from + i;
@@ -52,7 +52,7 @@ pub fn contains_complete_expression(text: &str) -> bool {
 /// The index of the `}` that closes an expression whose body starts at `from`: braces
 /// are counted, `'…'` and `"…"` literals skipped (a backslash skips the next
 /// character). Backtick literals are not recognised, as in Windsor.
-pub fn expression_end(text: &str, from: usize) -> Option<usize> {
+fn expression_end(text: &str, from: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut depth = 1usize;
     let mut quote: Option<u8> = None;
@@ -267,6 +267,32 @@ fn splice_text(value: &Value, indent: usize) -> String {
         if !line.is_empty() {
             out.push_str(&pad);
             out.push_str(line);
+        }
+    }
+    out
+}
+
+/// The `${…}` bodies of `text` as composition reads them ([`Dialect::Bpc`]): each with
+/// the byte offset of the body in `text`, `$${` escapes skipped; an unclosed or empty
+/// one is its error. For static checks, which read expressions without running them.
+pub fn bodies(text: &str) -> Vec<Result<(usize, &str), ExprError>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(i) = text[pos..].find("${") {
+        let start = pos + i;
+        if text[pos..start].ends_with('$') {
+            pos = start + 2;
+            continue;
+        }
+        match body_at(text, start, start) {
+            Ok((end, body)) => {
+                out.push(Ok((start + 2, body)));
+                pos = end + 1;
+            }
+            Err(e) => {
+                out.push(Err(e));
+                break;
+            }
         }
     }
     out

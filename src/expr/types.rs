@@ -41,11 +41,6 @@ impl Ty {
         }
     }
 
-    /// Go's `AssignableTo` between two known natures (unknown is assignable both ways).
-    pub fn assignable_to(self, to: Ty) -> bool {
-        self == to || self.is_unknown() || to.is_unknown()
-    }
-
     /// Whether a value of this type may be passed where a host function declares `p`.
     pub fn fits_param(self, p: ParamTy) -> bool {
         matches!(

@@ -54,7 +54,7 @@ fn data_string(v: &Value) -> String {
     match v {
         Value::Nil => String::new(),
         Value::Str(t) => t.to_string(),
-        other => crate::emit::json::compact(other),
+        other => crate::value::json::compact(other),
     }
 }
 
@@ -462,8 +462,8 @@ impl Ctx<'_> {
                 (None, Some(path)) => self.read_patch(name, &path).map_err(|e| {
                     let origin = composition.origins.get(item.origin());
                     let d = Diagnostic::error(e);
-                    vec![match origin.source {
-                        crate::compose::origin::Source::Facet(_) => {
+                    vec![match origin.contributor {
+                        crate::compose::origin::Contributor::Facet(_) => {
                             d.with_primary(origin.span, "the patch entry")
                         }
                         _ => d,

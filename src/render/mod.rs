@@ -6,9 +6,9 @@
 //! `patches[].path`), and returns the whole tree in memory, so `--check` and the
 //! writer share one result and nothing is written when it fails.
 
-pub mod flux;
-pub mod module_variables;
-pub mod terraform;
+pub(crate) mod flux;
+pub(crate) mod module_variables;
+pub(crate) mod terraform;
 pub mod write;
 
 use crate::compose::Composition;
@@ -63,7 +63,7 @@ pub fn render(
 /// A value at a dotted path of a map.
 pub(crate) fn lookup<'v>(map: &'v Map, path: &[&str]) -> Option<&'v Value> {
     let (first, rest) = path.split_first()?;
-    let v = crate::expr::value::map_get(map, first)?;
+    let v = crate::value::map_get(map, first)?;
     if rest.is_empty() {
         Some(v)
     } else {

@@ -8,7 +8,7 @@
 //!
 //! The check is pure: the caller reads the module directories (see [`ModuleFiles`]).
 
-use crate::compose::origin::{Origin, Source};
+use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
 use crate::source::Diagnostic;
@@ -59,7 +59,7 @@ pub fn parse(dir: &str, files: &[(String, String)]) -> Result<Variables, Diagnos
 
 /// The module directory of a terraform component, relative to the project, when the
 /// module is local: no `source`, and a plain relative `path`.
-pub fn local_module_dir(composition: &Composition, id: &str) -> Option<String> {
+fn local_module_dir(composition: &Composition, id: &str) -> Option<String> {
     let component = composition.terraform.components.get(id)?;
     let text = |k: &str| component.get(k).and_then(Tracked::as_str);
     if text("source").is_some_and(|s| !s.is_empty()) {
@@ -138,9 +138,11 @@ pub fn check(composition: &Composition, read: impl Fn(&str) -> ModuleFiles) -> V
 /// Points the diagnostic at the facet (or values file) that wrote the input, when the
 /// origin has a place in a file.
 fn at_origin(d: Diagnostic, origin: &Origin) -> Diagnostic {
-    match origin.source {
-        Source::Derived | Source::Context => d,
-        Source::Base | Source::Facet(_) => d.with_primary(origin.span, "set here"),
+    match origin.contributor {
+        Contributor::Derived | Contributor::Context => d,
+        Contributor::Base | Contributor::Facet(_) | Contributor::Overlay => {
+            d.with_primary(origin.span, "set here")
+        }
     }
 }
 

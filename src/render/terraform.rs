@@ -282,7 +282,7 @@ impl Backend {
             Some(other) => {
                 let shown = match other {
                     Value::Str(s) => s.to_string(),
-                    v => crate::emit::json::compact(v),
+                    v => crate::value::json::compact(v),
                 };
                 // Name the value layer that set it (the last one holding the key).
                 let layer = composition

@@ -136,7 +136,7 @@ pub fn check(dir: &Path, tree: &Rendered) -> Result<String, String> {
         } else {
             "/dev/null".into()
         };
-        diff.push_str(&crate::testing::snapshot::unified_diff(
+        diff.push_str(&crate::diff::unified_diff(
             &text(old),
             &text(new),
             &old_name,

@@ -129,12 +129,6 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
-
-    /// A warning promoted to an error (`--strict`).
-    pub fn into_error(mut self) -> Diagnostic {
-        self.severity = Severity::Error;
-        self
-    }
 }
 
 #[cfg(test)]
@@ -156,6 +150,5 @@ mod tests {
             Some("while evaluating facet `aws`, input `x`")
         );
         assert_eq!(d.primary.as_ref().map(|l| l.span), Some(span));
-        assert!(d.into_error().is_error());
     }
 }

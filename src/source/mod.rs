@@ -1,10 +1,10 @@
 //! Source files, spans and diagnostics shared by every stage.
 
-pub mod diagnostic;
-pub mod map;
+pub(crate) mod diagnostic;
+pub(crate) mod map;
 pub mod render;
 pub mod span;
-pub mod tree;
+pub(crate) mod tree;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use map::{Location, SourceFile, SourceMap};

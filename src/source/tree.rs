@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 /// Largest total uncompressed size of an archive (a guard against gzip bombs),
 /// enforced while the bytes are decompressed.
-pub const MAX_ARCHIVE_BYTES: u64 = 64 * 1024 * 1024;
-/// Largest single file read from a template: the expression engine's string limit,
-/// since `file()` turns a file into one string. Checked before reading.
-pub const MAX_FILE_BYTES: u64 = crate::expr::limits::MAX_STRING as u64;
+const MAX_ARCHIVE_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest single file read from a template: 16 MiB, the expression engine's string
+/// limit, since `file()` turns a file into one string (the engine asserts the two
+/// agree; the file layer sits below it and does not look up). Checked before reading.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TreeErrorKind {
@@ -100,7 +101,7 @@ impl FileTree {
         }
     }
 
-    pub fn from_dir(path: &Path) -> Result<FileTree, TreeError> {
+    pub(crate) fn from_dir(path: &Path) -> Result<FileTree, TreeError> {
         let shown = path.display().to_string();
         let root = path.canonicalize().map_err(|e| io_error(&shown, &e))?;
         if !root.is_dir() {
@@ -117,13 +118,16 @@ impl FileTree {
         })
     }
 
-    /// Reads a gzip-compressed tar archive held in memory.
-    pub fn from_archive(gzipped: &[u8], display_root: &str) -> Result<FileTree, TreeError> {
+    /// Reads a gzip-compressed tar archive held in memory (the tests' way in; `open`
+    /// streams archives from disk).
+    #[cfg(test)]
+    fn from_archive(gzipped: &[u8], display_root: &str) -> Result<FileTree, TreeError> {
         FileTree::from_archive_capped(gzipped, display_root, MAX_ARCHIVE_BYTES)
     }
 
     /// As [`FileTree::from_archive`] with another cap on the uncompressed size.
-    pub fn from_archive_capped(
+    #[cfg(test)]
+    fn from_archive_capped(
         gzipped: &[u8],
         display_root: &str,
         cap: u64,
@@ -203,10 +207,6 @@ impl FileTree {
             Backing::Dir { root } => Some(root.join(self.prefix.trim_end_matches('/'))),
             Backing::Archive(_) => None,
         }
-    }
-
-    pub fn is_archive(&self) -> bool {
-        matches!(self.backing, Backing::Archive(_))
     }
 
     pub fn exists(&self, path: &str) -> bool {
@@ -429,7 +429,7 @@ fn too_large(path: &str, size: u64) -> TreeError {
 }
 
 /// What kind of non-regular file `meta` describes, for messages.
-pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     let kind = meta.file_type();
     if kind.is_dir() {
         return "a directory";
@@ -793,7 +793,10 @@ mod tests {
         )]))
         .expect("write");
         let tree = FileTree::open(&path).expect("open");
-        assert!(tree.is_archive());
+        assert!(
+            tree.root_dir().is_none(),
+            "an archive has no directory on disk"
+        );
         assert_eq!(tree.list("facets").expect("list"), ["facets/a.yaml"]);
     }
 }

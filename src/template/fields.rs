@@ -88,7 +88,7 @@ impl Field {
 }
 
 /// Terraform fields in output order.
-pub const TERRAFORM: &[Field] = &[
+const TERRAFORM: &[Field] = &[
     id_field("name"),
     id_field("source"),
     id_field("path"),
@@ -100,7 +100,7 @@ pub const TERRAFORM: &[Field] = &[
 ];
 
 /// Kustomization fields in output order.
-pub const KUSTOMIZE: &[Field] = &[
+const KUSTOMIZE: &[Field] = &[
     id_field("name"),
     field("path", Eval::Literal, Combine::Replace).not_in_tier(),
     field("source", Eval::Literal, Combine::Replace),
@@ -126,7 +126,7 @@ pub const KUSTOMIZE: &[Field] = &[
 ];
 
 /// Flux system fields (the `flux:` system form).
-pub const FLUX_SYSTEM: &[Field] = &[
+const FLUX_SYSTEM: &[Field] = &[
     id_field("name"),
     field("path", Eval::Literal, Combine::Replace),
     field("source", Eval::Literal, Combine::Replace),
@@ -149,7 +149,7 @@ pub fn fields(kind: ComponentKind) -> &'static [Field] {
 
 /// Keys every component may carry besides its fields: they decide whether and how
 /// it is contributed (S5, S9), and are never written out.
-pub const DIRECTIVES: &[&str] = &["when", "ordinal", "strategy", "requires"];
+pub(crate) const DIRECTIVES: &[&str] = &["when", "ordinal", "strategy", "requires"];
 
 /// `substitute` is the preferred spelling of a kustomization's `substitutions`;
 /// both feed one map.

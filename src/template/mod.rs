@@ -1,14 +1,14 @@
 //! Stage 1, load: a template directory or archive into facets, schema and base
 //! blueprint (design/semantics.md S2, S3).
 
-pub mod facet;
-pub mod fields;
-pub mod identity;
-pub mod keys;
-pub mod ordinal;
-pub mod parse_facet;
-pub mod source_entry;
-pub mod sources;
+pub(crate) mod facet;
+pub(crate) mod fields;
+pub(crate) mod identity;
+pub(crate) mod keys;
+pub(crate) mod ordinal;
+pub(crate) mod parse_facet;
+pub(crate) mod source_entry;
+pub(crate) mod sources;
 
 pub use facet::*;
 pub use sources::{load_with_sources, Upstream};
@@ -35,41 +35,41 @@ pub struct Template {
     pub upstream: Vec<Upstream>,
 }
 
+/// One template of a composition: the composing template itself, or the upstream
+/// local source at this index of [`Template::upstream`] (merge order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TemplateId {
+    Composing,
+    Upstream(usize),
+}
+
+/// A facet of a composition: the template it belongs to and its index in that
+/// template's processing order. Ids never need renumbering when templates combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FacetId {
+    pub template: TemplateId,
+    pub index: usize,
+}
+
 impl Template {
-    /// A facet by composition-wide index: this template's facets first (so a single
-    /// template's indices are its own), then each upstream source's in merge order.
-    pub fn facet(&self, index: usize) -> Option<&Facet> {
-        if let Some(own) = self.facets.get(index) {
-            return Some(own);
+    /// The template `id` names: this one or one of its upstream sources.
+    pub fn part(&self, id: TemplateId) -> Option<&Template> {
+        match id {
+            TemplateId::Composing => Some(self),
+            TemplateId::Upstream(k) => self.upstream.get(k).map(|u| &u.template),
         }
-        let mut rest = index - self.facets.len();
-        for up in &self.upstream {
-            match up.template.facets.get(rest) {
-                Some(f) => return Some(f),
-                None => rest -= up.template.facets.len(),
-            }
-        }
-        None
     }
 
-    /// The composition-wide index of the first facet of upstream source `k`.
-    pub fn facet_offset(&self, k: usize) -> usize {
-        self.facets.len()
-            + self
-                .upstream
-                .iter()
-                .take(k)
-                .map(|u| u.template.facets.len())
-                .sum::<usize>()
+    pub fn facet(&self, id: FacetId) -> Option<&Facet> {
+        self.part(id.template)?.facets.get(id.index)
     }
 
-    /// The name of the upstream source a composition-wide facet index belongs to;
-    /// `None` for this template's own facets.
-    pub fn facet_source(&self, index: usize) -> Option<&str> {
-        (0..self.upstream.len())
-            .rev()
-            .find(|&k| index >= self.facet_offset(k))
-            .map(|k| self.upstream[k].name.as_str())
+    /// The name of upstream source `id`; `None` for the composing template.
+    pub fn upstream_name(&self, id: TemplateId) -> Option<&str> {
+        match id {
+            TemplateId::Composing => None,
+            TemplateId::Upstream(k) => self.upstream.get(k).map(|u| u.name.as_str()),
+        }
     }
 }
 

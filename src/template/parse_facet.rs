@@ -8,8 +8,8 @@ use super::ordinal::default_ordinal;
 use crate::source::{Diagnostic, FileId, Span};
 use crate::yaml::{Key, Node, NodeKind};
 
-pub const FACET_KIND: &str = "Facet";
-pub const BLUEPRINT_KIND: &str = "Blueprint";
+const FACET_KIND: &str = "Facet";
+const BLUEPRINT_KIND: &str = "Blueprint";
 pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 
 /// Collects the problems found while reading one file.
@@ -24,7 +24,7 @@ impl Reader<'_> {
     }
 
     /// Warns about keys of `node` that are not in `known`; `context` names the level.
-    pub fn check_keys(&mut self, node: &Node, known: &[&str], context: &str) {
+    fn check_keys(&mut self, node: &Node, known: &[&str], context: &str) {
         let NodeKind::Map(entries) = &node.kind else {
             return;
         };

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 /// At most this many local sources in one composition (a runaway chain is an error,
 /// not a hang).
-pub const MAX_SOURCES: usize = 64;
+const MAX_SOURCES: usize = 64;
 
 /// One local source of a composing template.
 pub struct Upstream {

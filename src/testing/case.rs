@@ -2,14 +2,13 @@
 //! cases, with positions for every problem. Top-level keys other than `cases` (such
 //! as `x-defaults` holding anchors) are ignored.
 
-use crate::compose::evaluate::plain_value;
 use crate::compose::scope::set_path;
 use crate::expr::{Map, Value};
 use crate::source::{Diagnostic, FileTree, SourceMap, Span};
 use crate::yaml::{Node, NodeKind};
 use std::collections::BTreeMap;
 
-pub const CASE_KEYS: &[&str] = &[
+const CASE_KEYS: &[&str] = &[
     "name",
     "values",
     "terraformOutputs",
@@ -167,7 +166,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
                         ))
                         .with_primary(k.span, "empty segment"));
                     }
-                    set_path(&mut values, &path, plain_value(val));
+                    set_path(&mut values, &path, val.to_value());
                 }
             }
             NodeKind::Null => {}
@@ -178,7 +177,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
         }
     }
     let terraform_outputs = match node.get("terraformOutputs") {
-        Some(t) if matches!(t.kind, NodeKind::Map(_)) => Some(plain_value(t)),
+        Some(t) if matches!(t.kind, NodeKind::Map(_)) => Some(t.to_value()),
         Some(t) if t.is_null() => None,
         Some(t) => {
             return Err(Diagnostic::error(
@@ -193,7 +192,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
         match &e.kind {
             NodeKind::Map(entries) => {
                 for (k, v) in entries {
-                    let text = match plain_value(v) {
+                    let text = match v.to_value() {
                         Value::Str(s) => s.to_string(),
                         Value::Nil => String::new(),
                         other => crate::expr::windsor::format::go_format(&other),

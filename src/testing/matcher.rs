@@ -16,13 +16,12 @@
 //! Any other key of an expectation is not compared, and is never silently ignored: it
 //! is a warning naming the file and line.
 
-use crate::compose::evaluate::plain_value;
-use crate::compose::tracked::same;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::source::Diagnostic;
 use crate::template::identity::component_id;
 use crate::template::ComponentKind;
+use crate::value::Equality;
 use crate::yaml::{Node, NodeKind};
 
 /// One failed expectation.
@@ -108,8 +107,8 @@ pub struct Outcome {
 }
 
 /// Windsor's loose scalar equality (reference 12.5): equal values, or equal text.
-pub fn loose_eq(expected: &Value, actual: &Value) -> bool {
-    if same(expected, actual) {
+fn loose_eq(expected: &Value, actual: &Value) -> bool {
+    if expected.equals(actual, Equality::DATA) {
         return true;
     }
     let scalar = |v: &Value| !matches!(v, Value::List(_) | Value::Map(_) | Value::Nil);
@@ -132,7 +131,7 @@ fn as_f64(v: &Value) -> f64 {
 fn show(v: &Value) -> String {
     match v {
         Value::Str(s) => format!("{s:?}"),
-        Value::List(_) | Value::Map(_) => crate::emit::json::compact(v),
+        Value::List(_) | Value::Map(_) => crate::value::json::compact(v),
         other => go_format(other),
     }
 }
@@ -205,8 +204,8 @@ pub fn check(composed: &Composed<'_>, spec: &Node, present: bool, file: &str) ->
             other => {
                 let actual = composed.blueprint.as_map().and_then(|m| m.get(other));
                 match actual {
-                    Some(actual) if present => subset(&plain_value(node), Some(actual), other, &mut out.mismatches),
-                    Some(actual) => exclude_value(&plain_value(node), actual, other, &mut out.mismatches),
+                    Some(actual) if present => subset(&node.to_value(), Some(actual), other, &mut out.mismatches),
+                    Some(actual) => exclude_value(&node.to_value(), actual, other, &mut out.mismatches),
                     None => out.warnings.push(
                         Diagnostic::warning(format!("`{other}` is not a field of the composed blueprint; this expectation checks nothing"))
                             .with_primary(key.span, "not compared"),
@@ -320,9 +319,9 @@ fn check_component(
                         check_variants(node, got, &path, out)
                     }
                     (ComponentKind::Terraform, "inputs") => {
-                        input_matches(&plain_value(node), got, &path, &mut out.mismatches)
+                        input_matches(&node.to_value(), got, &path, &mut out.mismatches)
                     }
-                    _ => subset(&plain_value(node), got, &path, &mut out.mismatches),
+                    _ => subset(&node.to_value(), got, &path, &mut out.mismatches),
                 }
             }
         }
@@ -350,7 +349,7 @@ fn check_component(
                         .and_then(|m| m.get("components"));
                     if let Some(got) = got {
                         exclude_value(
-                            &plain_value(components),
+                            &components.to_value(),
                             got,
                             &format!("{label}{prefix}.components"),
                             &mut out.mismatches,
@@ -406,7 +405,7 @@ fn check_tier(
     warnings: &mut Vec<Diagnostic>,
 ) {
     let NodeKind::Map(keys) = &expected.kind else {
-        subset(&plain_value(expected), actual, path, mismatches);
+        subset(&expected.to_value(), actual, path, mismatches);
         return;
     };
     let Some(actual) = actual else {
@@ -420,7 +419,7 @@ fn check_tier(
     for (key, value) in keys {
         if TIER_FIELDS.contains(&&*key.name) {
             subset(
-                &plain_value(value),
+                &value.to_value(),
                 fields.and_then(|m| m.get(&*key.name)),
                 &format!("{path}.{}", key.name),
                 mismatches,
@@ -439,7 +438,7 @@ fn check_tier(
 /// unnamed one passes when any variant satisfies it (Windsor's rule).
 fn check_variants(expected: &Node, actual: Option<&Value>, path: &str, out: &mut Outcome) {
     let NodeKind::Seq(items) = &expected.kind else {
-        subset(&plain_value(expected), actual, path, &mut out.mismatches);
+        subset(&expected.to_value(), actual, path, &mut out.mismatches);
         return;
     };
     let variants = actual.and_then(Value::as_list).unwrap_or(&[]);
@@ -485,7 +484,7 @@ fn check_variants(expected: &Node, actual: Option<&Value>, path: &str, out: &mut
             &mut out.warnings,
         );
         if !satisfied {
-            let components = item.get("components").map(plain_value);
+            let components = item.get("components").map(Node::to_value);
             out.mismatches.push(Mismatch {
                 path: path.to_string(),
                 message: format!(
@@ -544,7 +543,9 @@ fn exclude_value(expected: &Value, actual: &Value, path: &str, out: &mut Vec<Mis
     match (expected, actual) {
         (Value::List(e), Value::List(a)) => {
             for item in e.iter() {
-                if a.iter().any(|x| loose_eq(item, x) || same(item, x)) {
+                if a.iter()
+                    .any(|x| loose_eq(item, x) || item.equals(x, Equality::DATA))
+                {
                     out.push(Mismatch {
                         path: path.to_string(),
                         message: format!("{} should not be present", show(item)),

@@ -1,6 +1,6 @@
 //! `bpc test`: template test cases (S11) and golden-file snapshots.
 
 pub mod case;
-pub mod matcher;
+pub(crate) mod matcher;
 pub mod runner;
-pub mod snapshot;
+pub(crate) mod snapshot;

@@ -16,7 +16,7 @@ use crate::source::Diagnostic;
 use crate::template::Template;
 
 /// The context name test cases compose under (as Windsor's runner does).
-pub const TEST_CONTEXT: &str = "test";
+const TEST_CONTEXT: &str = "test";
 
 /// What `terraform_output(c, k)` gives in a case with `terraformOutputs` when `k` (or
 /// all of `c`) is not mocked.
@@ -93,6 +93,7 @@ impl Suite<'_> {
             terraform,
             precedence: self.options.precedence,
             limits: self.options.limits,
+            overlay: None,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {

@@ -1,8 +1,8 @@
 //! The one-line summary of what a new composition changed: components and
 //! kustomizations added, removed or changed, by id, in blueprint order.
 
-use crate::expr::Value;
 use crate::testing::matcher::component_id_of;
+use crate::value::Value;
 use indexmap::IndexMap;
 
 /// What a summary compares: each component's and kustomization's compact JSON by id,
@@ -27,7 +27,7 @@ impl Shape {
                         .enumerate()
                         .map(|(i, item)| {
                             let id = component_id_of(item).unwrap_or_else(|| format!("#{i}"));
-                            (id, crate::emit::json::compact(item))
+                            (id, crate::value::json::compact(item))
                         })
                         .collect()
                 })
@@ -36,7 +36,7 @@ impl Shape {
         Shape {
             components: by_id("terraform"),
             kustomizations: by_id("kustomize"),
-            whole: crate::emit::json::compact(blueprint),
+            whole: crate::value::json::compact(blueprint),
         }
     }
 
@@ -98,7 +98,7 @@ mod tests {
 
     fn shape(yaml: &str) -> Shape {
         let node = crate::yaml::parse(yaml, crate::source::span::FileId(0)).expect("yaml");
-        Shape::of(&crate::compose::evaluate::plain_value(&node))
+        Shape::of(&node.to_value())
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! What a watched run reads, as paths to watch: the template directory (facets,
 //! schema, blueprint, tests, and every file `file()` or `jsonnet()` can read, since
 //! those are confined to the template tree), each local source's directory, the
-//! project's `windsor.yaml` and `contexts/` (values and each context's
-//! `blueprint.yaml`), `--values` files and the `--terraform-outputs` file.
+//! project's `windsor.yaml`, `contexts/` (values and each context's `blueprint.yaml`
+//! overlay) and `terraform/` (the modules `render` checks inputs against), `--values`
+//! files and the `--terraform-outputs` file.
 //!
 //! Whole directories rather than the files one composition happened to read: a facet
 //! added later, or a file a `when` switches on, must trigger a round too, and the tree
@@ -60,6 +61,8 @@ impl Inputs {
         let root = absolute(&options.cwd, &project.root);
         inputs.files.push(root.join("windsor.yaml"));
         inputs.dirs.push(root.join("contexts"));
+        // Local Terraform modules, whose variables `render` checks inputs against.
+        inputs.dirs.push(root.join("terraform"));
         match project.template.root_dir() {
             Some(dir) => inputs.dirs.push(dir),
             // An archive: the file itself.

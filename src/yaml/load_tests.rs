@@ -1,7 +1,6 @@
 //! Loader behaviour: typing, anchors, merge keys, duplicates, limits and error positions.
 
 use super::*;
-use crate::expr::value::Value;
 use crate::source::FileId;
 
 fn load(text: &str) -> Node {
@@ -231,25 +230,6 @@ fn multiple_documents() {
     assert_eq!(docs.len(), 3);
     assert_eq!(docs[1].span.file, FileId(3));
     assert!(docs[2].is_null());
-}
-
-#[test]
-fn to_value_keeps_types_and_order() {
-    let doc = load("z: 1\na: [x, 2.5, null, -3]\nm: {k: true}\n");
-    let value = doc.to_value();
-    let map = value.as_map().expect("map");
-    assert_eq!(
-        map.keys().map(|k| &**k).collect::<Vec<_>>(),
-        ["z", "a", "m"]
-    );
-    assert!(matches!(map["z"], Value::Int(1)));
-    let go = doc.to_value_go_yaml();
-    let go_map = go.as_map().expect("map");
-    assert!(matches!(go_map["z"], Value::Uint(1)));
-    let list = go_map["a"].as_list().expect("list");
-    assert!(matches!(list[3], Value::Int(-3)));
-    let back = Node::from_value(&value, doc.span);
-    assert_eq!(back.to_value().as_map().map(|m| m.len()), Some(3));
 }
 
 #[test]

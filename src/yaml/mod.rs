@@ -1,18 +1,16 @@
 //! YAML in (with spans, anchors, aliases and merge keys) and out (deterministic).
 
-pub mod convert;
-pub mod error;
-pub mod load;
+pub(crate) mod error;
+pub(crate) mod load;
 mod map_builder;
-pub mod node;
-pub mod offset;
+pub(crate) mod node;
+pub(crate) mod offset;
 mod positions;
-pub mod scalar;
+pub(crate) mod scalar;
 
 #[cfg(test)]
 mod load_tests;
 
-pub use convert::{node_to_value, IntMapping};
 pub use error::YamlError;
 pub use load::{parse, parse_all, ALIAS_EXPANSION_LIMIT, MAX_DEPTH};
 pub use node::{Key, Node, NodeKind, ScalarStyle};

@@ -3,8 +3,8 @@
 
 use super::super::budget::Budget;
 use super::super::ops::{self, go_type, to_int};
-use super::super::value::{Map, Value};
 use super::gofmt::sprint_key;
+use crate::value::{Map, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
 

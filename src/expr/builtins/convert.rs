@@ -3,8 +3,8 @@
 
 use super::super::budget::Budget;
 use super::super::ops::{as_str, go_type};
-use super::super::value::Value;
 use super::gofmt;
+use crate::value::Value;
 use base64::Engine as _;
 
 pub fn int(args: &[Value], _: &mut Budget) -> Result<Value, String> {

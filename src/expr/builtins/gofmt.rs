@@ -1,7 +1,7 @@
 //! Go's `fmt.Sprint` for scalars, needed where expr-lang turns interface-typed map
 //! keys (`groupBy`, `fromPairs`) into text and for expr-lang's own `string()`.
 
-use super::super::value::Value;
+use crate::value::Value;
 
 /// Go `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): shortest digits,
 /// exponent form below 1e-4 and from 1e6 up.

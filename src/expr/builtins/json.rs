@@ -3,8 +3,9 @@
 
 use super::super::budget::Budget;
 use super::super::ops::as_str;
-use super::super::value::{Map, Value};
 use super::gofmt::shortest;
+use crate::value::json::{self, FromJson};
+use crate::value::Value;
 
 pub fn to_json(args: &[Value], budget: &mut Budget) -> Result<Value, String> {
     let mut out = String::new();
@@ -127,25 +128,16 @@ pub(crate) fn quote(s: &str, out: &mut String) {
 pub fn from_json(args: &[Value], budget: &mut Budget) -> Result<Value, String> {
     let text = as_str(&args[0])?;
     let parsed: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(convert(parsed, budget))
+    // A step for every value built; the result is returned even past the step limit,
+    // which the next step then reports.
+    let _ = budget.step(node_count(&parsed));
+    Ok(json::from_json(&parsed, FromJson::Float64))
 }
 
-fn convert(v: serde_json::Value, budget: &mut Budget) -> Value {
-    let _ = budget.step(1);
-    match v {
-        serde_json::Value::Null => Value::Nil,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
-        serde_json::Value::String(s) => Value::str(s),
-        serde_json::Value::Array(items) => {
-            Value::list(items.into_iter().map(|i| convert(i, budget)).collect())
-        }
-        serde_json::Value::Object(obj) => {
-            let mut m = Map::with_capacity_and_hasher(obj.len(), Default::default());
-            for (k, v) in obj {
-                m.insert(k.into(), convert(v, budget));
-            }
-            Value::map(m)
-        }
+fn node_count(json: &serde_json::Value) -> u64 {
+    1 + match json {
+        serde_json::Value::Array(items) => items.iter().map(node_count).sum(),
+        serde_json::Value::Object(object) => object.values().map(node_count).sum(),
+        _ => 0,
     }
 }

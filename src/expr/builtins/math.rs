@@ -3,7 +3,7 @@
 
 use super::super::budget::Budget;
 use super::super::ops::{self, go_type};
-use super::super::value::Value;
+use crate::value::Value;
 use std::cmp::Ordering;
 
 fn invalid(name: &str, v: &Value) -> String {

@@ -4,7 +4,7 @@
 
 mod collections;
 mod convert;
-pub mod gofmt;
+pub(crate) mod gofmt;
 pub(crate) mod json;
 mod math;
 mod strings;
@@ -13,7 +13,7 @@ pub use collections::sort_values;
 
 use super::budget::Budget;
 use super::types::Ty;
-use super::value::Value;
+use crate::value::Value;
 
 /// One argument of a predicate builtin as the parser reads it.
 #[derive(Clone, Copy)]
@@ -70,7 +70,7 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     ])
 }
 
-pub type BuiltinCall = fn(&[Value], &mut Budget) -> Result<Value, String>;
+type BuiltinCall = fn(&[Value], &mut Budget) -> Result<Value, String>;
 
 /// A plain builtin: its compile-time check and its implementation.
 pub struct Builtin {

@@ -2,7 +2,7 @@
 
 use super::super::budget::Budget;
 use super::super::ops::{as_str, go_type, to_int};
-use super::super::value::Value;
+use crate::value::Value;
 
 fn s(v: &Value) -> Result<&str, String> {
     as_str(v)

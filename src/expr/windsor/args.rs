@@ -5,7 +5,7 @@
 
 use super::format::go_type_name;
 use crate::expr::native::NativeError;
-use crate::expr::value::Value;
+use crate::value::Value;
 
 /// `what` names the argument as Windsor's message does: `"cidrhost() first argument"`.
 pub fn string<'a>(value: &'a Value, what: &str) -> Result<&'a str, NativeError> {

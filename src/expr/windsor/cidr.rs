@@ -8,7 +8,7 @@
 
 use super::args;
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
-use crate::expr::value::Value;
+use crate::value::Value;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 pub const CIDRHOST: NativeFn = NativeFn {

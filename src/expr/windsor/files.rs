@@ -3,7 +3,7 @@
 
 use super::args;
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
-use crate::expr::value::Value;
+use crate::value::Value;
 
 pub const FILE: NativeFn = NativeFn {
     name: "file",

@@ -8,7 +8,7 @@
 //! double-quoted (Go escapes) when they would read back as something else, multi-line
 //! strings as literal blocks (`|`, `|-`, `|+`), floats always with a `.` or an exponent.
 
-use crate::expr::value::Value;
+use crate::value::Value;
 use crate::yaml::scalar;
 use std::fmt::Write;
 
@@ -198,7 +198,7 @@ fn yaml_float(f: f64) -> String {
 }
 
 /// Go's `strconv.Quote`.
-pub fn go_quote(s: &str) -> String {
+fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -371,13 +371,7 @@ impl YamlWriter {
 
     /// `key: value` lines at `indent`; with `inline_first` the first key continues the
     /// current line (right after `- `).
-    fn map(
-        &mut self,
-        map: &crate::expr::value::Map,
-        indent: usize,
-        inline_first: bool,
-        depth: usize,
-    ) {
+    fn map(&mut self, map: &crate::value::Map, indent: usize, inline_first: bool, depth: usize) {
         let mut keys: Vec<_> = map.iter().collect();
         keys.sort_by(|a, b| a.0.cmp(b.0));
         for (i, (key, value)) in keys.into_iter().enumerate() {
@@ -516,7 +510,7 @@ pub fn go_type_name(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::value::Map;
+    use crate::value::Map;
 
     fn map(entries: &[(&str, Value)]) -> Value {
         let mut m = Map::default();

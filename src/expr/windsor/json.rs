@@ -4,7 +4,7 @@
 use super::format::go_json_float;
 use crate::expr::builtins::json::quote;
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
-use crate::expr::value::Value;
+use crate::value::Value;
 
 pub const JSON_STRING: NativeFn = NativeFn {
     name: "jsonString",

@@ -16,7 +16,8 @@ use super::json;
 use crate::alloc::Meter;
 use crate::expr::host::{Host, JsonnetLimits};
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
-use crate::expr::value::{Map, Value};
+use crate::value::json::FromJson;
+use crate::value::Value;
 use rsjsonnet_lang::arena::Arena;
 use rsjsonnet_lang::interner::InternedStr;
 use rsjsonnet_lang::program::{
@@ -520,29 +521,7 @@ impl<'p> Callbacks<'p> for Files<'_, 'p> {
     }
 }
 
-/// JSON text → values. Go's `json.Unmarshal` makes every number a float64, which Go
-/// prints without a fraction when it is integral; integers here print the same way.
+/// JSON text → values, numbers as [`FromJson::IntOrFloat`] says.
 fn parse_output(text: &str) -> Result<Value, String> {
-    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(from_json(json))
-}
-
-fn from_json(json: serde_json::Value) -> Value {
-    match json {
-        serde_json::Value::Null => Value::Nil,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Value::from(s),
-        serde_json::Value::Array(items) => Value::list(items.into_iter().map(from_json).collect()),
-        serde_json::Value::Object(fields) => {
-            let mut map = Map::with_capacity_and_hasher(fields.len(), Default::default());
-            for (k, v) in fields {
-                map.insert(k.into(), from_json(v));
-            }
-            Value::map(map)
-        }
-    }
+    crate::value::json::parse(text, FromJson::IntOrFloat).map_err(|e| e.to_string())
 }

@@ -5,15 +5,12 @@ mod args;
 mod cidr;
 mod env;
 mod files;
-pub mod format;
+pub(crate) mod format;
 mod json;
 mod jsonnet;
 mod terraform_output;
 mod text;
 mod yaml;
-
-#[cfg(test)]
-mod tests;
 
 use super::native::NativeFn;
 

@@ -4,7 +4,7 @@
 use super::args;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
-use crate::expr::value::Value;
+use crate::value::Value;
 
 pub const TERRAFORM_OUTPUT: NativeFn = NativeFn {
     name: "terraform_output",

@@ -4,7 +4,7 @@
 use super::args;
 use super::format::interpolation_text;
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
-use crate::expr::value::Value;
+use crate::value::Value;
 
 pub const STRING: NativeFn = NativeFn {
     name: "string",

@@ -10,8 +10,8 @@
 use super::args;
 use super::format::{go_type_name, interpolation_text, yaml_marshal};
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
-use crate::expr::value::Value;
 use crate::source::FileId;
+use crate::value::Value;
 
 pub const YAML: NativeFn = NativeFn {
     name: "yaml",

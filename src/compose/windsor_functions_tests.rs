@@ -1,6 +1,7 @@
 //! The Windsor functions through the engine, with files, environment and Terraform
-//! outputs from a real host: what the conformance suite cannot cover (it has no
-//! files and no environment).
+//! outputs from compose's real host ([`super::host::TemplateHost`]): what the
+//! conformance suite cannot cover (it has no files and no environment). They live
+//! here, not in `expr`, because the engine does not know the host above it.
 
 use crate::compose::host::{Environment, TemplateHost};
 use crate::expr::host::TerraformOutputs;

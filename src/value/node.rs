@@ -1,14 +1,17 @@
-//! Node ↔ Value. Spans are dropped going to a value; a value turned back into a node gets
-//! one span for every node (the place that produced it).
+//! YAML node ↔ value. Spans are dropped going to a value; a value turned back into a
+//! node gets one span for every node (the place that produced it).
+//!
+//! These are inherent methods of [`Node`] written here, beside [`Value`], so that the
+//! YAML layer does not need to know values: `yaml` sits below `value`.
 
-use super::node::{Key, Node, NodeKind, ScalarStyle};
-use crate::expr::value::{Map, Value};
+use super::{Map, Value};
 use crate::source::Span;
+use crate::yaml::{Key, Node, NodeKind, ScalarStyle};
 use std::sync::Arc;
 
 /// How integers become values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IntMapping {
+enum IntMapping {
     /// `Int` stays `Int`, `Uint` stays `Uint`.
     Signed,
     /// Non-negative integers become `Uint`, as Go's YAML decoder yields `uint64` for them
@@ -63,7 +66,7 @@ impl Node {
     }
 }
 
-pub fn node_to_value(node: &Node, ints: IntMapping) -> Value {
+fn node_to_value(node: &Node, ints: IntMapping) -> Value {
     match &node.kind {
         NodeKind::Null => Value::Nil,
         NodeKind::Bool(b) => Value::Bool(*b),
@@ -84,5 +87,31 @@ pub fn node_to_value(node: &Node, ints: IntMapping) -> Value {
             }
             Value::Map(Arc::new(map))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    #[test]
+    fn to_value_keeps_types_and_order() {
+        let doc = crate::yaml::parse("z: 1\na: [x, 2.5, null, -3]\nm: {k: true}\n", FileId(0))
+            .expect("yaml");
+        let value = doc.to_value();
+        let map = value.as_map().expect("map");
+        assert_eq!(
+            map.keys().map(|k| &**k).collect::<Vec<_>>(),
+            ["z", "a", "m"]
+        );
+        assert!(matches!(map["z"], Value::Int(1)));
+        let go = doc.to_value_go_yaml();
+        let go_map = go.as_map().expect("map");
+        assert!(matches!(go_map["z"], Value::Uint(1)));
+        let list = go_map["a"].as_list().expect("list");
+        assert!(matches!(list[3], Value::Int(-3)));
+        let back = Node::from_value(&value, doc.span);
+        assert_eq!(back.to_value().as_map().map(|m| m.len()), Some(3));
     }
 }

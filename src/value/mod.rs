@@ -1,9 +1,18 @@
-//! The runtime value of the expression engine.
+//! Values: the data every stage reads and writes (YAML documents as read, expression
+//! results, the composed blueprint). A leaf of the crate: it knows YAML nodes and
+//! spans, nothing above them.
 //!
+//! [`Value`] is the runtime value of the expression engine.//!
 //! Mirrors the Go types Windsor's expr-lang configuration produces: `Int` is Go `int`,
 //! `Uint` is the `uint64` that YAML-parsed integers (and string bytes) become, `Float` is
 //! `float64`. Lists and maps share their storage so cloning a value is cheap, which matters
 //! because the same scope is read by thousands of expressions.
+
+mod equal;
+pub mod json;
+mod node;
+
+pub use equal::Equality;
 
 use indexmap::IndexMap;
 use std::sync::Arc;

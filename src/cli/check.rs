@@ -1,0 +1,236 @@
+//! `bpc check`: a template's mistakes, found without composing any context. Exit 0
+//! when clean (notes and, without `--strict`, warnings allowed), 1 otherwise.
+
+use super::compose::ProjectArgs;
+use super::report;
+use crate::check::coverage::{Coverage, Item};
+use crate::check::{Allow, Report};
+use crate::session::Session;
+use crate::source::{Diagnostic, Severity, SourceMap};
+use crate::testing::case::{self, Case};
+use crate::testing::runner::RunOptions;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// The project-level config file (its `check.allow` silences findings).
+pub const PROJECT_CONFIG: &str = "bpc.yaml";
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
+pub enum CheckFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  bpc check                                  # the template of the project around here
+  bpc check --project tests/conformance/windsor-core-eaa2bcea --strict
+  bpc check --coverage --format json > coverage.json
+
+Silence one finding with `# bpc:allow ID` on its line or the line above, a whole file
+with `# bpc:allow-file ID`, a project with `check: {allow: [ID]}` in bpc.yaml.")]
+pub struct CheckArgs {
+    /// Project root (default: the nearest ancestor holding windsor.yaml, else here).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Template directory or .tar.gz archive (default: contexts/_template or _template).
+    #[arg(long, value_name = "DIR|FILE.tar.gz")]
+    pub template: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+    /// Treat warnings as errors (exit 1 on any).
+    #[arg(long)]
+    pub strict: bool,
+    /// Also run the template's tests and show which facets, config blocks, components
+    /// and `when` outcomes no case reaches.
+    #[arg(long)]
+    pub coverage: bool,
+}
+
+pub fn run(args: CheckArgs) -> ExitCode {
+    let sources = Arc::new(SourceMap::new());
+    match checked(&args, &sources) {
+        Ok((report, coverage)) => {
+            let fails = report.fails(args.strict);
+            match args.format {
+                CheckFormat::Text => print_text(&report, coverage.as_ref(), &sources, args.strict),
+                CheckFormat::Json => {
+                    println!(
+                        "{}",
+                        json(&report, coverage.as_ref(), &sources, args.strict)
+                    )
+                }
+            }
+            ExitCode::from(u8::from(fails))
+        }
+        Err(d) => {
+            report(&d, &sources);
+            ExitCode::from(1)
+        }
+    }
+}
+
+type Checked = (Report, Option<Coverage>);
+
+fn checked(args: &CheckArgs, sources: &Arc<SourceMap>) -> Result<Checked, Vec<Diagnostic>> {
+    let project_args = ProjectArgs {
+        project: args.project.clone(),
+        template: args.template.clone(),
+        ..ProjectArgs::default()
+    };
+    let options = project_args.session_options(None, None)?;
+    let session = Session::open(options, sources.clone())?;
+    let allow = project_allows(&session, sources)?;
+    let report = crate::check::check(&session.template, &session.engine, &allow);
+    let coverage = if args.coverage {
+        Some(coverage(&session, sources)?)
+    } else {
+        None
+    };
+    Ok((report, coverage))
+}
+
+fn project_allows(session: &Session, sources: &SourceMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
+    let path = session.project.root.join(PROJECT_CONFIG);
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let node =
+        crate::project::read_yaml_file(&path, PROJECT_CONFIG, sources).map_err(|d| vec![d])?;
+    crate::check::silence::project_allows(&node)
+}
+
+fn coverage(session: &Session, sources: &SourceMap) -> Result<Coverage, Vec<Diagnostic>> {
+    let template = &session.template;
+    let mut files = Vec::new();
+    for path in case::discover(&template.tree) {
+        let (file, _warnings) = case::load(&template.tree, sources, &path)?;
+        files.push(file);
+    }
+    let cases: Vec<&Case> = files.iter().flat_map(|f| f.cases.iter()).collect();
+    let suite = session.suite(RunOptions {
+        precedence: session.options.precedence,
+        limits: session.options.limits,
+        ..RunOptions::default()
+    });
+    Ok(crate::check::coverage::coverage(template, &suite, &cases))
+}
+
+fn summary(report: &Report, strict: bool) -> String {
+    let (errors, warnings, notes) = (
+        report.count(Severity::Error),
+        report.count(Severity::Warning),
+        report.count(Severity::Note),
+    );
+    let mut line = format!("{errors} error(s), {warnings} warning(s), {notes} note(s)");
+    if report.silenced > 0 {
+        line.push_str(&format!(", {} silenced", report.silenced));
+    }
+    if strict && warnings > 0 {
+        line.push_str(" (warnings are errors with --strict)");
+    }
+    line
+}
+
+fn print_text(report: &Report, coverage: Option<&Coverage>, sources: &SourceMap, strict: bool) {
+    let color = super::color_stderr();
+    for finding in &report.findings {
+        let mut d = finding.diagnostic.clone();
+        if strict && d.severity == Severity::Warning {
+            d.severity = Severity::Error;
+        }
+        println!("{}", crate::source::render(&d, sources, color));
+    }
+    if let Some(coverage) = coverage {
+        print!("{}", coverage_table(coverage));
+    }
+    println!("{}", summary(report, strict));
+}
+
+/// The coverage table: only what some case misses, then a total.
+pub fn coverage_table(coverage: &Coverage) -> String {
+    let mut out = format!(
+        "coverage over {} case(s){}:\n",
+        coverage.cases,
+        if coverage.failed > 0 {
+            format!(" ({} did not compose)", coverage.failed)
+        } else {
+            String::new()
+        }
+    );
+    out.push_str(&format!(
+        "  {:<13} {:<60} {:>5}  {:<12} {}\n",
+        "item", "name", "cases", "when never", "at"
+    ));
+    let mut gaps = 0;
+    for row in &coverage.rows {
+        let missing = row.missing_branches();
+        if row.cases > 0 && missing.is_empty() {
+            continue;
+        }
+        gaps += 1;
+        let item = match row.item {
+            Item::Facet => "facet",
+            Item::ConfigBlock => "config block",
+            Item::Component => "component",
+        };
+        out.push_str(&format!(
+            "  {item:<13} {:<60} {:>5}  {:<12} {}\n",
+            row.name,
+            row.cases,
+            if missing.is_empty() {
+                "-".to_string()
+            } else {
+                missing.join(", ")
+            },
+            row.at
+        ));
+    }
+    let reached = coverage.rows.iter().filter(|r| r.cases > 0).count();
+    out.push_str(&format!(
+        "  {reached} of {} items active in some case; {gaps} with a gap\n",
+        coverage.rows.len()
+    ));
+    out
+}
+
+fn json(report: &Report, coverage: Option<&Coverage>, sources: &SourceMap, strict: bool) -> String {
+    let findings: Vec<serde_json::Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let d = &f.diagnostic;
+            let severity = match d.severity {
+                Severity::Warning if strict => "error",
+                other => other.label(),
+            };
+            let location = f.span().and_then(|s| {
+                let at = sources.location(s.file, s.start as usize)?;
+                Some(serde_json::json!({
+                    "file": sources.path(s.file)?,
+                    "line": at.line,
+                    "column": at.column,
+                }))
+            });
+            serde_json::json!({
+                "id": f.id.as_str(),
+                "severity": severity,
+                "message": d.message,
+                "location": location,
+                "help": d.help,
+            })
+        })
+        .collect();
+    let value = serde_json::json!({
+        "findings": findings,
+        "errors": report.count(Severity::Error) + if strict { report.count(Severity::Warning) } else { 0 },
+        "warnings": if strict { 0 } else { report.count(Severity::Warning) },
+        "notes": report.count(Severity::Note),
+        "silenced": report.silenced,
+        "coverage": coverage,
+    });
+    serde_json::to_string_pretty(&value).unwrap_or_default()
+}
