@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The example template with contexts `dev` (docker), `prod` (aws, in windsor.yaml
-/// only) and `staging` (aws, in contexts/staging/).
+/// only) and `staging` (aws, in contexts/staging/, with its own blueprint overlay).
 fn three_contexts() -> tempfile::TempDir {
     let dir = project(&[
         (
@@ -21,6 +21,10 @@ fn three_contexts() -> tempfile::TempDir {
         ),
         ("contexts/dev/values.yaml", "provider: docker\n"),
         ("contexts/staging/values.yaml", "provider: aws\n"),
+        (
+            "contexts/staging/blueprint.yaml",
+            "terraform:\n  - path: cluster/aws-eks\n    inputs:\n      staging_only: true\n",
+        ),
     ]);
     copy_dir(&repo().join("_template"), &dir.path().join("_template"));
     dir
@@ -69,6 +73,8 @@ fn all_contexts_writes_each_context_as_its_single_run_would() {
         .collect();
     written.sort();
     assert_eq!(written, ["dev.yaml", "prod.yaml", "staging.yaml"]);
+    assert!(read(&root.join("out/staging.yaml")).contains("staging_only: true"));
+    assert!(!read(&root.join("out/prod.yaml")).contains("staging_only"));
     for context in ["dev", "prod", "staging"] {
         assert_eq!(
             read(&root.join("out").join(format!("{context}.yaml"))),

@@ -44,7 +44,7 @@ pub struct ProjectArgs {
     #[arg(long)]
     pub strict: bool,
     /// Where a context value and a facet config block set the same path: the context
-    /// value wins, as in the Windsor CLI (default), or the facet's, as `spec/facets.md`
+    /// value wins, as in the Windsor CLI (default), or the facet's, as the facet format
     /// first specified.
     #[arg(long, value_enum, default_value_t = ConfigPrecedence::ContextWins)]
     pub config_precedence: ConfigPrecedence,
