@@ -49,6 +49,16 @@ fn single(project: &Path, context: &str) -> String {
     out.stdout.clone()
 }
 
+/// The names of the files in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
 /// The summary table's row of `context`.
 fn row<'a>(table: &'a str, context: &str) -> &'a str {
     table
@@ -67,11 +77,7 @@ fn all_contexts_writes_each_context_as_its_single_run_would() {
     let root = dir.path();
     let out = bpc(root, &["compose", "--all-contexts", "--out", "out"]);
     assert!(out.success(), "{}", out.stderr);
-    let mut written: Vec<String> = std::fs::read_dir(root.join("out"))
-        .expect("out")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
-        .collect();
-    written.sort();
+    let written = files_in(&root.join("out"));
     assert_eq!(written, ["dev.yaml", "prod.yaml", "staging.yaml"]);
     assert!(read(&root.join("out/staging.yaml")).contains("staging_only: true"));
     assert!(!read(&root.join("out/prod.yaml")).contains("staging_only"));
@@ -142,11 +148,7 @@ fn repeated_context_flags_choose_a_subset_in_json() {
         ],
     );
     assert!(out.success(), "{}", out.stderr);
-    let mut written: Vec<String> = std::fs::read_dir(root.join("subset"))
-        .expect("subset")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
-        .collect();
-    written.sort();
+    let written = files_in(&root.join("subset"));
     assert_eq!(written, ["dev.json", "prod.json"]);
     let json = bpc(root, &["compose", "--context", "prod", "--format", "json"]);
     assert_eq!(read(&root.join("subset/prod.json")), json.stdout);
