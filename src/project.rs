@@ -6,7 +6,7 @@ use crate::compose::overlay::Overlay;
 use crate::compose::scope::{LayerYaml, set_path, Builtins, Layer};
 use crate::expr::Value;
 use crate::source::{Diagnostic, FileTree, SourceMap};
-use crate::yaml::Node;
+use crate::yaml::{Node, NodeKind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -107,33 +107,19 @@ pub fn discover(
     let explicit = chosen.is_some();
     let context = chosen.unwrap_or_else(|| "local".to_string());
     check_context_name(&context)?;
-    let mut warnings = Vec::new();
-    let defined = root.join("contexts").join(&context).is_dir()
-        || windsor
-            .as_ref()
-            .and_then(|w| w.get("contexts"))
-            .and_then(|c| c.get(&context))
-            .is_some();
-    if explicit && !defined {
-        warnings.push(
-            Diagnostic::warning(format!(
-                "context `{context}` is not defined: there is no contexts/{context}/ and no `contexts.{context}` in windsor.yaml, so it has no values"
-            ))
-            .with_help("check the name; --strict makes this an error"),
-        );
-    }
-    Ok(Project {
+    let project = Project {
         root,
         template: Arc::new(template),
-        context,
+        context: String::new(),
         windsor,
-        warnings,
-    })
+        warnings: Vec::new(),
+    };
+    Ok(project.for_context(&context, explicit))
 }
 
 /// Context names become path components (`contexts/<name>/values.yaml`), so only
 /// plain names are accepted: letters, digits, `-`, `_` and `.`, not starting with `.`.
-fn check_context_name(name: &str) -> Result<(), Diagnostic> {
+pub fn check_context_name(name: &str) -> Result<(), Diagnostic> {
     let plain = !name.is_empty()
         && name.len() <= 128
         && !name.starts_with('.')
@@ -178,6 +164,67 @@ pub fn read_yaml_file(path: &Path, display: &str, sources: &SourceMap) -> Result
 }
 
 impl Project {
+    /// Whether the project defines context `name`: a `contexts/<name>/` directory or a
+    /// `contexts.<name>` entry in windsor.yaml.
+    pub fn defines(&self, name: &str) -> bool {
+        self.root.join("contexts").join(name).is_dir()
+            || self
+                .windsor
+                .as_ref()
+                .and_then(|w| w.get("contexts"))
+                .and_then(|c| c.get(name))
+                .is_some()
+    }
+
+    /// Every context the project defines, sorted: the `contexts/<name>/` directories
+    /// (not `_template`, which holds the template) and the keys of windsor.yaml
+    /// `contexts:`. Names that are not valid context names are left out.
+    pub fn contexts(&self) -> Vec<String> {
+        let mut names = std::collections::BTreeSet::new();
+        if let Ok(entries) = std::fs::read_dir(self.root.join("contexts")) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().to_string();
+                if name != "_template" && entry.path().is_dir() {
+                    names.insert(name);
+                }
+            }
+        }
+        if let Some(NodeKind::Map(entries)) = self
+            .windsor
+            .as_ref()
+            .and_then(|w| w.get("contexts"))
+            .map(|c| &c.kind)
+        {
+            names.extend(entries.iter().map(|(key, _)| key.name.to_string()));
+        }
+        names
+            .into_iter()
+            .filter(|name| check_context_name(name).is_ok())
+            .collect()
+    }
+
+    /// The same project composing context `name` instead (the template is shared, not
+    /// reloaded). `named` says the user chose the name, so an undefined context is
+    /// worth a warning.
+    pub fn for_context(&self, name: &str, named: bool) -> Project {
+        let mut warnings = Vec::new();
+        if named && !self.defines(name) {
+            warnings.push(
+                Diagnostic::warning(format!(
+                    "context `{name}` is not defined: there is no contexts/{name}/ and no `contexts.{name}` in windsor.yaml, so it has no values"
+                ))
+                .with_help("check the name; --strict makes this an error"),
+            );
+        }
+        Project {
+            root: self.root.clone(),
+            template: self.template.clone(),
+            context: name.to_string(),
+            windsor: self.windsor.clone(),
+            warnings,
+        }
+    }
+
     pub fn builtins(&self) -> Builtins {
         let root = self.root.to_string_lossy().replace('\\', "/");
         Builtins {
