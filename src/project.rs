@@ -3,7 +3,7 @@
 //! the process environment; composition itself gets everything through its inputs.
 
 use crate::compose::overlay::Overlay;
-use crate::compose::scope::{LayerYaml, set_path, Builtins, Layer};
+use crate::compose::scope::{set_path, Builtins, Layer, LayerYaml};
 use crate::expr::Value;
 use crate::source::{Diagnostic, FileTree, SourceMap};
 use crate::yaml::{Node, NodeKind};

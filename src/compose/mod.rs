@@ -29,6 +29,7 @@ pub(crate) mod overlay;
 pub mod precedence;
 pub(crate) mod requires;
 pub(crate) mod schema;
+mod schema_instance;
 pub mod scope;
 pub(crate) mod source_tags;
 pub(crate) mod sources;

@@ -83,7 +83,7 @@ impl Schema {
         layers: &[Layer],
         sources: &SourceMap,
     ) -> Vec<Diagnostic> {
-        let instance = to_json(values, ToJson::NonFiniteAsNull);
+        let instance = super::schema_instance::instance(values, &self.json);
         let mut out = Vec::new();
         for error in self.validator.iter_errors(&instance) {
             let pointer = error.instance_path().to_string();
@@ -152,7 +152,11 @@ fn has_path(v: &Value, path: &[String]) -> bool {
 }
 
 /// The highest layer whose YAML writes `path`, and where.
-fn locate<'a>(layers: &'a [Layer], path: &[String], sources: &SourceMap) -> Option<(&'a str, Span)> {
+fn locate<'a>(
+    layers: &'a [Layer],
+    path: &[String],
+    sources: &SourceMap,
+) -> Option<(&'a str, Span)> {
     layers
         .iter()
         .rev()
