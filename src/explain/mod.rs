@@ -171,11 +171,11 @@ impl Explainer<'_> {
                     .as_ref()
                     .map(|w| format!(" — when: {}", w.text.trim()))
                     .unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "  - {} ({}): {}{when}",
-                    facet.name, facet.path, e.reason
-                );
+                let shown = self
+                    .template
+                    .part(e.facet.template)
+                    .map_or(facet.path.clone(), |t| t.tree.describe(&facet.path));
+                let _ = writeln!(out, "  - {} ({shown}): {}{when}", facet.name, e.reason);
             }
         }
         Ok(out)
@@ -432,10 +432,13 @@ impl Explainer<'_> {
             crate::compose::activate::Activation::Active => "active",
             crate::compose::activate::Activation::Inactive => "inactive",
         };
+        // Files are named as everywhere else: relative to the project.
         let _ = writeln!(
             out,
             "facet `{}` ({}), ordinal {}: {state}",
-            facet.name, facet.path, facet.ordinal
+            facet.name,
+            self.template.tree.describe(&facet.path),
+            facet.ordinal
         );
         if let Some(w) = &facet.when {
             let _ = writeln!(out, "  when: {}", w.text.trim());
