@@ -2,7 +2,7 @@
 //! (issue 14's goal: under 10×).
 //!
 //! `cargo run --release --example values_memory [-- MIB]` (default 48) writes a temp
-//! project with the example `_template/` and a `contexts/local/values.yaml` of about
+//! project for the example `_template/` with a `contexts/local/values.yaml` of about
 //! MIB MiB (one map entry per record, each a small map with a string, a number and a
 //! list of short strings), composes it once as `bpc compose` does, and prints the file
 //! size, the peak resident memory (VmHWM) and their ratio. Linux only (reads /proc).
@@ -22,28 +22,13 @@ fn peak_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
-}
-
 fn main() -> std::io::Result<()> {
     let mib: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(48);
     let dir = tempfile::tempdir()?;
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    copy_dir(&repo.join("_template"), &dir.path().join("_template"))?;
+    let template = Path::new(env!("CARGO_MANIFEST_DIR")).join("_template");
     std::fs::write(dir.path().join("windsor.yaml"), "version: v1alpha1\n")?;
     let mut text = String::from("records:\n");
     let mut i = 0;
@@ -62,7 +47,9 @@ fn main() -> std::io::Result<()> {
 
     let before = peak_kib();
     let sources = Arc::new(SourceMap::new());
-    let session = Session::open(Options::at(dir.path()), sources)
+    let mut options = Options::at(dir.path());
+    options.locate.template = Some(template);
+    let session = Session::open(options, sources)
         .map_err(|d| std::io::Error::other(format!("{:?}", d.first().map(|d| &d.message))))?;
     let composition = session
         .compose()
