@@ -13,7 +13,9 @@
 //!
 //! * `session.compose()` gives a [`compose::Composition`]: the blueprint
 //!   (`composition.blueprint`, a [`value::Value`]), its components and the origin of
-//!   every value;
+//!   every value; `session.compose_context(name)` composes any other context of the
+//!   project from the same loaded template (from many threads at once, if you like),
+//!   and `session.contexts()` lists them;
 //! * `session.render(format)` gives the Terraform and Flux files ([`render::Rendered`]);
 //! * `session.suite(options)` runs the template's test cases ([`testing::runner`],
 //!   cases from [`testing::case`]);
@@ -25,10 +27,13 @@
 //! [`explain::Explainer`] says where a value came from, [`source::Diagnostic`]s render
 //! with [`source::render`] against the session's [`source::SourceMap`], and
 //! [`expr::Engine`] evaluates an expression on its own (with host functions of your
-//! own through [`expr::native`]). [`cli`] is the `bpc` binary's command line.
+//! own through [`expr::native`]). [`cli`] is the `bpc` binary's command line;
+//! [`watch::watch`] runs a job again on every change to its inputs (the commands' jobs:
+//! [`cli::watch::job`]).
 //!
 //! Everything else is `pub(crate)`: modules the pipeline uses between its stages.
 
+pub(crate) mod all_contexts;
 pub mod alloc;
 pub mod check;
 pub mod cli;
@@ -37,6 +42,7 @@ pub(crate) mod diff;
 pub mod emit;
 pub mod explain;
 pub mod expr;
+pub(crate) mod parallel;
 pub(crate) mod project;
 pub mod render;
 pub mod session;
@@ -44,4 +50,5 @@ pub mod source;
 pub mod template;
 pub mod testing;
 pub mod value;
+pub mod watch;
 pub mod yaml;

@@ -2,10 +2,11 @@
 //! value layers (S4). This is the only place that looks at the current directory or
 //! the process environment; composition itself gets everything through its inputs.
 
-use crate::compose::scope::{set_path, Builtins, Layer};
+use crate::compose::overlay::Overlay;
+use crate::compose::scope::{set_path, Builtins, Layer, LayerYaml};
 use crate::expr::Value;
 use crate::source::{Diagnostic, FileTree, SourceMap};
-use crate::yaml::Node;
+use crate::yaml::{Node, NodeKind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -89,28 +90,14 @@ pub fn discover(
     let explicit = chosen.is_some();
     let context = chosen.unwrap_or_else(|| "local".to_string());
     check_context_name(&context)?;
-    let mut warnings = Vec::new();
-    let defined = root.join("contexts").join(&context).is_dir()
-        || windsor
-            .as_ref()
-            .and_then(|w| w.get("contexts"))
-            .and_then(|c| c.get(&context))
-            .is_some();
-    if explicit && !defined {
-        warnings.push(
-            Diagnostic::warning(format!(
-                "context `{context}` is not defined: there is no contexts/{context}/ and no `contexts.{context}` in windsor.yaml, so it has no values"
-            ))
-            .with_help("check the name; --strict makes this an error"),
-        );
-    }
-    Ok(Project {
+    let project = Project {
         root,
         template: Arc::new(template),
-        context,
+        context: String::new(),
         windsor,
-        warnings,
-    })
+        warnings: Vec::new(),
+    };
+    Ok(project.for_context(&context, explicit))
 }
 
 /// Whether there is a project to discover from `cwd`: the options name one (its
@@ -150,7 +137,7 @@ fn template_of(cwd: &Path, root: &Path, options: &Options) -> PathBuf {
 
 /// Context names become path components (`contexts/<name>/values.yaml`), so only
 /// plain names are accepted: letters, digits, `-`, `_` and `.`, not starting with `.`.
-fn check_context_name(name: &str) -> Result<(), Diagnostic> {
+pub fn check_context_name(name: &str) -> Result<(), Diagnostic> {
     let plain = !name.is_empty()
         && name.len() <= 128
         && !name.starts_with('.')
@@ -195,6 +182,67 @@ pub fn read_yaml_file(path: &Path, display: &str, sources: &SourceMap) -> Result
 }
 
 impl Project {
+    /// Whether the project defines context `name`: a `contexts/<name>/` directory or a
+    /// `contexts.<name>` entry in windsor.yaml.
+    pub fn defines(&self, name: &str) -> bool {
+        self.root.join("contexts").join(name).is_dir()
+            || self
+                .windsor
+                .as_ref()
+                .and_then(|w| w.get("contexts"))
+                .and_then(|c| c.get(name))
+                .is_some()
+    }
+
+    /// Every context the project defines, sorted: the `contexts/<name>/` directories
+    /// (not `_template`, which holds the template) and the keys of windsor.yaml
+    /// `contexts:`. Names that are not valid context names are left out.
+    pub fn contexts(&self) -> Vec<String> {
+        let mut names = std::collections::BTreeSet::new();
+        if let Ok(entries) = std::fs::read_dir(self.root.join("contexts")) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().to_string();
+                if name != "_template" && entry.path().is_dir() {
+                    names.insert(name);
+                }
+            }
+        }
+        if let Some(NodeKind::Map(entries)) = self
+            .windsor
+            .as_ref()
+            .and_then(|w| w.get("contexts"))
+            .map(|c| &c.kind)
+        {
+            names.extend(entries.iter().map(|(key, _)| key.name.to_string()));
+        }
+        names
+            .into_iter()
+            .filter(|name| check_context_name(name).is_ok())
+            .collect()
+    }
+
+    /// The same project composing context `name` instead (the template is shared, not
+    /// reloaded). `named` says the user chose the name, so an undefined context is
+    /// worth a warning.
+    pub fn for_context(&self, name: &str, named: bool) -> Project {
+        let mut warnings = Vec::new();
+        if named && !self.defines(name) {
+            warnings.push(
+                Diagnostic::warning(format!(
+                    "context `{name}` is not defined: there is no contexts/{name}/ and no `contexts.{name}` in windsor.yaml, so it has no values"
+                ))
+                .with_help("check the name; --strict makes this an error"),
+            );
+        }
+        Project {
+            root: self.root.clone(),
+            template: self.template.clone(),
+            context: name.to_string(),
+            windsor: self.windsor.clone(),
+            warnings,
+        }
+    }
+
     pub fn builtins(&self) -> Builtins {
         let root = self.root.to_string_lossy().replace('\\', "/");
         Builtins {
@@ -202,6 +250,21 @@ impl Project {
             context_path: format!("{root}/contexts/{}", self.context),
             project_root: root,
         }
+    }
+
+    /// The context's own blueprint, `contexts/<ctx>/blueprint.yaml`, when there is one
+    /// (S12). Read at each call, so a composition sees the file as it is now.
+    pub fn overlay(&self, sources: &SourceMap) -> Result<Option<Overlay>, Diagnostic> {
+        let path = format!("contexts/{}/blueprint.yaml", self.context);
+        let Some(node) = read_optional(&self.root.join(&path), &path, sources)? else {
+            return Ok(None);
+        };
+        // Relative paths in its inputs start at the file's directory and stay inside
+        // the project (S8 confines the template the same way).
+        let tree = FileTree::from_dir(&self.root).map_err(|e| {
+            Diagnostic::error(format!("cannot open project {}: {e}", self.root.display()))
+        })?;
+        Ok(Some(Overlay { node, tree, path }))
     }
 
     /// The context's value layers in precedence order (S4, schema defaults excluded).
@@ -222,33 +285,28 @@ impl Project {
             layers.push(Layer {
                 name: format!("windsor.yaml contexts.{}", self.context),
                 value: section.to_value(),
-                node: Some(section.clone()),
+                yaml: Some(LayerYaml {
+                    span: section.span,
+                    within: vec!["contexts".to_string(), self.context.clone()],
+                }),
             });
         }
         let values_rel = format!("contexts/{}/values.yaml", self.context);
         let values_path = self.root.join(&values_rel);
         if std::fs::symlink_metadata(&values_path).is_ok() {
             let node = read_yaml_file(&values_path, &values_rel, sources)?;
-            layers.push(Layer {
-                name: values_rel,
-                value: node.to_value(),
-                node: Some(node),
-            });
+            layers.push(Layer::of_file(values_rel, node));
         }
         for file in &options.values {
             let display = file.to_string_lossy().to_string();
             let node = read_yaml_file(&cwd.join(file), &display, sources)?;
-            layers.push(Layer {
-                name: display,
-                value: node.to_value(),
-                node: Some(node),
-            });
+            layers.push(Layer::of_file(display, node));
         }
         if !options.set.is_empty() {
             layers.push(Layer {
                 name: "--set".to_string(),
                 value: parse_sets(&options.set, sources)?,
-                node: None,
+                yaml: None,
             });
         }
         Ok(layers)

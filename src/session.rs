@@ -9,6 +9,7 @@
 
 use crate::compose::evaluate::text_diagnostic;
 use crate::compose::host::Environment;
+use crate::compose::overlay::Overlay;
 use crate::compose::precedence::Precedence;
 use crate::compose::schema::Schema;
 use crate::compose::scope::Layer;
@@ -159,7 +160,11 @@ impl Session {
     /// The context's value layers, lowest first (S4; schema defaults are applied by
     /// composition, under all of them).
     pub fn layers(&self) -> Result<Vec<Layer>, Vec<Diagnostic>> {
-        self.project
+        self.layers_of(&self.project)
+    }
+
+    fn layers_of(&self, project: &Project) -> Result<Vec<Layer>, Vec<Diagnostic>> {
+        project
             .layers(&self.options.locate, &self.options.cwd, &self.sources)
             .map_err(|d| vec![d])
     }
@@ -175,29 +180,51 @@ impl Session {
         Ok(TerraformOutputs::Provider(node.to_value()))
     }
 
-    /// What composing the context the options name depends on.
-    fn inputs(&self) -> Result<Inputs<'_>, Vec<Diagnostic>> {
+    /// What composing `project`'s context depends on; `overlay` is its own blueprint.
+    fn inputs<'s>(
+        &'s self,
+        project: &Project,
+        overlay: Option<&'s Overlay>,
+    ) -> Result<Inputs<'s>, Vec<Diagnostic>> {
         Ok(Inputs {
             template: &self.template,
             schema: self.schema.as_ref(),
             engine: &self.engine,
-            layers: self.layers()?,
+            layers: self.layers_of(project)?,
             apply_schema_defaults: true,
-            builtins: self.project.builtins(),
+            builtins: project.builtins(),
             environment: self.options.environment.clone(),
             terraform: self.terraform_outputs()?,
             precedence: self.options.precedence,
             limits: self.options.limits,
+            overlay,
         })
+    }
+
+    /// Every context the project defines (see [`Project::contexts`]).
+    pub fn contexts(&self) -> Vec<String> {
+        self.project.contexts()
     }
 
     /// Composes the context the options name; the project's discovery warnings come
     /// first among the composition's warnings.
     pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
-        let mut composition = crate::compose::compose(&self.inputs()?)?;
+        self.compose_project(&self.project)
+    }
+
+    /// Composes context `name` over the template this session loaded, without loading
+    /// it again; safe to call from many threads at once.
+    pub fn compose_context(&self, name: &str) -> Result<Composition, Vec<Diagnostic>> {
+        project::check_context_name(name).map_err(|d| vec![d])?;
+        self.compose_project(&self.project.for_context(name, true))
+    }
+
+    fn compose_project(&self, project: &Project) -> Result<Composition, Vec<Diagnostic>> {
+        let overlay = project.overlay(&self.sources).map_err(|d| vec![d])?;
+        let mut composition = crate::compose::compose(&self.inputs(project, overlay.as_ref())?)?;
         composition
             .warnings
-            .splice(0..0, self.project.warnings.iter().cloned());
+            .splice(0..0, project.warnings.iter().cloned());
         Ok(composition)
     }
 
@@ -209,7 +236,9 @@ impl Session {
     /// `<expression>`. Discovery warnings are in `self.project.warnings`.
     pub fn eval(&self, text: &str, syntax: Syntax) -> Result<Value, Vec<Diagnostic>> {
         let file = self.sources.add("<expression>", text);
-        let inputs = self.inputs()?;
+        // The context's own blueprint is laid over merged components, after every
+        // expression of the template has run: nothing of it is in their scope.
+        let inputs = self.inputs(&self.project, None)?;
         let result = crate::compose::in_scope::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;
@@ -220,7 +249,24 @@ impl Session {
     /// composition's warnings come first, then the render's own, then what the local
     /// Terraform modules' variables say about the inputs.
     pub fn render(&self, format: ManifestFormat) -> Result<Rendered, Vec<Diagnostic>> {
-        let composition = self.compose()?;
+        self.render_composition(self.compose()?, format)
+    }
+
+    /// As [`Session::render`], for context `name` (see [`Session::compose_context`]).
+    pub fn render_context(
+        &self,
+        name: &str,
+        format: ManifestFormat,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
+        self.render_composition(self.compose_context(name)?, format)
+    }
+
+    /// Renders a composition of this session (its warnings first).
+    pub fn render_composition(
+        &self,
+        composition: Composition,
+        format: ManifestFormat,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
         let mut rendered = crate::render::render(&composition, &self.template, format)?;
         let mut warnings = composition.warnings.clone();
         warnings.append(&mut rendered.warnings);

@@ -1,6 +1,5 @@
 //! Local multi-source composition: a template whose `blueprint.yaml` lists other
-//! template directories or archives under `sources:` (reference: later format,
-//! "Composition order across sources").
+//! template directories or archives under `sources:` (docs/semantics.md S9 "Local sources").
 
 mod common;
 use common::*;

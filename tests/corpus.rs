@@ -21,7 +21,7 @@ fn windsor() -> RunOptions {
 }
 
 /// `--schema-defaults --config-precedence facet-wins`: the rules of the early
-/// format's runner and of `spec/facets.md`.
+/// format's runner and of the facet format as first specified (docs/semantics.md S4).
 fn early_format() -> RunOptions {
     RunOptions {
         schema_defaults: true,

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A module may use modules of lower layers only. A new top-level
 /// module must be placed here.
 const LAYERS: &[&[&str]] = &[
-    // Files and diagnostics, the allocator meter, text diffs: know nothing else.
-    &["source", "alloc", "diff"],
+    // Files and diagnostics, the allocator meter, text diffs, the parallel map: know
+    // nothing else.
+    &["source", "alloc", "diff", "parallel"],
     &["yaml"],
     &["value"],
     &["expr"],
@@ -22,6 +23,8 @@ const LAYERS: &[&[&str]] = &[
     // One loaded project, composed, tested or rendered: what every command starts
     // from; the static checks of a template, which run its test cases for coverage.
     &["session", "check"],
+    // Sessions run over every context at once, or again on every change.
+    &["all_contexts", "watch"],
     &["cli"],
 ];
 

@@ -217,6 +217,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         environment: bpc::compose::host::Environment::Fixed(Default::default()),
         terraform: bpc::expr::host::TerraformOutputs::Deferred,
         limits: Default::default(),
+        overlay: None,
         precedence: Default::default(),
     };
     let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;

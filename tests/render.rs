@@ -390,9 +390,7 @@ fn local_module_variables_are_checked_against_inputs() {
             "#},
             )
     };
-    project()
-        .args(["render", "--out", "out"])
-        .stderr(indoc! {"
+    let warnings = indoc! {"
             warning: input `wrokers` of terraform component `cluster` matches no variable of terraform/cluster
               --> _template/facets/cluster.yaml:10:16
                |
@@ -404,25 +402,16 @@ fn local_module_variables_are_checked_against_inputs() {
             warning: required variable `region` (terraform/cluster/variables.tf) has no input in terraform component `cluster`
             = help: set it in the component's `inputs`, or give the variable a `default`
 
-            rendered 6 file(s) to out
-        "})
+    "};
+    project()
+        .args(["render", "--out", "out"])
+        .stderr(format!("{warnings}rendered 6 file(s) to out\n"))
         .run();
     project()
         .args(["render", "--out", "out", "--strict"])
         .status(1)
-        .stderr(indoc! {"
-            warning: input `wrokers` of terraform component `cluster` matches no variable of terraform/cluster
-              --> _template/facets/cluster.yaml:10:16
-               |
-            10 |       wrokers: 3
-               |                ^ set here
-               |
-               = help: did you mean `workers`?
-
-            warning: required variable `region` (terraform/cluster/variables.tf) has no input in terraform component `cluster`
-            = help: set it in the component's `inputs`, or give the variable a `default`
-
-            error: 2 warning(s) and 0 deferred value(s) with --strict; nothing written
-        "})
+        .stderr(format!(
+            "{warnings}error: 2 warning(s) and 0 deferred value(s) with --strict; nothing written\n"
+        ))
         .run();
 }

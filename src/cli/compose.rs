@@ -1,14 +1,16 @@
 //! `bpc compose`: the blueprint of one context.
 
-use super::output::emit;
+use super::contexts::{self, ContextsArgs};
+use super::output::{emit, write_atomically};
 use super::report;
+use crate::all_contexts::{Counts, Done, Selection};
 use crate::compose::host::Environment;
 use crate::compose::Composition;
 use crate::project;
 use crate::session::{self, Session};
 use crate::source::{Diagnostic, SourceMap};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -29,8 +31,9 @@ pub struct ProjectArgs {
     #[arg(long, value_name = "DIR|FILE.tar.gz")]
     pub template: Option<PathBuf>,
     /// Context name (default: $WINDSOR_CONTEXT, windsor.yaml `context:`, else `local`).
+    /// `compose` and `render` take it more than once for several contexts at once.
     #[arg(long, value_name = "NAME")]
-    pub context: Option<String>,
+    pub context: Vec<String>,
     /// Extra values files, applied in order over the context's values.
     #[arg(long = "values", value_name = "FILE")]
     pub values: Vec<PathBuf>,
@@ -41,7 +44,7 @@ pub struct ProjectArgs {
     #[arg(long)]
     pub strict: bool,
     /// Where a context value and a facet config block set the same path: the context
-    /// value wins, as in the Windsor CLI (default), or the facet's, as `spec/facets.md`
+    /// value wins, as in the Windsor CLI (default), or the facet's, as the facet format
     /// first specified.
     #[arg(long, value_enum, default_value_t = ConfigPrecedence::ContextWins)]
     pub config_precedence: ConfigPrecedence,
@@ -80,7 +83,7 @@ impl Default for ProjectArgs {
         ProjectArgs {
             project: None,
             template: None,
-            context: None,
+            context: Vec::new(),
             values: Vec::new(),
             set: Vec::new(),
             strict: false,
@@ -116,6 +119,15 @@ impl ProjectArgs {
         env_context: Option<String>,
         terraform_outputs: Option<PathBuf>,
     ) -> Result<session::Options, Vec<Diagnostic>> {
+        if self.context.len() > 1 {
+            return Err(vec![Diagnostic::error(format!(
+                "--context is given {} times; this command composes one context",
+                self.context.len()
+            ))
+            .with_help(
+                "`bpc compose` and `bpc render` take several --context (or --all-contexts)",
+            )]);
+        }
         let cwd = std::env::current_dir().map_err(|e| {
             vec![Diagnostic::error(format!(
                 "cannot read the current directory: {e}"
@@ -127,7 +139,7 @@ impl ProjectArgs {
             locate: project::Options {
                 project: self.project.clone(),
                 template: self.template.clone(),
-                context: self.context.clone(),
+                context: self.context.first().cloned(),
                 values: self.values.clone(),
                 set: self.set.clone(),
             },
@@ -145,7 +157,7 @@ pub fn env_context() -> Option<String> {
     std::env::var("WINDSOR_CONTEXT").ok()
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 #[command(after_help = "Examples:
   bpc compose                                  # the project around here, context `local`
   bpc compose --context prod --format json --out blueprint.json
@@ -167,9 +179,25 @@ pub struct ComposeArgs {
     /// --format json, a provenance document next to the blueprint).
     #[arg(long)]
     pub provenance: bool,
+    #[command(flatten)]
+    pub contexts: ContextsArgs,
+    #[command(flatten)]
+    pub watch: super::watch::WatchArgs,
 }
 
 pub fn run(args: ComposeArgs) -> ExitCode {
+    if let Some(selection) = args.contexts.selection(&args.project) {
+        if args.watch.watch {
+            eprintln!("error: --watch composes one context");
+            return ExitCode::from(2);
+        }
+        return run_contexts(&args, &selection);
+    }
+    if args.watch.watch {
+        return super::watch::run(super::Cli {
+            command: super::Command::Compose(args),
+        });
+    }
     let sources = Arc::new(SourceMap::new());
     match compose_text(&args, &sources) {
         Ok((text, warnings)) => {
@@ -193,6 +221,59 @@ pub fn run(args: ComposeArgs) -> ExitCode {
     }
 }
 
+/// Several contexts: each composed in parallel to `DIR/<context>.yaml` (or `.json`).
+fn run_contexts(args: &ComposeArgs, selection: &Selection) -> ExitCode {
+    let extension = match args.format {
+        Format::Yaml => "yaml",
+        Format::Json => "json",
+    };
+    contexts::run_each(
+        &args.project,
+        args.terraform_outputs.clone(),
+        args.out.as_deref(),
+        selection,
+        |session, name, dir| {
+            compose_context_to(
+                session,
+                args,
+                name,
+                &dir.join(format!("{name}.{extension}")),
+            )
+        },
+    )
+}
+
+/// One context of a multi-context run, written atomically to `path` (or not at all).
+fn compose_context_to(session: &Session, args: &ComposeArgs, name: &str, path: &Path) -> Done {
+    let composition = match session.compose_context(name) {
+        Ok(composition) => composition,
+        Err(errors) => return Done::failed(errors),
+    };
+    let mut done = Done {
+        warnings: composition.warnings.clone(),
+        notes: composition.messages.clone(),
+        ..Done::default()
+    };
+    if let Some(error) = contexts::strict_failure(args.project.strict, done.warnings.len(), 0) {
+        done.errors.push(error);
+        return done;
+    }
+    let written =
+        blueprint_text(session, &composition, args.format, args.provenance).and_then(|text| {
+            write_atomically(path, text.as_bytes()).map_err(|e| {
+                vec![Diagnostic::error(format!(
+                    "cannot write {}: {e}",
+                    path.display()
+                ))]
+            })
+        });
+    match written {
+        Ok(()) => done.counts = Some(Counts::of(&composition)),
+        Err(errors) => done.errors = errors,
+    }
+    done
+}
+
 fn compose_text(
     args: &ComposeArgs,
     sources: &Arc<SourceMap>,
@@ -214,7 +295,7 @@ fn compose_text(
 }
 
 /// The composed blueprint as text: YAML or JSON, with or without provenance.
-fn blueprint_text(
+pub(crate) fn blueprint_text(
     session: &Session,
     composition: &Composition,
     format: Format,

@@ -4,12 +4,14 @@
 pub mod check;
 pub(crate) mod completions;
 pub mod compose;
+pub(crate) mod contexts;
 pub(crate) mod eval;
 pub(crate) mod explain;
 pub(crate) mod output;
 pub(crate) mod render;
 pub mod show;
 pub(crate) mod test;
+pub mod watch;
 
 use crate::source::{Diagnostic, SourceMap};
 use clap::{Parser, Subcommand};

@@ -1,17 +1,20 @@
 //! `bpc render`: the Terraform and Flux inputs of a context, written to a directory
-//! (replaced as a whole) or compared with it (`--check`).
+//! (replaced as a whole) or compared with it (`--check`); with several contexts, one
+//! directory per context under `--out`.
 
 use super::compose::{env_context, Format, ProjectArgs};
+use super::contexts::{self, ContextsArgs};
 use super::report;
-use crate::render::{self, ManifestFormat};
+use crate::all_contexts::{Counts, Done, Selection};
+use crate::render::{self, ManifestFormat, Rendered};
 use crate::session::Session;
 use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 #[command(after_help = "Examples:
   bpc render --context prod --out .bpc/render
   bpc render --context prod --out gitops/render --check   # in CI: is the render current?
@@ -19,7 +22,8 @@ use std::sync::Arc;
 pub struct RenderArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
-    /// Output directory, replaced as a whole on each render.
+    /// Output directory, replaced as a whole on each render (with several contexts,
+    /// `DIR/<context>/` each).
     #[arg(long, short = 'o', value_name = "DIR", default_value = ".bpc/render")]
     pub out: PathBuf,
     /// Compare the render with DIR, print a unified diff and exit 1 if they differ;
@@ -36,19 +40,40 @@ pub struct RenderArgs {
     /// `terraform_output()` now; without it such inputs are listed as deferred.
     #[arg(long, value_name = "FILE")]
     pub terraform_outputs: Option<PathBuf>,
+    #[command(flatten)]
+    pub contexts: ContextsArgs,
+    #[command(flatten)]
+    pub watch: super::watch::WatchArgs,
+}
+
+impl RenderArgs {
+    pub fn manifest_format(&self) -> ManifestFormat {
+        match self.format {
+            Format::Yaml => ManifestFormat::Yaml,
+            Format::Json => ManifestFormat::Json,
+        }
+    }
 }
 
 pub fn run(args: RenderArgs) -> ExitCode {
+    if let Some(selection) = args.contexts.selection(&args.project) {
+        if args.watch.watch {
+            eprintln!("error: --watch renders one context");
+            return ExitCode::from(2);
+        }
+        return run_contexts(&args, &selection);
+    }
+    if args.watch.watch {
+        return super::watch::run(super::Cli {
+            command: super::Command::Render(args),
+        });
+    }
     let sources = Arc::new(SourceMap::new());
     let session = args
         .project
         .session_options(env_context(), args.terraform_outputs.clone())
         .and_then(|options| Session::open(options, sources.clone()));
-    let format = match args.format {
-        Format::Yaml => ManifestFormat::Yaml,
-        Format::Json => ManifestFormat::Json,
-    };
-    let rendered = match session.and_then(|s| s.render(format)) {
+    let rendered = match session.and_then(|s| s.render(args.manifest_format())) {
         Ok(r) => r,
         Err(d) => {
             report(&d, &sources);
@@ -59,30 +84,16 @@ pub fn run(args: RenderArgs) -> ExitCode {
     for d in &rendered.deferred {
         eprintln!("note: deferred: {d}");
     }
-    if args.project.strict && (!rendered.warnings.is_empty() || !rendered.deferred.is_empty()) {
-        eprintln!(
-            "error: {} warning(s) and {} deferred value(s) with --strict; nothing written",
-            rendered.warnings.len(),
-            rendered.deferred.len()
-        );
+    if let Some(error) = contexts::strict_failure(
+        args.project.strict,
+        rendered.warnings.len(),
+        rendered.deferred.len(),
+    ) {
+        eprintln!("error: {}", error.message);
         return ExitCode::from(1);
     }
-    if args.check {
-        return match render::write::check(&args.out, &rendered) {
-            Ok(diff) if diff.is_empty() => ExitCode::SUCCESS,
-            Ok(diff) => {
-                print!("{diff}");
-                eprintln!("error: {} is not up to date", args.out.display());
-                ExitCode::from(1)
-            }
-            Err(e) => {
-                report(&[Diagnostic::error(e)], &sources);
-                ExitCode::from(1)
-            }
-        };
-    }
-    match render::write::write_tree(&args.out, &rendered, args.force) {
-        Ok(()) => {
+    match deliver(&args, &rendered, &args.out) {
+        Ok(Delivered::Written) => {
             eprintln!(
                 "rendered {} file(s) to {}",
                 rendered.files.len(),
@@ -90,9 +101,98 @@ pub fn run(args: RenderArgs) -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            report(&[Diagnostic::error(e)], &sources);
+        Ok(Delivered::UpToDate) => ExitCode::SUCCESS,
+        Err(Undelivered::Differs(diff)) => {
+            print!("{diff}");
+            eprintln!("error: {} is not up to date", args.out.display());
+            ExitCode::from(1)
+        }
+        Err(Undelivered::Failed(error)) => {
+            report(&[error], &sources);
             ExitCode::from(1)
         }
     }
+}
+
+/// What became of a render.
+enum Delivered {
+    Written,
+    /// `--check` found `dir` as it would be written.
+    UpToDate,
+}
+
+enum Undelivered {
+    /// `--check` found a difference: the unified diff.
+    Differs(String),
+    Failed(Diagnostic),
+}
+
+/// Writes `rendered` to `dir`, or compares it with `dir` under `--check`.
+fn deliver(args: &RenderArgs, rendered: &Rendered, dir: &Path) -> Result<Delivered, Undelivered> {
+    if args.check {
+        return match render::write::check(dir, rendered) {
+            Ok(diff) if diff.is_empty() => Ok(Delivered::UpToDate),
+            Ok(diff) => Err(Undelivered::Differs(diff)),
+            Err(e) => Err(Undelivered::Failed(Diagnostic::error(e))),
+        };
+    }
+    render::write::write_tree(dir, rendered, args.force)
+        .map(|()| Delivered::Written)
+        .map_err(|e| Undelivered::Failed(Diagnostic::error(e)))
+}
+
+/// Several contexts: each rendered in parallel to (or checked against) `DIR/<context>/`.
+fn run_contexts(args: &RenderArgs, selection: &Selection) -> ExitCode {
+    contexts::run_each(
+        &args.project,
+        args.terraform_outputs.clone(),
+        Some(&args.out),
+        selection,
+        |session, name, dir| render_context_to(session, args, name, &dir.join(name)),
+    )
+}
+
+/// One context of a multi-context run, delivered to `dir` as a single run would be.
+fn render_context_to(session: &Session, args: &RenderArgs, name: &str, dir: &Path) -> Done {
+    let composed = session.compose_context(name).and_then(|composition| {
+        let counts = Counts::of(&composition);
+        Ok((
+            counts,
+            session.render_composition(composition, args.manifest_format())?,
+        ))
+    });
+    let (counts, rendered) = match composed {
+        Ok(composed) => composed,
+        Err(errors) => return Done::failed(errors),
+    };
+    let mut done = Done {
+        warnings: rendered.warnings.clone(),
+        notes: rendered
+            .deferred
+            .iter()
+            .map(|d| format!("deferred: {d}"))
+            .collect(),
+        ..Done::default()
+    };
+    let strict = contexts::strict_failure(
+        args.project.strict,
+        rendered.warnings.len(),
+        rendered.deferred.len(),
+    );
+    if let Some(error) = strict {
+        done.errors.push(error);
+        return done;
+    }
+    match deliver(args, &rendered, dir) {
+        Ok(_) => done.counts = Some(counts),
+        Err(Undelivered::Differs(diff)) => {
+            done.output = diff;
+            done.errors.push(Diagnostic::error(format!(
+                "{} is not up to date",
+                dir.display()
+            )));
+        }
+        Err(Undelivered::Failed(error)) => done.errors.push(error),
+    }
+    done
 }

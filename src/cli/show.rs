@@ -85,7 +85,12 @@ fn run_values(args: ValuesArgs) -> ExitCode {
 /// The effective values of the session's context as `bpc show values` prints them.
 pub fn values_text(session: &Session, format: Format) -> Result<String, Vec<Diagnostic>> {
     let schema = session.schema.as_ref();
-    let values = crate::compose::scope::effective_values(schema, true, &session.layers()?)?;
+    let values = crate::compose::scope::effective_values(
+        schema,
+        true,
+        &session.layers()?,
+        &session.sources,
+    )?;
     let empty = serde_json::Value::Null;
     let root = schema.map_or(&empty, Schema::json);
     let masked = mask(&Value::map(values), root, root);

@@ -20,15 +20,16 @@ pub enum TestFormat {
     Json,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Unmocked {
     /// nil, so `?? fallback` applies (the Windsor CLI's rule)
+    #[default]
     Null,
     /// a run error naming the component and output
     Error,
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 #[command(after_help = "Examples:
   bpc test                                     # every case under <template>/tests
   bpc test --filter 'aws*' --snapshot
@@ -65,17 +66,38 @@ pub struct TestArgs {
     pub show: bool,
     #[command(flatten)]
     pub project: ProjectArgs,
+    #[command(flatten)]
+    pub watch: super::watch::WatchArgs,
 }
 
 pub fn run(args: TestArgs) -> ExitCode {
+    if args.watch.watch {
+        return super::watch::run(super::Cli {
+            command: super::Command::Test(args),
+        });
+    }
     let sources = Arc::new(SourceMap::new());
-    match run_tests(&args, &sources) {
-        Ok(code) => code,
+    // Cases compose in isolation (S11): WINDSOR_CONTEXT plays no part.
+    let tally = args
+        .project
+        .session_options(None, None)
+        .and_then(|options| Session::open(options, sources.clone()))
+        .and_then(|session| run_tests(&args, &session, &sources));
+    match tally {
+        Ok(tally) if tally.failed == 0 => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(1),
         Err(diagnostics) => {
             report(&diagnostics, &sources);
             ExitCode::from(1)
         }
     }
+}
+
+/// How many selected cases passed and failed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub passed: usize,
+    pub failed: usize,
 }
 
 /// `*`/`?` wildcards when present, else a substring test.
@@ -97,10 +119,13 @@ fn matches_filter(name: &str, pattern: &str) -> bool {
     glob(&p, &s)
 }
 
-fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<Diagnostic>> {
-    // Cases compose in isolation (S11): WINDSOR_CONTEXT plays no part.
-    let options = args.project.session_options(None, None)?;
-    let session = Session::open(options, sources.clone())?;
+/// Runs the selected cases of `session`'s template and prints the report (or, with
+/// NAME, explains or shows that case).
+pub fn run_tests(
+    args: &TestArgs,
+    session: &Session,
+    sources: &Arc<SourceMap>,
+) -> Result<Tally, Vec<Diagnostic>> {
     let template = &session.template;
 
     let paths = case::discover(&template.tree);
@@ -157,13 +182,12 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
         limits: session.options.limits,
     });
     if let Some(path) = &args.explain {
-        return explain_case(&suite, template, cases[0], path, sources);
+        return explain_case(&suite, template, cases[0], path, sources).map(|_| Tally::default());
     }
     if args.show {
-        return show_case(&suite, cases[0], args.format);
+        return show_case(&suite, cases[0], args.format).map(|_| Tally::default());
     }
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut results = suite.run_all(&cases, threads);
+    let mut results = suite.run_all(&cases, crate::parallel::cores());
 
     if args.snapshot || args.update {
         snapshots(template, &cases, &mut results, args.update, &mut warnings)?;
@@ -180,11 +204,7 @@ fn run_tests(args: &TestArgs, sources: &Arc<SourceMap>) -> Result<ExitCode, Vec<
         TestFormat::Text => print_text(&cases, &results, sources, passed, failed),
         TestFormat::Json => print_json(&cases, &results, sources, passed, failed),
     }
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(Tally { passed, failed })
 }
 
 /// `bpc test NAME --explain PATH`: the case composed, then one value explained.

@@ -183,6 +183,14 @@ pub fn assemble(parts: Parts<'_>) -> Value {
     Value::map(out)
 }
 
+/// The `name` of a `sources:` entry.
+pub fn source_name(source: &Value) -> Option<&str> {
+    source
+        .as_map()
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+}
+
 /// The base blueprint's sources, led by the template's own (`template`), which Flux
 /// installs itself when the blueprint brings no CRDs of its own.
 fn sources(base: Option<Value>, crds: &[String]) -> Vec<Value> {
@@ -191,12 +199,7 @@ fn sources(base: Option<Value>, crds: &[String]) -> Vec<Value> {
         .and_then(Value::as_list)
         .map(<[Value]>::to_vec)
         .unwrap_or_default();
-    let named_template = |v: &Value| {
-        v.as_map()
-            .and_then(|m| m.get("name"))
-            .and_then(Value::as_str)
-            == Some(super::flux_shape::TEMPLATE_SOURCE)
-    };
+    let named_template = |v: &Value| source_name(v) == Some(super::flux_shape::TEMPLATE_SOURCE);
     if listed.iter().any(named_template) {
         return listed;
     }

@@ -453,7 +453,7 @@ impl<'t> Collector<'_, 't> {
                             .with_context(context()))
                         }
                     };
-                    // spec/facets.md: `patch` text supports `${…}`.
+                    // `patch` text supports `${…}` (docs/format.md).
                     if let (Some(text_node), Tracked::Map(entries, _)) =
                         (item.get("patch"), &mut patch)
                     {

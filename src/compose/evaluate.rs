@@ -173,7 +173,7 @@ pub fn eval_condition(
     };
     let result = match run(host) {
         // A condition needs its answer now, so a deferred `terraform_output` is looked
-        // up instead (reference 8.4, "deferred on"): with no outputs known yet, the
+        // up instead (Windsor's "deferred on" lookup, docs/semantics.md S7): with no outputs known yet, the
         // component has none and the call gives null.
         Err(e) if e.kind == crate::expr::ErrorKind::Deferred => {
             let none =

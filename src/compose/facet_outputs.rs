@@ -1,4 +1,4 @@
-//! Blueprint-wide contributions of active facets (reference: later format): `crds`
+//! Blueprint-wide contributions of active facets (docs/format.md): `crds`
 //! (deduplicated, empty results dropped, path-like values refused), facet-level
 //! `substitutions` (merged in processing order into the blueprint's common
 //! substitutions), `backend` (the highest-ordinal non-empty value wins) and

@@ -1,4 +1,4 @@
-//! Flux systems (`flux:` entries in system form, reference: later format) compiled
+//! Flux systems (`flux:` entries in system form, docs/format.md) compiled
 //! into kustomizations:
 //!
 //! * `install` → `<name>-install` at `<path>/install` (omitted when every component

@@ -8,6 +8,7 @@
 
 use super::collect::Contribution;
 use super::fields::{sort_in_order, FieldMap};
+use super::list_strategy::ListChoice;
 use super::origin::OriginId;
 use super::tracked::Tracked;
 use crate::template::fields::{field_for, Combine};
@@ -36,6 +37,8 @@ pub struct Step {
     /// What the contribution itself said, so `explain` can show overridden values.
     /// Shared with the component it created until a later step changes that.
     pub fields: Arc<FieldMap>,
+    /// How the lists this step merged were combined (context blueprint only, S12).
+    pub lists: Vec<ListChoice>,
 }
 
 #[derive(Clone, Debug)]
@@ -93,6 +96,7 @@ fn apply(out: &mut Merged, c: Contribution) {
         strategy: c.strategy,
         effect,
         fields,
+        lists: Vec::new(),
     };
     match (c.strategy, out.components.get_mut(&c.id)) {
         (Strategy::Remove, None) => {
@@ -148,7 +152,9 @@ fn apply(out: &mut Merged, c: Contribution) {
     }
 }
 
-fn merge_fields(existing: &mut Component, overlay: FieldMap) {
+/// Merges `overlay` into `existing` field by field (S9), then puts the fields back in
+/// their written order.
+pub fn merge_fields(existing: &mut Component, overlay: FieldMap) {
     let kind = existing.kind;
     let fields = Arc::make_mut(&mut existing.fields);
     for (name, value) in overlay {

@@ -1,7 +1,8 @@
 //! Composition: a template plus a context's values to one blueprint.
 //!
 //! [`compose`] reads top to bottom, one stage a call:
-//! scope → activate → config → collect → merge → validate → (blueprint) emit.
+//! scope → activate → config → collect → merge → overlay (the context's own
+//! blueprint, S12) → validate → (blueprint) emit.
 //! It is a pure function of its [`Inputs`]: no globals, no current directory, no
 //! environment except what the inputs carry — so tests, watch mode and multi-context
 //! runs can call it many times, in parallel.
@@ -21,12 +22,15 @@ pub(crate) mod flux;
 pub(crate) mod flux_shape;
 pub mod host;
 pub(crate) mod in_scope;
+pub(crate) mod list_strategy;
 pub(crate) mod merge;
 pub(crate) mod ordering;
 pub(crate) mod origin;
+pub(crate) mod overlay;
 pub mod precedence;
 pub(crate) mod requires;
 pub(crate) mod schema;
+mod schema_instance;
 pub mod scope;
 pub(crate) mod source_tags;
 pub(crate) mod sources;
@@ -62,6 +66,8 @@ pub struct Inputs<'a> {
     /// Context values over facet config (Windsor), or the reverse.
     pub precedence: precedence::Precedence,
     pub limits: Limits,
+    /// The context's own blueprint, laid over the composed components (S12).
+    pub overlay: Option<&'a overlay::Overlay>,
 }
 
 /// Budgets of one composition beyond the expression engine's own (docs/limits.md).
@@ -209,6 +215,7 @@ fn activated_scope(
         inputs.apply_schema_defaults,
         &inputs.layers,
         &inputs.builtins,
+        &inputs.template.sources,
     )?;
     if let Some(visible) = visible {
         let mut merged = Value::map((*context).clone());
@@ -286,6 +293,30 @@ pub fn finish(
     let mut terraform = merge::merge(terraform);
     let mut kustomize = merge::merge(kustomize);
     let mut flux = merge::merge(systems);
+    let mut warnings = template.warnings.clone();
+    if let Some(overlay) = inputs.overlay {
+        let mut scope = Value::map((*context).clone());
+        scope::deep_merge(&mut scope, &Value::map(merged_config(&configs)?));
+        let scope = scope.as_map().cloned().unwrap_or_default();
+        let eval = overlay::Evaluation {
+            engine: inputs.engine,
+            scope: &scope,
+            host: host::TemplateHost {
+                tree: &overlay.tree,
+                file: &overlay.path,
+                environment: &inputs.environment,
+                terraform: &inputs.terraform,
+                jsonnet: inputs.limits.jsonnet,
+            },
+            sources: &template.sources,
+        };
+        let targets = overlay::Targets {
+            terraform: &mut terraform,
+            kustomize: &mut kustomize,
+            flux: &flux,
+        };
+        warnings.extend(overlay::apply(overlay, &eval, targets, &mut origins)?);
+    }
     blueprint::finish(&mut terraform, &mut origins);
     blueprint::clean(&mut kustomize);
     // The Flux Kustomizations the blueprint stands for: systems expanded into tiers.
@@ -328,16 +359,13 @@ pub fn finish(
     );
     deferred::mark_inputs(&mut terraform, &origins);
 
-    let mut config = Value::map(Map::default());
-    for part_config in configs {
-        scope::deep_merge(&mut config, &Value::map(part_config.map_err(|d| vec![d])?));
-    }
-    let config = match config {
-        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
-        _ => Map::default(),
+    let config = merged_config(&configs)?;
+    let base = match inputs.overlay {
+        Some(overlay) => Some(overlay::base_with_repository(base, overlay)),
+        None => base.cloned(),
     };
-    let blueprint = blueprint::assemble(blueprint::Parts {
-        base,
+    let mut blueprint = blueprint::assemble(blueprint::Parts {
+        base: base.as_ref(),
         context: &inputs.builtins.context,
         terraform: &terraform,
         kustomize: &kustomize,
@@ -356,6 +384,9 @@ pub fn finish(
         repository: context_fields::dev_repository(&context, &inputs.builtins.project_root),
         messages: context_fields::messages(template, &activation.active),
     });
+    if let Some(overlay) = inputs.overlay {
+        overlay::merge_sources(&mut blueprint, overlay);
+    }
     budget::check(&blueprint, inputs.limits.output_bytes).map_err(|d| vec![d])?;
     Ok(Composition {
         blueprint,
@@ -367,12 +398,25 @@ pub fn finish(
         activation,
         context,
         config,
-        warnings: template.warnings.clone(),
+        warnings,
         messages,
         exclusions,
         layers: inputs.layers.clone(),
         config_log,
         sources: tags.cloned().unwrap_or_default(),
+    })
+}
+
+/// The config blocks of every part in one map (later parts over earlier ones).
+fn merged_config(configs: &[Result<Map, Diagnostic>]) -> Result<Map, Vec<Diagnostic>> {
+    let mut config = Value::map(Map::default());
+    for part_config in configs {
+        let part = part_config.clone().map_err(|d| vec![d])?;
+        scope::deep_merge(&mut config, &Value::map(part));
+    }
+    Ok(match config {
+        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
+        _ => Map::default(),
     })
 }
 

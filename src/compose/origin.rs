@@ -19,6 +19,9 @@ pub enum Contributor {
     Facet(FacetId),
     /// Context values (schema defaults, windsor.yaml, values.yaml, --values, --set).
     Context,
+    /// The context's own blueprint (`contexts/<ctx>/blueprint.yaml`), laid over the
+    /// composed components (S12).
+    Overlay,
     /// Computed by bpc itself (defaults such as a kustomization `path` from its name).
     Derived,
 }

@@ -11,8 +11,8 @@ pub enum Precedence {
     /// non-empty value (null does).
     #[default]
     ContextWins,
-    /// Facet config wins over context values (`spec/facets.md`'s original rule, for
-    /// templates written against it).
+    /// Facet config wins over context values (the rule the facet format was
+    /// first specified with, for templates written against it; docs/semantics.md S4).
     FacetWins,
 }
 

@@ -1,4 +1,4 @@
-//! `requires:` (reference: later format): paths that must hold a non-empty value in
+//! `requires:` (docs/format.md): paths that must hold a non-empty value in
 //! the composed scope when their owner (facet, config block, component) is active. All
 //! unmet requirements of all owners are reported together, each with the author's
 //! message and where the requirement is written.

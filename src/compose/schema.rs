@@ -3,7 +3,7 @@
 
 use super::scope::Layer;
 use crate::expr::{Map, Value};
-use crate::source::Diagnostic;
+use crate::source::{Diagnostic, SourceMap, Span};
 use crate::value::json::{from_json, to_json, FromJson, ToJson};
 use crate::yaml::Node;
 use std::sync::Arc;
@@ -77,8 +77,13 @@ impl Schema {
 
     /// Every violation of the schema by `values`, each naming the key path and rule,
     /// pointing at the layer that wrote the offending value.
-    pub fn validate(&self, values: &Value, layers: &[Layer]) -> Vec<Diagnostic> {
-        let instance = to_json(values, ToJson::NonFiniteAsNull);
+    pub fn validate(
+        &self,
+        values: &Value,
+        layers: &[Layer],
+        sources: &SourceMap,
+    ) -> Vec<Diagnostic> {
+        let instance = super::schema_instance::instance(values, &self.json);
         let mut out = Vec::new();
         for error in self.validator.iter_errors(&instance) {
             let pointer = error.instance_path().to_string();
@@ -96,15 +101,15 @@ impl Schema {
             let rule = rule.rsplit('/').next().unwrap_or_default().to_string();
             let mut d = Diagnostic::error(format!("invalid value at `{dotted}`: {error}"))
                 .with_note(format!("rule `{rule}` of schema.yaml"));
-            match locate(layers, &path) {
-                Some((layer, node)) => {
-                    d = d.with_primary(node.span, format!("set by {layer}"));
+            match locate(layers, &path, sources) {
+                Some((layer, span)) => {
+                    d = d.with_primary(span, format!("set by {layer}"));
                 }
                 None => {
                     if let Some(layer) = layers
                         .iter()
                         .rev()
-                        .find(|l| l.node.is_none() && has_path(&l.value, &path))
+                        .find(|l| l.yaml.is_none() && has_path(&l.value, &path))
                     {
                         d = d.with_note(format!("set by {}", layer.name));
                     }
@@ -146,26 +151,16 @@ fn has_path(v: &Value, path: &[String]) -> bool {
     true
 }
 
-/// The highest layer whose YAML writes `path` (or its nearest written ancestor).
-fn locate<'a>(layers: &'a [Layer], path: &[String]) -> Option<(&'a str, &'a Node)> {
-    for layer in layers.iter().rev() {
-        let Some(node) = &layer.node else { continue };
-        let mut cur = node;
-        let mut found = true;
-        for seg in path {
-            match cur.get(seg) {
-                Some(next) => cur = next,
-                None => {
-                    found = false;
-                    break;
-                }
-            }
-        }
-        if found {
-            return Some((&layer.name, cur));
-        }
-    }
-    None
+/// The highest layer whose YAML writes `path`, and where.
+fn locate<'a>(
+    layers: &'a [Layer],
+    path: &[String],
+    sources: &SourceMap,
+) -> Option<(&'a str, Span)> {
+    layers
+        .iter()
+        .rev()
+        .find_map(|layer| Some((layer.name.as_str(), layer.locate(path, sources)?)))
 }
 
 fn apply(schema: &serde_json::Value, value: Option<&Value>) -> Option<Value> {

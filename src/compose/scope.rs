@@ -5,18 +5,59 @@
 
 use super::schema::Schema;
 use crate::expr::{Map, Value};
-use crate::source::Diagnostic;
+use crate::source::{Diagnostic, SourceMap, Span};
 use crate::yaml::Node;
 use std::sync::Arc;
 
-/// One layer of context values, with the YAML it came from when there is one (so a
-/// schema violation can point at the line that set the value).
+/// One layer of context values, and where its YAML is when it has some (so a schema
+/// violation can point at the line that set the value).
 #[derive(Clone, Debug)]
 pub struct Layer {
     /// Shown in messages and `explain`: `contexts/local/values.yaml`, `--set`, …
     pub name: String,
     pub value: Value,
-    pub node: Option<Node>,
+    pub yaml: Option<LayerYaml>,
+}
+
+/// Where a layer's values are written. Only the place is kept, not the parsed tree:
+/// a values file can be large, and its spans are needed only when a message points
+/// into it, so the text (kept in the source map anyway) is parsed again then.
+#[derive(Clone, Debug)]
+pub struct LayerYaml {
+    /// The span of the layer's root mapping (its file is the span's file).
+    pub span: Span,
+    /// Keys from the file's root down to the layer (`contexts`, `<ctx>` for a section
+    /// of windsor.yaml; empty for a whole file).
+    pub within: Vec<String>,
+}
+
+impl Layer {
+    /// The layer a whole YAML file makes. The tree is turned into values as it is
+    /// taken apart, so a large file is not held twice.
+    pub fn of_file(name: String, node: Node) -> Layer {
+        let span = node.span;
+        Layer {
+            name,
+            value: node.into_value(),
+            yaml: Some(LayerYaml {
+                span,
+                within: Vec::new(),
+            }),
+        }
+    }
+
+    /// The span of the value this layer writes at `path`, if its YAML writes that
+    /// whole path.
+    pub fn locate(&self, path: &[String], sources: &SourceMap) -> Option<Span> {
+        let yaml = self.yaml.as_ref()?;
+        let text = sources.text(yaml.span.file)?;
+        let root = crate::yaml::parse(&text, yaml.span.file).ok()?;
+        let mut cur: &Node = &root;
+        for seg in yaml.within.iter().chain(path) {
+            cur = cur.get(seg)?;
+        }
+        Some(cur.span)
+    }
 }
 
 /// Built-in names every expression sees (S4).
@@ -52,8 +93,9 @@ pub fn context_scope(
     apply_defaults: bool,
     layers: &[Layer],
     builtins: &Builtins,
+    sources: &SourceMap,
 ) -> Result<Arc<Map>, Vec<Diagnostic>> {
-    let mut map = effective_values(schema, apply_defaults, layers)?;
+    let mut map = effective_values(schema, apply_defaults, layers, sources)?;
     map.insert("context".into(), Value::str(builtins.context.as_str()));
     map.insert(
         "context_path".into(),
@@ -81,6 +123,7 @@ pub fn effective_values(
     schema: Option<&Schema>,
     apply_defaults: bool,
     layers: &[Layer],
+    sources: &SourceMap,
 ) -> Result<Map, Vec<Diagnostic>> {
     let mut merged = Value::map(Map::default());
     for layer in layers {
@@ -89,8 +132,8 @@ pub fn effective_values(
         }
         if !matches!(layer.value, Value::Map(_)) {
             let mut d = Diagnostic::error(format!("{} must be a map of values", layer.name));
-            if let Some(node) = &layer.node {
-                d = d.with_primary(node.span, "expected a map here");
+            if let Some(yaml) = &layer.yaml {
+                d = d.with_primary(yaml.span, "expected a map here");
             }
             return Err(vec![d]);
         }
@@ -100,7 +143,7 @@ pub fn effective_values(
         if apply_defaults {
             merged = schema.apply_defaults(&merged);
         }
-        let violations = schema.validate(&merged, layers);
+        let violations = schema.validate(&merged, layers, sources);
         if !violations.is_empty() {
             return Err(violations);
         }

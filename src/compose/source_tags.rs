@@ -1,7 +1,7 @@
 //! Which local source each composed value came from, and what follows from it:
 //! a component without a `source:` gets the name of the source that created it, and
-//! components are ordered by source depth (reference: later format, "Composition order
-//! across sources"; behaviour 15.8) so a downstream template's components come after
+//! components are ordered by source depth (docs/semantics.md S9 "Local sources") so a
+//! downstream template's components come after
 //! the core they build on.
 //!
 //! Every origin records the template whose composition added it

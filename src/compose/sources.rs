@@ -3,8 +3,8 @@
 //!
 //! Each source's facets are composed on their own — ordinals never cross a source
 //! boundary — against the same context values, with the config blocks of the sources
-//! it references laid over those values (behaviour 15.12: downstream facets see
-//! upstream config). The composing template comes last and sees every source's config.
+//! it references laid over those values (downstream facets see upstream config,
+//! docs/semantics.md S9 "Local sources"). The composing template comes last and sees every source's config.
 //! All contributions then go through one merge in that order, so a downstream facet
 //! can merge into, replace or remove an upstream component with the usual strategies,
 //! and `dependsOn` may name a component of another source.

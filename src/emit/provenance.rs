@@ -38,6 +38,13 @@ fn describe(origin: &Origin, template: &Template, sources: &SourceMap) -> String
             )
         }
         Contributor::Base => format!("{} (blueprint.yaml)", sources.describe(origin.span)),
+        Contributor::Overlay => {
+            let deferred = if origin.deferred { ", deferred" } else { "" };
+            format!(
+                "{} (context blueprint{deferred})",
+                sources.describe(origin.span)
+            )
+        }
         Contributor::Context => "context values".to_string(),
         Contributor::Derived => "bpc default".to_string(),
     }

@@ -59,13 +59,16 @@ impl Explainer<'_> {
                     None => format!("facet `{name}`"),
                 }
             }
+            Contributor::Overlay => "context blueprint".to_string(),
             Contributor::Context => "context values".to_string(),
             Contributor::Derived => "bpc default".to_string(),
         }
     }
 
     fn ordinal(origin: &Origin) -> String {
-        if origin.ordinal == i64::MIN {
+        if origin.contributor == Contributor::Overlay {
+            "after all facets".to_string()
+        } else if origin.ordinal == i64::MIN {
             "base".to_string()
         } else {
             origin.ordinal.to_string()
@@ -168,11 +171,11 @@ impl Explainer<'_> {
                     .as_ref()
                     .map(|w| format!(" — when: {}", w.text.trim()))
                     .unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "  - {} ({}): {}{when}",
-                    facet.name, facet.path, e.reason
-                );
+                let shown = self
+                    .template
+                    .part(e.facet.template)
+                    .map_or(facet.path.clone(), |t| t.tree.describe(&facet.path));
+                let _ = writeln!(out, "  - {} ({shown}): {}{when}", facet.name, e.reason);
             }
         }
         Ok(out)
@@ -243,6 +246,34 @@ impl Explainer<'_> {
             Effect::Missed => "remove: the component did not exist (no-op)".to_string(),
         };
         let _ = writeln!(out, "     → {verdict}");
+        self.list_choices(out, step, field_path);
+    }
+
+    /// The lists a context-blueprint step combined at or under the explained path, and
+    /// the strategy each got (S12).
+    fn list_choices(&self, out: &mut String, step: &Step, field_path: &[String]) {
+        let wanted = field_path.join(".");
+        for choice in &step.lists {
+            let related = wanted.is_empty()
+                || choice.field == wanted
+                || choice.field.starts_with(&format!("{wanted}."))
+                || wanted.starts_with(&format!("{}.", choice.field));
+            if !related {
+                continue;
+            }
+            let from = match &choice.rule {
+                Some((key, span)) => format!(
+                    " (listStrategies `{key}`, {})",
+                    self.sources.describe(*span)
+                ),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "     list `{}`: {}{from}",
+                choice.field, choice.strategy
+            );
+        }
     }
 
     fn scope_value(&self, segments: &[String], full: &str) -> Result<String, String> {
@@ -401,10 +432,13 @@ impl Explainer<'_> {
             crate::compose::activate::Activation::Active => "active",
             crate::compose::activate::Activation::Inactive => "inactive",
         };
+        // Files are named as everywhere else: relative to the project.
         let _ = writeln!(
             out,
             "facet `{}` ({}), ordinal {}: {state}",
-            facet.name, facet.path, facet.ordinal
+            facet.name,
+            self.template.tree.describe(&facet.path),
+            facet.ordinal
         );
         if let Some(w) = &facet.when {
             let _ = writeln!(out, "  when: {}", w.text.trim());

@@ -1,6 +1,6 @@
 //! The names an expression reads. Windsor runs expr-lang without a typed environment:
 //! an unknown name is nil. Lookups go through this trait so an embedder can resolve
-//! values lazily (config blocks are computed on first read, design/semantics.md S6).
+//! values lazily (config blocks are computed on first read, docs/semantics.md S6).
 
 use super::error::ExprError;
 use crate::value::{Map, Value};

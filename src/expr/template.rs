@@ -1,5 +1,5 @@
-//! `${…}` interpolation inside strings (conformance/expr README "tmpl mode";
-//! design/semantics.md S6, S7; reference 7.1–7.4).
+//! `${…}` interpolation inside strings (tests/conformance/expr/README.md "tmpl mode";
+//! docs/semantics.md S6, S7).
 //!
 //! Two dialects share the scanner and the rendering of values into text:
 //!
@@ -242,7 +242,7 @@ fn render_windsor(text: &str, eval: &mut Evaluate<'_>) -> Result<Value, ExprErro
     Ok(Value::str(result))
 }
 
-/// B in reference 7.4: the spaces directly after the last newline before the `${`
+/// The indentation a multi-line value is spliced in at (docs/semantics.md S7): the spaces directly after the last newline before the `${`
 /// (0 when the `${` is on the first line).
 fn indentation_before(before: &str) -> usize {
     match before.rfind('\n') {

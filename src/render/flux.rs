@@ -1,7 +1,7 @@
 //! Flux: under `flux/`, one Kustomization per Flux Kustomization of the blueprint
 //! (plain entries, then each system's tiers, then the `crds` layer), the ConfigMaps
 //! they substitute from and the GitRepository/OCIRepository of every source they use
-//! (reference §2), plus a `kustomization.yaml` listing them all.
+//! (docs/render.md, Flux), plus a `kustomization.yaml` listing them all.
 
 use super::terraform::sources;
 use super::{json, lookup, obj, waits_for, ManifestFormat, Rendered};
@@ -215,7 +215,7 @@ pub fn render(
 }
 
 /// ConfigMap data and the entries left out because they still hold `${…}` (an
-/// unresolved `terraform_output`, reference §2.3): `key → {expression, waitsFor}`.
+/// unresolved `terraform_output`, docs/render.md, Flux): `key → {expression, waitsFor}`.
 fn config_data(subs: &Map) -> (Map, Map) {
     let (mut data, mut waiting) = (Map::default(), Map::default());
     let mut keys: Vec<_> = subs.iter().collect();
@@ -500,7 +500,7 @@ impl Ctx<'_> {
         ))
     }
 
-    /// The GitRepository/OCIRepository for a source (reference §2.5); `None` (with a
+    /// The GitRepository/OCIRepository for a source (docs/render.md, Flux); `None` (with a
     /// warning) when there is no URL to point it at.
     fn source_object(
         &self,
@@ -594,7 +594,7 @@ impl Ctx<'_> {
     }
 }
 
-/// `path`, else the name; `\` → `/`; under `kustomize/` (reference §2.2).
+/// `path`, else the name; `\` → `/`; under `kustomize/` (docs/render.md, Flux).
 fn flux_path(k: &Map, name: &str) -> String {
     let p = text(k, "path")
         .unwrap_or_else(|| name.to_string())

@@ -1,6 +1,6 @@
-//! `bpc render`: a composition turned into the files Terraform and Flux read (see
-//! `docs/render.md` for the layout and `../shared/reference/windsor-render.md` for the
-//! Windsor behaviour it follows).
+//! `bpc render`: a composition turned into the files Terraform and Flux read, laid
+//! out and shaped as `docs/render.md` describes (the Windsor behaviour it follows, and
+//! where bpc differs).
 //!
 //! [`render`] is pure: it reads only the composition and the template (for
 //! `patches[].path`), and returns the whole tree in memory, so `--check` and the

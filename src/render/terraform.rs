@@ -1,6 +1,6 @@
 //! Terraform: per component `terraform/<ID>/terraform.tfvars.json` (resolved inputs),
 //! `deferred.json` (inputs that wait on another component) and `backend.tf.json`; and
-//! `terraform/plan.json`, the components in apply order (reference §1).
+//! `terraform/plan.json`, the components in apply order (docs/render.md, Terraform).
 
 use super::{json, lookup, obj, waits_for, Rendered};
 use crate::compose::merge::Component;
@@ -9,7 +9,7 @@ use crate::expr::{Map, Value};
 use crate::source::Diagnostic;
 use std::collections::BTreeMap;
 
-/// Backend types the Windsor CLI accepts (reference §1.6); `gcs`, `oss`, `http` are not.
+/// Backend types the Windsor CLI accepts (docs/render.md, Terraform: `backend.tf.json`); `gcs`, `oss`, `http` are not.
 const BACKENDS: [&str; 5] = ["none", "local", "s3", "kubernetes", "azurerm"];
 
 pub fn render(composition: &Composition, out: &mut Rendered) -> Result<(), Vec<Diagnostic>> {
@@ -71,7 +71,7 @@ pub fn render(composition: &Composition, out: &mut Rendered) -> Result<(), Vec<D
     let mut backend_entry = Map::default();
     backend_entry.insert("type".into(), Value::str(backend.kind.as_str()));
     // The bootstrap tier (`backend: <ID>`): that component and every one before it,
-    // applied on local state first, then migrated (reference §1.6).
+    // applied on local state first, then migrated (docs/render.md, Terraform: `backend.tf.json`).
     if let Some(tier_end) = blueprint.get("backend").and_then(Value::as_str) {
         if let Some(end) = ids.iter().position(|i| i == tier_end) {
             let tier = ids[..=end].iter().map(|i| Value::str(i.as_str())).collect();
@@ -193,7 +193,7 @@ fn text<'m>(m: &'m Map, key: &str) -> Option<&'m str> {
 }
 
 /// The module address Terraform fetches for a component with a remote source
-/// (reference §1.2); `None` for a local module (`terraform/<path>` in the project).
+/// (docs/render.md, Terraform: `plan.json`); `None` for a local module (`terraform/<path>` in the project).
 fn module_address(source: &str, path: &str, sources: &BTreeMap<String, Map>) -> Option<String> {
     let (url, prefix, r#ref) = match sources.get(source) {
         Some(s) => {
@@ -244,7 +244,7 @@ fn plan_entry(
     let source = field("source")
         .and_then(|v| v.as_str().map(str::to_string))
         .filter(|s| !s.is_empty());
-    // `template` without a URL and `user` are local (reference §1.2).
+    // `template` without a URL and `user` are local (docs/render.md, Terraform: `plan.json`).
     let address = source
         .as_deref()
         .and_then(|s| module_address(s, &path, sources));

@@ -101,7 +101,7 @@ impl FileTree {
         }
     }
 
-    fn from_dir(path: &Path) -> Result<FileTree, TreeError> {
+    pub(crate) fn from_dir(path: &Path) -> Result<FileTree, TreeError> {
         let shown = path.display().to_string();
         let root = path.canonicalize().map_err(|e| io_error(&shown, &e))?;
         if !root.is_dir() {

@@ -40,7 +40,8 @@ pub struct Condition {
     pub node: Node,
 }
 
-/// The two kinds of components a facet contributes.
+/// The kinds of components a facet contributes: Terraform components,
+/// kustomizations and Flux systems (which stand for several kustomizations).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ComponentKind {
     Terraform,

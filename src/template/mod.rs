@@ -1,5 +1,5 @@
 //! Stage 1, load: a template directory or archive into facets, schema and base
-//! blueprint (design/semantics.md S2, S3).
+//! blueprint (docs/semantics.md S2, S3).
 
 pub(crate) mod facet;
 pub(crate) mod fields;

@@ -1,5 +1,4 @@
-//! Default facet ordinals from file names (spec/facets.md "Default ordinal from
-//! filename"; design/semantics.md S3). Higher ordinals are processed later and win.
+//! Default facet ordinals from file names (docs/semantics.md S3). Higher ordinals are processed later and win.
 
 /// The ordinal a facet gets when it sets none, from its file's basename.
 ///

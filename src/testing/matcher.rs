@@ -106,7 +106,7 @@ pub struct Outcome {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Windsor's loose scalar equality (reference 12.5): equal values, or equal text.
+/// Windsor's loose scalar equality (docs/testing.md): equal values, or equal text.
 fn loose_eq(expected: &Value, actual: &Value) -> bool {
     if expected.equals(actual, Equality::DATA) {
         return true;

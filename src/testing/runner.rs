@@ -14,8 +14,6 @@ use crate::expr::Engine;
 use crate::expr::Value;
 use crate::source::Diagnostic;
 use crate::template::Template;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// The context name test cases compose under (as Windsor's runner does).
 const TEST_CONTEXT: &str = "test";
@@ -71,7 +69,7 @@ impl Suite<'_> {
         let layers = vec![Layer {
             name: format!("values of case `{}`", case.name),
             value: case.values.clone(),
-            node: None,
+            yaml: None,
         }];
         let terraform = match (&case.terraform_outputs, self.options.unmocked_outputs) {
             (Some(mocks), UnmockedOutputs::Null) => {
@@ -95,6 +93,7 @@ impl Suite<'_> {
             terraform,
             precedence: self.options.precedence,
             limits: self.options.limits,
+            overlay: None,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {
@@ -165,35 +164,7 @@ impl Suite<'_> {
 
     /// Runs `cases` on up to `threads` threads; results in the order of `cases`.
     pub fn run_all(&self, cases: &[&Case], threads: usize) -> Vec<CaseResult> {
-        let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<CaseResult>>> =
-            cases.iter().map(|_| Mutex::new(None)).collect();
-        std::thread::scope(|s| {
-            for _ in 0..threads.clamp(1, cases.len().max(1)) {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(case) = cases.get(i) else { break };
-                    let result = self.run_case(case);
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(result);
-                    }
-                });
-            }
-        });
-        slots
-            .into_iter()
-            .map(|m| {
-                m.into_inner().ok().flatten().unwrap_or_else(|| CaseResult {
-                    mismatches: vec![Mismatch {
-                        path: String::new(),
-                        message: "the case did not run (internal error)".to_string(),
-                    }],
-                    errors: Vec::new(),
-                    warnings: Vec::new(),
-                    composition: None,
-                })
-            })
-            .collect()
+        crate::parallel::map(cases, threads, |case| self.run_case(case))
     }
 }
 

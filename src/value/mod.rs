@@ -18,7 +18,7 @@ use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// An ordered map: iteration follows insertion (source) order, so `keys()` and
-/// `values()` are deterministic (design/semantics.md S7). Hashed with foldhash
+/// `values()` are deterministic (docs/semantics.md S7). Hashed with foldhash
 /// (hashbrown's own default): every member access hashes a key, and SipHash cost
 /// more than the rest of a typical expression; its per-process random seed keeps
 /// collisions out of an attacker's reach.

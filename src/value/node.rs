@@ -25,6 +25,27 @@ impl Node {
         node_to_value(self, IntMapping::Signed)
     }
 
+    /// As [`Node::to_value`], consuming the node: each part is freed once converted,
+    /// so a large document is never held twice.
+    pub fn into_value(self) -> Value {
+        match self.kind {
+            NodeKind::Seq(items) => {
+                let mut values: Vec<Value> = items.into_iter().map(Node::into_value).collect();
+                // Collected in place, the list would keep the nodes' larger buffer.
+                values.shrink_to_fit();
+                Value::List(Arc::new(values))
+            }
+            NodeKind::Map(entries) => {
+                let mut map = Map::with_capacity_and_hasher(entries.len(), Default::default());
+                for (key, value) in entries {
+                    map.insert(key.name, value.into_value());
+                }
+                Value::Map(Arc::new(map))
+            }
+            _ => node_to_value(&self, IntMapping::Signed),
+        }
+    }
+
     /// The value as Go's YAML decoder would produce it: non-negative integers as `Uint`.
     pub fn to_value_go_yaml(&self) -> Value {
         node_to_value(self, IntMapping::GoYaml)

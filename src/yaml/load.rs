@@ -88,8 +88,13 @@ struct Frame {
     size: usize,
 }
 
-/// How many distinct mapping keys one file interns (see [`Loader::intern`]).
+/// How many distinct mapping keys one file interns (see [`Loader::intern`]), and
+/// how many distinct short string values.
 const INTERNED_KEYS_LIMIT: usize = 512;
+
+/// String values up to this many bytes are interned too: enum-like values (`aws`,
+/// `true`-ish words, list tags) repeat across a large values file.
+const SHORT_STRING: usize = 16;
 
 struct Loader<'a> {
     text: &'a str,
@@ -101,6 +106,8 @@ struct Loader<'a> {
     stack: Vec<Frame>,
     /// Mapping keys seen in this file; see [`Key::name`].
     keys: FxHashSet<Arc<str>>,
+    /// Short string values seen in this file.
+    short_strings: FxHashSet<Arc<str>>,
 }
 
 impl<'a> Loader<'a> {
@@ -114,6 +121,7 @@ impl<'a> Loader<'a> {
             expanded: 0,
             stack: Vec::new(),
             keys: FxHashSet::default(),
+            short_strings: FxHashSet::default(),
         }
     }
 
@@ -128,6 +136,23 @@ impl<'a> Loader<'a> {
             self.keys.insert(Arc::clone(&name));
         }
         name
+    }
+
+    /// One allocation for each distinct short string value (capped like keys).
+    fn intern_value(&mut self, kind: NodeKind) -> NodeKind {
+        let NodeKind::Str(text) = kind else {
+            return kind;
+        };
+        if text.len() > SHORT_STRING {
+            return NodeKind::Str(text);
+        }
+        if let Some(known) = self.short_strings.get(&text) {
+            return NodeKind::Str(Arc::clone(known));
+        }
+        if self.short_strings.len() < INTERNED_KEYS_LIMIT {
+            self.short_strings.insert(Arc::clone(&text));
+        }
+        NodeKind::Str(text)
     }
 
     fn span(&self, start: usize, end: usize) -> Span {
@@ -272,6 +297,7 @@ impl<'a> Loader<'a> {
         }
         let text = (anchor != 0).then(|| value.to_string());
         let kind = scalar_kind(value, style, tag.as_deref(), span)?;
+        let kind = self.intern_value(kind);
         let node = Node {
             kind,
             span,
@@ -366,9 +392,18 @@ impl<'a> Loader<'a> {
         // A flow collection ends at its bracket; a block one at its last child.
         let end = if end > start { end } else { frame.last_end };
         let span = self.span(frame.start, end);
+        // Growth leaves up to half of a collection's buffer unused; a large document is
+        // mostly small collections, so that slack would be a good part of its tree.
         let kind = match frame.collection {
-            Collection::Seq(items) => NodeKind::Seq(items),
-            Collection::Map { builder, .. } => NodeKind::Map(builder.finish()),
+            Collection::Seq(mut items) => {
+                items.shrink_to_fit();
+                NodeKind::Seq(items)
+            }
+            Collection::Map { builder, .. } => {
+                let mut entries = builder.finish();
+                entries.shrink_to_fit();
+                NodeKind::Map(entries)
+            }
         };
         if let Some(tag) = &frame.tag {
             check_collection_tag(tag, &kind, span)?;

@@ -1,4 +1,5 @@
-//! YAML in (with spans, anchors, aliases and merge keys) and out (deterministic).
+//! YAML in: text to a tree of [`Node`]s with spans, anchors, aliases and merge keys.
+//! Writing YAML is `emit`'s job.
 
 pub(crate) mod error;
 pub(crate) mod load;

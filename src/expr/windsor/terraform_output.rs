@@ -1,5 +1,5 @@
 //! `terraform_output(component, key)` in the three modes the host can configure
-//! (conformance/expr README, Options; windsor-behaviour.md 8.4).
+//! (tests/conformance/expr/README.md, "Options"; docs/semantics.md S7).
 
 use super::args;
 use crate::expr::host::TerraformOutputs;

@@ -1,0 +1,125 @@
+//! The command-line side of several contexts at once, shared by `compose` and
+//! `render`: the flags, opening the session they share, and the report at the end.
+
+use super::compose::ProjectArgs;
+use crate::all_contexts::{ContextRun, Done, Selection};
+use crate::session::Session;
+use crate::source::{Diagnostic, SourceMap};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ContextsArgs {
+    /// Every context the project defines (contexts/<name>/ and windsor.yaml
+    /// `contexts:`), in parallel, one output per context under --out DIR.
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
+}
+
+impl ContextsArgs {
+    /// The contexts asked for, when the run covers more than one context's default
+    /// (`--all-contexts` or `--context` given more than once); `None` for one context.
+    pub fn selection(&self, project: &ProjectArgs) -> Option<Selection> {
+        if self.all_contexts {
+            Some(Selection::All)
+        } else if project.context.len() > 1 {
+            Some(Selection::Named(project.context.clone()))
+        } else {
+            None
+        }
+    }
+}
+
+/// Runs `job` (session, context, output directory) for every context `selection`
+/// names, in parallel over one session, then reports as [`finish`] does.
+pub fn run_each(
+    project: &ProjectArgs,
+    terraform_outputs: Option<PathBuf>,
+    out: Option<&Path>,
+    selection: &Selection,
+    job: impl Fn(&Session, &str, &Path) -> Done + Sync,
+) -> ExitCode {
+    let sources = Arc::new(SourceMap::new());
+    let prepared = output_dir(out).map_err(|d| vec![d]).and_then(|dir| {
+        let session = open_session(project, terraform_outputs, &sources)?;
+        let names = crate::all_contexts::select(&session, selection).map_err(|d| vec![d])?;
+        Ok((dir, session, names))
+    });
+    let (dir, session, names) = match prepared {
+        Ok(prepared) => prepared,
+        Err(diagnostics) => {
+            super::report(&diagnostics, &sources);
+            return ExitCode::from(1);
+        }
+    };
+    let runs = crate::all_contexts::run(&names, crate::parallel::cores(), |name| {
+        job(&session, name, &dir)
+    });
+    finish(&runs, &sources)
+}
+
+/// The session every context of the run composes from: the project and template
+/// loaded once. The contexts are chosen later, so discovery runs without them.
+fn open_session(
+    project: &ProjectArgs,
+    terraform_outputs: Option<PathBuf>,
+    sources: &Arc<SourceMap>,
+) -> Result<Session, Vec<Diagnostic>> {
+    let shared = ProjectArgs {
+        context: Vec::new(),
+        ..project.clone()
+    };
+    let options = shared.session_options(None, terraform_outputs)?;
+    Session::open(options, sources.clone())
+}
+
+/// `--out DIR` for a run over several contexts: required, never stdout; created if
+/// missing.
+fn output_dir(out: Option<&Path>) -> Result<PathBuf, Diagnostic> {
+    let dir = match out {
+        Some(dir) if dir.as_os_str() != "-" => dir,
+        _ => {
+            return Err(Diagnostic::error(
+                "several contexts are written one output per context: give --out DIR",
+            ))
+        }
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Diagnostic::error(format!("cannot create {}: {e}", dir.display())))?;
+    Ok(dir.to_path_buf())
+}
+
+/// A run's failure under `--strict` when it has warnings (or deferred values).
+pub fn strict_failure(strict: bool, warnings: usize, deferred: usize) -> Option<Diagnostic> {
+    (strict && warnings + deferred > 0).then(|| {
+        Diagnostic::error(format!(
+            "{warnings} warning(s) and {deferred} deferred value(s) with --strict; nothing written"
+        ))
+    })
+}
+
+/// Prints each context's diagnostics and notes under its name (stderr), then the
+/// summary table (stdout); exit code 1 when any context failed.
+pub fn finish(runs: &[ContextRun], sources: &SourceMap) -> ExitCode {
+    for run in runs {
+        let done = &run.done;
+        print!("{}", done.output);
+        if done.warnings.is_empty() && done.errors.is_empty() && done.notes.is_empty() {
+            continue;
+        }
+        eprintln!("== context `{}` ==", run.context);
+        super::report(&done.warnings, sources);
+        for note in &done.notes {
+            eprintln!("note: {note}");
+        }
+        super::report(&done.errors, sources);
+    }
+    print!("{}", crate::all_contexts::table(runs));
+    if crate::all_contexts::failures(runs) == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

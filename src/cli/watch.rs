@@ -1,0 +1,336 @@
+//! `--watch` for `compose`, `render` and `test`: each command as a watch [`Job`], and
+//! the loop's events printed. Options (the current directory, `$WINDSOR_CONTEXT`) are
+//! read once at the start; everything else is read anew every round.
+
+use super::compose::{blueprint_text, env_context, ComposeArgs};
+use super::output::emit;
+use super::render::RenderArgs;
+use super::test::TestArgs;
+use super::{Cli, Command};
+use crate::session::{self, Session};
+use crate::source::{Diagnostic, SourceMap};
+use crate::watch::changes::{summary, Shape};
+use crate::watch::{Event, Inputs, Job, Outcome, Round, Settings};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct WatchArgs {
+    /// Run again whenever an input changes (facets, schema, blueprint, values,
+    /// windsor.yaml, files read by file()/jsonnet(), contexts/); a failed run keeps the
+    /// previous output. Stop with Ctrl-C.
+    #[arg(long)]
+    pub watch: bool,
+}
+
+/// The errors (or warnings) of a round as text, as the command would print them.
+fn text_of(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
+    diagnostics
+        .iter()
+        .map(|d| format!("{}\n", crate::source::render(d, sources, color)))
+        .collect()
+}
+
+/// The summary of a written round, and the shape kept for the next one.
+fn settle(last: &mut Option<Shape>, shape: Shape, target: &str) -> String {
+    let line = match last.as_ref() {
+        None => format!("wrote {target}: {}", shape.counts()),
+        Some(old) => format!("wrote {target}: {}", summary(old, &shape)),
+    };
+    *last = Some(shape);
+    line
+}
+
+/// `--strict` turns a round's warnings into its failure.
+fn strict_error(strict: bool, warnings: &[Diagnostic]) -> Option<Diagnostic> {
+    (strict && !warnings.is_empty()).then(|| {
+        Diagnostic::error(format!(
+            "{} warning(s) with --strict; nothing written",
+            warnings.len()
+        ))
+    })
+}
+
+/// The watch job of a `compose`, `render` or `test` command line (with or without
+/// `--watch`), its options read now from the process (current directory,
+/// `$WINDSOR_CONTEXT`); `color` paints the diagnostics of its reports.
+pub fn job(cli: Cli, color: bool) -> Result<Box<dyn Job + Send>, Vec<Diagnostic>> {
+    match cli.command {
+        Command::Compose(args) => {
+            let options = args
+                .project
+                .session_options(env_context(), args.terraform_outputs.clone())?;
+            Ok(Box::new(ComposeJob::new(args, options, color)))
+        }
+        Command::Render(args) => {
+            if args.check {
+                return Err(vec![Diagnostic::error(
+                    "--watch writes the render; it does not combine with --check",
+                )]);
+            }
+            let options = args
+                .project
+                .session_options(env_context(), args.terraform_outputs.clone())?;
+            Ok(Box::new(RenderJob::new(args, options, color)))
+        }
+        Command::Test(args) => {
+            if args.update || args.explain.is_some() || args.show {
+                return Err(vec![Diagnostic::error(
+                    "--watch runs the cases; it does not combine with --update, --explain or --show",
+                )]);
+            }
+            // Cases compose in isolation (S11): WINDSOR_CONTEXT plays no part.
+            let options = args.project.session_options(None, None)?;
+            Ok(Box::new(TestJob {
+                args,
+                options,
+                color,
+            }))
+        }
+        _ => Err(vec![Diagnostic::error(
+            "--watch is for compose, render and test",
+        )]),
+    }
+}
+
+/// `bpc compose --watch`.
+struct ComposeJob {
+    args: ComposeArgs,
+    options: session::Options,
+    color: bool,
+    last: Option<Shape>,
+    written: Option<String>,
+}
+
+impl ComposeJob {
+    fn new(args: ComposeArgs, options: session::Options, color: bool) -> ComposeJob {
+        ComposeJob {
+            args,
+            options,
+            color,
+            last: None,
+            written: None,
+        }
+    }
+
+    fn outputs(&self) -> Vec<PathBuf> {
+        self.args
+            .out
+            .iter()
+            .filter(|p| p.as_os_str() != "-")
+            .cloned()
+            .collect()
+    }
+}
+
+impl Job for ComposeJob {
+    fn round(&mut self) -> Round {
+        let sources = Arc::new(SourceMap::new());
+        let session = Session::open(self.options.clone(), sources.clone());
+        let inputs = Inputs::of(&self.options, session.as_ref().ok(), &self.outputs());
+        let composed = session.and_then(|session| {
+            let composition = session.compose()?;
+            let text = blueprint_text(
+                &session,
+                &composition,
+                self.args.format,
+                self.args.provenance,
+            )?;
+            Ok((text, composition))
+        });
+        let outcome = match composed {
+            Err(errors) => Outcome::Failed {
+                report: text_of(&errors, &sources, self.color),
+            },
+            Ok((text, composition)) => {
+                let mut report = text_of(&composition.warnings, &sources, self.color);
+                for note in &composition.messages {
+                    report.push_str(&format!("note: {note}\n"));
+                }
+                let target = match self.outputs().first() {
+                    Some(path) => path.display().to_string(),
+                    None => "stdout".to_string(),
+                };
+                if let Some(error) = strict_error(self.args.project.strict, &composition.warnings) {
+                    report.push_str(&text_of(&[error], &sources, self.color));
+                    Outcome::Failed { report }
+                } else if self.written.as_ref() == Some(&text) {
+                    // The same text again: not rewritten, so the file keeps its time.
+                    Outcome::Done {
+                        summary: format!("{target}: no change"),
+                        report,
+                    }
+                } else {
+                    match emit(self.args.out.as_deref(), &text) {
+                        Ok(()) => {
+                            self.written = Some(text);
+                            let shape = Shape::of(&composition.blueprint);
+                            Outcome::Done {
+                                summary: settle(&mut self.last, shape, &target),
+                                report,
+                            }
+                        }
+                        Err(e) => {
+                            report.push_str(&text_of(
+                                &[Diagnostic::error(e)],
+                                &sources,
+                                self.color,
+                            ));
+                            Outcome::Failed { report }
+                        }
+                    }
+                }
+            }
+        };
+        Round { outcome, inputs }
+    }
+}
+
+/// `bpc render --watch`.
+struct RenderJob {
+    args: RenderArgs,
+    options: session::Options,
+    color: bool,
+    last: Option<Shape>,
+}
+
+impl RenderJob {
+    fn new(args: RenderArgs, options: session::Options, color: bool) -> RenderJob {
+        RenderJob {
+            args,
+            options,
+            color,
+            last: None,
+        }
+    }
+}
+
+impl Job for RenderJob {
+    fn round(&mut self) -> Round {
+        let sources = Arc::new(SourceMap::new());
+        let session = Session::open(self.options.clone(), sources.clone());
+        let inputs = Inputs::of(
+            &self.options,
+            session.as_ref().ok(),
+            std::slice::from_ref(&self.args.out),
+        );
+        let rendered = session.and_then(|session| {
+            let composition = session.compose()?;
+            let shape = Shape::of(&composition.blueprint);
+            let rendered = session.render_composition(composition, self.args.manifest_format())?;
+            Ok((shape, rendered))
+        });
+        let outcome = match rendered {
+            Err(errors) => Outcome::Failed {
+                report: text_of(&errors, &sources, self.color),
+            },
+            Ok((shape, rendered)) => {
+                let mut report = text_of(&rendered.warnings, &sources, self.color);
+                for deferred in &rendered.deferred {
+                    report.push_str(&format!("note: deferred: {deferred}\n"));
+                }
+                let target = self.args.out.display().to_string();
+                let written = match strict_error(self.args.project.strict, &rendered.warnings) {
+                    Some(error) => Err(error),
+                    None => {
+                        crate::render::write::write_tree(&self.args.out, &rendered, self.args.force)
+                            .map_err(Diagnostic::error)
+                    }
+                };
+                match written {
+                    Ok(()) => Outcome::Done {
+                        summary: settle(&mut self.last, shape, &target),
+                        report,
+                    },
+                    Err(error) => {
+                        report.push_str(&text_of(&[error], &sources, self.color));
+                        Outcome::Failed { report }
+                    }
+                }
+            }
+        };
+        Round { outcome, inputs }
+    }
+}
+
+/// `bpc test --watch`: the suite again on every change; its report is printed by the
+/// run itself.
+struct TestJob {
+    args: TestArgs,
+    options: session::Options,
+    color: bool,
+}
+
+impl Job for TestJob {
+    fn round(&mut self) -> Round {
+        let sources = Arc::new(SourceMap::new());
+        let session = Session::open(self.options.clone(), sources.clone());
+        let inputs = Inputs::of(&self.options, session.as_ref().ok(), &[]);
+        let tally =
+            session.and_then(|session| super::test::run_tests(&self.args, &session, &sources));
+        let outcome = match tally {
+            Ok(tally) => Outcome::Done {
+                summary: format!("{} passed, {} failed", tally.passed, tally.failed),
+                report: String::new(),
+            },
+            Err(errors) => Outcome::Failed {
+                report: text_of(&errors, &sources, self.color),
+            },
+        };
+        Round { outcome, inputs }
+    }
+}
+
+/// Prints one event of the loop to stderr.
+pub fn print(event: Event) {
+    match event {
+        Event::Round {
+            number,
+            changed,
+            outcome,
+        } => {
+            let cause = match changed.as_slice() {
+                [] if number == 1 => String::new(),
+                [] => "change: ".to_string(),
+                [one] => format!("{} changed: ", one.display()),
+                [first, rest @ ..] => {
+                    format!("{} and {} more changed: ", first.display(), rest.len())
+                }
+            };
+            match outcome {
+                Outcome::Done { summary, report } => {
+                    eprint!("{report}");
+                    eprintln!("watch: {cause}{summary}");
+                }
+                Outcome::Failed { report } => {
+                    eprint!("{report}");
+                    eprintln!("watch: {cause}failed; the previous output is kept");
+                }
+            }
+        }
+        Event::Trouble(message) => eprintln!("watch: {message}"),
+    }
+}
+
+/// `bpc compose|render|test --watch`: runs the command's job until the process is
+/// interrupted.
+pub(crate) fn run(cli: Cli) -> ExitCode {
+    let mut job = match job(cli, super::color_stderr()) {
+        Ok(job) => job,
+        Err(errors) => {
+            super::report(&errors, &SourceMap::new());
+            return ExitCode::from(2);
+        }
+    };
+    let (_stopper, signals) = crate::watch::signals();
+    eprintln!("watch: watching for changes (Ctrl-C to stop)");
+    match crate::watch::watch(job.as_mut(), Settings::default(), signals, print) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
+        }
+    }
+}

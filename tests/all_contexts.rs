@@ -1,0 +1,298 @@
+//! Every context at once: `bpc compose --all-contexts --out DIR`, `--context a
+//! --context b`, and `bpc render` likewise. Each context's output equals its
+//! single-context run; one context's failure is reported under its name, leaves its
+//! previous output alone and does not stop the others; the exit code says whether any
+//! failed; a summary table closes the run.
+
+mod common;
+use bpc::session::{Options, Session};
+use bpc::source::SourceMap;
+use common::*;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The example template with contexts `dev` (docker), `prod` (aws, in windsor.yaml
+/// only) and `staging` (aws, in contexts/staging/, with its own blueprint overlay).
+fn three_contexts() -> tempfile::TempDir {
+    let dir = project(&[
+        (
+            "windsor.yaml",
+            "contexts:\n  prod:\n    provider: aws\n    cluster:\n      name: prod\n",
+        ),
+        ("contexts/dev/values.yaml", "provider: docker\n"),
+        ("contexts/staging/values.yaml", "provider: aws\n"),
+        (
+            "contexts/staging/blueprint.yaml",
+            "terraform:\n  - path: cluster/aws-eks\n    inputs:\n      staging_only: true\n",
+        ),
+    ]);
+    copy_dir(&repo().join("_template"), &dir.path().join("_template"));
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+fn single(project: &Path, context: &str) -> String {
+    let out = bpc(project, &["compose", "--context", context]);
+    assert!(out.success(), "{}", out.stderr);
+    out.stdout.clone()
+}
+
+/// The names of the files in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The summary table's row of `context`.
+fn row<'a>(table: &'a str, context: &str) -> &'a str {
+    table
+        .lines()
+        .find(|l| l.starts_with(&format!("{context} ")))
+        .unwrap_or_else(|| panic!("no row {context} in\n{table}"))
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn all_contexts_writes_each_context_as_its_single_run_would() {
+    let dir = three_contexts();
+    let root = dir.path();
+    let out = bpc(root, &["compose", "--all-contexts", "--out", "out"]);
+    assert!(out.success(), "{}", out.stderr);
+    let written = files_in(&root.join("out"));
+    assert_eq!(written, ["dev.yaml", "prod.yaml", "staging.yaml"]);
+    assert!(read(&root.join("out/staging.yaml")).contains("staging_only: true"));
+    assert!(!read(&root.join("out/prod.yaml")).contains("staging_only"));
+    for context in ["dev", "prod", "staging"] {
+        assert_eq!(
+            read(&root.join("out").join(format!("{context}.yaml"))),
+            single(root, context),
+            "{context}"
+        );
+    }
+    let table = out.stdout.clone();
+    let header = table.lines().next().expect("header");
+    for column in ["context", "components", "kustomizations", "time", "status"] {
+        assert!(header.contains(column), "{table}");
+    }
+    assert!(row(&table, "prod").ends_with("ok"), "{table}");
+    assert!(table.contains("3 context(s): 3 ok, 0 failed"), "{table}");
+}
+
+#[test]
+fn a_failing_context_is_named_keeps_its_old_output_and_does_not_stop_the_others() {
+    let dir = three_contexts();
+    let root = dir.path();
+    std::fs::write(
+        root.join("contexts/staging/values.yaml"),
+        "provider: aws\ncluster: [\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(root.join("out")).expect("mkdir");
+    std::fs::write(root.join("out/staging.yaml"), "previous\n").expect("write");
+    let out = bpc(root, &["compose", "--all-contexts", "--out", "out"]);
+    assert_eq!(out.status, Some(1));
+    let stderr = out.stderr.clone();
+    assert!(stderr.contains("== context `staging` =="), "{stderr}");
+    assert!(
+        stderr.contains("contexts/staging/values.yaml:3:1"),
+        "{stderr}"
+    );
+    assert_eq!(read(&root.join("out/staging.yaml")), "previous\n");
+    assert_eq!(read(&root.join("out/dev.yaml")), single(root, "dev"));
+    assert_eq!(read(&root.join("out/prod.yaml")), single(root, "prod"));
+    let table = out.stdout.clone();
+    assert!(
+        row(&table, "staging").contains("failed (1 error(s))"),
+        "{table}"
+    );
+    assert!(table.contains("3 context(s): 2 ok, 1 failed"), "{table}");
+}
+
+#[test]
+fn repeated_context_flags_choose_a_subset_in_json() {
+    let dir = three_contexts();
+    let root = dir.path();
+    let out = bpc(
+        root,
+        &[
+            "compose",
+            "--context",
+            "prod",
+            "--context",
+            "dev",
+            "--context",
+            "prod",
+            "--format",
+            "json",
+            "--out",
+            "subset",
+        ],
+    );
+    assert!(out.success(), "{}", out.stderr);
+    let written = files_in(&root.join("subset"));
+    assert_eq!(written, ["dev.json", "prod.json"]);
+    let json = bpc(root, &["compose", "--context", "prod", "--format", "json"]);
+    assert_eq!(read(&root.join("subset/prod.json")), json.stdout);
+}
+
+#[test]
+fn an_unknown_context_warns_and_fails_under_strict() {
+    let dir = three_contexts();
+    let root = dir.path();
+    let out = bpc(
+        root,
+        &[
+            "compose",
+            "--context",
+            "dev",
+            "--context",
+            "qa",
+            "--strict",
+            "--out",
+            "o",
+        ],
+    );
+    assert_eq!(out.status, Some(1));
+    let stderr = out.stderr.clone();
+    assert!(stderr.contains("context `qa` is not defined"), "{stderr}");
+    assert!(root.join("o/dev.yaml").is_file());
+    assert!(!root.join("o/qa.yaml").exists());
+}
+
+#[test]
+fn several_contexts_need_an_output_directory() {
+    let dir = three_contexts();
+    let out = bpc(dir.path(), &["compose", "--all-contexts"]);
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.clone().contains("give --out DIR"));
+    let both = bpc(
+        dir.path(),
+        &["compose", "--all-contexts", "--context", "dev"],
+    );
+    assert_eq!(both.status, Some(2), "clap refuses the pair");
+}
+
+#[test]
+fn commands_of_one_context_refuse_several() {
+    let dir = three_contexts();
+    let out = bpc(
+        dir.path(),
+        &["show", "values", "--context", "dev", "--context", "prod"],
+    );
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.clone().contains("--context is given 2 times"));
+}
+
+#[test]
+fn a_project_without_contexts_is_an_error() {
+    let dir = project(&[]);
+    copy_dir(&repo().join("_template"), &dir.path().join("_template"));
+    let out = bpc(dir.path(), &["compose", "--all-contexts", "--out", "o"]);
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.clone().contains("defines no context"));
+}
+
+#[test]
+fn a_session_composes_any_context_without_reloading() {
+    let dir = three_contexts();
+    let sources = Arc::new(SourceMap::new());
+    let session = Session::open(Options::at(dir.path()), sources).expect("session");
+    assert_eq!(session.contexts(), ["dev", "prod", "staging"]);
+    let names = session.contexts();
+    let composed: Vec<String> = std::thread::scope(|s| {
+        let threads: Vec<_> = names
+            .iter()
+            .map(|name| {
+                let session = &session;
+                s.spawn(move || {
+                    let composition = session.compose_context(name).expect("compose");
+                    bpc::emit::to_yaml(&composition.blueprint)
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().expect("thread"))
+            .collect()
+    });
+    for (name, yaml) in names.iter().zip(&composed) {
+        assert_eq!(yaml, &single(dir.path(), name), "{name}");
+    }
+    assert!(session.compose_context("../etc").is_err());
+}
+
+#[test]
+fn render_writes_one_tree_per_context() {
+    let dir = three_contexts();
+    let root = dir.path();
+    let out = bpc(
+        root,
+        &[
+            "render",
+            "--context",
+            "dev",
+            "--context",
+            "prod",
+            "--out",
+            "r",
+        ],
+    );
+    assert!(out.success(), "{}", out.stderr);
+    for context in ["dev", "prod"] {
+        let single_dir = format!("single-{context}");
+        let one = bpc(
+            root,
+            &["render", "--context", context, "--out", single_dir.as_str()],
+        );
+        assert!(one.success(), "{}", one.stderr);
+        let many = bpc::render::write::read_tree(&root.join("r").join(context)).expect("tree");
+        let alone = bpc::render::write::read_tree(&root.join(&single_dir)).expect("tree");
+        assert!(!many.is_empty());
+        assert_eq!(many, alone, "{context}");
+    }
+    assert!(!root.join("r/staging").exists());
+    // --check: up to date, then a difference in one context only.
+    let check_both = || {
+        bpc(
+            root,
+            &[
+                "render",
+                "--context",
+                "dev",
+                "--context",
+                "prod",
+                "--out",
+                "r",
+                "--check",
+            ],
+        )
+    };
+    let check = check_both();
+    assert!(check.success(), "{}", check.stderr);
+    std::fs::write(root.join("contexts/dev/values.yaml"), "provider: aws\n").expect("write");
+    let check = check_both();
+    assert_eq!(check.status, Some(1));
+    let stdout = check.stdout.clone();
+    assert!(stdout.contains("--- a/"), "{stdout}");
+    assert!(stdout.contains("2 context(s): 1 ok, 1 failed"), "{stdout}");
+    assert!(check.stderr.clone().contains("r/dev is not up to date"));
+}

@@ -1,0 +1,451 @@
+//! The context's own blueprint (`contexts/<ctx>/blueprint.yaml`) laid over the composed
+//! blueprint (docs/semantics.md S12): Windsor's merge rules when no `listStrategies`
+//! are declared, each declared strategy, the lookup order, and how `explain`,
+//! `--provenance` and diagnostics name the file.
+
+use std::path::Path;
+use std::process::Command;
+
+const HEADER: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+
+/// The template of the probes run against the Windsor CLI: a base component, a facet
+/// merging into it, a kustomization and a config block.
+const BASE: &str = "\
+kind: Blueprint
+apiVersion: blueprints.windsorcli.dev/v1alpha1
+metadata: {name: t}
+repository:
+  url: https://example.com/template.git
+terraform:
+  - path: cluster
+    dependsOn: [net]
+    inputs:
+      scalar: base
+      groups: [{name: a, size: 1}, {name: b, size: 2}]
+  - path: net
+";
+
+fn facet() -> String {
+    format!(
+        "{HEADER}metadata: {{name: f}}
+config:
+  - name: sizing
+    value: {{workers: 3}}
+terraform:
+  - path: cluster
+    parallelism: 3
+    dependsOn: [net2]
+    inputs:
+      scalar: facet
+      lst: [c]
+      nested: {{x: 2, l: [3], y: 9}}
+      empty: fromfacet
+      tags: [x, y]
+  - path: net2
+kustomize:
+  - name: app
+    components: [mid]
+    dependsOn: [dep]
+    substitutions: {{t: facet}}
+    timeout: 3m
+    patches:
+      - path: p2.yaml
+  - name: dep
+flux:
+  - name: gitops
+    install:
+      components: [flux]
+"
+    )
+}
+
+/// A project with the template above and `overlay` as `contexts/local/blueprint.yaml`
+/// (none when empty), plus `extra` files.
+fn project(overlay: &str, extra: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut files = vec![
+        ("windsor.yaml", "context: local\n".to_string()),
+        ("contexts/_template/blueprint.yaml", BASE.to_string()),
+        ("contexts/_template/facets/f.yaml", facet()),
+    ];
+    if !overlay.is_empty() {
+        files.push(("contexts/local/blueprint.yaml", overlay.to_string()));
+    }
+    files.extend(extra.iter().map(|(p, t)| (*p, t.to_string())));
+    for (path, text) in files {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, text).expect("write");
+    }
+    dir
+}
+
+/// Runs bpc in `dir`: (success, stdout, stderr).
+fn bpc(dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("WINDSOR_CONTEXT")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run bpc");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn compose(dir: &Path) -> String {
+    let (ok, stdout, stderr) = bpc(dir, &["compose"]);
+    assert!(ok, "compose failed:\n{stderr}");
+    stdout
+}
+
+fn snap(name: &str, text: String) {
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+/// The lines of `yaml` from the one equal to `start` up to the next line indented as
+/// little or less.
+fn block(yaml: &str, start: &str) -> String {
+    let mut lines = yaml.lines().skip_while(|l| *l != start);
+    let Some(first) = lines.next() else {
+        panic!("no line {start:?} in\n{yaml}");
+    };
+    let indent = first.len() - first.trim_start().len();
+    let mut out = vec![first.to_string()];
+    for line in lines {
+        if line.len() - line.trim_start().len() <= indent && !line.trim_start().starts_with("- ")
+            || line.len() - line.trim_start().len() < indent
+        {
+            break;
+        }
+        out.push(line.to_string());
+    }
+    out.join("\n")
+}
+
+#[test]
+fn no_overlay_file_and_an_empty_overlay_change_nothing_but_windsors_repository_rule() {
+    let plain = compose(project("", &[]).path());
+    assert!(!plain.contains("context blueprint"));
+    // With an overlay, the template's repository goes unless the overlay names one
+    // (Windsor clears it); everything else stays.
+    let said_nothing = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata: {name: local}\nrepository:\n  url: https://example.com/template.git\n";
+    assert_eq!(compose(project(said_nothing, &[]).path()), plain);
+    let without_repository = compose(project("metadata: {name: local}\n", &[]).path());
+    assert_eq!(
+        without_repository,
+        plain.replace("repository:\n  url: https://example.com/template.git\n", "")
+    );
+}
+
+#[test]
+fn without_list_strategies_the_overlay_merges_as_windsor_does() {
+    // Checked with the Windsor CLI: scalars win, maps deep-merge, lists inside inputs
+    // are replaced, an empty value erases nothing, dependsOn is a union, patches
+    // append, components are a sorted union, substitutions merge key by key.
+    let overlay = "\
+terraform:
+  - path: cluster
+    dependsOn: [net]
+    inputs:
+      scalar: ctx
+      lst: [d]
+      nested: {x: 1, l: [1, 2]}
+      empty: ''
+kustomize:
+  - name: app
+    components: [alpha]
+    substitutions: {t: ctx, u: new}
+    timeout: 1m
+    patches:
+      - path: p2.yaml
+";
+    let out = compose(project(overlay, &[]).path());
+    snap("overlay_windsor_defaults", out);
+}
+
+#[test]
+fn each_declared_list_strategy() {
+    let overlay = "\
+listStrategies:
+  terraform.cluster.inputs.groups: {merge-by-key: name}
+  inputs.tags: union
+  lst: append
+  cluster.dependsOn: replace
+  kustomize.app.patches: 'merge-by-key: path'
+terraform:
+  - path: cluster
+    dependsOn: [net2]
+    inputs:
+      groups: [{name: b, size: 5}, {name: c, size: 1}]
+      tags: [y, z]
+      lst: [d]
+kustomize:
+  - name: app
+    patches:
+      - {path: p2.yaml, target: {kind: Deployment}}
+      - path: p3.yaml
+";
+    let out = compose(project(overlay, &[]).path());
+    assert_eq!(
+        block(&out, "    groups:"),
+        "    groups:\n    - name: a\n      size: 1\n    - name: b\n      size: 5\n    - name: c\n      size: 1"
+    );
+    assert_eq!(
+        block(&out, "    tags:"),
+        "    tags:\n    - x\n    - \"y\"\n    - z"
+    );
+    assert_eq!(block(&out, "    lst:"), "    lst:\n    - c\n    - d");
+    assert!(
+        out.contains("- path: cluster\n  dependsOn:\n  - net2\n  inputs:"),
+        "{out}"
+    );
+    snap("overlay_each_strategy", out);
+}
+
+#[test]
+fn lookup_order_is_exact_path_then_suffix_then_bare_key() {
+    let overlay = "\
+listStrategies:
+  tags: append
+  inputs.tags: replace
+  terraform.cluster.inputs.tags: union
+  lst: replace
+  cluster.inputs.lst: append
+terraform:
+  - path: cluster
+    inputs:
+      tags: [y, z]
+      lst: [d]
+  - path: net2
+    inputs:
+      tags: [q]
+";
+    let dir = project(
+        overlay,
+        &[(
+            "contexts/_template/facets/g.yaml",
+            &format!(
+                "{HEADER}metadata: {{name: g}}\nterraform:\n  - path: net2\n    inputs:\n      tags: [p]\n"
+            ),
+        )],
+    );
+    let out = compose(dir.path());
+    // exact `terraform.cluster.inputs.tags` (union) beats the suffix and the bare key
+    assert!(
+        out.contains("    tags:\n    - x\n    - \"y\"\n    - z\n"),
+        "{out}"
+    );
+    // the suffix `inputs.tags` (replace) beats the bare key for net2
+    assert!(
+        out.contains("- path: net2\n  inputs:\n    tags:\n    - q\n"),
+        "{out}"
+    );
+    // the suffix `cluster.inputs.lst` (append) beats the bare `lst`
+    assert_eq!(block(&out, "    lst:"), "    lst:\n    - c\n    - d");
+}
+
+#[test]
+fn a_misspelt_strategy_path_is_a_warning_with_a_suggestion() {
+    let overlay = "\
+listStrategies:
+  inputs.tagz: union
+  terraform.clustr.inputs.groups: replace
+terraform:
+  - path: cluster
+    inputs: {tags: [z]}
+";
+    let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
+    assert!(ok);
+    snap("overlay_unused_strategy_warning", stderr);
+    let (ok, _, _) = bpc(project(overlay, &[]).path(), &["compose", "--strict"]);
+    assert!(!ok, "--strict makes the warning fatal");
+}
+
+#[test]
+fn a_bad_strategy_is_an_error_at_its_line_and_column() {
+    let overlay = "\
+listStrategies:
+  inputs.tags: apend
+  groups: merge-by-key
+terraform:
+  - path: cluster
+    inputs: {tags: [z]}
+";
+    let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("contexts/local/blueprint.yaml:2:16"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("contexts/local/blueprint.yaml:3:11"),
+        "{stderr}"
+    );
+    snap("overlay_bad_strategy", stderr);
+}
+
+#[test]
+fn expression_errors_and_entries_without_identity_name_the_overlay_file() {
+    let (ok, _, stderr) = bpc(
+        project(
+            "terraform:\n  - path: cluster\n    inputs:\n      x: ${sizing.workers +}\n",
+            &[],
+        )
+        .path(),
+        &["compose"],
+    );
+    assert!(!ok);
+    assert!(
+        stderr.contains("contexts/local/blueprint.yaml:4:"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = bpc(
+        project("kustomize:\n  - path: somewhere\n", &[]).path(),
+        &["compose"],
+    );
+    assert!(!ok);
+    assert!(
+        stderr.contains("has no identity") && stderr.contains("contexts/local/blueprint.yaml:2:5"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_overlay_adds_and_overrides_terraform_inputs_and_kustomizations() {
+    let overlay = "\
+terraform:
+  - path: cluster
+    inputs:
+      workers: ${sizing.workers * 2}
+      note: ${file('note.txt')}
+      scalar: ctx
+  - name: dns
+    path: network/dns
+    dependsOn: [net]
+    inputs: {zone: '${context}.example.com'}
+kustomize:
+  - name: app
+    substitutions: {t: '${not_evaluated}'}
+  - name: extra
+    components: [one]
+    dependsOn: [app]
+";
+    let dir = project(
+        overlay,
+        &[("contexts/local/note.txt", "from the context dir")],
+    );
+    let out = compose(dir.path());
+    assert!(out.contains("    workers: 6\n"), "{out}");
+    assert!(out.contains("    note: from the context dir\n"), "{out}");
+    assert!(out.contains("    scalar: ctx\n"), "{out}");
+    assert!(
+        out.contains("- name: dns\n  path: network/dns\n  dependsOn:\n  - net\n  inputs:\n    zone: local.example.com\n"),
+        "{out}"
+    );
+    // Kustomization fields are taken as written, as Windsor does.
+    assert!(out.contains("    t: ${not_evaluated}\n"), "{out}");
+    assert!(
+        out.contains("- name: extra\n  dependsOn:\n  - app\n  components:\n  - one\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn repository_and_sources_follow_the_overlay() {
+    let overlay = "\
+repository:
+  url: https://example.com/context.git
+  ref: {branch: prod}
+sources:
+  - name: template
+    install: true
+  - name: addons
+    url: oci://ghcr.io/example/addons:1.0.0
+";
+    let out = compose(project(overlay, &[]).path());
+    assert!(
+        out.contains("repository:\n  url: https://example.com/context.git\n  ref:\n    branch: prod\nsources:\n- name: template\n  install: true\n- name: addons\n  url: oci://ghcr.io/example/addons:1.0.0\nterraform:"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_overlay_entry_naming_a_flux_tier_is_an_error() {
+    let (ok, _, stderr) = bpc(
+        project(
+            "kustomize:\n  - name: gitops-install\n    timeout: 1m\n",
+            &[],
+        )
+        .path(),
+        &["compose"],
+    );
+    assert!(!ok);
+    assert!(
+        stderr.contains("belongs to the flux system `gitops`")
+            && stderr.contains("contexts/local/blueprint.yaml:2:5"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn unknown_keys_and_facet_only_keys_are_warnings() {
+    let overlay = "\
+kustomise: []
+terraform:
+  - path: cluster
+    strategy: replace
+    inputz: {a: 1}
+";
+    let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("did you mean `kustomize`?"), "{stderr}");
+    assert!(stderr.contains("did you mean `inputs`?"), "{stderr}");
+    assert!(
+        stderr.contains("`strategy` is ignored in a context blueprint"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn explain_shows_the_overlay_as_its_own_step_with_the_list_strategy() {
+    let overlay = "\
+listStrategies:
+  inputs.groups: {merge-by-key: name}
+terraform:
+  - path: cluster
+    inputs:
+      scalar: ctx
+      groups: [{name: b, size: 5}]
+      lst: [d]
+";
+    let dir = project(overlay, &[]);
+    let mut text = String::new();
+    for path in [
+        "terraform.cluster.inputs.scalar",
+        "terraform.cluster.inputs.groups",
+        "terraform.cluster.inputs.lst",
+    ] {
+        let (ok, stdout, stderr) = bpc(dir.path(), &["explain", path]);
+        assert!(ok, "{stderr}");
+        text.push_str(&stdout);
+        text.push('\n');
+    }
+    snap("overlay_explain", text);
+}
+
+#[test]
+fn provenance_names_the_overlay_line() {
+    let overlay = "terraform:\n  - path: cluster\n    inputs:\n      scalar: ctx\n";
+    let (ok, stdout, stderr) = bpc(project(overlay, &[]).path(), &["compose", "--provenance"]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("scalar: ctx  # contexts/local/blueprint.yaml:4:15 (context blueprint)"),
+        "{stdout}"
+    );
+}
