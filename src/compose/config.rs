@@ -130,6 +130,9 @@ pub struct Resolver<'t> {
     memo: RefCell<HashMap<Vec<Arc<str>>, Value>>,
     stack: RefCell<Vec<Frame>>,
     log: RefCell<Vec<BlockRecord>>,
+    /// `(facet, position)` of every logged block its `when` let in: answering
+    /// `block_included` by scanning the log made a template of many blocks quadratic.
+    included: RefCell<HashSet<(usize, usize)>>,
     /// Whether a context value or a block's value wins at the same path.
     pub precedence: Precedence,
 }
@@ -189,6 +192,7 @@ impl<'t> Resolver<'t> {
             memo: RefCell::new(HashMap::new()),
             stack: RefCell::new(Vec::new()),
             log: RefCell::new(Vec::new()),
+            included: RefCell::new(HashSet::new()),
             precedence: Precedence::default(),
         }
     }
@@ -385,6 +389,11 @@ impl<'t> Resolver<'t> {
                 }
                 None => true,
             };
+            if included {
+                self.included
+                    .borrow_mut()
+                    .insert((c.facet, c.block.position));
+            }
             self.log.borrow_mut().push(BlockRecord {
                 name: name.to_string(),
                 facet: c.facet,
@@ -561,11 +570,7 @@ impl<'t> Resolver<'t> {
         position: usize,
     ) -> Result<bool, Diagnostic> {
         self.merged(name)?;
-        Ok(self
-            .log
-            .borrow()
-            .iter()
-            .any(|r| r.facet == facet && r.position == position && r.included))
+        Ok(self.included.borrow().contains(&(facet, position)))
     }
 
     pub fn block_log(&self) -> Vec<BlockRecord> {
