@@ -18,8 +18,8 @@
 //! is not).
 
 use bpc::compose::host::Environment;
+use bpc::files::{FileMap, FileTree};
 use bpc::session::{Options, Session};
-use bpc::source::{FileTree, SourceMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -75,7 +75,7 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
     let parse_ms: Vec<f64> = (0..runs_of("parse"))
         .map(|_| {
             let start = Instant::now();
-            let sources = SourceMap::new();
+            let sources = FileMap::new();
             for f in &files {
                 let Ok(text) = std::fs::read_to_string(f) else {
                     continue;
@@ -96,7 +96,7 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
     let compose_ms: Vec<f64> = (0..runs_of("compose"))
         .map(|_| {
             let start = Instant::now();
-            let sources = Arc::new(SourceMap::new());
+            let sources = Arc::new(FileMap::new());
             let tree = FileTree::open(template_dir).expect("template");
             let session = Session::of_template(tree, template_dir, options.clone(), sources)
                 .expect("template loads");

@@ -13,7 +13,7 @@ use bpc::compose::host::Environment;
 use bpc::compose::Limits;
 use bpc::expr::host::{JsonnetLimits, NullHost, TerraformOutputs};
 use bpc::expr::{Engine, EngineConfig, Map, Value};
-use bpc::source::{FileTree, SourceMap};
+use bpc::files::{FileMap, FileTree};
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
@@ -371,7 +371,7 @@ impl Corpus {
                 }
             }
             Input::Yaml(text) => {
-                let sources = SourceMap::new();
+                let sources = FileMap::new();
                 let file = sources.add("fuzz.yaml".to_string(), text.clone());
                 if let Ok(node) = bpc::yaml::parse(text, file) {
                     let value = node.to_value();
@@ -389,7 +389,7 @@ impl Corpus {
         let Ok(tree) = FileTree::from_files(files, &template.name) else {
             return;
         };
-        let sources = Arc::new(SourceMap::new());
+        let sources = Arc::new(FileMap::new());
         let mut options = bpc::session::Options::at("/fuzz");
         options.locate.context = Some("fuzz".into());
         options.environment = Environment::Fixed(Default::default());

@@ -6,9 +6,9 @@
 //! `RUNS` times (default 5); prints the fastest compose and render times and their
 //! ratio. Times are the fastest of the runs: on a shared machine noise only adds time.
 
+use bpc::files::FileMap;
 use bpc::render::{render, ManifestFormat};
 use bpc::session::{Options, Session};
-use bpc::source::SourceMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -32,7 +32,7 @@ fn main() {
     options.locate.values = values;
     let (mut best_compose, mut best_render, mut files) = (f64::INFINITY, f64::INFINITY, 0);
     for _ in 0..runs {
-        let sources = Arc::new(SourceMap::new());
+        let sources = Arc::new(FileMap::new());
         let t = Instant::now();
         let composed = Session::open(options.clone(), sources)
             .and_then(|session| session.compose().map(|c| (session, c)));

@@ -7,8 +7,8 @@
 //! list of short strings), composes it once as `bpc compose` does, and prints the file
 //! size, the peak resident memory (VmHWM) and their ratio. Linux only (reads /proc).
 
+use bpc::files::FileMap;
 use bpc::session::{Options, Session};
-use bpc::source::SourceMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
@@ -46,7 +46,7 @@ fn main() -> std::io::Result<()> {
     drop(text);
 
     let before = peak_kib();
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let mut options = Options::at(dir.path());
     options.locate.template = Some(template);
     let session = Session::open(options, sources)

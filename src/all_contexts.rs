@@ -3,8 +3,8 @@
 //! summary table. A context's failure is its own: the others still run.
 
 use crate::compose::Composition;
+use crate::files::Diagnostic;
 use crate::session::Session;
-use crate::source::Diagnostic;
 use std::time::{Duration, Instant};
 
 /// The contexts a run asks for.

@@ -24,8 +24,8 @@
 //!   facet expression would see it.
 //!
 //! Around it: [`emit::to_yaml`] / [`emit::to_json`] print a value,
-//! [`explain::Explainer`] says where a value came from, [`source::Diagnostic`]s render
-//! with [`source::render`] against the session's [`source::SourceMap`], and
+//! [`explain::Explainer`] says where a value came from, [`files::Diagnostic`]s render
+//! with [`files::render`] against the session's [`files::FileMap`], and
 //! [`expr::Engine`] evaluates an expression on its own (with host functions of your
 //! own through [`expr::native`]). [`cli`] is the `bpc` binary's command line;
 //! [`watch::watch`] runs a job again on every change to its inputs (the commands' jobs:
@@ -42,11 +42,11 @@ pub(crate) mod diff;
 pub mod emit;
 pub mod explain;
 pub mod expr;
+pub mod files;
 pub(crate) mod parallel;
 pub(crate) mod project;
 pub mod render;
 pub mod session;
-pub mod source;
 pub mod template;
 pub mod testing;
 pub mod value;

@@ -5,7 +5,7 @@
 use crate::compose::overlay::Overlay;
 use crate::compose::scope::{set_path, Builtins, Layer, LayerYaml};
 use crate::expr::Value;
-use crate::source::{Diagnostic, FileTree, SourceMap};
+use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::yaml::{Node, NodeKind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,7 +36,7 @@ pub fn discover(
     cwd: &Path,
     options: &Options,
     env_context: Option<String>,
-    sources: &SourceMap,
+    sources: &FileMap,
 ) -> Result<Project, Diagnostic> {
     let root = root_of(cwd, options);
     if !root.is_dir() {
@@ -155,7 +155,7 @@ pub fn check_context_name(name: &str) -> Result<(), Diagnostic> {
 fn read_optional(
     path: &Path,
     display: &str,
-    sources: &SourceMap,
+    sources: &FileMap,
 ) -> Result<Option<Node>, Diagnostic> {
     // Anything at the path is read (or refused if it is not a regular file); only a
     // missing file is skipped.
@@ -167,10 +167,10 @@ fn read_optional(
 
 /// Reads and parses a YAML file named on the command line or found in the project.
 /// Only regular files are read (a FIFO would block, a device never end).
-pub fn read_yaml_file(path: &Path, display: &str, sources: &SourceMap) -> Result<Node, Diagnostic> {
+pub fn read_yaml_file(path: &Path, display: &str, sources: &FileMap) -> Result<Node, Diagnostic> {
     let read = || -> Result<String, String> {
         let mut file =
-            crate::source::tree::open_regular(path, display, None).map_err(|e| e.message)?;
+            crate::files::tree::open_regular(path, display, None).map_err(|e| e.message)?;
         let mut text = String::new();
         std::io::Read::read_to_string(&mut file, &mut text).map_err(|e| e.to_string())?;
         Ok(text)
@@ -254,7 +254,7 @@ impl Project {
 
     /// The context's own blueprint, `contexts/<ctx>/blueprint.yaml`, when there is one
     /// (S12). Read at each call, so a composition sees the file as it is now.
-    pub fn overlay(&self, sources: &SourceMap) -> Result<Option<Overlay>, Diagnostic> {
+    pub fn overlay(&self, sources: &FileMap) -> Result<Option<Overlay>, Diagnostic> {
         let path = format!("contexts/{}/blueprint.yaml", self.context);
         let Some(node) = read_optional(&self.root.join(&path), &path, sources)? else {
             return Ok(None);
@@ -273,7 +273,7 @@ impl Project {
         &self,
         options: &Options,
         cwd: &Path,
-        sources: &SourceMap,
+        sources: &FileMap,
     ) -> Result<Vec<Layer>, Diagnostic> {
         let mut layers = Vec::new();
         if let Some(section) = self
@@ -314,7 +314,7 @@ impl Project {
 }
 
 /// `--set a.b=value` pairs into one map; each value is parsed as YAML.
-pub fn parse_sets(pairs: &[String], sources: &SourceMap) -> Result<Value, Diagnostic> {
+pub fn parse_sets(pairs: &[String], sources: &FileMap) -> Result<Value, Diagnostic> {
     let mut out = Value::map(crate::expr::Map::default());
     for pair in pairs {
         let Some((key, raw)) = pair.split_once('=') else {

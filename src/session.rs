@@ -16,10 +16,10 @@ use crate::compose::scope::Layer;
 use crate::compose::{Composition, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
+use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
-use crate::source::{Diagnostic, FileTree, SourceMap};
 use crate::template::Template;
 use crate::testing::runner::{RunOptions, Suite};
 use std::path::PathBuf;
@@ -87,7 +87,7 @@ impl Syntax {
 
 /// A loaded project, ready to compose. Immutable: compositions borrow it.
 pub struct Session {
-    pub sources: Arc<SourceMap>,
+    pub sources: Arc<FileMap>,
     pub project: Project,
     pub template: Template,
     pub schema: Option<Schema>,
@@ -98,7 +98,7 @@ pub struct Session {
 impl Session {
     /// Discovers the project, loads its template and compiles its schema. Diagnostics
     /// name files registered in `sources`, which the caller keeps to render them.
-    pub fn open(options: Options, sources: Arc<SourceMap>) -> Result<Session, Vec<Diagnostic>> {
+    pub fn open(options: Options, sources: Arc<FileMap>) -> Result<Session, Vec<Diagnostic>> {
         let project = project::discover(
             &options.cwd,
             &options.locate,
@@ -116,7 +116,7 @@ impl Session {
         tree: FileTree,
         root: impl Into<PathBuf>,
         options: Options,
-        sources: Arc<SourceMap>,
+        sources: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
         let project = Project {
             root: root.into(),
@@ -135,7 +135,7 @@ impl Session {
     fn load(
         project: Project,
         options: Options,
-        sources: Arc<SourceMap>,
+        sources: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
         let template = if options.upstream {
             crate::template::load_with_sources(project.template.clone(), sources.clone())?
@@ -288,8 +288,8 @@ impl Session {
             if !regular || !name.ends_with(".tf") {
                 continue;
             }
-            let limit = Some(crate::source::tree::MAX_FILE_BYTES);
-            let text = crate::source::tree::open_regular(&entry.path(), &name, limit)
+            let limit = Some(crate::files::tree::MAX_FILE_BYTES);
+            let text = crate::files::tree::open_regular(&entry.path(), &name, limit)
                 .ok()
                 .and_then(|mut f| {
                     let mut text = String::new();

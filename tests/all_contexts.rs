@@ -5,8 +5,8 @@
 //! failed; a summary table closes the run.
 
 mod common;
+use bpc::files::FileMap;
 use bpc::session::{Options, Session};
-use bpc::source::SourceMap;
 use common::*;
 use std::path::Path;
 use std::sync::Arc;
@@ -214,7 +214,7 @@ fn a_project_without_contexts_is_an_error() {
 #[test]
 fn a_session_composes_any_context_without_reloading() {
     let dir = three_contexts();
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let session = Session::open(Options::at(dir.path()), sources).expect("session");
     assert_eq!(session.contexts(), ["dev", "prod", "staging"]);
     let names = session.contexts();

@@ -3,8 +3,8 @@
 //! `--format json` and `--coverage` behave as documented (docs/check.md).
 
 use bpc::check::{Allow, FindingId, Report};
+use bpc::files::{FileMap, Severity};
 use bpc::session::{Options, Session};
-use bpc::source::{Severity, SourceMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -13,14 +13,14 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn session(project: &Path) -> (Session, Arc<SourceMap>) {
-    let sources = Arc::new(SourceMap::new());
+fn session(project: &Path) -> (Session, Arc<FileMap>) {
+    let sources = Arc::new(FileMap::new());
     let session = Session::open(Options::at(project), sources.clone())
-        .unwrap_or_else(|d| panic!("{}", bpc::source::render_all(&d, &sources, false)));
+        .unwrap_or_else(|d| panic!("{}", bpc::files::render_all(&d, &sources, false)));
     (session, sources)
 }
 
-fn check(project: &Path, allow: &[Allow]) -> (Report, Arc<SourceMap>) {
+fn check(project: &Path, allow: &[Allow]) -> (Report, Arc<FileMap>) {
     let (session, sources) = session(project);
     (
         bpc::check::check(&session.template, &session.engine, allow),
@@ -59,7 +59,7 @@ fn seeded_template_gets_one_finding_of_each_kind() {
     let text = report
         .findings
         .iter()
-        .map(|f| bpc::source::render(&f.diagnostic, &sources, false))
+        .map(|f| bpc::files::render(&f.diagnostic, &sources, false))
         .collect::<Vec<_>>()
         .join("\n");
     insta::with_settings!({snapshot_path => "../snapshots"}, {
@@ -75,7 +75,7 @@ fn corpora_have_no_warnings() {
             .findings
             .iter()
             .filter(|f| f.diagnostic.severity != Severity::Note)
-            .map(|f| bpc::source::render(&f.diagnostic, &sources, false))
+            .map(|f| bpc::files::render(&f.diagnostic, &sources, false))
             .collect();
         assert!(loud.is_empty(), "{corpus}:\n{}", loud.join("\n"));
     }

@@ -76,7 +76,7 @@ fn provenance_comments_keep_the_yaml_identical() {
         "{annotated}"
     );
     let read = |text: &str| {
-        let node = bpc::yaml::parse(text, bpc::source::FileId(0)).expect("valid YAML");
+        let node = bpc::yaml::parse(text, bpc::files::FileId(0)).expect("valid YAML");
         format!("{:?}", node.to_value())
     };
     assert_eq!(read(&plain), read(&annotated));

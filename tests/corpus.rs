@@ -9,8 +9,8 @@
 
 mod common;
 use bpc::compose::precedence::Precedence;
+use bpc::files::FileMap;
 use bpc::session::{Options, Session};
-use bpc::source::SourceMap;
 use bpc::testing::case;
 use bpc::testing::runner::{RunOptions, UnmockedOutputs};
 use std::sync::Arc;
@@ -35,7 +35,7 @@ fn early_format() -> RunOptions {
 /// "file: case name", each failure's first message printed for the log.
 fn failing(corpus: &str, options: RunOptions) -> (usize, Vec<(String, String)>) {
     let root = common::repo().join("tests/conformance").join(corpus);
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let session = Session::open(Options::at(&root), sources.clone()).expect("corpus loads");
     let tree = &session.template.tree;
     let mut cases = Vec::new();

@@ -4,15 +4,15 @@
 
 mod common;
 use bpc::compose::precedence::Precedence;
+use bpc::files::FileMap;
 use bpc::session::{Options, Session};
-use bpc::source::SourceMap;
 use bpc::testing::case;
 use bpc::testing::runner::{RunOptions, UnmockedOutputs};
 use std::sync::Arc;
 
 fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
     let root = common::repo().join("tests/conformance/windsor-core-75d2a6c1");
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let session = Session::open(Options::at(&root), sources.clone()).expect("corpus loads");
     let (tests, _) =
         case::load(&session.template.tree, &sources, &format!("tests/{file}")).expect("test file");
@@ -33,7 +33,7 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
         panic!(
             "{}",
             d.iter()
-                .map(|d| bpc::source::render(d, &sources, false))
+                .map(|d| bpc::files::render(d, &sources, false))
                 .collect::<Vec<_>>()
                 .join("\n")
         )

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     // Files and diagnostics, the allocator meter, text diffs, the parallel map: know
     // nothing else.
-    &["source", "alloc", "diff", "parallel"],
+    &["files", "alloc", "diff", "parallel"],
     &["yaml"],
     &["value"],
     &["expr"],

@@ -4,7 +4,7 @@
 use bpc::compose::scope::deep_merge;
 use bpc::expr::host::NullHost;
 use bpc::expr::{Engine, EngineConfig, Map, Value};
-use bpc::source::SourceMap;
+use bpc::files::FileMap;
 use proptest::prelude::*;
 
 /// Plain data as a blueprint holds it: YAML has one integer type and no NaN keys, so
@@ -81,7 +81,7 @@ fn shaped(depth: u32) -> BoxedStrategy<Value> {
 }
 
 fn load(text: &str) -> Result<String, String> {
-    let sources = SourceMap::default();
+    let sources = FileMap::default();
     let file = sources.add("p.yaml".to_string(), text.to_string());
     bpc::yaml::parse(text, file)
         .map(|n| show(&n.to_value()))
@@ -202,8 +202,8 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         ("facets/a.yaml".to_string(), facet("a", 1, "merge", first)),
         ("facets/b.yaml".to_string(), facet("b", 2, strategy, second)),
     ];
-    let tree = bpc::source::FileTree::from_files(files, "t").map_err(|e| e.to_string())?;
-    let sources = std::sync::Arc::new(SourceMap::default());
+    let tree = bpc::files::FileTree::from_files(files, "t").map_err(|e| e.to_string())?;
+    let sources = std::sync::Arc::new(FileMap::default());
     let template =
         bpc::template::load(std::sync::Arc::new(tree), sources).map_err(|d| format!("{d:?}"))?;
     let engine = Engine::new(EngineConfig::default());

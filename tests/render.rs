@@ -3,9 +3,9 @@
 //! directory is replaced as a whole, and `--check` sees edits.
 
 mod common;
+use bpc::files::{render as show, FileMap};
 use bpc::render::{ManifestFormat, Rendered};
 use bpc::session::{Options, Session};
-use bpc::source::{render as show, SourceMap};
 use common::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// Renders the project at `project` (with the template at `template`, if given) and
 /// the values files `values`, as `bpc render` would.
 fn render_with(project: &Path, template: Option<&Path>, values: &[PathBuf]) -> Rendered {
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let mut options = Options::at(repo());
     options.locate.project = Some(project.to_path_buf());
     options.locate.template = template.map(Path::to_path_buf);
@@ -37,7 +37,7 @@ fn render(project: &Path, template: Option<&Path>) -> Rendered {
 
 /// YAML text as JSON, through bpc's own loader.
 fn yaml_json(text: &str) -> serde_json::Value {
-    let node = bpc::yaml::parse(text, bpc::source::span::FileId(0)).expect("yaml");
+    let node = bpc::yaml::parse(text, bpc::files::span::FileId(0)).expect("yaml");
     let value = node.to_value();
     serde_json::from_str(&bpc::value::json::compact(&value)).expect("json")
 }
@@ -118,7 +118,7 @@ fn flux_objects_validate_against_the_crds() {
 
 #[test]
 fn tfvars_hold_the_component_inputs() {
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let session = Session::open(Options::at(repo()), sources).expect("session");
     let composition = session.compose().expect("compose");
     let rendered = render(&repo(), None);

@@ -123,7 +123,7 @@ fn schema_violations_are_errors() {
 #[test]
 fn values_text_matches_the_binary() {
     let dir = fixture();
-    let sources = std::sync::Arc::new(bpc::source::SourceMap::new());
+    let sources = std::sync::Arc::new(bpc::files::FileMap::new());
     let mut options = bpc::session::Options::at(repo());
     options.locate.project = Some(dir.path().to_path_buf());
     let session = bpc::session::Session::open(options, sources).expect("session");

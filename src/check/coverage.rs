@@ -4,7 +4,7 @@
 
 use crate::compose::activate::Activation;
 use crate::compose::Composition;
-use crate::source::{SourceMap, Span};
+use crate::files::{FileMap, Span};
 use crate::template::Template;
 use crate::testing::case::Case;
 use crate::testing::runner::Suite;
@@ -78,7 +78,7 @@ pub fn coverage(template: &Template, suite: &Suite<'_>, cases: &[&Case]) -> Cove
     }
 }
 
-fn place(sources: &SourceMap, span: Span) -> String {
+fn place(sources: &FileMap, span: Span) -> String {
     match (
         sources.path(span.file),
         sources.location(span.file, span.start as usize),

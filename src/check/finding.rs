@@ -1,7 +1,7 @@
 //! What `bpc check` reports: a finding has an id (stable, for silencing and scripts),
 //! a severity and a diagnostic that points at the template.
 
-use crate::source::{Diagnostic, Severity, Span};
+use crate::files::{Diagnostic, Severity, Span};
 
 /// Every kind of finding. The ids are the contract with template authors (they write
 /// them in `# bpc:allow` comments), so they never change once published.

@@ -20,7 +20,7 @@ pub use finding::{Finding, FindingId};
 pub use silence::Allow;
 
 use crate::expr::Engine;
-use crate::source::Severity;
+use crate::files::Severity;
 use crate::template::Template;
 
 /// The outcome of checking one template.

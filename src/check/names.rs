@@ -3,7 +3,7 @@
 //! materialises. Each node knows whether keys it does not list are allowed below it,
 //! and what the schema says of its type.
 
-use crate::source::Span;
+use crate::files::Span;
 use crate::template::Template;
 use crate::yaml::{Node, NodeKind};
 use std::collections::BTreeMap;

@@ -8,14 +8,14 @@ use super::names::{Resolution, Shape};
 use super::reads::Reads;
 use super::sites::{span_of, RequiredPath, Site};
 use crate::expr::Engine;
-use crate::source::{SourceMap, Span};
+use crate::files::{FileMap, Span};
 use std::sync::Arc;
 
 pub fn check_paths(
     site: &Site<'_>,
     reads: &Reads,
     names: &Shape,
-    sources: &SourceMap,
+    sources: &FileMap,
     out: &mut Vec<Finding>,
 ) {
     for read in &reads.paths {
@@ -60,7 +60,7 @@ pub fn check_calls(
     site: &Site<'_>,
     reads: &Reads,
     engine: &Engine,
-    sources: &SourceMap,
+    sources: &FileMap,
     out: &mut Vec<Finding>,
 ) {
     for (name, range) in &reads.calls {

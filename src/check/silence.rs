@@ -3,7 +3,7 @@
 //! `check.allow` in `bpc.yaml` at the project root (an id, or `{id, file}`).
 
 use super::finding::{Finding, FindingId};
-use crate::source::{Diagnostic, SourceMap};
+use crate::files::{Diagnostic, FileMap};
 use crate::yaml::{Node, NodeKind};
 
 /// One project-wide permission: this id, in every file or in one.
@@ -39,7 +39,7 @@ fn allowed_on(line: &str, file_wide: bool) -> Vec<&str> {
         .collect()
 }
 
-pub fn is_silenced(finding: &Finding, sources: &SourceMap, project: &[Allow]) -> bool {
+pub fn is_silenced(finding: &Finding, sources: &FileMap, project: &[Allow]) -> bool {
     let Some(span) = finding.span() else {
         return false;
     };

@@ -4,7 +4,7 @@
 
 use crate::expr::ast;
 use crate::expr::{Engine, ExprError};
-use crate::source::{SourceMap, Span};
+use crate::files::{FileMap, Span};
 use crate::template::fields::{field_for, Eval};
 use crate::template::{ComponentKind, Condition, Facet, Requirement, Template};
 use crate::yaml::{Node, NodeKind};
@@ -48,7 +48,7 @@ pub struct Sites<'t> {
 }
 
 /// The file span of `range` (byte offsets into the expression) of a site.
-pub fn span_of(site: &Site<'_>, range: Range<usize>, sources: &SourceMap) -> Span {
+pub fn span_of(site: &Site<'_>, range: Range<usize>, sources: &FileMap) -> Span {
     let node = site.node;
     let Some(text) = sources.text(node.span.file) else {
         return node.span;

@@ -8,14 +8,14 @@ use super::names::{Resolution, Shape};
 use super::reads::{Operand, Reads};
 use super::sites::{span_of, Site};
 use crate::expr::ast::BinOp;
-use crate::source::SourceMap;
+use crate::files::FileMap;
 use std::sync::Arc;
 
 pub fn check(
     site: &Site<'_>,
     reads: &Reads,
     names: &Shape,
-    sources: &SourceMap,
+    sources: &FileMap,
     out: &mut Vec<Finding>,
 ) {
     for operation in &reads.operations {
@@ -147,6 +147,6 @@ fn kind_of(value: &serde_json::Value) -> String {
     }
 }
 
-fn mismatch(span: crate::source::Span, message: String) -> Finding {
+fn mismatch(span: crate::files::Span, message: String) -> Finding {
     Finding::at(FindingId::TypeMismatch, span, message, "types do not fit")
 }

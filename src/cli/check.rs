@@ -5,8 +5,8 @@ use super::compose::ProjectArgs;
 use super::report;
 use crate::check::coverage::{Coverage, Item};
 use crate::check::{Allow, Report};
+use crate::files::{Diagnostic, FileMap, Severity};
 use crate::session::Session;
-use crate::source::{Diagnostic, Severity, SourceMap};
 use crate::testing::case::{self, Case};
 use crate::testing::runner::RunOptions;
 use clap::{Args, ValueEnum};
@@ -51,7 +51,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     match checked(&args, &sources) {
         Ok((report, coverage)) => {
             let fails = report.fails(args.strict);
@@ -75,7 +75,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
 
 type Checked = (Report, Option<Coverage>);
 
-fn checked(args: &CheckArgs, sources: &Arc<SourceMap>) -> Result<Checked, Vec<Diagnostic>> {
+fn checked(args: &CheckArgs, sources: &Arc<FileMap>) -> Result<Checked, Vec<Diagnostic>> {
     let project_args = ProjectArgs {
         project: args.project.clone(),
         template: args.template.clone(),
@@ -93,7 +93,7 @@ fn checked(args: &CheckArgs, sources: &Arc<SourceMap>) -> Result<Checked, Vec<Di
     Ok((report, coverage))
 }
 
-fn project_allows(session: &Session, sources: &SourceMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
+fn project_allows(session: &Session, sources: &FileMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
     let path = session.project.root.join(PROJECT_CONFIG);
     if !path.is_file() {
         return Ok(Vec::new());
@@ -103,7 +103,7 @@ fn project_allows(session: &Session, sources: &SourceMap) -> Result<Vec<Allow>, 
     crate::check::silence::project_allows(&node)
 }
 
-fn coverage(session: &Session, sources: &SourceMap) -> Result<Coverage, Vec<Diagnostic>> {
+fn coverage(session: &Session, sources: &FileMap) -> Result<Coverage, Vec<Diagnostic>> {
     let template = &session.template;
     let mut files = Vec::new();
     for path in case::discover(&template.tree) {
@@ -135,14 +135,14 @@ fn summary(report: &Report, strict: bool) -> String {
     line
 }
 
-fn print_text(report: &Report, coverage: Option<&Coverage>, sources: &SourceMap, strict: bool) {
+fn print_text(report: &Report, coverage: Option<&Coverage>, sources: &FileMap, strict: bool) {
     let color = super::color_stderr();
     for finding in &report.findings {
         let mut d = finding.diagnostic.clone();
         if strict && d.severity == Severity::Warning {
             d.severity = Severity::Error;
         }
-        println!("{}", crate::source::render(&d, sources, color));
+        println!("{}", crate::files::render(&d, sources, color));
     }
     if let Some(coverage) = coverage {
         print!("{}", coverage_table(coverage));
@@ -197,7 +197,7 @@ pub fn coverage_table(coverage: &Coverage) -> String {
     out
 }
 
-fn json(report: &Report, coverage: Option<&Coverage>, sources: &SourceMap, strict: bool) -> String {
+fn json(report: &Report, coverage: Option<&Coverage>, sources: &FileMap, strict: bool) -> String {
     let findings: Vec<serde_json::Value> = report
         .findings
         .iter()

@@ -6,9 +6,9 @@ use super::report;
 use crate::all_contexts::{Counts, Done, Selection};
 use crate::compose::host::Environment;
 use crate::compose::Composition;
+use crate::files::{Diagnostic, FileMap};
 use crate::project;
 use crate::session::{self, Session};
-use crate::source::{Diagnostic, SourceMap};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -198,7 +198,7 @@ pub fn run(args: ComposeArgs) -> ExitCode {
             command: super::Command::Compose(args),
         });
     }
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     match compose_text(&args, &sources) {
         Ok((text, warnings)) => {
             report(&warnings, &sources);
@@ -276,7 +276,7 @@ fn compose_context_to(session: &Session, args: &ComposeArgs, name: &str, path: &
 
 fn compose_text(
     args: &ComposeArgs,
-    sources: &Arc<SourceMap>,
+    sources: &Arc<FileMap>,
 ) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
     let options = args
         .project

@@ -3,8 +3,8 @@
 
 use super::compose::ProjectArgs;
 use crate::all_contexts::{ContextRun, Done, Selection};
+use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;
-use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,7 +41,7 @@ pub fn run_each(
     selection: &Selection,
     job: impl Fn(&Session, &str, &Path) -> Done + Sync,
 ) -> ExitCode {
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let prepared = output_dir(out).map_err(|d| vec![d]).and_then(|dir| {
         let session = open_session(project, terraform_outputs, &sources)?;
         let names = crate::all_contexts::select(&session, selection).map_err(|d| vec![d])?;
@@ -65,7 +65,7 @@ pub fn run_each(
 fn open_session(
     project: &ProjectArgs,
     terraform_outputs: Option<PathBuf>,
-    sources: &Arc<SourceMap>,
+    sources: &Arc<FileMap>,
 ) -> Result<Session, Vec<Diagnostic>> {
     let shared = ProjectArgs {
         context: Vec::new(),
@@ -102,7 +102,7 @@ pub fn strict_failure(strict: bool, warnings: usize, deferred: usize) -> Option<
 
 /// Prints each context's diagnostics and notes under its name (stderr), then the
 /// summary table (stdout); exit code 1 when any context failed.
-pub fn finish(runs: &[ContextRun], sources: &SourceMap) -> ExitCode {
+pub fn finish(runs: &[ContextRun], sources: &FileMap) -> ExitCode {
     for run in runs {
         let done = &run.done;
         print!("{}", done.output);

@@ -7,8 +7,8 @@ use super::output::emit;
 use super::report;
 use crate::expr::host::{NullHost, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, Map, Value};
+use crate::files::{Diagnostic, FileMap};
 use crate::session::{Session, Syntax};
-use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -88,7 +88,7 @@ pub fn run(mut args: EvalArgs) -> ExitCode {
     if request.deprecated_switch {
         eprintln!("warning: `bpc eval --template` as a switch is deprecated: use `--text` (`--template DIR` names the template, as in every command)");
     }
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let value = match evaluate(&args, &request, &sources) {
         Ok(value) => value,
         Err(diagnostics) => {
@@ -113,7 +113,7 @@ pub fn run(mut args: EvalArgs) -> ExitCode {
 fn evaluate(
     args: &EvalArgs,
     request: &Request,
-    sources: &Arc<SourceMap>,
+    sources: &Arc<FileMap>,
 ) -> Result<Value, Vec<Diagnostic>> {
     let options = args.project.session_options(env_context(), None)?;
     if !crate::project::present(&options.cwd, &options.locate) {
@@ -134,7 +134,7 @@ fn evaluate(
 fn evaluate_bare(
     args: &EvalArgs,
     request: &Request,
-    sources: &SourceMap,
+    sources: &FileMap,
 ) -> Result<Value, Vec<Diagnostic>> {
     let mut scope = Value::map(Map::default());
     for file in &args.project.values {

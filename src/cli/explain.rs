@@ -3,8 +3,8 @@
 use super::compose::{env_context, ProjectArgs};
 use super::report;
 use crate::explain::Explainer;
+use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;
-use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -31,7 +31,7 @@ pub struct ExplainArgs {
 }
 
 pub fn run(args: ExplainArgs) -> ExitCode {
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     match explain(&args, &sources) {
         Ok(text) => {
             print!("{text}");
@@ -44,7 +44,7 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     }
 }
 
-fn explain(args: &ExplainArgs, sources: &Arc<SourceMap>) -> Result<String, Vec<Diagnostic>> {
+fn explain(args: &ExplainArgs, sources: &Arc<FileMap>) -> Result<String, Vec<Diagnostic>> {
     let options = args
         .project
         .session_options(env_context(), args.terraform_outputs.clone())?;

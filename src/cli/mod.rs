@@ -13,7 +13,7 @@ pub mod show;
 pub(crate) mod test;
 pub mod watch;
 
-use crate::source::{Diagnostic, SourceMap};
+use crate::files::{Diagnostic, FileMap};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -69,9 +69,9 @@ fn color_stderr() -> bool {
 }
 
 /// Prints diagnostics to stderr, errors and warnings alike, in order.
-pub fn report(diagnostics: &[Diagnostic], sources: &SourceMap) {
+pub fn report(diagnostics: &[Diagnostic], sources: &FileMap) {
     let color = color_stderr();
     for d in diagnostics {
-        eprintln!("{}", crate::source::render(d, sources, color));
+        eprintln!("{}", crate::files::render(d, sources, color));
     }
 }

@@ -6,9 +6,9 @@ use super::compose::{env_context, Format, ProjectArgs};
 use super::contexts::{self, ContextsArgs};
 use super::report;
 use crate::all_contexts::{Counts, Done, Selection};
+use crate::files::{Diagnostic, FileMap};
 use crate::render::{self, ManifestFormat, Rendered};
 use crate::session::Session;
-use crate::source::{Diagnostic, SourceMap};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -68,7 +68,7 @@ pub fn run(args: RenderArgs) -> ExitCode {
             command: super::Command::Render(args),
         });
     }
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let session = args
         .project
         .session_options(env_context(), args.terraform_outputs.clone())

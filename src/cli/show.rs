@@ -8,8 +8,8 @@ use super::report;
 use crate::compose::schema::Schema;
 use crate::emit::PathSegment;
 use crate::expr::{Map, Value};
+use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;
-use crate::source::{Diagnostic, SourceMap};
 use clap::{Args, Subcommand};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -53,7 +53,7 @@ pub fn run(args: ShowArgs) -> ExitCode {
 }
 
 fn run_values(args: ValuesArgs) -> ExitCode {
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     let options = args.project.session_options(env_context(), None);
     let text = options
         .and_then(|mut options| {

@@ -2,8 +2,8 @@
 
 use super::compose::ProjectArgs;
 use super::report;
+use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;
-use crate::source::{Diagnostic, SourceMap};
 use crate::testing::case::{self, Case, TestFile};
 use crate::testing::runner::{CaseResult, RunOptions, Suite, UnmockedOutputs};
 use crate::testing::snapshot;
@@ -76,7 +76,7 @@ pub fn run(args: TestArgs) -> ExitCode {
             command: super::Command::Test(args),
         });
     }
-    let sources = Arc::new(SourceMap::new());
+    let sources = Arc::new(FileMap::new());
     // Cases compose in isolation (S11): WINDSOR_CONTEXT plays no part.
     let tally = args
         .project
@@ -124,7 +124,7 @@ fn matches_filter(name: &str, pattern: &str) -> bool {
 pub fn run_tests(
     args: &TestArgs,
     session: &Session,
-    sources: &Arc<SourceMap>,
+    sources: &Arc<FileMap>,
 ) -> Result<Tally, Vec<Diagnostic>> {
     let template = &session.template;
 
@@ -213,7 +213,7 @@ fn explain_case(
     template: &crate::template::Template,
     case: &Case,
     path: &str,
-    sources: &SourceMap,
+    sources: &FileMap,
 ) -> Result<ExitCode, Vec<Diagnostic>> {
     let composition = suite.compose_case(case)?;
     let explainer = crate::explain::Explainer {
@@ -344,7 +344,7 @@ fn dedupe(warnings: &mut Vec<Diagnostic>) {
 fn print_text(
     cases: &[&Case],
     results: &[CaseResult],
-    sources: &SourceMap,
+    sources: &FileMap,
     passed: usize,
     failed: usize,
 ) {
@@ -383,7 +383,7 @@ fn print_text(
             }
         }
         for e in result.errors.iter().filter(|_| !result.passed()) {
-            for l in crate::source::render(e, sources, false).lines() {
+            for l in crate::files::render(e, sources, false).lines() {
                 out.push_str(&format!("    {l}\n"));
             }
         }
@@ -396,7 +396,7 @@ fn print_text(
 fn print_json(
     cases: &[&Case],
     results: &[CaseResult],
-    sources: &SourceMap,
+    sources: &FileMap,
     passed: usize,
     failed: usize,
 ) {
@@ -410,7 +410,7 @@ fn print_json(
                 "name": case.name,
                 "passed": r.passed(),
                 "mismatches": r.mismatches.iter().map(|m| json!({"path": m.path, "message": m.message})).collect::<Vec<_>>(),
-                "errors": r.errors.iter().map(|e| crate::source::render(e, sources, false)).collect::<Vec<_>>(),
+                "errors": r.errors.iter().map(|e| crate::files::render(e, sources, false)).collect::<Vec<_>>(),
             })
         })
         .collect();

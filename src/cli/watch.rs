@@ -7,8 +7,8 @@ use super::output::emit;
 use super::render::RenderArgs;
 use super::test::TestArgs;
 use super::{Cli, Command};
+use crate::files::{Diagnostic, FileMap};
 use crate::session::{self, Session};
-use crate::source::{Diagnostic, SourceMap};
 use crate::watch::changes::{summary, Shape};
 use crate::watch::{Event, Inputs, Job, Outcome, Round, Settings};
 use clap::Args;
@@ -26,10 +26,10 @@ pub struct WatchArgs {
 }
 
 /// The errors (or warnings) of a round as text, as the command would print them.
-fn text_of(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
+fn text_of(diagnostics: &[Diagnostic], sources: &FileMap, color: bool) -> String {
     diagnostics
         .iter()
-        .map(|d| format!("{}\n", crate::source::render(d, sources, color)))
+        .map(|d| format!("{}\n", crate::files::render(d, sources, color)))
         .collect()
 }
 
@@ -127,7 +127,7 @@ impl ComposeJob {
 
 impl Job for ComposeJob {
     fn round(&mut self) -> Round {
-        let sources = Arc::new(SourceMap::new());
+        let sources = Arc::new(FileMap::new());
         let session = Session::open(self.options.clone(), sources.clone());
         let inputs = Inputs::of(&self.options, session.as_ref().ok(), &self.outputs());
         let composed = session.and_then(|session| {
@@ -209,7 +209,7 @@ impl RenderJob {
 
 impl Job for RenderJob {
     fn round(&mut self) -> Round {
-        let sources = Arc::new(SourceMap::new());
+        let sources = Arc::new(FileMap::new());
         let session = Session::open(self.options.clone(), sources.clone());
         let inputs = Inputs::of(
             &self.options,
@@ -265,7 +265,7 @@ struct TestJob {
 
 impl Job for TestJob {
     fn round(&mut self) -> Round {
-        let sources = Arc::new(SourceMap::new());
+        let sources = Arc::new(FileMap::new());
         let session = Session::open(self.options.clone(), sources.clone());
         let inputs = Inputs::of(&self.options, session.as_ref().ok(), &[]);
         let tally =
@@ -320,7 +320,7 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
     let mut job = match job(cli, super::color_stderr()) {
         Ok(job) => job,
         Err(errors) => {
-            super::report(&errors, &SourceMap::new());
+            super::report(&errors, &FileMap::new());
             return ExitCode::from(2);
         }
     };

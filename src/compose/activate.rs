@@ -11,7 +11,7 @@ use super::host::Environment;
 use super::Limits;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, Map};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::Template;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;

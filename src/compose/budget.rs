@@ -7,7 +7,7 @@
 //! at most the budget, and that value's path is what the error names.
 
 use crate::expr::Value;
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 
 /// Checks the blueprint against `budget` bytes (an estimate of its compact JSON size).
 pub fn check(blueprint: &Value, budget: usize) -> Result<(), Diagnostic> {

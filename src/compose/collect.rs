@@ -11,7 +11,7 @@ use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::fields::{canonical, field_for, Eval, Field};
 use crate::template::identity::merge_key;
 use crate::template::{ComponentEntry, ComponentKind, FacetId, Strategy, Template, TemplateId};

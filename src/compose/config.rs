@@ -18,7 +18,7 @@ use super::precedence::Precedence;
 use super::Limits;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, ExprError, Map, Peek, Scope, Value};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::{ConfigBlock, Facet, Strategy, Template};
 use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;

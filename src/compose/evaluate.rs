@@ -3,7 +3,7 @@
 
 use super::host::TemplateHost;
 use crate::expr::{Engine, ExprError, Scope, Value};
-use crate::source::{Diagnostic, FileId, SourceMap, Span};
+use crate::files::{Diagnostic, FileId, FileMap, Span};
 use crate::yaml::{Node, NodeKind};
 use std::fmt;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ pub fn nest(diagnostic: Diagnostic) -> ExprError {
 pub fn expr_diagnostic(
     err: &ExprError,
     node: &Node,
-    sources: &SourceMap,
+    sources: &FileMap,
     context: impl Fn() -> String,
 ) -> Diagnostic {
     if let Some(found) = nested(err, || format!("needed {}", context())) {
@@ -120,7 +120,7 @@ pub fn eval_node(
     node: &Node,
     scope: &dyn Scope,
     host: &TemplateHost<'_>,
-    sources: &SourceMap,
+    sources: &FileMap,
     context: &dyn Fn() -> String,
 ) -> Result<Value, Diagnostic> {
     match &node.kind {
@@ -161,7 +161,7 @@ pub fn eval_condition(
     cond: &crate::template::Condition,
     scope: &dyn Scope,
     host: &TemplateHost<'_>,
-    sources: &SourceMap,
+    sources: &FileMap,
     context: &dyn Fn() -> String,
 ) -> Result<bool, Diagnostic> {
     let run = |host: &TemplateHost<'_>| {

@@ -8,7 +8,7 @@ use super::collect::substitution_text;
 use super::config::Resolver;
 use super::evaluate::{eval_condition, eval_node};
 use crate::expr::{Map, Value};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::yaml::NodeKind;
 
 #[derive(Clone, Debug, Default)]

@@ -15,7 +15,7 @@ use super::merge::{Component, Merged};
 use super::tier_names;
 use super::tracked::Tracked;
 use crate::expr::Value;
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::fields::field_for;
 use crate::template::ComponentKind;
 use indexmap::IndexMap;

@@ -4,7 +4,7 @@
 //! tests), and Terraform outputs as configured.
 
 use crate::expr::host::{Host, JsonnetLimits, TerraformOutputs};
-use crate::source::FileTree;
+use crate::files::FileTree;
 use std::collections::BTreeMap;
 
 /// Where `env()` reads from.

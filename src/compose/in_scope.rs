@@ -8,7 +8,7 @@ use super::host::TemplateHost;
 use super::{activated_scope, resolver, sources, Inputs};
 use crate::expr::host::Host;
 use crate::expr::Scope;
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 
 /// The tree path the evaluation stands at: a file at the template root, so `file()`
 /// and `jsonnet()` paths are relative to the root.

@@ -5,7 +5,7 @@
 //! as Windsor does.
 
 use super::tracked::Tracked;
-use crate::source::{Diagnostic, Span};
+use crate::files::{Diagnostic, Span};
 use crate::value::Equality;
 use crate::yaml::{Node, NodeKind};
 use std::sync::Arc;
@@ -236,7 +236,7 @@ pub fn combine(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
+    use crate::files::FileId;
 
     fn rules(yaml: &str) -> ListStrategies {
         let node = crate::yaml::parse(yaml, FileId::default()).expect("yaml");

@@ -43,7 +43,7 @@ mod windsor_functions_tests;
 
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, Map, Value};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template, TemplateId};
 use activate::Activated;
 use host::Environment;

@@ -15,7 +15,7 @@ use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Engine;
-use crate::source::{Diagnostic, FileTree, SourceMap};
+use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::template::fields::{field_for, fields, Combine, Eval};
 use crate::template::{ComponentKind, Strategy};
 use crate::value::{Map, Value};
@@ -56,7 +56,7 @@ pub struct Evaluation<'a> {
     pub scope: &'a Map,
     /// Files relative to the overlay, `env()`, Terraform outputs, budgets.
     pub host: TemplateHost<'a>,
-    pub sources: &'a SourceMap,
+    pub sources: &'a FileMap,
 }
 
 /// The merged component lists the overlay changes.
@@ -183,7 +183,7 @@ struct Entry {
     id: String,
     fields: FieldMap,
     origin: OriginId,
-    span: crate::source::Span,
+    span: crate::files::Span,
 }
 
 struct Reader<'r, 'a> {

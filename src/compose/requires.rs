@@ -6,7 +6,7 @@
 use super::config::Resolver;
 use super::evaluate::eval_condition;
 use crate::expr::{Scope, Value};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::Requirement;
 
 /// One owner's requirements, with a description of the owner for messages.

@@ -3,7 +3,7 @@
 
 use super::scope::Layer;
 use crate::expr::{Map, Value};
-use crate::source::{Diagnostic, SourceMap, Span};
+use crate::files::{Diagnostic, FileMap, Span};
 use crate::value::json::{from_json, to_json, FromJson, ToJson};
 use crate::yaml::Node;
 use std::sync::Arc;
@@ -77,12 +77,7 @@ impl Schema {
 
     /// Every violation of the schema by `values`, each naming the key path and rule,
     /// pointing at the layer that wrote the offending value.
-    pub fn validate(
-        &self,
-        values: &Value,
-        layers: &[Layer],
-        sources: &SourceMap,
-    ) -> Vec<Diagnostic> {
+    pub fn validate(&self, values: &Value, layers: &[Layer], sources: &FileMap) -> Vec<Diagnostic> {
         let instance = super::schema_instance::instance(values, &self.json);
         let mut out = Vec::new();
         for error in self.validator.iter_errors(&instance) {
@@ -152,11 +147,7 @@ fn has_path(v: &Value, path: &[String]) -> bool {
 }
 
 /// The highest layer whose YAML writes `path`, and where.
-fn locate<'a>(
-    layers: &'a [Layer],
-    path: &[String],
-    sources: &SourceMap,
-) -> Option<(&'a str, Span)> {
+fn locate<'a>(layers: &'a [Layer], path: &[String], sources: &FileMap) -> Option<(&'a str, Span)> {
     layers
         .iter()
         .rev()

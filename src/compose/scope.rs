@@ -5,7 +5,7 @@
 
 use super::schema::Schema;
 use crate::expr::{Map, Value};
-use crate::source::{Diagnostic, SourceMap, Span};
+use crate::files::{Diagnostic, FileMap, Span};
 use crate::yaml::Node;
 use std::sync::Arc;
 
@@ -48,7 +48,7 @@ impl Layer {
 
     /// The span of the value this layer writes at `path`, if its YAML writes that
     /// whole path.
-    pub fn locate(&self, path: &[String], sources: &SourceMap) -> Option<Span> {
+    pub fn locate(&self, path: &[String], sources: &FileMap) -> Option<Span> {
         let yaml = self.yaml.as_ref()?;
         let text = sources.text(yaml.span.file)?;
         let root = crate::yaml::parse(&text, yaml.span.file).ok()?;
@@ -93,7 +93,7 @@ pub fn context_scope(
     apply_defaults: bool,
     layers: &[Layer],
     builtins: &Builtins,
-    sources: &SourceMap,
+    sources: &FileMap,
 ) -> Result<Arc<Map>, Vec<Diagnostic>> {
     let mut map = effective_values(schema, apply_defaults, layers, sources)?;
     map.insert("context".into(), Value::str(builtins.context.as_str()));
@@ -123,7 +123,7 @@ pub fn effective_values(
     schema: Option<&Schema>,
     apply_defaults: bool,
     layers: &[Layer],
-    sources: &SourceMap,
+    sources: &FileMap,
 ) -> Result<Map, Vec<Diagnostic>> {
     let mut merged = Value::map(Map::default());
     for layer in layers {

@@ -11,7 +11,7 @@ use super::merge::{Component, Effect, Merged};
 use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
 use crate::expr::Value;
-use crate::source::Span;
+use crate::files::Span;
 use crate::template::{Strategy, TemplateId};
 
 /// One local source of a composition.

@@ -15,7 +15,7 @@ use super::scope::deep_merge;
 use super::source_tags::{SourceTag, SourceTags};
 use super::{compose_part, finish, Composition, Inputs, Part};
 use crate::expr::{Map, Value};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::{Template, TemplateId};
 
 pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {

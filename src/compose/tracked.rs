@@ -183,7 +183,7 @@ mod tests {
     use super::*;
 
     fn tracked(yaml: &str) -> Tracked {
-        let node = crate::yaml::parse(yaml, crate::source::FileId::default()).expect("yaml");
+        let node = crate::yaml::parse(yaml, crate::files::FileId::default()).expect("yaml");
         Tracked::from_value(&node.to_value(), OriginId(0))
     }
 

@@ -65,7 +65,7 @@ mod tests {
     use super::*;
 
     fn yaml(text: &str) -> Map {
-        let sources = crate::source::SourceMap::default();
+        let sources = crate::files::FileMap::default();
         let id = sources.add("t.yaml", text);
         let node = crate::yaml::load::parse(text, id).expect("test YAML parses");
         node.to_value().as_map().cloned().unwrap_or_default()

@@ -6,7 +6,7 @@ use super::collect::Exclusion;
 use super::merge::Merged;
 use super::origin::Origins;
 use super::tracked::Tracked;
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
 use std::collections::HashMap;
 

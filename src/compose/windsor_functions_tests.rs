@@ -6,7 +6,7 @@
 use crate::compose::host::{Environment, TemplateHost};
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
-use crate::source::FileTree;
+use crate::files::FileTree;
 use std::collections::BTreeMap;
 
 struct Fixture {

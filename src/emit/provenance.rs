@@ -7,7 +7,7 @@ use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
 use crate::expr::{Map, Value};
-use crate::source::SourceMap;
+use crate::files::FileMap;
 use crate::template::Template;
 use std::collections::HashMap;
 
@@ -20,7 +20,7 @@ pub enum PathSeg {
     Index(usize),
 }
 
-fn describe(origin: &Origin, template: &Template, sources: &SourceMap) -> String {
+fn describe(origin: &Origin, template: &Template, sources: &FileMap) -> String {
     let strategy = origin.strategy.as_str();
     match &origin.contributor {
         Contributor::Facet(id) => {
@@ -80,7 +80,7 @@ fn walk(
 pub fn origins(
     template: &Template,
     composition: &Composition,
-    sources: &SourceMap,
+    sources: &FileMap,
 ) -> HashMap<Path, String> {
     let mut out = HashMap::new();
     let describe_tracked =
@@ -113,7 +113,7 @@ fn list(
     }
 }
 
-pub fn yaml(template: &Template, composition: &Composition, sources: &SourceMap) -> String {
+pub fn yaml(template: &Template, composition: &Composition, sources: &FileMap) -> String {
     let map = origins(template, composition, sources);
     let hook = |path: &[crate::emit::PathSegment<'_>]| {
         let owned: Path = path
@@ -133,7 +133,7 @@ pub fn yaml(template: &Template, composition: &Composition, sources: &SourceMap)
 pub fn json(
     template: &Template,
     composition: &Composition,
-    sources: &SourceMap,
+    sources: &FileMap,
 ) -> Result<String, String> {
     let describe_tracked =
         |t: &Tracked| describe(composition.origins.get(t.origin()), template, sources);

@@ -3,7 +3,7 @@
 //! `i64::MAX`), and the JSON output is valid JSON with the same content.
 
 use super::{to_json, to_yaml};
-use crate::source::FileId;
+use crate::files::FileId;
 use crate::value::{Equality, Map, Value};
 use crate::yaml::parse;
 

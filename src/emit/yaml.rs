@@ -562,7 +562,7 @@ items:
         let out = to_yaml_with_comments(&doc, &hook);
         assert_eq!(out, expected);
         // Still YAML, and the same document.
-        let back = crate::yaml::parse(&out, crate::source::FileId(0)).expect("parses");
+        let back = crate::yaml::parse(&out, crate::files::FileId(0)).expect("parses");
         assert_eq!(to_yaml(&back.to_value()), to_yaml(&doc));
     }
 }

@@ -9,7 +9,7 @@ use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
 use crate::expr::Value;
-use crate::source::SourceMap;
+use crate::files::FileMap;
 use crate::template::{ComponentKind, FacetId, Template, TemplateId};
 use crate::value::json::compact;
 use std::fmt::Write;
@@ -17,7 +17,7 @@ use std::fmt::Write;
 pub struct Explainer<'a> {
     pub template: &'a Template,
     pub composition: &'a Composition,
-    pub sources: &'a SourceMap,
+    pub sources: &'a FileMap,
 }
 
 fn show(v: &Value) -> String {

@@ -13,7 +13,7 @@ pub const MAX_STEPS: u64 = 10_000_000;
 /// Longest string a single evaluation may build.
 pub const MAX_STRING: usize = 16 * 1024 * 1024;
 // `file()` returns a whole file as one string: any file the tree reads must fit.
-const _: () = assert!(crate::source::tree::MAX_FILE_BYTES == MAX_STRING as u64);
+const _: () = assert!(crate::files::tree::MAX_FILE_BYTES == MAX_STRING as u64);
 /// How deep host functions may re-enter the engine (`yaml(text, input)` inside
 /// templates inside `yaml(…)`).
 pub const MAX_REENTRY: u32 = 8;

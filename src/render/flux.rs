@@ -9,7 +9,7 @@ use crate::compose::blueprint::component_value;
 use crate::compose::duration::canonical;
 use crate::compose::Composition;
 use crate::expr::{Map, Value};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::Template;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -13,7 +13,7 @@ pub mod write;
 
 use crate::compose::Composition;
 use crate::expr::{Map, Value};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::Template;
 use std::collections::BTreeMap;
 

@@ -11,7 +11,7 @@
 use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::keys::suggest;
 
 /// The `*.tf` files of a local module, read by the caller: `(file name, text)`, or

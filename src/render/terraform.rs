@@ -6,7 +6,7 @@ use super::{json, lookup, obj, waits_for, Rendered};
 use crate::compose::merge::Component;
 use crate::compose::Composition;
 use crate::expr::{Map, Value};
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use std::collections::BTreeMap;
 
 /// Backend types the Windsor CLI accepts (docs/render.md, Terraform: `backend.tf.json`); `gcs`, `oss`, `http` are not.

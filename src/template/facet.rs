@@ -1,7 +1,7 @@
 //! The facet model: what a facet file says, with the YAML nodes kept for evaluation
 //! and for positions in messages. Values are evaluated later, by the compose stages.
 
-use crate::source::{FileId, Span};
+use crate::files::{FileId, Span};
 use crate::yaml::Node;
 
 /// How a contribution combines with earlier ones for the same identity (S9).

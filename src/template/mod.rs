@@ -13,7 +13,7 @@ pub(crate) mod sources;
 pub use facet::*;
 pub use sources::{load_with_sources, Upstream};
 
-use crate::source::{Diagnostic, FileTree, SourceMap};
+use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::yaml::Node;
 use std::sync::Arc;
 
@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// compositions (test cases, contexts) can share one.
 pub struct Template {
     pub tree: Arc<FileTree>,
-    pub sources: Arc<SourceMap>,
+    pub sources: Arc<FileMap>,
     /// `blueprint.yaml`, if the template has one.
     pub base: Option<Node>,
     /// `schema.yaml`, if the template has one.
@@ -74,7 +74,7 @@ impl Template {
 }
 
 /// Reads and parses one YAML file of the tree into the source map.
-pub fn read_yaml(tree: &FileTree, sources: &SourceMap, path: &str) -> Result<Node, Diagnostic> {
+pub fn read_yaml(tree: &FileTree, sources: &FileMap, path: &str) -> Result<Node, Diagnostic> {
     let text = tree
         .read_to_string(path)
         .map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", tree.describe(path))))?;
@@ -88,7 +88,7 @@ pub fn read_yaml(tree: &FileTree, sources: &SourceMap, path: &str) -> Result<Nod
 /// is most of the load time. Results come back in path order.
 fn parse_facets(
     tree: &FileTree,
-    sources: &SourceMap,
+    sources: &FileMap,
     paths: &[String],
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Facet> {
@@ -102,7 +102,7 @@ fn parse_facets(
             ))),
         }
     }
-    let parse_one = |(path, file): &(&str, crate::source::FileId)| {
+    let parse_one = |(path, file): &(&str, crate::files::FileId)| {
         let mut found = Vec::new();
         let text = sources.text(*file).unwrap_or_default();
         let facet = match crate::yaml::parse(&text, *file) {
@@ -147,7 +147,7 @@ fn parse_facets(
 
 /// Loads a template: facets under `facets/` (recursively, `.yaml`/`.yml`, byte-wise
 /// path order), `schema.yaml` and `blueprint.yaml` at the root.
-pub fn load(tree: Arc<FileTree>, sources: Arc<SourceMap>) -> Result<Template, Vec<Diagnostic>> {
+pub fn load(tree: Arc<FileTree>, sources: Arc<FileMap>) -> Result<Template, Vec<Diagnostic>> {
     let mut diagnostics = Vec::new();
     let optional = |name: &str, diagnostics: &mut Vec<Diagnostic>| {
         if !tree.exists(name) {

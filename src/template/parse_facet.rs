@@ -5,7 +5,7 @@
 use super::facet::*;
 use super::keys;
 use super::ordinal::default_ordinal;
-use crate::source::{Diagnostic, FileId, Span};
+use crate::files::{Diagnostic, FileId, Span};
 use crate::yaml::{Key, Node, NodeKind};
 
 const FACET_KIND: &str = "Facet";

@@ -2,7 +2,7 @@
 //! (a path on disk, or `file://…`) and so composed by bpc itself. Every other entry
 //! (`oci://`, git URLs, entries without a URL) stays a plain `sources:` entry.
 
-use crate::source::Span;
+use crate::files::Span;
 use crate::yaml::{Node, NodeKind};
 
 /// One local `sources:` entry.

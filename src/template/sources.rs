@@ -10,7 +10,7 @@
 
 use super::source_entry::{local_entries, LocalEntry};
 use super::{load, Template};
-use crate::source::{Diagnostic, FileTree, SourceMap, Span};
+use crate::files::{Diagnostic, FileMap, FileTree, Span};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -37,7 +37,7 @@ pub struct Upstream {
 /// [`Template::upstream`]. Warnings of the sources are added to the template's.
 pub fn load_with_sources(
     tree: Arc<FileTree>,
-    map: Arc<SourceMap>,
+    map: Arc<FileMap>,
 ) -> Result<Template, Vec<Diagnostic>> {
     let mut root = load(tree, map.clone())?;
     let mut walk = Walk {
@@ -59,7 +59,7 @@ pub fn load_with_sources(
 }
 
 struct Walk {
-    map: Arc<SourceMap>,
+    map: Arc<FileMap>,
     /// Sources loaded so far, in merge order, and where each lives.
     loaded: Vec<Upstream>,
     keys: Vec<String>,

@@ -4,7 +4,7 @@
 
 use crate::compose::scope::set_path;
 use crate::expr::{Map, Value};
-use crate::source::{Diagnostic, FileTree, SourceMap, Span};
+use crate::files::{Diagnostic, FileMap, FileTree, Span};
 use crate::yaml::{Node, NodeKind};
 use std::collections::BTreeMap;
 
@@ -66,7 +66,7 @@ pub fn discover(tree: &FileTree) -> Vec<String> {
 
 pub fn load(
     tree: &FileTree,
-    sources: &SourceMap,
+    sources: &FileMap,
     path: &str,
 ) -> Result<(TestFile, Vec<Diagnostic>), Vec<Diagnostic>> {
     let node = crate::template::read_yaml(tree, sources, path).map_err(|d| vec![d])?;

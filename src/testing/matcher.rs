@@ -18,7 +18,7 @@
 
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::identity::component_id;
 use crate::template::ComponentKind;
 use crate::value::Equality;

@@ -12,7 +12,7 @@ use crate::compose::{compose, Composition, Inputs};
 use crate::expr::host::{OutputReads, TerraformOutputs};
 use crate::expr::Engine;
 use crate::expr::Value;
-use crate::source::Diagnostic;
+use crate::files::Diagnostic;
 use crate::template::Template;
 
 /// The context name test cases compose under (as Windsor's runner does).

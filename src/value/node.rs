@@ -5,7 +5,7 @@
 //! YAML layer does not need to know values: `yaml` sits below `value`.
 
 use super::{Map, Value};
-use crate::source::Span;
+use crate::files::Span;
 use crate::yaml::{Key, Node, NodeKind, ScalarStyle};
 use std::sync::Arc;
 
@@ -114,7 +114,7 @@ fn node_to_value(node: &Node, ints: IntMapping) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
+    use crate::files::FileId;
 
     #[test]
     fn to_value_keeps_types_and_order() {

@@ -97,7 +97,7 @@ mod tests {
     use super::*;
 
     fn shape(yaml: &str) -> Shape {
-        let node = crate::yaml::parse(yaml, crate::source::span::FileId(0)).expect("yaml");
+        let node = crate::yaml::parse(yaml, crate::files::span::FileId(0)).expect("yaml");
         Shape::of(&node.to_value())
     }
 

@@ -45,7 +45,7 @@ impl Inputs {
                 &options.cwd,
                 &options.locate,
                 options.env_context.clone(),
-                &crate::source::SourceMap::new(),
+                &crate::files::FileMap::new(),
             ) {
                 Ok(project) => {
                     discovered = project;

@@ -1,7 +1,7 @@
 //! The one error type of the YAML loader: a message, the span it is about and, for
 //! errors that involve two places (a duplicate key), the other place.
 
-use crate::source::{Diagnostic, Span};
+use crate::files::{Diagnostic, Span};
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -13,7 +13,7 @@ use super::map_builder::MapBuilder;
 use super::node::{Key, Node, NodeKind, ScalarStyle};
 use super::positions::CharToByte;
 use super::scalar::{self, PlainScalar};
-use crate::source::{FileId, Span};
+use crate::files::{FileId, Span};
 use rustc_hash::FxHashSet;
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, StrInput, Tag};
 use std::borrow::Cow;

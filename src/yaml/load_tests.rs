@@ -1,7 +1,7 @@
 //! Loader behaviour: typing, anchors, merge keys, duplicates, limits and error positions.
 
 use super::*;
-use crate::source::FileId;
+use crate::files::FileId;
 
 fn load(text: &str) -> Node {
     match parse(text, FileId(0)) {
@@ -234,8 +234,8 @@ fn multiple_documents() {
 
 #[test]
 fn errors_render_with_both_positions() {
-    use crate::source::{render, Diagnostic, SourceMap};
-    let sources = SourceMap::new();
+    use crate::files::{render, Diagnostic, FileMap};
+    let sources = FileMap::new();
     let text = "metadata:\n  name: a\n  name: b\n";
     let file = sources.add("facets/x.yaml", text);
     let err = parse(text, file).expect_err("duplicate");

@@ -4,7 +4,7 @@
 //! plain maps and lists; each node keeps the span of the text it was read from (for an
 //! alias: the anchored node's span, where the value is actually written).
 
-use crate::source::Span;
+use crate::files::Span;
 use std::sync::Arc;
 
 /// How a scalar was written. Typing and the mapping of a byte offset inside the value

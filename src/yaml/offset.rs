@@ -173,7 +173,7 @@ fn block_offset(source: &str, start: usize, end: usize, value: &str, target: usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
+    use crate::files::FileId;
     use crate::yaml::load::parse;
 
     /// The source offset of the first `$` of the value of key `k`.

@@ -10,7 +10,7 @@
 use super::args;
 use super::format::{go_type_name, interpolation_text, yaml_marshal};
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
-use crate::source::FileId;
+use crate::files::FileId;
 use crate::value::Value;
 
 pub const YAML: NativeFn = NativeFn {

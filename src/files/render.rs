@@ -18,7 +18,7 @@
 //! A span over several lines is drawn on its first line. Tabs are shown as four spaces.
 
 use super::diagnostic::{Diagnostic, Label, Severity};
-use super::map::{SourceFile, SourceMap};
+use super::map::{FileMap, SourceFile};
 use super::span::FileId;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -26,7 +26,7 @@ use std::sync::Arc;
 const TAB_WIDTH: usize = 4;
 
 /// Renders several diagnostics, separated by blank lines.
-pub fn render_all(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
+pub fn render_all(diagnostics: &[Diagnostic], sources: &FileMap, color: bool) -> String {
     diagnostics
         .iter()
         .map(|d| render(d, sources, color))
@@ -34,7 +34,7 @@ pub fn render_all(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool) 
         .join("\n")
 }
 
-pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: bool) -> String {
+pub fn render(diagnostic: &Diagnostic, sources: &FileMap, color: bool) -> String {
     let paint = Painter { color };
     let groups = group_labels(diagnostic, sources);
     let width = groups
@@ -167,7 +167,7 @@ struct Mark {
 
 /// Groups labels by file: the primary label's file first, then the others in the order
 /// their first label appears.
-fn group_labels(diagnostic: &Diagnostic, sources: &SourceMap) -> Vec<Group> {
+fn group_labels(diagnostic: &Diagnostic, sources: &FileMap) -> Vec<Group> {
     let labels = diagnostic
         .primary
         .iter()
@@ -314,7 +314,7 @@ impl Painter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::Span;
+    use crate::files::Span;
 
     fn span_of(text: &str, needle: &str, file: FileId) -> Span {
         let start = text.find(needle).unwrap_or(0);
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn primary_and_secondary_in_one_file() {
-        let sources = SourceMap::new();
+        let sources = FileMap::new();
         let text = "name: a\nother: 1\nname: b\n";
         let file = sources.add("facets/aws.yaml", text);
         let d = Diagnostic::error("mapping key \"name\" is already defined")
@@ -349,7 +349,7 @@ error: mapping key \"name\" is already defined
 
     #[test]
     fn secondary_in_another_file_and_wide_gutter() {
-        let sources = SourceMap::new();
+        let sources = FileMap::new();
         let first: String = (1..=11).map(|i| format!("line{i}\n")).collect();
         let a = sources.add("a.yaml", first.clone());
         let b = sources.add("b.yaml", "x: ${ nope }\n");
@@ -375,7 +375,7 @@ warning: unknown identifier
 
     #[test]
     fn unicode_tabs_empty_and_multiline_spans() {
-        let sources = SourceMap::new();
+        let sources = FileMap::new();
         let text = "k:\t\"é ${x}\"\nnext line\n";
         let file = sources.add("t.yaml", text);
         let dollar = text.find('$').unwrap_or(0);
@@ -395,7 +395,7 @@ error: bad
 
     #[test]
     fn without_span() {
-        let sources = SourceMap::new();
+        let sources = FileMap::new();
         let d = Diagnostic::error("no template found").with_help("pass --template");
         assert_eq!(
             render(&d, &sources, false),
@@ -405,7 +405,7 @@ error: bad
 
     #[test]
     fn colour_only_when_asked() {
-        let sources = SourceMap::new();
+        let sources = FileMap::new();
         let file = sources.add("a.yaml", "a: 1\n");
         let d = Diagnostic::error("boom").with_primary(Span::new(file, 3, 4), "here");
         assert!(!render(&d, &sources, false).contains('\x1b'));
@@ -416,7 +416,7 @@ error: bad
 
     #[test]
     fn long_lines_are_cut_around_the_mark() {
-        let map = SourceMap::new();
+        let map = FileMap::new();
         let text = format!("x: {}BAD{}\n", "a".repeat(200_000), "b".repeat(200_000));
         let file = map.add("long.yaml".to_string(), text.clone());
         let at = text.find("BAD").expect("BAD");
@@ -437,7 +437,7 @@ error: bad
 
     #[test]
     fn several_diagnostics() {
-        let sources = SourceMap::new();
+        let sources = FileMap::new();
         let all = [Diagnostic::error("one"), Diagnostic::warning("two")];
         assert_eq!(
             render_all(&all, &sources, false),

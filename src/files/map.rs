@@ -88,13 +88,13 @@ impl SourceFile {
 }
 
 #[derive(Debug, Default)]
-pub struct SourceMap {
+pub struct FileMap {
     files: RwLock<Vec<Arc<SourceFile>>>,
 }
 
-impl SourceMap {
-    pub fn new() -> SourceMap {
-        SourceMap::default()
+impl FileMap {
+    pub fn new() -> FileMap {
+        FileMap::default()
     }
 
     /// `path:line:col` of a span's start, for one-line mentions (explain, provenance).
@@ -149,7 +149,7 @@ mod tests {
 
     #[test]
     fn lines_and_columns() {
-        let map = SourceMap::new();
+        let map = FileMap::new();
         let a = map.add("a.yaml", "one\ntwo é x\r\nthree");
         let b = map.add("b.yaml", "");
         assert_ne!(a, b);
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn shared_between_threads() {
-        let map = Arc::new(SourceMap::new());
+        let map = Arc::new(FileMap::new());
         let handles: Vec<_> = (0..4)
             .map(|i| {
                 let map = map.clone();

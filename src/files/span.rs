@@ -1,7 +1,7 @@
 //! Byte spans into loaded source files. A span is turned into `file:line:col` only when
 //! a diagnostic is rendered, so carrying it everywhere costs two integers.
 
-/// Index of a file in a [`super::SourceMap`].
+/// Index of a file in a [`super::FileMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct FileId(pub u32);
 

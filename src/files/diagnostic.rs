@@ -134,7 +134,7 @@ impl Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
+    use crate::files::FileId;
 
     #[test]
     fn builder_and_context_layers() {

@@ -7,7 +7,7 @@ pub mod span;
 pub(crate) mod tree;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
-pub use map::{Location, SourceFile, SourceMap};
+pub use map::{FileMap, Location, SourceFile};
 pub use render::{render, render_all};
 pub use span::{FileId, Span};
 pub use tree::{FileTree, TreeError, TreeErrorKind};
