@@ -1,7 +1,7 @@
 //! Commands of the `bpc` binary, one file each. Every command returns an exit code:
 //! 0 success, 1 a failure it reported (composition errors, failing tests), 2 bad usage.
 
-pub mod check;
+pub(crate) mod check;
 pub(crate) mod completions;
 pub mod compose;
 pub(crate) mod contexts;

@@ -12,7 +12,7 @@ pub use crate::value::{Map, Value};
 pub use error::{ErrorKind, ExprError};
 pub use scope::{Peek, Scope};
 
-pub mod ast;
+pub(crate) mod ast;
 mod budget;
 mod builtins;
 mod compiler;

@@ -4,8 +4,8 @@
 //! the round's outcome goes to the caller as an [`Event`], which is how the command
 //! line prints and how tests wait.
 
-pub mod changes;
-pub mod inputs;
+pub(crate) mod changes;
+pub(crate) mod inputs;
 
 pub use inputs::Inputs;
 
