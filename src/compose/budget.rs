@@ -8,6 +8,7 @@
 
 use crate::expr::Value;
 use crate::files::Diagnostic;
+use crate::template::identity::component_id_of;
 
 /// Checks the blueprint against `budget` bytes (an estimate of its compact JSON size).
 pub fn check(blueprint: &Value, budget: usize) -> Result<(), Diagnostic> {
@@ -132,7 +133,7 @@ impl<'v> Walk<'v> {
                     out.push_str(k);
                 }
                 Step::Index(i) => out.push_str(&format!("[{i}]")),
-                Step::Component(item, i) => match component_id(item) {
+                Step::Component(item, i) => match component_id_of(item) {
                     Some(id) => {
                         out.push('.');
                         out.push_str(&id);
@@ -143,16 +144,6 @@ impl<'v> Walk<'v> {
         }
         out
     }
-}
-
-/// A component's name (or terraform path) for the error's path.
-fn component_id(item: &Value) -> Option<String> {
-    let Value::Map(map) = item else {
-        return None;
-    };
-    ["name", "path"]
-        .iter()
-        .find_map(|k| map.get(*k).and_then(Value::as_str).map(str::to_string))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! alike.
 
 use super::ComponentKind;
+use crate::value::Value;
 
 /// The merge key of a component whose non-empty text fields `field` gives.
 pub fn merge_key<'a>(
@@ -33,6 +34,12 @@ pub fn component_id<'a>(field: impl Fn(&str) -> Option<&'a str>) -> Option<Strin
         .filter(|s| !s.is_empty())
         .or_else(|| field("path"))
         .map(str::to_string)
+}
+
+/// The component id of a composed component (a map; anything else has none).
+pub fn component_id_of(component: &Value) -> Option<String> {
+    let m = component.as_map()?;
+    component_id(|k| m.get(k).and_then(Value::as_str))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::files::Diagnostic;
-use crate::template::identity::component_id;
+use crate::template::identity::component_id_of;
 use crate::template::ComponentKind;
 use crate::value::Equality;
 use crate::yaml::{Node, NodeKind};
@@ -93,12 +93,6 @@ impl Composed<'_> {
     fn names(&self, kind: ComponentKind) -> Vec<String> {
         self.list(kind).iter().filter_map(component_id_of).collect()
     }
-}
-
-/// A composed component's id: `name`, else `path` (S9).
-pub fn component_id_of(component: &Value) -> Option<String> {
-    let m = component.as_map()?;
-    component_id(|k| m.get(k).and_then(Value::as_str))
 }
 
 pub struct Outcome {

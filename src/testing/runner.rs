@@ -182,7 +182,7 @@ fn missing_output_components(
         .and_then(Value::as_list)
         .map(|list| {
             list.iter()
-                .filter_map(crate::testing::matcher::component_id_of)
+                .filter_map(crate::template::identity::component_id_of)
                 .collect()
         })
         .unwrap_or_default();

@@ -1,7 +1,7 @@
 //! The one-line summary of what a new composition changed: components and
 //! kustomizations added, removed or changed, by id, in blueprint order.
 
-use crate::testing::matcher::component_id_of;
+use crate::template::identity::component_id_of;
 use crate::value::Value;
 use indexmap::IndexMap;
 
