@@ -2,11 +2,12 @@
 //! findings (snapshotted); the public corpora get no warning; silencing, `--strict`,
 //! `--format json` and `--coverage` behave as documented (docs/check.md).
 
+mod common;
+
 use bpc::check::{Allow, FindingId, Report};
 use bpc::files::{FileMap, Severity};
 use bpc::session::{Options, Session};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 fn root() -> PathBuf {
@@ -32,16 +33,10 @@ fn ids(report: &Report) -> Vec<&'static str> {
     report.findings.iter().map(|f| f.id.as_str()).collect()
 }
 
+/// `bpc ARGS…` from the repository root: (exit code, stdout).
 fn bpc(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("bpc runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-    )
+    let out = common::bpc(&root(), args);
+    (out.status.unwrap_or(-1), out.stdout)
 }
 
 #[test]
@@ -120,13 +115,9 @@ fn bpc_yaml_allow_list_is_read_and_bad_ids_point_at_the_line() {
         "check:\n  allow:\n    - unknown-refrence\n",
     )
     .expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .args(["check", "--project", &project])
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    let out = common::bpc(&root(), &["check", "--project", &project]);
+    let stderr = out.stderr;
+    assert_eq!(out.status, Some(1));
     assert!(stderr.contains("bpc.yaml:3:7"), "{stderr}");
     assert!(
         stderr.contains("did you mean `unknown-reference`"),

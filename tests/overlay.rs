@@ -3,8 +3,9 @@
 //! are declared, each declared strategy, the lookup order, and how `explain`,
 //! `--provenance` and diagnostics name the file.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 const HEADER: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
 
@@ -62,38 +63,23 @@ flux:
 /// A project with the template above and `overlay` as `contexts/local/blueprint.yaml`
 /// (none when empty), plus `extra` files.
 fn project(overlay: &str, extra: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let facet = facet();
     let mut files = vec![
-        ("windsor.yaml", "context: local\n".to_string()),
-        ("contexts/_template/blueprint.yaml", BASE.to_string()),
-        ("contexts/_template/facets/f.yaml", facet()),
+        ("windsor.yaml", "context: local\n"),
+        ("contexts/_template/blueprint.yaml", BASE),
+        ("contexts/_template/facets/f.yaml", facet.as_str()),
     ];
     if !overlay.is_empty() {
-        files.push(("contexts/local/blueprint.yaml", overlay.to_string()));
+        files.push(("contexts/local/blueprint.yaml", overlay));
     }
-    files.extend(extra.iter().map(|(p, t)| (*p, t.to_string())));
-    for (path, text) in files {
-        let full = dir.path().join(path);
-        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
-        std::fs::write(full, text).expect("write");
-    }
-    dir
+    files.extend_from_slice(extra);
+    common::project(&files)
 }
 
 /// Runs bpc in `dir`: (success, stdout, stderr).
 fn bpc(dir: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("WINDSOR_CONTEXT")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run bpc");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    let out = common::bpc(dir, args);
+    (out.success(), out.stdout, out.stderr)
 }
 
 fn compose(dir: &Path) -> String {
@@ -102,10 +88,16 @@ fn compose(dir: &Path) -> String {
     stdout
 }
 
-fn snap(name: &str, text: String) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-        insta::assert_snapshot!(name, text);
-    });
+/// Snapshot `snapshots/NAME.snap`: the overlay file (the template is the one above),
+/// then the command and what it printed.
+fn snap(name: &str, overlay: &str, command: &str, text: String) {
+    common::snap(
+        name,
+        &format!(
+            "# contexts/local/blueprint.yaml\n{overlay}{}{command}\n{text}",
+            common::OUTPUT_MARK
+        ),
+    );
 }
 
 /// The lines of `yaml` from the one equal to `start` up to the next line indented as
@@ -166,7 +158,7 @@ kustomize:
       - path: p2.yaml
 ";
     let out = compose(project(overlay, &[]).path());
-    snap("overlay_windsor_defaults", out);
+    snap("overlay_windsor_defaults", overlay, "bpc compose", out);
 }
 
 #[test]
@@ -205,7 +197,7 @@ kustomize:
         out.contains("- path: cluster\n  dependsOn:\n  - net2\n  inputs:"),
         "{out}"
     );
-    snap("overlay_each_strategy", out);
+    snap("overlay_each_strategy", overlay, "bpc compose", out);
 }
 
 #[test]
@@ -262,7 +254,12 @@ terraform:
 ";
     let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
     assert!(ok);
-    snap("overlay_unused_strategy_warning", stderr);
+    snap(
+        "overlay_unused_strategy_warning",
+        overlay,
+        "bpc compose (stderr)",
+        stderr,
+    );
     let (ok, _, _) = bpc(project(overlay, &[]).path(), &["compose", "--strict"]);
     assert!(!ok, "--strict makes the warning fatal");
 }
@@ -287,7 +284,12 @@ terraform:
         stderr.contains("contexts/local/blueprint.yaml:3:11"),
         "{stderr}"
     );
-    snap("overlay_bad_strategy", stderr);
+    snap(
+        "overlay_bad_strategy",
+        overlay,
+        "bpc compose (stderr)",
+        stderr,
+    );
 }
 
 #[test]
@@ -436,7 +438,12 @@ terraform:
         text.push_str(&stdout);
         text.push('\n');
     }
-    snap("overlay_explain", text);
+    snap(
+        "overlay_explain",
+        overlay,
+        "bpc explain (three paths)",
+        text,
+    );
 }
 
 #[test]
