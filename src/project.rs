@@ -2,6 +2,7 @@
 //! value layers (S4). This is the only place that looks at the current directory or
 //! the process environment; composition itself gets everything through its inputs.
 
+use crate::compose::context_patches::{self, ContextPatches};
 use crate::compose::overlay::Overlay;
 use crate::compose::scope::{set_path, Builtins, Layer, LayerYaml};
 use crate::expr::Value;
@@ -265,6 +266,21 @@ impl Project {
             Diagnostic::error(format!("cannot open project {}: {e}", self.root.display()))
         })?;
         Ok(Some(Overlay { node, tree, path }))
+    }
+
+    /// The context's patch files, `contexts/<ctx>/patches/<name>/*.yaml` (S13). Read at
+    /// each call, as the overlay is.
+    pub fn context_patches(&self, sources: &FileMap) -> Result<ContextPatches, Diagnostic> {
+        let dir = format!("contexts/{}/patches", self.context);
+        if !self.root.join(&dir).is_dir() {
+            return Ok(ContextPatches::default());
+        }
+        let mut tree = FileTree::from_dir(&self.root).map_err(|e| {
+            Diagnostic::error(format!("cannot open project {}: {e}", self.root.display()))
+        })?;
+        // Messages name the files relative to the project, as they do the overlay.
+        tree.set_display_root(".");
+        Ok(context_patches::read(&tree, &dir, sources))
     }
 
     /// The context's value layers in precedence order (S4, schema defaults excluded).

@@ -7,6 +7,7 @@
 //! the `WINDSOR_CONTEXT` the caller read, never the process's own current directory or
 //! environment. That keeps it usable from tests, watch mode and many contexts at once.
 
+use crate::compose::context_patches::{self, ContextPatches};
 use crate::compose::evaluate::text_diagnostic;
 use crate::compose::host::Environment;
 use crate::compose::overlay::Overlay;
@@ -185,6 +186,7 @@ impl Session {
         &'s self,
         project: &Project,
         overlay: Option<&'s Overlay>,
+        context_patches: Option<&'s ContextPatches>,
     ) -> Result<Inputs<'s>, Vec<Diagnostic>> {
         Ok(Inputs {
             template: &self.template,
@@ -198,6 +200,7 @@ impl Session {
             precedence: self.options.precedence,
             limits: self.options.limits,
             overlay,
+            context_patches,
         })
     }
 
@@ -221,7 +224,11 @@ impl Session {
 
     fn compose_project(&self, project: &Project) -> Result<Composition, Vec<Diagnostic>> {
         let overlay = project.overlay(&self.sources).map_err(|d| vec![d])?;
-        let mut composition = crate::compose::compose(&self.inputs(project, overlay.as_ref())?)?;
+        let patches = project
+            .context_patches(&self.sources)
+            .map_err(|d| vec![d])?;
+        let inputs = self.inputs(project, overlay.as_ref(), Some(&patches))?;
+        let mut composition = crate::compose::compose(&inputs)?;
         composition
             .warnings
             .splice(0..0, project.warnings.iter().cloned());
@@ -238,7 +245,7 @@ impl Session {
         let file = self.sources.add("<expression>", text);
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
-        let inputs = self.inputs(&self.project, None)?;
+        let inputs = self.inputs(&self.project, None, None)?;
         let result = crate::compose::in_scope::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;
@@ -313,6 +320,7 @@ impl Session {
             engine: &self.engine,
             project_root: self.project.root.to_string_lossy().replace('\\', "/"),
             options,
+            patches: context_patches::read(&self.template.tree, "patches", &self.sources),
         }
     }
 }

@@ -144,7 +144,7 @@ fn sources_compose_in_dependency_order_and_see_upstream_config() {
     // The template's own source first, then each source once, in the order first seen.
     assert!(
         out.contains(
-            "sources:\n- name: template\n  install: true\n- name: base\n  url: ../base\n- name: mid\n  url: ../mid\nterraform:"
+            "sources:\n- name: template\n  install: true\n- name: base\n  url: ../base\n- name: mid\n  url: ../mid\nkustomize:"
         ),
         "{out}"
     );

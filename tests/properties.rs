@@ -218,6 +218,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         terraform: bpc::expr::host::TerraformOutputs::Deferred,
         limits: Default::default(),
         overlay: None,
+        context_patches: None,
         precedence: Default::default(),
     };
     let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;

@@ -390,7 +390,6 @@ fn a_later_merge_merges_into_what_a_remove_left() {
         )
         .compose()
         .stdout(blueprint(indoc! {"
-            terraform: []
             kustomize:
             - name: cni
             - name: ingress
@@ -423,7 +422,6 @@ fn strategies_on_a_component_not_yet_defined() {
         )
         .compose()
         .stdout(blueprint(indoc! {"
-            terraform: []
             kustomize:
             - name: early-merge
               components:

@@ -106,7 +106,7 @@ const ASSEMBLED: &[&str] = &[
 /// The whole blueprint, fields in the Windsor CLI's order (S10): `kind, apiVersion,
 /// metadata, backend, repository, sources, terraform, crds, kustomize, flux,
 /// substitutions, configMaps, messages`, then anything else the base blueprint has.
-/// Empty lists and maps are left out, except `sources` and `terraform`.
+/// Empty lists and maps are left out, except `sources`.
 pub fn assemble(parts: Parts<'_>) -> Value {
     let base_map = parts.base.and_then(Value::as_map);
     let from_base = |k: &str| {
@@ -138,11 +138,11 @@ pub fn assemble(parts: Parts<'_>) -> Value {
         "sources".into(),
         Value::list(sources(from_base("sources"), parts.crds)),
     );
-    out.insert("terraform".into(), Value::list(list(parts.terraform)));
     let mut crds: Vec<&String> = parts.crds.iter().collect();
     crds.sort();
     crds.dedup();
-    let optional: [(&str, Value); 6] = [
+    let optional: [(&str, Value); 7] = [
+        ("terraform", Value::list(list(parts.terraform))),
         (
             "crds",
             Value::list(crds.into_iter().map(|c| Value::str(c.as_str())).collect()),

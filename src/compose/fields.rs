@@ -10,11 +10,14 @@ pub type FieldMap = indexmap::IndexMap<&'static str, super::tracked::Tracked>;
 /// Puts `map` back in the documented field order of `kind` (S10), whatever order
 /// contributions and defaults added fields in.
 pub fn sort_in_order(kind: ComponentKind, map: &mut FieldMap) {
-    let order = fields(kind);
-    map.sort_by_cached_key(|k, _| {
-        order
-            .iter()
-            .position(|f| f.name == *k)
-            .unwrap_or(usize::MAX)
-    });
+    map.sort_by_cached_key(|k, _| field_position(kind, k));
+}
+
+/// Where field `name` of a `kind` component is written among its fields; unknown
+/// names go last.
+pub fn field_position(kind: ComponentKind, name: &str) -> usize {
+    fields(kind)
+        .iter()
+        .position(|f| f.name == name)
+        .unwrap_or(usize::MAX)
 }

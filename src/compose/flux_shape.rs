@@ -15,9 +15,10 @@
 //! an `install` tier whose components are all empty and the empty items of its tiers'
 //! lists; durations take Go's canonical spelling; a null substitution is `""`.
 
-use super::fields::sort_in_order;
+use super::fields::{field_position, sort_in_order};
 use super::merge::{Component, Merged};
 use super::origin::{OriginId, Origins};
+use super::patch_shape::shape_patches;
 use super::tier_names;
 use super::tracked::Tracked;
 use crate::expr::Value;
@@ -45,6 +46,8 @@ pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool, origi
                 canonical_duration(value);
             } else if *name == "substitutions" {
                 null_substitutions_empty(value);
+            } else if *name == "patches" {
+                shape_patches(value);
             }
         }
     }
@@ -102,6 +105,7 @@ fn shape_tier(tier: &mut Tracked) {
                 }
             }
             "substitutions" => null_substitutions_empty(value),
+            "patches" => shape_patches(value),
             k if DURATIONS.contains(&k) => canonical_duration(value),
             _ => {}
         }
@@ -111,6 +115,8 @@ fn shape_tier(tier: &mut Tracked) {
             entries.shift_remove(list);
         }
     }
+    // A tier's fields are a kustomization's, written in the same order.
+    entries.sort_by_cached_key(|k, _| field_position(ComponentKind::Kustomize, k));
 }
 
 fn canonical_duration(value: &mut Tracked) {

@@ -13,6 +13,7 @@ pub(crate) mod budget;
 pub(crate) mod collect;
 pub(crate) mod config;
 pub(crate) mod context_fields;
+pub(crate) mod context_patches;
 pub(crate) mod deferred;
 pub(crate) mod duration;
 pub(crate) mod evaluate;
@@ -27,6 +28,7 @@ pub(crate) mod merge;
 pub(crate) mod ordering;
 pub(crate) mod origin;
 pub(crate) mod overlay;
+pub(crate) mod patch_shape;
 pub mod precedence;
 pub(crate) mod requires;
 pub(crate) mod schema;
@@ -68,6 +70,8 @@ pub struct Inputs<'a> {
     pub limits: Limits,
     /// The context's own blueprint, laid over the composed components (S12).
     pub overlay: Option<&'a overlay::Overlay>,
+    /// The context's `patches/<name>/` files, added after the overlay (S13).
+    pub context_patches: Option<&'a context_patches::ContextPatches>,
 }
 
 /// Budgets of one composition beyond the expression engine's own (docs/limits.md).
@@ -316,6 +320,14 @@ pub fn finish(
             flux: &flux,
         };
         warnings.extend(overlay::apply(overlay, &eval, targets, &mut origins)?);
+    }
+    if let Some(patches) = inputs.context_patches {
+        warnings.extend(context_patches::apply(
+            patches,
+            &mut kustomize,
+            &mut flux,
+            &mut origins,
+        ));
     }
     blueprint::finish(&mut terraform, &mut origins);
     blueprint::clean(&mut kustomize);

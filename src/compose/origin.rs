@@ -22,6 +22,8 @@ pub enum Contributor {
     /// The context's own blueprint (`contexts/<ctx>/blueprint.yaml`), laid over the
     /// composed components (S12).
     Overlay,
+    /// A file of the context's `patches/<name>/` directory (S13).
+    ContextPatch,
     /// Computed by bpc itself (defaults such as a kustomization `path` from its name).
     Derived,
 }

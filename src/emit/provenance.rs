@@ -45,6 +45,7 @@ fn describe(origin: &Origin, template: &Template, sources: &FileMap) -> String {
                 sources.describe(origin.span)
             )
         }
+        Contributor::ContextPatch => format!("{} (context patch)", sources.describe(origin.span)),
         Contributor::Context => "context values".to_string(),
         Contributor::Derived => "bpc default".to_string(),
     }

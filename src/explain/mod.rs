@@ -60,13 +60,17 @@ impl Explainer<'_> {
                 }
             }
             Contributor::Overlay => "context blueprint".to_string(),
+            Contributor::ContextPatch => "context patch".to_string(),
             Contributor::Context => "context values".to_string(),
             Contributor::Derived => "bpc default".to_string(),
         }
     }
 
     fn ordinal(origin: &Origin) -> String {
-        if origin.contributor == Contributor::Overlay {
+        if matches!(
+            origin.contributor,
+            Contributor::Overlay | Contributor::ContextPatch
+        ) {
             "after all facets".to_string()
         } else if origin.ordinal == i64::MIN {
             "base".to_string()

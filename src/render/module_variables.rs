@@ -140,9 +140,10 @@ pub fn check(composition: &Composition, read: impl Fn(&str) -> ModuleFiles) -> V
 fn at_origin(d: Diagnostic, origin: &Origin) -> Diagnostic {
     match origin.contributor {
         Contributor::Derived | Contributor::Context => d,
-        Contributor::Base | Contributor::Facet(_) | Contributor::Overlay => {
-            d.with_primary(origin.span, "set here")
-        }
+        Contributor::Base
+        | Contributor::Facet(_)
+        | Contributor::Overlay
+        | Contributor::ContextPatch => d.with_primary(origin.span, "set here"),
     }
 }
 

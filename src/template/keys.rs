@@ -41,6 +41,20 @@ pub const FLUX_SYSTEM_PATCH: &[&str] = &[
     "destroy",
 ];
 
+/// Keys of a kustomization patch, in the order the Windsor CLI writes them.
+pub const PATCH: &[&str] = &["path", "patch", "target"];
+
+/// Keys of a patch `target`, in the order the Windsor CLI writes them.
+pub const PATCH_TARGET: &[&str] = &[
+    "group",
+    "version",
+    "kind",
+    "namespace",
+    "name",
+    "annotationSelector",
+    "labelSelector",
+];
+
 pub const REQUIREMENT: &[&str] = &["paths", "message", "when"];
 
 pub const MESSAGE: &[&str] = &["text", "when"];

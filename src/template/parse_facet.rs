@@ -41,6 +41,19 @@ impl Reader<'_> {
         }
     }
 
+    /// Warns about keys of `owner`'s patches and their targets that Windsor drops.
+    fn check_patch_keys(&mut self, owner: &Node) {
+        let Some(NodeKind::Seq(patches)) = owner.get("patches").map(|p| &p.kind) else {
+            return;
+        };
+        for patch in patches {
+            self.check_keys(patch, keys::PATCH, "a patch");
+            if let Some(target) = patch.get("target") {
+                self.check_keys(target, keys::PATCH_TARGET, "a patch `target`");
+            }
+        }
+    }
+
     /// A string field; YAML booleans and numbers are read as their text, as Windsor's
     /// decoder does (`when: true` is the expression `true`).
     pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
@@ -294,12 +307,16 @@ impl Reader<'_> {
         if kind == ComponentKind::FluxSystem {
             if let Some(install) = node.get("install") {
                 self.check_keys(install, super::fields::tier_keys(), "an install tier");
+                self.check_patch_keys(install);
             }
             if let Some(NodeKind::Seq(variants)) = node.get("resources").map(|r| &r.kind) {
                 for v in variants {
                     self.check_keys(v, super::fields::tier_keys(), "a resources variant");
+                    self.check_patch_keys(v);
                 }
             }
+        } else {
+            self.check_patch_keys(&node);
         }
         match kind {
             ComponentKind::Terraform => {

@@ -5,6 +5,7 @@
 
 use super::case::{Case, ExpectError};
 use super::matcher::{check, Composed, Mismatch};
+use crate::compose::context_patches::ContextPatches;
 use crate::compose::host::Environment;
 use crate::compose::schema::Schema;
 use crate::compose::scope::{Builtins, Layer};
@@ -62,6 +63,9 @@ pub struct Suite<'a> {
     pub engine: &'a Engine,
     pub project_root: String,
     pub options: RunOptions,
+    /// The template's `patches/<name>/` files: in a test, the template root is the
+    /// context directory Windsor reads them from (S13).
+    pub patches: ContextPatches,
 }
 
 impl Suite<'_> {
@@ -94,6 +98,7 @@ impl Suite<'_> {
             precedence: self.options.precedence,
             limits: self.options.limits,
             overlay: None,
+            context_patches: Some(&self.patches),
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {

@@ -1,0 +1,60 @@
+//! Kustomization patches in the shape the Windsor CLI writes them (S10): `path`,
+//! `patch`, `target`, in that order, and a target's keys from `group` to
+//! `labelSelector`. Other keys are dropped, as Windsor's decoder drops them; the loader
+//! has already warned about each one at its line.
+
+use super::tracked::Tracked;
+use crate::template::keys::{PATCH, PATCH_TARGET};
+
+/// Shapes every patch of a `patches` list in place.
+pub fn shape_patches(patches: &mut Tracked) {
+    let Tracked::List(items, _) = patches else {
+        return;
+    };
+    for item in items {
+        keep_in_order(item, PATCH);
+        if let Tracked::Map(entries, _) = item {
+            if let Some(target) = entries.get_mut("target") {
+                keep_in_order(target, PATCH_TARGET);
+            }
+        }
+    }
+}
+
+/// Keeps only the `known` keys of a map, in the order `known` lists them.
+fn keep_in_order(value: &mut Tracked, known: &[&str]) {
+    let Tracked::Map(entries, _) = value else {
+        return;
+    };
+    entries.retain(|k, _| known.contains(&&**k));
+    entries.sort_by_cached_key(|k, _| known.iter().position(|n| *n == &**k));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compose::origin::OriginId;
+    use crate::value::Value;
+
+    fn tracked(yaml: &str) -> Tracked {
+        let node = crate::yaml::load::parse(yaml, crate::files::FileId(0)).expect("yaml");
+        Tracked::from_value(&node.to_value(), OriginId(0))
+    }
+
+    #[test]
+    fn patches_take_windsors_key_order_and_lose_unknown_keys() {
+        let mut patches = tracked(
+            "- target: {name: web, bogus: 1, kind: Deployment, group: apps}\n  extra: 1\n  patch: 'a: 1'\n  path: p.yaml\n",
+        );
+        shape_patches(&mut patches);
+        let Value::List(items) = patches.to_value() else {
+            panic!("a list");
+        };
+        let patch = items[0].as_map().expect("a map");
+        let keys: Vec<&str> = patch.keys().map(|k| &**k).collect();
+        assert_eq!(keys, ["path", "patch", "target"]);
+        let target = patch.get("target").and_then(Value::as_map).expect("target");
+        let keys: Vec<&str> = target.keys().map(|k| &**k).collect();
+        assert_eq!(keys, ["group", "kind", "name"]);
+    }
+}
