@@ -64,20 +64,21 @@ fn merge_deep_merges_inputs_and_empty_values_never_erase() {
                   extra: []
         "#},
         )
+        // Inputs come out with sorted keys, as the Windsor CLI writes a Go map.
         .compose()
         .stdout(blueprint(indoc! {"
             terraform:
             - name: cluster
               path: cluster/talos
               inputs:
+                endpoint: https://a
+                extra: []
                 nodes:
                   count: 3
                   size: small
                 tags:
-                  team: core
                   env: prod
-                endpoint: https://a
-                extra: []
+                  team: core
         "}))
         .run();
 }

@@ -2,6 +2,7 @@
 //! `kind, apiVersion, metadata, repository, sources, terraform, kustomize`, then
 //! anything else; component fields in the order of [`super::fields`].
 
+use super::fields::field_position;
 use super::merge::{Component, Merged};
 use super::origin::Origins;
 use super::tracked::Tracked;
@@ -60,13 +61,85 @@ const CLEANED_FIELDS: &[&str] = &[
     "cleanup",
 ];
 
+/// Fields the Windsor CLI holds as Go maps and so writes with their keys sorted, at
+/// every depth (S10); in a flux system, also inside its tiers. (`secrets` is a map of
+/// names to a struct; see [`sort_secrets`].)
+const GO_MAPS: &[&str] = &["inputs", "substitutions"];
+
+/// The fields of a flux secret, in the order Windsor writes them.
+const SECRET_FIELDS: &[&str] = &["namespaces", "data"];
+
+/// A component as the blueprint writes it: fields in the table's order (S10), Go maps
+/// sorted.
 pub fn component_value(component: &Component) -> Value {
-    let map: Map = component
-        .fields
-        .iter()
-        .map(|(k, v)| (Arc::from(*k), v.to_value()))
+    let mut fields: Vec<(&&'static str, &Tracked)> = component.fields.iter().collect();
+    fields.sort_by_key(|(k, _)| field_position(component.kind, k));
+    let map: Map = fields
+        .into_iter()
+        .map(|(k, v)| {
+            let mut value = v.to_value();
+            if GO_MAPS.contains(k) {
+                sort_keys_deep(&mut value);
+            } else if *k == "secrets" {
+                sort_secrets(&mut value);
+            } else if matches!(*k, "install" | "resources") {
+                sort_tier_maps(&mut value);
+            }
+            (Arc::from(*k), value)
+        })
         .collect();
     Value::map(map)
+}
+
+/// Sorts the Go-map fields of a tier, or of each tier of a list.
+fn sort_tier_maps(value: &mut Value) {
+    match value {
+        Value::Map(tier) => {
+            for (k, v) in Arc::make_mut(tier).iter_mut() {
+                if GO_MAPS.contains(&&**k) {
+                    sort_keys_deep(v);
+                }
+            }
+        }
+        Value::List(tiers) => Arc::make_mut(tiers).iter_mut().for_each(sort_tier_maps),
+        _ => {}
+    }
+}
+
+/// Secrets by name; each secret's fields in Windsor's order, its `data` sorted.
+fn sort_secrets(value: &mut Value) {
+    let Value::Map(secrets) = value else {
+        return;
+    };
+    let secrets = Arc::make_mut(secrets);
+    secrets.sort_keys();
+    for secret in secrets.values_mut() {
+        if let Value::Map(fields) = secret {
+            let fields = Arc::make_mut(fields);
+            fields.sort_by_cached_key(|k, _| {
+                SECRET_FIELDS
+                    .iter()
+                    .position(|f| **f == **k)
+                    .unwrap_or(usize::MAX)
+            });
+            if let Some(data) = fields.get_mut("data") {
+                sort_keys_deep(data);
+            }
+        }
+    }
+}
+
+/// Sorts the keys of every map in `value`, as Go writes a `map[string]any`.
+pub fn sort_keys_deep(value: &mut Value) {
+    match value {
+        Value::Map(map) => {
+            let map = Arc::make_mut(map);
+            map.sort_keys();
+            map.values_mut().for_each(sort_keys_deep);
+        }
+        Value::List(items) => Arc::make_mut(items).iter_mut().for_each(sort_keys_deep),
+        _ => {}
+    }
 }
 
 /// What the blueprint is assembled from.
@@ -163,7 +236,10 @@ pub fn assemble(parts: Parts<'_>) -> Value {
         ),
         ("messages", Value::list(parts.messages)),
     ];
-    for (key, value) in optional {
+    for (key, mut value) in optional {
+        if matches!(key, "substitutions" | "configMaps") {
+            sort_keys_deep(&mut value);
+        }
         let empty = match &value {
             Value::List(items) => items.is_empty(),
             Value::Map(entries) => entries.is_empty(),
