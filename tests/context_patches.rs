@@ -136,18 +136,22 @@ fn a_flux_system_is_patched_through_its_tiers() {
             indoc! {"
                 install:
                   patches:
-                  - patch: \"kind: A\\n\"
-                  - patch: \"kind: B\\n\"
+                  - patch: |
+                      kind: A
+                  - patch: |
+                      kind: B
                   components:
                   - flux
                 resources:
                 - patches:
-                  - patch: \"kind: C\\n\"
+                  - patch: |
+                      kind: C
                   components:
                   - sync
                 - name: extra
                   patches:
-                  - patch: \"kind: D\\n\"
+                  - patch: |
+                      kind: D
                   components:
                   - x
             "},
@@ -225,7 +229,7 @@ fn in_a_test_case_the_template_root_holds_the_patches() {
             "},
         )
         .args(["test", "patched", "--show"])
-        .stdout_contains("  patches:\n  - patch: \"from: facet\"\n  - patch: \"kind: A\\n\"\n")
+        .stdout_contains("  patches:\n  - patch: \"from: facet\"\n  - patch: |\n      kind: A\n")
         .run();
 }
 

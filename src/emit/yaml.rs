@@ -254,12 +254,13 @@ fn write_float(out: &mut String, f: f64) {
     out.push_str(&float_text(f));
 }
 
-/// Whether a `|`/`|-` block reproduces `s` exactly: more than one line, no trailing
-/// blanks (invisible and easily lost), a first line that does not start with a blank
-/// (it would set the indentation), at most one final newline, printable characters only.
+/// Whether a `|`/`|-` block reproduces `s` exactly: a line break somewhere (one line
+/// ending in a newline is a `|` block, as goccy/go-yaml writes it), no trailing blanks
+/// (invisible and easily lost), a first line that does not start with a blank (it would
+/// set the indentation), at most one final newline, printable characters only.
 fn fits_block(s: &str) -> bool {
     let body = s.strip_suffix('\n').unwrap_or(s);
-    if !body.contains('\n') {
+    if !s.contains('\n') {
         return false;
     }
     let first = body.split('\n').next().unwrap_or("");
@@ -495,6 +496,8 @@ sources: []
             ("lead", s("  indented\nnext")),
             ("trail", s("a  \nb")),
             ("many", s("a\n\n")),
+            ("one", s("kind: A\n")),
+            ("newline", s("\n")),
         ]);
         let expected = "\
 keep: |
@@ -511,6 +514,9 @@ list:
 lead: \"  indented\\nnext\"
 trail: \"a  \\nb\"
 many: \"a\\n\\n\"
+one: |
+  kind: A
+newline: \"\\n\"
 ";
         assert_eq!(to_yaml(&doc), expected);
     }
