@@ -308,6 +308,35 @@ impl<'a> Compiler<'a> {
             _ => {}
         }
 
+        if matches!(op, BinOp::Eq | BinOp::Ne) {
+            let negate = op == BinOp::Ne;
+            let (operand, value, const_left) = match (rc, lc) {
+                (Some(value), _) => (le, value, false),
+                (None, Some(value)) => (re, value, true),
+                (None, None) => {
+                    return Ok((
+                        Expr {
+                            kind: ExprKind::Binary(op, boxed(le), boxed(re)),
+                            span,
+                        },
+                        ty,
+                    ))
+                }
+            };
+            return Ok((
+                Expr {
+                    kind: ExprKind::EqConst {
+                        negate,
+                        operand: boxed(operand),
+                        value,
+                        const_left,
+                    },
+                    span,
+                },
+                ty,
+            ));
+        }
+
         if let (Some(a), Some(b)) = (&lc, &rc) {
             let folded = match op {
                 BinOp::Add => Some(ops::add(a, b)),

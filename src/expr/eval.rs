@@ -24,14 +24,21 @@ struct Frame {
     acc: Value,
 }
 
+/// `let` values and closure frames. Most expressions use neither, so the evaluator
+/// allocates them on first use: creating and dropping an evaluator stays cheap.
+#[derive(Default)]
+struct Stacks {
+    locals: Vec<Value>,
+    frames: Vec<Frame>,
+}
+
 pub struct Evaluator<'a> {
     pub engine: &'a Engine,
     pub scope: &'a dyn Scope,
     pub host: &'a dyn Host,
     /// How many host functions re-entered the engine to get here.
     pub reentry: u32,
-    locals: Vec<Value>,
-    frames: Vec<Frame>,
+    stacks: Option<Box<Stacks>>,
     budget: Budget,
 }
 
@@ -88,10 +95,18 @@ impl<'a> Evaluator<'a> {
             scope,
             host,
             reentry,
-            locals: Vec::new(),
-            frames: Vec::new(),
+            stacks: None,
             budget: Budget::default(),
         }
+    }
+
+    fn stacks(&mut self) -> &mut Stacks {
+        self.stacks.get_or_insert_with(Box::default)
+    }
+
+    /// The innermost closure frame.
+    fn frame(&self) -> Option<&Frame> {
+        self.stacks.as_ref().and_then(|s| s.frames.last())
     }
 
     /// Evaluates `e`, borrowing the result when the program or the scope holds it.
@@ -114,8 +129,7 @@ impl<'a> Evaluator<'a> {
                     .map_err(|m| run_err(e, m))
             }
             ExprKind::Cond(c, a, b) => {
-                let cv = self.peek(c)?;
-                if ops::as_bool(&cv).map_err(|m| run_err(c, m))? {
+                if self.test(c, c)? {
                     self.peek(a)
                 } else {
                     self.peek(b)
@@ -131,11 +145,16 @@ impl<'a> Evaluator<'a> {
             | ExprKind::Path { .. }
             | ExprKind::FetchKey(..)
             | ExprKind::Cond(..) => self.peek(e).map(Cow::into_owned),
-            ExprKind::Local(slot) => Ok(self.locals.get(*slot).cloned().unwrap_or(Value::Nil)),
+            ExprKind::Local(slot) => Ok(self
+                .stacks
+                .as_ref()
+                .and_then(|s| s.locals.get(*slot))
+                .cloned()
+                .unwrap_or(Value::Nil)),
             ExprKind::Env => self.scope.all(),
-            ExprKind::Elem => Ok(self.frames.last().map_or(Value::Nil, |f| f.elem.clone())),
-            ExprKind::Index => Ok(Value::Int(self.frames.last().map_or(0, |f| f.index as i64))),
-            ExprKind::Acc => Ok(self.frames.last().map_or(Value::Nil, |f| f.acc.clone())),
+            ExprKind::Elem => Ok(self.frame().map_or(Value::Nil, |f| f.elem.clone())),
+            ExprKind::Index => Ok(Value::Int(self.frame().map_or(0, |f| f.index as i64))),
+            ExprKind::Acc => Ok(self.frame().map_or(Value::Nil, |f| f.acc.clone())),
             ExprKind::Fetch(base, key) => {
                 let b = self.eval(base)?;
                 let k = self.eval(key)?;
@@ -153,12 +172,7 @@ impl<'a> Evaluator<'a> {
                 };
                 ops::slice(&b, f.as_ref(), t.as_ref()).map_err(|m| run_err(e, m))
             }
-            ExprKind::Not(x) => {
-                let v = self.peek(x)?;
-                ops::as_bool(&v)
-                    .map(|b| Value::Bool(!b))
-                    .map_err(|m| run_err(e, m))
-            }
+            ExprKind::Not(x) => self.test(x, e).map(|b| Value::Bool(!b)),
             ExprKind::Neg(x) => {
                 let v = self.peek(x)?;
                 ops::negate(&v).map_err(|m| run_err(e, m))
@@ -183,17 +197,16 @@ impl<'a> Evaluator<'a> {
                 let b = ops::strict_int(&b).map_err(|m| run_err(e, m))?;
                 Ok(Value::Bool((a == b) != *negate))
             }
+            ExprKind::EqConst { .. } => self.test(e, e).map(Value::Bool),
             ExprKind::And(l, r) => {
-                let a = self.peek(l)?;
-                if ops::as_bool(&a).map_err(|m| run_err(l, m))? {
+                if self.test(l, l)? {
                     self.eval(r)
                 } else {
                     Ok(Value::Bool(false))
                 }
             }
             ExprKind::Or(l, r) => {
-                let a = self.peek(l)?;
-                if ops::as_bool(&a).map_err(|m| run_err(l, m))? {
+                if self.test(l, l)? {
                     Ok(Value::Bool(true))
                 } else {
                     self.eval(r)
@@ -241,9 +254,9 @@ impl<'a> Evaluator<'a> {
             }
             ExprKind::Let { value, body } => {
                 let v = self.eval(value)?;
-                self.locals.push(v);
+                self.stacks().locals.push(v);
                 let result = self.eval(body);
-                self.locals.pop();
+                self.stacks().locals.pop();
                 result
             }
             ExprKind::Seq(items) => {
@@ -286,6 +299,36 @@ impl<'a> Evaluator<'a> {
                         other => format!("invalid operation: cannot call {}", ops::go_type(&other)),
                     },
                 ))
+            }
+        }
+    }
+
+    /// Evaluates `e` as a condition, without building a [`Value`] for the comparisons
+    /// and logic operators conditions are made of. A result that is not a bool is the
+    /// error Go reports, at `blame` (the node whose value the caller converts).
+    fn test(&mut self, e: &Expr, blame: &Expr) -> Result<bool, ExprError> {
+        match &e.kind {
+            ExprKind::EqConst {
+                negate,
+                operand,
+                value,
+                const_left,
+            } => {
+                let v = self.peek(operand)?;
+                let eq = if *const_left {
+                    ops::equal(value, &v)
+                } else {
+                    ops::equal(&v, value)
+                };
+                Ok(eq != *negate)
+            }
+            // `l && r` is `r`'s value when `l` holds: its conversion is the caller's.
+            ExprKind::And(l, r) => Ok(self.test(l, l)? && self.test(r, blame)?),
+            ExprKind::Or(l, r) => Ok(self.test(l, l)? || self.test(r, blame)?),
+            ExprKind::Not(x) => Ok(!self.test(x, e)?),
+            _ => {
+                let v = self.peek(e)?;
+                ops::as_bool(&v).map_err(|m| run_err(blame, m))
             }
         }
     }
@@ -417,9 +460,9 @@ impl<'a> Evaluator<'a> {
 
     fn call_body(&mut self, body: &Expr, elem: Value, index: usize, acc: Value) -> EResult {
         self.budget.step(1).map_err(|m| run_err(body, m))?;
-        self.frames.push(Frame { elem, index, acc });
+        self.stacks().frames.push(Frame { elem, index, acc });
         let r = self.eval(body);
-        self.frames.pop();
+        self.stacks().frames.pop();
         r
     }
 

@@ -100,6 +100,15 @@ pub enum ExprKind {
         left: Box<Expr>,
         right: Box<Expr>,
     },
+    /// `==`/`!=` with one constant side (`provider == 'aws'`): the operand is read by
+    /// reference and compared without going through the generic binary operator.
+    /// `const_left` keeps the operand order of the source.
+    EqConst {
+        negate: bool,
+        operand: Box<Expr>,
+        value: Value,
+        const_left: bool,
+    },
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     /// `matches` with a pattern known at compile time.
