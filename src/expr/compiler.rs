@@ -8,7 +8,7 @@ use super::builtins;
 use super::error::ExprError;
 use super::native::{NativeFn, Signature, Ty as ParamTy};
 use super::ops;
-use super::program::{Expr, ExprKind, Pred};
+use super::program::{Expr, ExprKind, Key, Pred};
 use super::types::{comparable, either_unknown, Ty};
 use crate::value::{Map, Value};
 use regex::Regex;
@@ -194,7 +194,7 @@ impl<'a> Compiler<'a> {
         (
             Expr {
                 kind: ExprKind::Path {
-                    root: name.clone(),
+                    root: Key::new(name.clone()),
                     rest: Box::new([]),
                 },
                 span,
@@ -417,7 +417,7 @@ impl<'a> Compiler<'a> {
                     return Ok((
                         Expr {
                             kind: ExprKind::Path {
-                                root: k.clone(),
+                                root: Key::new(k.clone()),
                                 rest: Box::new([]),
                             },
                             span,
@@ -427,7 +427,7 @@ impl<'a> Compiler<'a> {
                 }
                 ExprKind::Path { root, rest } => {
                     let mut rest = rest.into_vec();
-                    rest.push(k.clone());
+                    rest.push(Key::new(k.clone()));
                     return Ok((
                         Expr {
                             kind: ExprKind::Path {

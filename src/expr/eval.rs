@@ -11,10 +11,10 @@ use super::host::Host;
 use super::limits::MAX_STRING;
 use super::native::{Call, Interpolate, NativeError, NativeErrorKind};
 use super::ops;
-use super::program::{Expr, ExprKind, Pred};
+use super::program::{Expr, ExprKind, Key, Pred};
 use super::scope::Peek;
 use super::scope::Scope;
-use crate::value::{map_get, Map, Value};
+use crate::value::{map_get, map_get_hashed, Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -81,6 +81,15 @@ fn member<'v>(base: &'v Value, key: &str) -> Option<&'v Value> {
     match base {
         Value::Nil => Some(&NIL),
         Value::Map(m) => Some(map_get(m, key).unwrap_or(&NIL)),
+        _ => None,
+    }
+}
+
+/// [`member`] with a constant name hashed at compile time.
+fn member_key<'v>(base: &'v Value, key: &Key) -> Option<&'v Value> {
+    match base {
+        Value::Nil => Some(&NIL),
+        Value::Map(m) => Some(map_get_hashed(m, &key.name, key.hash).unwrap_or(&NIL)),
         _ => None,
     }
 }
@@ -348,18 +357,18 @@ impl<'a> Evaluator<'a> {
         Ok(Args::Heap(values))
     }
 
-    fn path<'x>(&mut self, e: &'x Expr, root: &'x Arc<str>, rest: &'x [Arc<str>]) -> Peeked<'x>
+    fn path<'x>(&mut self, e: &'x Expr, root: &'x Key, rest: &'x [Key]) -> Peeked<'x>
     where
         'a: 'x,
     {
-        match self.scope.peek(root) {
+        match self.scope.peek_hashed(&root.name, root.hash) {
             Peek::Undefined => return Ok(Cow::Borrowed(&NIL)),
             Peek::Value(mut value) => {
                 for (i, seg) in rest.iter().enumerate() {
-                    match member(value, seg) {
+                    match member_key(value, seg) {
                         Some(next) => value = next,
                         None => {
-                            let owned = ops::fetch(value, &Value::Str(seg.clone()))
+                            let owned = ops::fetch(value, &Value::Str(seg.name.clone()))
                                 .map_err(|m| run_err(e, m))?;
                             return self.fetch_rest(e, owned, &rest[i + 1..]).map(Cow::Owned);
                         }
@@ -370,10 +379,10 @@ impl<'a> Evaluator<'a> {
             Peek::Lookup => {}
         }
         let mut buf: [&str; PATH_BUFFER] = [""; PATH_BUFFER];
-        buf[0] = root;
+        buf[0] = &root.name;
         let n = (rest.len() + 1).min(PATH_BUFFER);
         for (slot, seg) in buf[1..n].iter_mut().zip(rest) {
-            *slot = seg;
+            *slot = &seg.name;
         }
         let Some((value, used)) = self.scope.lookup(&buf[..n])? else {
             return Ok(Cow::Borrowed(&NIL));
@@ -383,14 +392,16 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The nil-safe member chain `value.seg1.seg2…` on an owned value.
-    fn fetch_rest(&self, e: &Expr, mut value: Value, segs: &[Arc<str>]) -> EResult {
+    fn fetch_rest(&self, e: &Expr, mut value: Value, segs: &[Key]) -> EResult {
         for seg in segs {
             if value.is_nil() {
                 return Ok(Value::Nil);
             }
-            value = match member(&value, seg) {
+            value = match member_key(&value, seg) {
                 Some(v) => v.clone(),
-                None => ops::fetch(&value, &Value::Str(seg.clone())).map_err(|m| run_err(e, m))?,
+                None => {
+                    ops::fetch(&value, &Value::Str(seg.name.clone())).map_err(|m| run_err(e, m))?
+                }
             };
         }
         Ok(value)

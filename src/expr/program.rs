@@ -72,14 +72,34 @@ impl Pred {
     }
 }
 
+/// A constant member name with its hash under the maps' hasher, computed at compile
+/// time so a run looks it up without hashing it ([`crate::value::map_get_hashed`]).
+pub struct Key {
+    pub name: Arc<str>,
+    pub hash: u64,
+}
+
+impl Key {
+    pub fn new(name: Arc<str>) -> Key {
+        let hash = crate::value::key_hash(&name);
+        Key { name, hash }
+    }
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.name)
+    }
+}
+
 pub enum ExprKind {
     Const(Value),
     /// A `let` binding, by slot.
     Local(usize),
     /// A name from the scope followed by constant keys, resolved in one lookup.
     Path {
-        root: Arc<str>,
-        rest: Box<[Arc<str>]>,
+        root: Key,
+        rest: Box<[Key]>,
     },
     /// `$env` itself.
     Env,
@@ -137,7 +157,7 @@ impl std::fmt::Debug for ExprKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ExprKind::Const(v) => write!(f, "Const({v:?})"),
-            ExprKind::Path { root, rest } => write!(f, "Path({root}, {rest:?})"),
+            ExprKind::Path { root, rest } => write!(f, "Path({}, {rest:?})", root.name),
             ExprKind::Builtin(b, args) => write!(f, "Builtin({}, {args:?})", b.name),
             ExprKind::Native(n, args) => write!(f, "Native({}, {args:?})", n.name),
             ExprKind::Binary(op, a, b) => write!(f, "Binary({op:?}, {a:?}, {b:?})"),
