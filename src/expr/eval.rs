@@ -323,7 +323,11 @@ impl<'a> Evaluator<'a> {
                 value,
                 const_left,
             } => {
-                let v = self.peek(operand)?;
+                // Mostly a scope path: skip the dispatch through `peek`.
+                let v = match &operand.kind {
+                    ExprKind::Path { root, rest } => self.path(operand, root, rest)?,
+                    _ => self.peek(operand)?,
+                };
                 let eq = if *const_left {
                     ops::equal(value, &v)
                 } else {
@@ -362,7 +366,7 @@ impl<'a> Evaluator<'a> {
         'a: 'x,
     {
         match self.scope.peek_hashed(&root.name, root.hash) {
-            Peek::Undefined => return Ok(Cow::Borrowed(&NIL)),
+            Peek::Undefined => Ok(Cow::Borrowed(&NIL)),
             Peek::Value(mut value) => {
                 for (i, seg) in rest.iter().enumerate() {
                     match member_key(value, seg) {
@@ -374,10 +378,15 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                 }
-                return Ok(Cow::Borrowed(value));
+                Ok(Cow::Borrowed(value))
             }
-            Peek::Lookup => {}
+            Peek::Lookup => self.path_lookup(e, root, rest).map(Cow::Owned),
         }
+    }
+
+    /// A path through [`Scope::lookup`], for scopes that compute their values.
+    #[inline(never)]
+    fn path_lookup(&mut self, e: &Expr, root: &Key, rest: &[Key]) -> EResult {
         let mut buf: [&str; PATH_BUFFER] = [""; PATH_BUFFER];
         buf[0] = &root.name;
         let n = (rest.len() + 1).min(PATH_BUFFER);
@@ -385,10 +394,10 @@ impl<'a> Evaluator<'a> {
             *slot = &seg.name;
         }
         let Some((value, used)) = self.scope.lookup(&buf[..n])? else {
-            return Ok(Cow::Borrowed(&NIL));
+            return Ok(Value::Nil);
         };
         let used = used.clamp(1, rest.len() + 1);
-        self.fetch_rest(e, value, &rest[used - 1..]).map(Cow::Owned)
+        self.fetch_rest(e, value, &rest[used - 1..])
     }
 
     /// The nil-safe member chain `value.seg1.seg2…` on an owned value.

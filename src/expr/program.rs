@@ -92,6 +92,9 @@ impl std::fmt::Debug for Key {
     }
 }
 
+/// A plain one-byte tag: the evaluator dispatches on it for every node, and a tag
+/// folded into a field's niche costs several instructions to decode.
+#[repr(u8)]
 pub enum ExprKind {
     Const(Value),
     /// A `let` binding, by slot.
