@@ -308,6 +308,16 @@ impl<'a> Compiler<'a> {
             _ => {}
         }
 
+        if op == BinOp::Coalesce {
+            return Ok((
+                Expr {
+                    kind: ExprKind::Coalesce(boxed(le), boxed(re)),
+                    span,
+                },
+                ty,
+            ));
+        }
+
         if matches!(op, BinOp::Eq | BinOp::Ne) {
             let negate = op == BinOp::Ne;
             let (operand, value, const_left) = match (rc, lc) {

@@ -137,6 +137,14 @@ impl<'a> Evaluator<'a> {
                     .map(Cow::Owned)
                     .map_err(|m| run_err(e, m))
             }
+            ExprKind::Coalesce(l, r) => {
+                let a = self.peek(l)?;
+                if a.is_nil() {
+                    self.peek(r)
+                } else {
+                    Ok(a)
+                }
+            }
             ExprKind::Cond(c, a, b) => {
                 if self.test(c, c)? {
                     self.peek(a)
@@ -153,6 +161,7 @@ impl<'a> Evaluator<'a> {
             ExprKind::Const(_)
             | ExprKind::Path { .. }
             | ExprKind::FetchKey(..)
+            | ExprKind::Coalesce(..)
             | ExprKind::Cond(..) => self.peek(e).map(Cow::into_owned),
             ExprKind::Local(slot) => Ok(self
                 .stacks
@@ -739,5 +748,77 @@ impl Scope for WithInput<'_> {
         };
         map.insert("input".into(), self.input.clone());
         Ok(Value::map(map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::engine::{Engine, EngineConfig};
+    use super::super::error::ErrorKind;
+    use super::super::host::NullHost;
+    use crate::value::{Map, Value};
+
+    fn eval(src: &str) -> Result<Value, ErrorKind> {
+        let engine = Engine::new(EngineConfig::default());
+        let mut scope = Map::default();
+        scope.insert("provider".into(), Value::str("aws"));
+        scope.insert("flag".into(), Value::Bool(true));
+        let mut nested = Map::default();
+        nested.insert("name".into(), Value::str("x"));
+        scope.insert("obj".into(), Value::map(nested));
+        engine
+            .eval(src, &scope, &NullHost::default())
+            .map_err(|e| e.kind)
+    }
+
+    fn text(v: Result<Value, ErrorKind>) -> Option<String> {
+        v.ok().and_then(|v| v.as_str().map(str::to_string))
+    }
+
+    #[test]
+    fn coalesce_evaluates_its_right_side_only_for_nil() {
+        assert_eq!(text(eval("provider ?? int('abc')")), Some("aws".into()));
+        assert_eq!(text(eval("obj.name ?? int('abc')")), Some("x".into()));
+        assert_eq!(
+            text(eval("missing ?? obj.missing ?? 'd'")),
+            Some("d".into())
+        );
+        assert_eq!(eval("missing ?? int('abc')").err(), Some(ErrorKind::Run));
+    }
+
+    #[test]
+    fn comparisons_with_a_constant() {
+        for (src, want) in [
+            ("provider == 'aws'", true),
+            ("'aws' == provider", true),
+            ("provider != 'aws'", false),
+            ("obj.name == 'x'", true),
+            ("missing == nil", true),
+            ("nil != missing", false),
+            ("flag == true", true),
+            ("obj == nil", false),
+            ("1 == 1.0", true),
+        ] {
+            assert!(
+                matches!(eval(src), Ok(Value::Bool(b)) if b == want),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn conditions_must_be_bool_at_run_time() {
+        assert_eq!(
+            text(eval("flag && provider == 'aws' ? 'y' : 'n'")),
+            Some("y".into())
+        );
+        assert_eq!(
+            text(eval("!flag || missing != nil ? 'y' : 'n'")),
+            Some("n".into())
+        );
+        assert_eq!(eval("flag && provider ? 1 : 2").err(), Some(ErrorKind::Run));
+        assert_eq!(eval("!provider").err(), Some(ErrorKind::Run));
+        // `&&` yields its right side when the left holds, whatever its type.
+        assert_eq!(text(eval("flag && provider")), Some("aws".into()));
     }
 }

@@ -134,6 +134,8 @@ pub enum ExprKind {
     },
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
+    /// `l ?? r`: `r` is evaluated only when `l` is nil, as Go's `OpJumpIfNotNil`.
+    Coalesce(Box<Expr>, Box<Expr>),
     /// `matches` with a pattern known at compile time.
     MatchesConst(Box<Expr>, Arc<Regex>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
