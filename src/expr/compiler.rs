@@ -8,7 +8,7 @@ use super::builtins;
 use super::error::ExprError;
 use super::native::{NativeFn, Signature, Ty as ParamTy};
 use super::ops;
-use super::program::{Expr, ExprKind, Pred};
+use super::program::{Expr, ExprKind, Key, Pred};
 use super::types::{comparable, either_unknown, Ty};
 use crate::value::{Map, Value};
 use regex::Regex;
@@ -194,7 +194,7 @@ impl<'a> Compiler<'a> {
         (
             Expr {
                 kind: ExprKind::Path {
-                    root: name.clone(),
+                    root: Key::new(name.clone()),
                     rest: Box::new([]),
                 },
                 span,
@@ -308,6 +308,45 @@ impl<'a> Compiler<'a> {
             _ => {}
         }
 
+        if op == BinOp::Coalesce {
+            return Ok((
+                Expr {
+                    kind: ExprKind::Coalesce(boxed(le), boxed(re)),
+                    span,
+                },
+                ty,
+            ));
+        }
+
+        if matches!(op, BinOp::Eq | BinOp::Ne) {
+            let negate = op == BinOp::Ne;
+            let (operand, value, const_left) = match (rc, lc) {
+                (Some(value), _) => (le, value, false),
+                (None, Some(value)) => (re, value, true),
+                (None, None) => {
+                    return Ok((
+                        Expr {
+                            kind: ExprKind::Binary(op, boxed(le), boxed(re)),
+                            span,
+                        },
+                        ty,
+                    ))
+                }
+            };
+            return Ok((
+                Expr {
+                    kind: ExprKind::EqConst {
+                        negate,
+                        operand: boxed(operand),
+                        value,
+                        const_left,
+                    },
+                    span,
+                },
+                ty,
+            ));
+        }
+
         if let (Some(a), Some(b)) = (&lc, &rc) {
             let folded = match op {
                 BinOp::Add => Some(ops::add(a, b)),
@@ -388,7 +427,7 @@ impl<'a> Compiler<'a> {
                     return Ok((
                         Expr {
                             kind: ExprKind::Path {
-                                root: k.clone(),
+                                root: Key::new(k.clone()),
                                 rest: Box::new([]),
                             },
                             span,
@@ -398,7 +437,7 @@ impl<'a> Compiler<'a> {
                 }
                 ExprKind::Path { root, rest } => {
                     let mut rest = rest.into_vec();
-                    rest.push(k.clone());
+                    rest.push(Key::new(k.clone()));
                     return Ok((
                         Expr {
                             kind: ExprKind::Path {

@@ -11,10 +11,10 @@ use super::host::Host;
 use super::limits::MAX_STRING;
 use super::native::{Call, Interpolate, NativeError, NativeErrorKind};
 use super::ops;
-use super::program::{Expr, ExprKind, Pred};
+use super::program::{Expr, ExprKind, Key, Pred};
 use super::scope::Peek;
 use super::scope::Scope;
-use crate::value::{map_get, Map, Value};
+use crate::value::{map_get, map_get_hashed, Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -24,14 +24,21 @@ struct Frame {
     acc: Value,
 }
 
+/// `let` values and closure frames. Most expressions use neither, so the evaluator
+/// allocates them on first use: creating and dropping an evaluator stays cheap.
+#[derive(Default)]
+struct Stacks {
+    locals: Vec<Value>,
+    frames: Vec<Frame>,
+}
+
 pub struct Evaluator<'a> {
     pub engine: &'a Engine,
     pub scope: &'a dyn Scope,
     pub host: &'a dyn Host,
     /// How many host functions re-entered the engine to get here.
     pub reentry: u32,
-    locals: Vec<Value>,
-    frames: Vec<Frame>,
+    stacks: Option<Box<Stacks>>,
     budget: Budget,
 }
 
@@ -78,6 +85,15 @@ fn member<'v>(base: &'v Value, key: &str) -> Option<&'v Value> {
     }
 }
 
+/// [`member`] with a constant name hashed at compile time.
+fn member_key<'v>(base: &'v Value, key: &Key) -> Option<&'v Value> {
+    match base {
+        Value::Nil => Some(&NIL),
+        Value::Map(m) => Some(map_get_hashed(m, &key.name, key.hash).unwrap_or(&NIL)),
+        _ => None,
+    }
+}
+
 /// The longest constant-key chain resolved through one `Scope::lookup` call.
 const PATH_BUFFER: usize = 16;
 
@@ -88,10 +104,18 @@ impl<'a> Evaluator<'a> {
             scope,
             host,
             reentry,
-            locals: Vec::new(),
-            frames: Vec::new(),
+            stacks: None,
             budget: Budget::default(),
         }
+    }
+
+    fn stacks(&mut self) -> &mut Stacks {
+        self.stacks.get_or_insert_with(Box::default)
+    }
+
+    /// The innermost closure frame.
+    fn frame(&self) -> Option<&Frame> {
+        self.stacks.as_ref().and_then(|s| s.frames.last())
     }
 
     /// Evaluates `e`, borrowing the result when the program or the scope holds it.
@@ -113,9 +137,16 @@ impl<'a> Evaluator<'a> {
                     .map(Cow::Owned)
                     .map_err(|m| run_err(e, m))
             }
+            ExprKind::Coalesce(l, r) => {
+                let a = self.peek(l)?;
+                if a.is_nil() {
+                    self.peek(r)
+                } else {
+                    Ok(a)
+                }
+            }
             ExprKind::Cond(c, a, b) => {
-                let cv = self.peek(c)?;
-                if ops::as_bool(&cv).map_err(|m| run_err(c, m))? {
+                if self.test(c, c)? {
                     self.peek(a)
                 } else {
                     self.peek(b)
@@ -130,12 +161,18 @@ impl<'a> Evaluator<'a> {
             ExprKind::Const(_)
             | ExprKind::Path { .. }
             | ExprKind::FetchKey(..)
+            | ExprKind::Coalesce(..)
             | ExprKind::Cond(..) => self.peek(e).map(Cow::into_owned),
-            ExprKind::Local(slot) => Ok(self.locals.get(*slot).cloned().unwrap_or(Value::Nil)),
+            ExprKind::Local(slot) => Ok(self
+                .stacks
+                .as_ref()
+                .and_then(|s| s.locals.get(*slot))
+                .cloned()
+                .unwrap_or(Value::Nil)),
             ExprKind::Env => self.scope.all(),
-            ExprKind::Elem => Ok(self.frames.last().map_or(Value::Nil, |f| f.elem.clone())),
-            ExprKind::Index => Ok(Value::Int(self.frames.last().map_or(0, |f| f.index as i64))),
-            ExprKind::Acc => Ok(self.frames.last().map_or(Value::Nil, |f| f.acc.clone())),
+            ExprKind::Elem => Ok(self.frame().map_or(Value::Nil, |f| f.elem.clone())),
+            ExprKind::Index => Ok(Value::Int(self.frame().map_or(0, |f| f.index as i64))),
+            ExprKind::Acc => Ok(self.frame().map_or(Value::Nil, |f| f.acc.clone())),
             ExprKind::Fetch(base, key) => {
                 let b = self.eval(base)?;
                 let k = self.eval(key)?;
@@ -153,12 +190,7 @@ impl<'a> Evaluator<'a> {
                 };
                 ops::slice(&b, f.as_ref(), t.as_ref()).map_err(|m| run_err(e, m))
             }
-            ExprKind::Not(x) => {
-                let v = self.peek(x)?;
-                ops::as_bool(&v)
-                    .map(|b| Value::Bool(!b))
-                    .map_err(|m| run_err(e, m))
-            }
+            ExprKind::Not(x) => self.test(x, e).map(|b| Value::Bool(!b)),
             ExprKind::Neg(x) => {
                 let v = self.peek(x)?;
                 ops::negate(&v).map_err(|m| run_err(e, m))
@@ -183,17 +215,16 @@ impl<'a> Evaluator<'a> {
                 let b = ops::strict_int(&b).map_err(|m| run_err(e, m))?;
                 Ok(Value::Bool((a == b) != *negate))
             }
+            ExprKind::EqConst { .. } => self.test(e, e).map(Value::Bool),
             ExprKind::And(l, r) => {
-                let a = self.peek(l)?;
-                if ops::as_bool(&a).map_err(|m| run_err(l, m))? {
+                if self.test(l, l)? {
                     self.eval(r)
                 } else {
                     Ok(Value::Bool(false))
                 }
             }
             ExprKind::Or(l, r) => {
-                let a = self.peek(l)?;
-                if ops::as_bool(&a).map_err(|m| run_err(l, m))? {
+                if self.test(l, l)? {
                     Ok(Value::Bool(true))
                 } else {
                     self.eval(r)
@@ -241,9 +272,9 @@ impl<'a> Evaluator<'a> {
             }
             ExprKind::Let { value, body } => {
                 let v = self.eval(value)?;
-                self.locals.push(v);
+                self.stacks().locals.push(v);
                 let result = self.eval(body);
-                self.locals.pop();
+                self.stacks().locals.pop();
                 result
             }
             ExprKind::Seq(items) => {
@@ -290,6 +321,40 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Evaluates `e` as a condition, without building a [`Value`] for the comparisons
+    /// and logic operators conditions are made of. A result that is not a bool is the
+    /// error Go reports, at `blame` (the node whose value the caller converts).
+    fn test(&mut self, e: &Expr, blame: &Expr) -> Result<bool, ExprError> {
+        match &e.kind {
+            ExprKind::EqConst {
+                negate,
+                operand,
+                value,
+                const_left,
+            } => {
+                // Mostly a scope path: skip the dispatch through `peek`.
+                let v = match &operand.kind {
+                    ExprKind::Path { root, rest } => self.path(operand, root, rest)?,
+                    _ => self.peek(operand)?,
+                };
+                let eq = if *const_left {
+                    ops::equal(value, &v)
+                } else {
+                    ops::equal(&v, value)
+                };
+                Ok(eq != *negate)
+            }
+            // `l && r` is `r`'s value when `l` holds: its conversion is the caller's.
+            ExprKind::And(l, r) => Ok(self.test(l, l)? && self.test(r, blame)?),
+            ExprKind::Or(l, r) => Ok(self.test(l, l)? || self.test(r, blame)?),
+            ExprKind::Not(x) => Ok(!self.test(x, e)?),
+            _ => {
+                let v = self.peek(e)?;
+                ops::as_bool(&v).map_err(|m| run_err(blame, m))
+            }
+        }
+    }
+
     fn args(&mut self, args: &[Expr]) -> Result<Args, ExprError> {
         if args.len() <= INLINE_ARGS {
             let mut values: [Value; INLINE_ARGS] = Default::default();
@@ -305,49 +370,56 @@ impl<'a> Evaluator<'a> {
         Ok(Args::Heap(values))
     }
 
-    fn path<'x>(&mut self, e: &'x Expr, root: &'x Arc<str>, rest: &'x [Arc<str>]) -> Peeked<'x>
+    fn path<'x>(&mut self, e: &'x Expr, root: &'x Key, rest: &'x [Key]) -> Peeked<'x>
     where
         'a: 'x,
     {
-        match self.scope.peek(root) {
-            Peek::Undefined => return Ok(Cow::Borrowed(&NIL)),
+        match self.scope.peek_hashed(&root.name, root.hash) {
+            Peek::Undefined => Ok(Cow::Borrowed(&NIL)),
             Peek::Value(mut value) => {
                 for (i, seg) in rest.iter().enumerate() {
-                    match member(value, seg) {
+                    match member_key(value, seg) {
                         Some(next) => value = next,
                         None => {
-                            let owned = ops::fetch(value, &Value::Str(seg.clone()))
+                            let owned = ops::fetch(value, &Value::Str(seg.name.clone()))
                                 .map_err(|m| run_err(e, m))?;
                             return self.fetch_rest(e, owned, &rest[i + 1..]).map(Cow::Owned);
                         }
                     }
                 }
-                return Ok(Cow::Borrowed(value));
+                Ok(Cow::Borrowed(value))
             }
-            Peek::Lookup => {}
+            Peek::Lookup => self.path_lookup(e, root, rest).map(Cow::Owned),
         }
+    }
+
+    /// A path through [`Scope::lookup`], for scopes that compute their values.
+    #[inline(never)]
+    fn path_lookup(&mut self, e: &Expr, root: &Key, rest: &[Key]) -> EResult {
         let mut buf: [&str; PATH_BUFFER] = [""; PATH_BUFFER];
-        buf[0] = root;
+        buf[0] = &root.name;
         let n = (rest.len() + 1).min(PATH_BUFFER);
         for (slot, seg) in buf[1..n].iter_mut().zip(rest) {
-            *slot = seg;
+            *slot = &seg.name;
         }
         let Some((value, used)) = self.scope.lookup(&buf[..n])? else {
-            return Ok(Cow::Borrowed(&NIL));
+            return Ok(Value::Nil);
         };
         let used = used.clamp(1, rest.len() + 1);
-        self.fetch_rest(e, value, &rest[used - 1..]).map(Cow::Owned)
+        self.fetch_rest(e, value, &rest[used - 1..])
     }
 
     /// The nil-safe member chain `value.seg1.seg2…` on an owned value.
-    fn fetch_rest(&self, e: &Expr, mut value: Value, segs: &[Arc<str>]) -> EResult {
+    fn fetch_rest(&self, e: &Expr, mut value: Value, segs: &[Key]) -> EResult {
         for seg in segs {
             if value.is_nil() {
                 return Ok(Value::Nil);
             }
-            value = match member(&value, seg) {
+            value = match member_key(&value, seg) {
                 Some(v) => v.clone(),
-                None => ops::fetch(&value, &Value::Str(seg.clone())).map_err(|m| run_err(e, m))?,
+                None => {
+                    ops::fetch(&value, &Value::Str(seg.name.clone())).map_err(|m| run_err(e, m))?
+                }
             };
         }
         Ok(value)
@@ -417,9 +489,9 @@ impl<'a> Evaluator<'a> {
 
     fn call_body(&mut self, body: &Expr, elem: Value, index: usize, acc: Value) -> EResult {
         self.budget.step(1).map_err(|m| run_err(body, m))?;
-        self.frames.push(Frame { elem, index, acc });
+        self.stacks().frames.push(Frame { elem, index, acc });
         let r = self.eval(body);
-        self.frames.pop();
+        self.stacks().frames.pop();
         r
     }
 
@@ -676,5 +748,77 @@ impl Scope for WithInput<'_> {
         };
         map.insert("input".into(), self.input.clone());
         Ok(Value::map(map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::engine::{Engine, EngineConfig};
+    use super::super::error::ErrorKind;
+    use super::super::host::NullHost;
+    use crate::value::{Map, Value};
+
+    fn eval(src: &str) -> Result<Value, ErrorKind> {
+        let engine = Engine::new(EngineConfig::default());
+        let mut scope = Map::default();
+        scope.insert("provider".into(), Value::str("aws"));
+        scope.insert("flag".into(), Value::Bool(true));
+        let mut nested = Map::default();
+        nested.insert("name".into(), Value::str("x"));
+        scope.insert("obj".into(), Value::map(nested));
+        engine
+            .eval(src, &scope, &NullHost::default())
+            .map_err(|e| e.kind)
+    }
+
+    fn text(v: Result<Value, ErrorKind>) -> Option<String> {
+        v.ok().and_then(|v| v.as_str().map(str::to_string))
+    }
+
+    #[test]
+    fn coalesce_evaluates_its_right_side_only_for_nil() {
+        assert_eq!(text(eval("provider ?? int('abc')")), Some("aws".into()));
+        assert_eq!(text(eval("obj.name ?? int('abc')")), Some("x".into()));
+        assert_eq!(
+            text(eval("missing ?? obj.missing ?? 'd'")),
+            Some("d".into())
+        );
+        assert_eq!(eval("missing ?? int('abc')").err(), Some(ErrorKind::Run));
+    }
+
+    #[test]
+    fn comparisons_with_a_constant() {
+        for (src, want) in [
+            ("provider == 'aws'", true),
+            ("'aws' == provider", true),
+            ("provider != 'aws'", false),
+            ("obj.name == 'x'", true),
+            ("missing == nil", true),
+            ("nil != missing", false),
+            ("flag == true", true),
+            ("obj == nil", false),
+            ("1 == 1.0", true),
+        ] {
+            assert!(
+                matches!(eval(src), Ok(Value::Bool(b)) if b == want),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn conditions_must_be_bool_at_run_time() {
+        assert_eq!(
+            text(eval("flag && provider == 'aws' ? 'y' : 'n'")),
+            Some("y".into())
+        );
+        assert_eq!(
+            text(eval("!flag || missing != nil ? 'y' : 'n'")),
+            Some("n".into())
+        );
+        assert_eq!(eval("flag && provider ? 1 : 2").err(), Some(ErrorKind::Run));
+        assert_eq!(eval("!provider").err(), Some(ErrorKind::Run));
+        // `&&` yields its right side when the left holds, whatever its type.
+        assert_eq!(text(eval("flag && provider")), Some("aws".into()));
     }
 }

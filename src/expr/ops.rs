@@ -204,7 +204,9 @@ pub fn ordering(op: &str, a: &Value, b: &Value) -> Result<bool, String> {
 pub fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         // The common case in templates (`provider == 'aws'`), before the number checks.
-        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => crate::value::str_eq(x, y),
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Nil, _) | (_, Value::Nil) => a.is_nil() && b.is_nil(),
         (Value::List(x), Value::List(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
         }

@@ -72,14 +72,37 @@ impl Pred {
     }
 }
 
+/// A constant member name with its hash under the maps' hasher, computed at compile
+/// time so a run looks it up without hashing it ([`crate::value::map_get_hashed`]).
+pub struct Key {
+    pub name: Arc<str>,
+    pub hash: u64,
+}
+
+impl Key {
+    pub fn new(name: Arc<str>) -> Key {
+        let hash = crate::value::key_hash(&name);
+        Key { name, hash }
+    }
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.name)
+    }
+}
+
+/// A plain one-byte tag: the evaluator dispatches on it for every node, and a tag
+/// folded into a field's niche costs several instructions to decode.
+#[repr(u8)]
 pub enum ExprKind {
     Const(Value),
     /// A `let` binding, by slot.
     Local(usize),
     /// A name from the scope followed by constant keys, resolved in one lookup.
     Path {
-        root: Arc<str>,
-        rest: Box<[Arc<str>]>,
+        root: Key,
+        rest: Box<[Key]>,
     },
     /// `$env` itself.
     Env,
@@ -100,8 +123,19 @@ pub enum ExprKind {
         left: Box<Expr>,
         right: Box<Expr>,
     },
+    /// `==`/`!=` with one constant side (`provider == 'aws'`): the operand is read by
+    /// reference and compared without going through the generic binary operator.
+    /// `const_left` keeps the operand order of the source.
+    EqConst {
+        negate: bool,
+        operand: Box<Expr>,
+        value: Value,
+        const_left: bool,
+    },
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
+    /// `l ?? r`: `r` is evaluated only when `l` is nil, as Go's `OpJumpIfNotNil`.
+    Coalesce(Box<Expr>, Box<Expr>),
     /// `matches` with a pattern known at compile time.
     MatchesConst(Box<Expr>, Arc<Regex>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
@@ -128,7 +162,7 @@ impl std::fmt::Debug for ExprKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ExprKind::Const(v) => write!(f, "Const({v:?})"),
-            ExprKind::Path { root, rest } => write!(f, "Path({root}, {rest:?})"),
+            ExprKind::Path { root, rest } => write!(f, "Path({}, {rest:?})", root.name),
             ExprKind::Builtin(b, args) => write!(f, "Builtin({}, {args:?})", b.name),
             ExprKind::Native(n, args) => write!(f, "Native({}, {args:?})", n.name),
             ExprKind::Binary(op, a, b) => write!(f, "Binary({op:?}, {a:?}, {b:?})"),

@@ -3,7 +3,7 @@
 //! values lazily (config blocks are computed on first read, docs/semantics.md S6).
 
 use super::error::ExprError;
-use crate::value::{Map, Value};
+use crate::value::{map_get_hashed, Map, Value};
 
 pub trait Scope {
     /// Resolves a chain of constant member accesses starting at a root name
@@ -21,6 +21,12 @@ pub trait Scope {
     /// on the hot path). The default sends every name through [`Scope::lookup`].
     fn peek(&self, _root: &str) -> Peek<'_> {
         Peek::Lookup
+    }
+
+    /// [`Scope::peek`] with the root's hash under the maps' hasher
+    /// ([`crate::value::key_hash`]), computed when the expression was compiled.
+    fn peek_hashed(&self, root: &str, _hash: u64) -> Peek<'_> {
+        self.peek(root)
     }
 }
 
@@ -48,6 +54,13 @@ impl Scope for Map {
 
     fn peek(&self, root: &str) -> Peek<'_> {
         match self.get(root) {
+            Some(v) => Peek::Value(v),
+            None => Peek::Undefined,
+        }
+    }
+
+    fn peek_hashed(&self, root: &str, hash: u64) -> Peek<'_> {
+        match map_get_hashed(self, root, hash) {
             Some(v) => Peek::Value(v),
             None => Peek::Undefined,
         }

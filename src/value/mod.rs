@@ -19,22 +19,92 @@ use std::sync::Arc;
 
 /// An ordered map: iteration follows insertion (source) order, so `keys()` and
 /// `values()` are deterministic (docs/semantics.md S7). Hashed with foldhash
-/// (hashbrown's own default): every member access hashes a key, and SipHash cost
-/// more than the rest of a typical expression; its per-process random seed keeps
-/// collisions out of an attacker's reach.
-pub type Map = IndexMap<Arc<str>, Value, foldhash::fast::RandomState>;
+/// (hashbrown's own default) under [`KeyHasher`]: every member access hashes a key, and
+/// SipHash cost more than the rest of a typical expression.
+pub type Map = IndexMap<Arc<str>, Value, KeyHasher>;
+
+/// The hasher of every [`Map`]: foldhash keyed with its process-wide random seed, so
+/// collisions stay out of an attacker's reach, and one key hashes the same in every
+/// map of the process. That lets a compiled expression hash its constant member names
+/// once ([`key_hash`]) and look them up with [`map_get_hashed`] on every run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeyHasher;
+
+/// The per-hasher half of the seed; the random half is foldhash's global seed.
+const KEY_SEED: u64 = 0x243f_6a88_85a3_08d3;
+
+impl std::hash::BuildHasher for KeyHasher {
+    type Hasher = foldhash::fast::FoldHasher<'static>;
+
+    #[inline]
+    fn build_hasher(&self) -> Self::Hasher {
+        foldhash::fast::FoldHasher::with_seed(KEY_SEED, foldhash::SharedSeed::global_random())
+    }
+}
+
+/// The hash a [`Map`] gives `key`, for [`map_get_hashed`].
+pub fn key_hash(key: &str) -> u64 {
+    use std::hash::BuildHasher;
+    KeyHasher.hash_one(key)
+}
 
 /// Maps up to this size are searched by comparing keys instead of hashing: template
-/// maps are small, and a few length-first string compares cost less than SipHash.
+/// maps are small, and a few length-first string compares cost less than hashing.
 const SCAN_LEN: usize = 8;
+
+/// Byte equality of two keys or strings, inline for the short ones templates use
+/// (a call into `memcmp` costs more than comparing a few words).
+#[inline]
+pub fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    // Two overlapping loads cover lengths from one word to two.
+    fn word(s: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    }
+    fn half(s: &[u8], at: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_le_bytes(w)
+    }
+    match n {
+        0..=3 => a == b,
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
 
 /// `m[key]`, the way member access reads maps.
 pub fn map_get<'m>(m: &'m Map, key: &str) -> Option<&'m Value> {
     if m.len() <= SCAN_LEN {
-        m.iter().find(|(k, _)| ***k == *key).map(|(_, v)| v)
+        scan(m, key)
     } else {
         m.get(key)
     }
+}
+
+/// [`map_get`] with the key's hash computed beforehand by [`key_hash`].
+#[inline]
+pub fn map_get_hashed<'m>(m: &'m Map, key: &str, hash: u64) -> Option<&'m Value> {
+    use indexmap::map::RawEntryApiV1;
+    if m.len() <= SCAN_LEN {
+        scan(m, key)
+    } else {
+        m.raw_entry_v1()
+            .from_hash(hash, |k| str_eq(k, key))
+            .map(|(_, v)| v)
+    }
+}
+
+#[inline]
+fn scan<'m>(m: &'m Map, key: &str) -> Option<&'m Value> {
+    m.iter().find(|(k, _)| str_eq(k, key)).map(|(_, v)| v)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -146,15 +216,49 @@ mod tests {
     /// Small maps are scanned, larger ones hashed: both must find every key and
     /// nothing else.
     #[test]
+    fn str_eq_is_byte_equality() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+        ];
+        let long = "abcdefghijklmnopqrstuvwxyz";
+        for n in 0..=long.len() {
+            for m in 0..=long.len() {
+                let (a, b) = (&long[..n], &long[..m]);
+                assert_eq!(str_eq(a, b), a == b);
+                let c: String = b.chars().rev().collect();
+                assert_eq!(str_eq(a, &c), a == c);
+            }
+        }
+        for a in words {
+            for b in words {
+                assert_eq!(str_eq(a, b), a == b);
+            }
+        }
+        assert!(!str_eq("abcdefgX", "abcdefgY"));
+        assert!(!str_eq("Xbcdefghijk", "Ybcdefghijk"));
+    }
+
+    #[test]
     fn map_get_scans_and_hashes_alike() {
         for n in [0, 1, SCAN_LEN, SCAN_LEN + 1, 40] {
             let m = map_of(n);
             for i in 0..n {
+                let k = format!("k{i}");
+                assert!(matches!(map_get(&m, &k), Some(Value::Int(x)) if *x == i as i64));
                 assert!(
-                    matches!(map_get(&m, &format!("k{i}")), Some(Value::Int(x)) if *x == i as i64)
+                    matches!(map_get_hashed(&m, &k, key_hash(&k)), Some(Value::Int(x)) if *x == i as i64)
                 );
             }
             assert!(map_get(&m, "k").is_none());
+            assert!(map_get_hashed(&m, "k", key_hash("k")).is_none());
             assert!(map_get(&m, &format!("k{n}")).is_none());
         }
     }
