@@ -20,7 +20,7 @@ pub(crate) mod engine;
 mod eval;
 mod lexer;
 pub(crate) mod limits;
-mod ops;
+pub(crate) mod ops;
 mod parser;
 pub(crate) mod program;
 mod types;

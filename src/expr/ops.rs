@@ -5,7 +5,7 @@
 use crate::value::{map_get, Equality, Value};
 use std::cmp::Ordering;
 
-/// The Go type name used in error messages.
+/// Go's `%T` name of a value, for error messages that mirror Windsor's.
 pub fn go_type(v: &Value) -> &'static str {
     match v {
         Value::Nil => "<nil>",

@@ -3,8 +3,8 @@
 //! untyped, so every function re-checks them here with Windsor's wording
 //! (`cidrhost() first argument must be a string, got <nil>`).
 
-use super::format::go_type_name;
 use crate::expr::native::NativeError;
+use crate::expr::ops::go_type;
 use crate::value::Value;
 
 /// `what` names the argument as Windsor's message does: `"cidrhost() first argument"`.
@@ -13,7 +13,7 @@ pub fn string<'a>(value: &'a Value, what: &str) -> Result<&'a str, NativeError> 
         Value::Str(s) => Ok(s),
         other => Err(NativeError::run(format!(
             "{what} must be a string, got {}",
-            go_type_name(other)
+            go_type(other)
         ))),
     }
 }
@@ -21,12 +21,7 @@ pub fn string<'a>(value: &'a Value, what: &str) -> Result<&'a str, NativeError> 
 /// A whole number the way Windsor converts it: Go integers as they are, floats
 /// truncated toward zero.
 pub fn integer(value: &Value, what: &str) -> Result<i64, NativeError> {
-    let bad = || {
-        NativeError::run(format!(
-            "{what} must be a number, got {}",
-            go_type_name(value)
-        ))
-    };
+    let bad = || NativeError::run(format!("{what} must be a number, got {}", go_type(value)));
     match value {
         Value::Int(n) => Ok(*n),
         Value::Uint(n) => {

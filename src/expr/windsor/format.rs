@@ -493,20 +493,6 @@ impl YamlWriter {
     }
 }
 
-/// Go's `%T` name of a value, for error messages that mirror Windsor's.
-pub fn go_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Nil => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int",
-        Value::Uint(_) => "uint64",
-        Value::Float(_) => "float64",
-        Value::Str(_) => "string",
-        Value::List(_) => "[]interface {}",
-        Value::Map(_) => "map[string]interface {}",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -750,8 +736,8 @@ mod tests {
 
     #[test]
     fn type_names_match_go() {
-        assert_eq!(go_type_name(&Value::Nil), "<nil>");
-        assert_eq!(go_type_name(&Value::Uint(1)), "uint64");
-        assert_eq!(go_type_name(&list(&[])), "[]interface {}");
+        assert_eq!(crate::expr::ops::go_type(&Value::Nil), "<nil>");
+        assert_eq!(crate::expr::ops::go_type(&Value::Uint(1)), "uint64");
+        assert_eq!(crate::expr::ops::go_type(&list(&[])), "[]interface {}");
     }
 }

@@ -8,8 +8,9 @@
 //! (`uint64` when non-negative).
 
 use super::args;
-use super::format::{go_type_name, interpolation_text, yaml_marshal};
+use super::format::{interpolation_text, yaml_marshal};
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
+use crate::expr::ops::go_type;
 use crate::files::FileId;
 use crate::value::Value;
 
@@ -50,7 +51,7 @@ fn yaml(call: &Call<'_>, args: &[Value]) -> Result<Value, NativeError> {
     let Value::Str(arg) = &args[0] else {
         return Err(NativeError::run(format!(
             "yaml() first argument must be a string (file path or YAML content), got {}",
-            go_type_name(&args[0])
+            go_type(&args[0])
         )));
     };
     let input = args.get(1);
