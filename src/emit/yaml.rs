@@ -213,7 +213,9 @@ impl<'h, 'p> Writer<'h, 'p> {
         self.write_comment();
     }
 
-    /// `|` / `|-` followed by the lines of `s`; the caller ends the last line.
+    /// `|` / `|-` followed by the lines of `s`; the caller ends the last line. Blank
+    /// lines carry the indentation too, as goccy/go-yaml writes them, so a blueprint
+    /// is byte for byte the one the Windsor CLI prints.
     fn block(&mut self, s: &str, body_indent: usize) {
         let (body, header) = match s.strip_suffix('\n') {
             Some(body) => (body, "|"),
@@ -223,10 +225,8 @@ impl<'h, 'p> Writer<'h, 'p> {
         self.write_comment();
         for line in body.split('\n') {
             self.out.push('\n');
-            if !line.is_empty() {
-                self.indent(body_indent);
-                self.out.push_str(line);
-            }
+            self.indent(body_indent);
+            self.out.push_str(line);
         }
     }
 }
@@ -505,7 +505,7 @@ keep: |
   line two
 strip: |-
   a
-
+\x20\x20
   b
 list:
 - |
