@@ -262,3 +262,24 @@ fn facet_patches_take_windsors_key_order_and_lose_keys_it_does_not_know() {
         .stderr_contains("warning: unknown key `bogus` in a patch `target`")
         .run();
 }
+
+#[test]
+fn bpc_test_names_a_patches_directory_that_names_nothing_once() {
+    let out = template()
+        .file("_template/patches/nosuch/p.yaml", "kind: A\n")
+        .file(
+            "_template/tests/a.test.yaml",
+            indoc! {"
+                cases:
+                  - name: one
+                    expect: {}
+                  - name: two
+                    expect: {}
+            "},
+        )
+        .arg("test")
+        .stdout_contains("2 passed, 0 failed")
+        .run();
+    let warning = "_template/patches/nosuch matches no kustomization";
+    assert_eq!(out.stderr.matches(warning).count(), 1, "{}", out.stderr);
+}

@@ -115,6 +115,11 @@ impl Suite<'_> {
             warnings: Vec::new(),
             composition: None,
         };
+        // What composing said (context patches that name nothing, …); the command
+        // prints each distinct warning once, so the template's own are not repeated.
+        if let Ok(c) = &result {
+            out.warnings.extend(c.warnings.iter().cloned());
+        }
         match (result, &case.expect_error) {
             (Ok(c), ExpectError::No) => {
                 let composed = Composed {
