@@ -190,6 +190,16 @@ fn a_directory_that_names_nothing_and_a_file_that_does_not_parse_are_warnings() 
 }
 
 #[test]
+fn a_directory_of_empty_files_changes_nothing() {
+    template()
+        .file("contexts/dev/patches/app/empty.yaml", "# later\n")
+        .file("contexts/dev/patches/gitops/empty.yaml", "{}\n")
+        .compose()
+        .stdout(blueprint("", GITOPS))
+        .run();
+}
+
+#[test]
 fn other_contexts_patches_do_not_apply() {
     template()
         .file("contexts/prod/patches/app/p.yaml", "kind: A\n")

@@ -2,7 +2,6 @@
 //! `kind, apiVersion, metadata, repository, sources, terraform, kustomize`, then
 //! anything else; component fields in the order of [`super::fields`].
 
-use super::fields::field_position;
 use super::merge::{Component, Merged};
 use super::origin::Origins;
 use super::tracked::Tracked;
@@ -69,13 +68,12 @@ const GO_MAPS: &[&str] = &["inputs", "substitutions"];
 /// The fields of a flux secret, in the order Windsor writes them.
 const SECRET_FIELDS: &[&str] = &["namespaces", "data"];
 
-/// A component as the blueprint writes it: fields in the table's order (S10), Go maps
-/// sorted.
+/// A component as the blueprint writes it (its fields are kept in the table's order
+/// from collection on), with its Go maps sorted (S10).
 pub fn component_value(component: &Component) -> Value {
-    let mut fields: Vec<(&&'static str, &Tracked)> = component.fields.iter().collect();
-    fields.sort_by_key(|(k, _)| field_position(component.kind, k));
-    let map: Map = fields
-        .into_iter()
+    let map: Map = component
+        .fields
+        .iter()
         .map(|(k, v)| {
             let mut value = v.to_value();
             if GO_MAPS.contains(k) {

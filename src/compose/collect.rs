@@ -6,6 +6,7 @@
 use super::activate::{Activated, Activation};
 use super::config::Resolver;
 use super::evaluate::{eval_condition, expr_diagnostic};
+use super::fields::sort_in_order;
 use super::host::TemplateHost;
 use super::origin::{Contributor, Origin, OriginId, Origins};
 use super::tracked::Tracked;
@@ -297,6 +298,9 @@ impl<'t> Collector<'_, 't> {
                 }
             }
         }
+        // In the field table's order (S10), whatever order the entry wrote them in:
+        // a component created by this one contribution shares these fields.
+        sort_in_order(kind, &mut out);
         Ok((out, identity_only))
     }
 

@@ -164,6 +164,16 @@ pub fn apply(
 ) -> Vec<Diagnostic> {
     let mut warnings = patches.warnings.clone();
     for group in &patches.groups {
+        // A directory whose files all hold nothing changes nothing, but must still
+        // name something.
+        if group.patches.is_empty() {
+            let names_something = kustomize.components.contains_key(&group.name)
+                || locate_tier(flux, &group.name).is_some();
+            if !names_something {
+                warnings.push(names_nothing(&patches.dir, &group.name));
+            }
+            continue;
+        }
         let ids: Vec<OriginId> = group
             .patches
             .iter()
@@ -176,10 +186,7 @@ pub fn apply(
                 .zip(&ids)
                 .map(|((value, _), id)| Tracked::from_value(value, *id))
         };
-        let list_origin = ids
-            .first()
-            .copied()
-            .unwrap_or_else(|| origins.add_derived());
+        let list_origin = ids[0];
         if let Some(k) = kustomize.components.get_mut(&group.name) {
             let fields = Arc::make_mut(&mut k.fields);
             append(
@@ -228,16 +235,17 @@ pub fn apply(
                 }));
             }
         } else {
-            warnings.push(
-                Diagnostic::warning(format!(
-                    "{}/{} matches no kustomization and no flux system or tier; its patches are ignored",
-                    patches.dir, group.name
-                ))
-                .with_help("name the directory after a kustomization, `<system>-install` or `<system>-resources[-<variant>]`"),
-            );
+            warnings.push(names_nothing(&patches.dir, &group.name));
         }
     }
     warnings
+}
+
+fn names_nothing(dir: &str, name: &str) -> Diagnostic {
+    Diagnostic::warning(format!(
+        "{dir}/{name} matches no kustomization and no flux system or tier; its patches are ignored"
+    ))
+    .with_help("name the directory after a kustomization, `<system>-install` or `<system>-resources[-<variant>]`")
 }
 
 /// The history step of one patch file: what it said, as `said` shapes it.
