@@ -274,6 +274,14 @@ impl Session {
         composition: Composition,
         format: ManifestFormat,
     ) -> Result<Rendered, Vec<Diagnostic>> {
+        // The files hold the blueprint's values reshaped: its size as text bounds
+        // theirs, checked before any of them is built.
+        crate::compose::budget::check_text(
+            &composition.blueprint,
+            self.options.limits.output_bytes,
+            "the rendered blueprint",
+        )
+        .map_err(|d| vec![d])?;
         let mut rendered = crate::render::render(&composition, &self.template, format)?;
         let mut warnings = composition.warnings.clone();
         warnings.append(&mut rendered.warnings);

@@ -302,6 +302,13 @@ pub(crate) fn blueprint_text(
     provenance: bool,
 ) -> Result<String, Vec<Diagnostic>> {
     let (template, sources) = (&session.template, &session.sources);
+    // The budget bounds the text as well as the value: checked before the text exists.
+    crate::compose::budget::check_text(
+        &composition.blueprint,
+        session.options.limits.output_bytes,
+        "the composed blueprint",
+    )
+    .map_err(|d| vec![d])?;
     Ok(match (format, provenance) {
         (Format::Yaml, false) => crate::emit::to_yaml(&composition.blueprint),
         (Format::Yaml, true) => crate::emit::provenance::yaml(template, composition, sources),

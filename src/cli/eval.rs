@@ -96,6 +96,11 @@ pub fn run(mut args: EvalArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let budget = args.project.max_output.saturating_mul(1024 * 1024);
+    if let Err(d) = crate::compose::budget::check_text(&value, budget, "the value") {
+        report(&[d], &sources);
+        return ExitCode::from(1);
+    }
     let text = match args.format {
         Format::Yaml => Ok(crate::emit::to_yaml(&value)),
         Format::Json => crate::emit::to_json(&value).map_err(|e| e.to_string()),

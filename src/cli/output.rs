@@ -6,41 +6,29 @@
 //! FIFOs are written in place (as a shell redirect would), other kinds are refused.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-
-/// Longest symlink chain followed before giving up (the kernel's own limit).
-const MAX_SYMLINKS: usize = 40;
+use std::path::Path;
 
 /// Writes `contents` to `path` as described in the module comment.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let target = follow_symlinks(path)?;
+    let target = crate::files::out_path::follow_symlinks(path)?;
     match std::fs::metadata(&target) {
         Ok(meta) if meta.is_file() => replace(&target, contents, Some(&meta)),
         Ok(meta) if meta.is_dir() => Err(std::io::Error::other("is a directory")),
         Ok(meta) => write_special(&target, &meta, contents),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => replace(&target, contents, None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(why) = crate::files::out_path::parent_problem(path, &target, true) {
+                return Err(std::io::Error::other(why));
+            }
+            replace(&target, contents, None)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            match crate::files::out_path::parent_problem(path, &target, false) {
+                Some(why) => Err(std::io::Error::other(why)),
+                None => Err(e),
+            }
+        }
         Err(e) => Err(e),
     }
-}
-
-/// The final target of a chain of symlinks (which need not exist yet).
-fn follow_symlinks(path: &Path) -> std::io::Result<PathBuf> {
-    let mut current = path.to_path_buf();
-    for _ in 0..MAX_SYMLINKS {
-        match std::fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let link = std::fs::read_link(&current)?;
-                current = match current.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                };
-            }
-            _ => return Ok(current),
-        }
-    }
-    Err(std::io::Error::other(format!(
-        "more than {MAX_SYMLINKS} levels of symbolic links"
-    )))
 }
 
 /// Temp file beside `target`, then rename over it; the existing file's mode (and,

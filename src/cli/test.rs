@@ -237,6 +237,12 @@ fn show_case(
     format: TestFormat,
 ) -> Result<ExitCode, Vec<Diagnostic>> {
     let composition = suite.compose_case(case)?;
+    crate::compose::budget::check_text(
+        &composition.blueprint,
+        suite.options.limits.output_bytes,
+        "the case's blueprint",
+    )
+    .map_err(|d| vec![d])?;
     let text = match format {
         TestFormat::Text => crate::emit::to_yaml(&composition.blueprint),
         TestFormat::Json => crate::emit::json::to_json(&composition.blueprint)

@@ -39,12 +39,44 @@ pub fn size_within(value: &Value, budget: usize) -> Result<usize, String> {
         used: 0,
         budget,
         path: Vec::new(),
+        text: None,
     };
     if walk.visit(value) {
         Ok(walk.used)
     } else {
         Err(walk.spelled())
     }
+}
+
+/// Checks that `value` written as text — indented JSON or YAML, whichever is asked
+/// for — fits in `budget` bytes, before any of the text is built. Deep nesting costs
+/// little as compact JSON but its indentation grows with every level, so this walk
+/// charges each line its indentation, each string its escapes and each line of a
+/// block string its indentation too: an upper bound of both writers' output.
+/// `what` names the document in the error (`the blueprint`, `the values`).
+pub fn check_text(value: &Value, budget: usize, what: &str) -> Result<(), Diagnostic> {
+    let mut walk = Walk {
+        used: 0,
+        budget,
+        path: Vec::new(),
+        text: Some(0),
+    };
+    if walk.visit(value) {
+        return Ok(());
+    }
+    let path = walk.spelled();
+    let path = path.trim_start_matches('.');
+    let at = if path.is_empty() {
+        String::new()
+    } else {
+        format!("; it was crossed at `{path}`")
+    };
+    Err(Diagnostic::error(format!(
+        "{what} written as text is larger than the output budget of {}{at}",
+        amount(budget)
+    ))
+    .with_note("nothing was written; the size counts the indentation of every nested level")
+    .with_help(HELP))
 }
 
 /// `64 MiB`, or plain bytes for budgets that are not whole MiB.
@@ -77,16 +109,38 @@ struct Walk<'v> {
     used: usize,
     budget: usize,
     path: Vec<Step<'v>>,
+    /// For [`check_text`]: the nesting level of the value being visited (the
+    /// indentation of each of its lines is twice that).
+    text: Option<usize>,
+}
+
+/// Bytes `s` takes as an escaped JSON or double-quoted YAML string, or as a YAML block
+/// whose lines are indented `indent`: the larger of the two.
+fn text_cost(s: &str, indent: usize) -> usize {
+    let mut cost = 2usize;
+    for b in s.bytes() {
+        cost = cost.saturating_add(match b {
+            b'\n' => 2usize.max(indent + 1),
+            b'"' | b'\\' | b'\t' | b'\r' => 2,
+            0..=0x1f | 0x7f => 6,
+            _ => 1,
+        });
+    }
+    cost
 }
 
 impl<'v> Walk<'v> {
     /// False once the budget is spent; `path` then leads to the value that spent it.
     fn visit(&mut self, value: &'v Value) -> bool {
-        let own = match value {
-            Value::Nil | Value::Bool(_) => 5,
-            Value::Int(_) | Value::Uint(_) | Value::Float(_) => 8,
-            Value::Str(s) => s.len() + 2,
-            Value::List(_) | Value::Map(_) => 2,
+        let own = match (value, self.text) {
+            (Value::Nil | Value::Bool(_), _) => 5,
+            (Value::Int(_) | Value::Uint(_), Some(_)) => 20,
+            (Value::Float(_), Some(_)) => 24,
+            (Value::Int(_) | Value::Uint(_) | Value::Float(_), None) => 8,
+            (Value::Str(s), Some(level)) => text_cost(s, 2 * level + 2),
+            (Value::Str(s), None) => s.len() + 2,
+            (Value::List(_) | Value::Map(_), Some(level)) => 2 * level + 3,
+            (Value::List(_) | Value::Map(_), None) => 2,
         };
         self.used = self.used.saturating_add(own);
         if self.used > self.budget {
@@ -96,7 +150,10 @@ impl<'v> Walk<'v> {
             Value::List(items) => {
                 let components =
                     matches!(self.path.as_slice(), [Step::Key("terraform" | "kustomize")]);
+                let line = self.text.map_or(0, |level| 2 * level + 4);
+                self.text = self.text.map(|level| level + 1);
                 for (i, item) in items.iter().enumerate() {
+                    self.used = self.used.saturating_add(line);
                     self.path.push(if components {
                         Step::Component(item, i)
                     } else {
@@ -108,16 +165,24 @@ impl<'v> Walk<'v> {
                     self.path.pop();
                     self.used = self.used.saturating_add(1);
                 }
+                self.text = self.text.map(|level| level - 1);
             }
             Value::Map(map) => {
+                let line = self.text.map_or(0, |level| 2 * level + 4);
+                self.text = self.text.map(|level| level + 1);
                 for (key, item) in map.iter() {
-                    self.used = self.used.saturating_add(key.len() + 4);
+                    let key_cost = match self.text {
+                        Some(level) => text_cost(key, 2 * level) + 4 + line,
+                        None => key.len() + 4,
+                    };
+                    self.used = self.used.saturating_add(key_cost);
                     self.path.push(Step::Key(key));
                     if !self.visit(item) {
                         return false;
                     }
                     self.path.pop();
                 }
+                self.text = self.text.map(|level| level - 1);
             }
             _ => {}
         }

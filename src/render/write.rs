@@ -1,69 +1,247 @@
-//! Writing a rendered tree: the output directory is replaced as a whole (a sibling
-//! temp directory, then renames), so a failed run never leaves half a tree; and
-//! comparing a tree with a directory for `--check`.
+//! Writing a rendered tree, and comparing one with a directory for `--check`.
+//!
+//! **Where.** `--out DIR` follows symlinks as `compose --out` does
+//! ([`crate::files::out_path`]): when DIR is a link, the directory it leads to is
+//! replaced and the link stays.
+//!
+//! **Atomic.** The new tree is written whole into a sibling `.<name>.bpc-new-<pid>`,
+//! then swapped with DIR in one step: on Linux `renameat2(RENAME_EXCHANGE)` trades the
+//! two directories atomically, so after a crash or `kill -9` at any instant DIR holds
+//! the old tree or the new one, never nothing and never half. Where the exchange is not
+//! available (other systems, file systems without it) two renames are used and DIR is
+//! missing between them. The sibling then holds the old tree and is deleted.
+//!
+//! **Leftovers.** Each run first removes the `.<name>.bpc-new-<pid>` and
+//! `.<name>.bpc-old-<pid>` siblings of runs that are no longer alive (a killed run's
+//! half-written or superseded tree); those of a live process are left to it.
+//!
+//! **Check.** Only regular files are compared. Symlinks, FIFOs, devices and sockets in
+//! the checked tree are reported as differences without being opened (a link to a
+//! secret is never printed, a FIFO never blocks), and every read is bounded.
 
 use super::{Rendered, MARKER};
+use crate::files::out_path;
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Replaces `dir` with `tree`. A non-empty `dir` without bpc's marker file is refused
-/// unless `force`: files bpc did not write are never deleted by accident.
+/// Largest file `--check` reads from the checked tree (the string limit).
+pub const MAX_CHECKED_FILE: u64 = 16 * 1024 * 1024;
+/// Most bytes one `--check` reads from the checked tree in all.
+pub const MAX_CHECKED_TOTAL: u64 = 256 * 1024 * 1024;
+/// Most entries (files, directories, anything) one `--check` looks at.
+pub const MAX_CHECKED_ENTRIES: usize = 100_000;
+
+/// Replaces `dir` (or the directory it links to) with `tree`. A non-empty directory
+/// without bpc's marker file is refused unless `force`: files bpc did not write are
+/// never deleted by accident.
 pub fn write_tree(dir: &Path, tree: &Rendered, force: bool) -> Result<(), String> {
-    let shown = dir.display();
-    if dir.exists() {
-        if !dir.is_dir() {
-            return Err(format!("{shown} exists and is not a directory"));
+    let target = out_path::follow_symlinks(dir)
+        .map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
+    let shown = shown(dir, &target);
+    match std::fs::symlink_metadata(&target) {
+        Ok(meta) if meta.is_dir() => {
+            let empty = std::fs::read_dir(&target)
+                .map_err(|e| format!("cannot read {shown}: {e}"))?
+                .next()
+                .is_none();
+            let marked = std::fs::symlink_metadata(target.join(MARKER)).is_ok_and(|m| m.is_file());
+            if !empty && !marked && !force {
+                return Err(format!(
+                    "{shown} is not empty and was not written by `bpc render` (no {MARKER}); \
+                     choose another --out or pass --force to replace it"
+                ));
+            }
         }
-        let empty = std::fs::read_dir(dir)
-            .map_err(|e| format!("cannot read {shown}: {e}"))?
-            .next()
-            .is_none();
-        if !empty && !dir.join(MARKER).is_file() && !force {
+        Ok(_) => return Err(format!("{shown} exists and is not a directory")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            let why = out_path::parent_problem(dir, &target, false);
             return Err(format!(
-                "{shown} is not empty and was not written by `bpc render` (no {MARKER}); \
-                 choose another --out or pass --force to replace it"
+                "cannot write {shown}: {}",
+                why.unwrap_or_else(|| e.to_string())
             ));
         }
+        Err(e) => return Err(format!("cannot write {shown}: {e}")),
     }
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    if let Some(why) = out_path::parent_problem(dir, &target, false) {
+        return Err(format!("cannot write {shown}: {why}"));
+    }
+    let parent = out_path::parent_dir(&target);
     std::fs::create_dir_all(&parent)
         .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    let name = dir
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| "render".to_string());
+    remove_leftovers(&parent, &name);
     let pid = std::process::id();
     let tmp = parent.join(format!(".{name}.bpc-new-{pid}"));
-    let old = parent.join(format!(".{name}.bpc-old-{pid}"));
     let _ = std::fs::remove_dir_all(&tmp);
     if let Err(e) = fill(&tmp, tree) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(format!("cannot write {}: {e}", tmp.display()));
     }
-    // Two renames: the old tree aside, the new one in. Between them `dir` is briefly
-    // missing, never half-written; on failure the old tree is put back.
-    let had_old = dir.exists();
-    if had_old {
-        if let Err(e) = std::fs::rename(dir, &old) {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(format!("cannot move {shown} aside: {e}"));
-        }
+    swap_in(&tmp, &target, &parent, &name, &shown)?;
+    sync_dir(&parent);
+    Ok(())
+}
+
+/// `dir`, or `dir (→ target)` when a link was followed.
+fn shown(dir: &Path, target: &Path) -> String {
+    if dir == target {
+        dir.display().to_string()
+    } else {
+        format!("{} (a link to {})", dir.display(), target.display())
     }
-    if let Err(e) = std::fs::rename(&tmp, dir) {
-        if had_old {
-            let _ = std::fs::rename(&old, dir);
+}
+
+/// Puts the complete tree at `tmp` in place of `target`, then deletes what it replaced.
+fn swap_in(
+    tmp: &Path,
+    target: &Path,
+    parent: &Path,
+    name: &str,
+    shown: &str,
+) -> Result<(), String> {
+    let exists = std::fs::symlink_metadata(target).is_ok();
+    if !exists {
+        return std::fs::rename(tmp, target).map_err(|e| {
+            let _ = std::fs::remove_dir_all(tmp);
+            format!("cannot move the new render to {shown}: {e}")
+        });
+    }
+    match exchange(tmp, target) {
+        Ok(()) => {
+            // `tmp` now holds the old tree.
+            let _ = std::fs::remove_dir_all(tmp);
+            return Ok(());
         }
-        let _ = std::fs::remove_dir_all(&tmp);
+        Err(e) if !exchange_unsupported(&e) => {
+            let _ = std::fs::remove_dir_all(tmp);
+            return Err(format!("cannot move the new render to {shown}: {e}"));
+        }
+        Err(_) => {}
+    }
+    // No atomic exchange here: the old tree aside, the new one in. Between the two
+    // renames `target` is missing, never half-written; on failure the old tree is put
+    // back.
+    let old = parent.join(format!(".{name}.bpc-old-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&old);
+    if let Err(e) = std::fs::rename(target, &old) {
+        let _ = std::fs::remove_dir_all(tmp);
+        return Err(format!("cannot move {shown} aside: {e}"));
+    }
+    if let Err(e) = std::fs::rename(tmp, target) {
+        let _ = std::fs::rename(&old, target);
+        let _ = std::fs::remove_dir_all(tmp);
         return Err(format!("cannot move the new render to {shown}: {e}"));
     }
-    if had_old {
-        let _ = std::fs::remove_dir_all(&old);
-    }
+    let _ = std::fs::remove_dir_all(&old);
     Ok(())
+}
+
+/// Atomically trades the directory entries `a` and `b` (both must exist).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let a = CString::new(a.as_os_str().as_bytes())?;
+    let b = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both pointers are valid NUL-terminated strings that outlive the call;
+    // the system call only reads them.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Errors that mean "no atomic exchange on this system or file system".
+fn exchange_unsupported(e: &std::io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    if matches!(
+        e.raw_os_error(),
+        Some(libc::ENOSYS | libc::EINVAL | libc::EOPNOTSUPP)
+    ) {
+        return true;
+    }
+    e.kind() == std::io::ErrorKind::Unsupported
+}
+
+/// Removes the temporary siblings `.<name>.bpc-new-<pid>` / `.<name>.bpc-old-<pid>`
+/// of runs that are no longer alive. Best effort: what cannot be removed stays.
+fn remove_leftovers(parent: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let prefixes = [format!(".{name}.bpc-new-"), format!(".{name}.bpc-old-")];
+    for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().to_string();
+        let Some(pid) = prefixes
+            .iter()
+            .find_map(|p| file_name.strip_prefix(p.as_str()))
+            .and_then(|rest| rest.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && alive(pid) {
+            continue;
+        }
+        let path = entry.path();
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+            Ok(_) => {
+                let _ = std::fs::remove_file(&path);
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// Whether process `pid` exists (on systems where that cannot be asked: yes).
+fn alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // SAFETY: signal 0 only checks that the process exists and may be signalled.
+        let result = unsafe { libc::kill(pid, 0) };
+        result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// Flushes a directory's entries (the renames) to disk; best effort.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
 }
 
 fn fill(root: &Path, tree: &Rendered) -> std::io::Result<()> {
@@ -75,57 +253,176 @@ fn fill(root: &Path, tree: &Rendered) -> std::io::Result<()> {
         }
         let mut f = std::fs::File::create(&full)?;
         f.write_all(bytes)?;
+        // Durable before the swap publishes it (a power cut must not leave the new
+        // tree in place with empty files).
         f.sync_all()?;
     }
+    sync_dir(root);
     Ok(())
 }
 
-/// Every file under `dir`, by `/`-separated relative path; empty when `dir` is absent.
-pub fn read_tree(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, String> {
+/// What `--check` found at a path of the checked tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// A regular file and its bytes.
+    File(Vec<u8>),
+    /// Something that is not compared: a symlink, FIFO, device, socket, or a file over
+    /// a read bound; why, in words.
+    Unread(String),
+}
+
+/// Every entry under `dir` (following a link at `dir` itself, none inside it), by
+/// `/`-separated relative path; empty when `dir` is absent. Directories are walked,
+/// regular files read within the bounds above, anything else listed unread.
+pub fn scan(dir: &Path) -> Result<BTreeMap<String, Entry>, String> {
     let mut out = BTreeMap::new();
-    if !dir.exists() {
-        return Ok(out);
+    let root = out_path::follow_symlinks(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    match std::fs::symlink_metadata(&root) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(format!("{} exists and is not a directory", dir.display())),
+        Err(_) => return Ok(out),
     }
-    let mut stack = vec![dir.to_path_buf()];
+    let mut stack = vec![root.clone()];
+    let mut seen = 0usize;
+    let mut total = 0u64;
     while let Some(d) = stack.pop() {
         let entries =
             std::fs::read_dir(&d).map_err(|e| format!("cannot read {}: {e}", d.display()))?;
         for entry in entries {
             let entry = entry.map_err(|e| format!("cannot read {}: {e}", d.display()))?;
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path
-                    .strip_prefix(dir)
-                    .map_err(|e| e.to_string())?
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().to_string())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                let bytes = std::fs::read(&path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                out.insert(rel, bytes);
+            seen += 1;
+            if seen > MAX_CHECKED_ENTRIES {
+                return Err(format!(
+                    "{} holds more than {MAX_CHECKED_ENTRIES} entries; --check compares at most that many",
+                    dir.display()
+                ));
             }
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(&root)
+                .map_err(|e| e.to_string())?
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().to_string())
+                .collect::<Vec<_>>()
+                .join("/");
+            // `DirEntry::file_type` does not follow links.
+            let kind = entry
+                .file_type()
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            if kind.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let found = if kind.is_file() {
+                read_bounded(&path, &mut total)
+            } else {
+                Entry::Unread(format!("is {}", kind_name(&kind)))
+            };
+            out.insert(rel, found);
         }
     }
     Ok(out)
 }
 
-/// A unified diff from what `dir` holds to `tree`; empty when they are the same.
+/// A regular file's bytes, opened without following links and without blocking, and
+/// read no further than the bounds allow.
+fn read_bounded(path: &Path, total: &mut u64) -> Entry {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) => return Entry::Unread(format!("cannot be read: {e}")),
+    };
+    // Between the listing and the open the entry may have been swapped for something
+    // else: what was opened is what counts.
+    match file.metadata() {
+        Ok(meta) if meta.is_file() => {}
+        Ok(_) => return Entry::Unread("is not a regular file".into()),
+        Err(e) => return Entry::Unread(format!("cannot be read: {e}")),
+    }
+    let left = MAX_CHECKED_TOTAL.saturating_sub(*total);
+    let cap = MAX_CHECKED_FILE.min(left);
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(cap + 1).read_to_end(&mut bytes) {
+        return Entry::Unread(format!("cannot be read: {e}"));
+    }
+    *total += bytes.len() as u64;
+    if bytes.len() as u64 > cap {
+        return Entry::Unread(if cap < MAX_CHECKED_FILE {
+            format!("was not read: --check reads at most {MAX_CHECKED_TOTAL} bytes in all")
+        } else {
+            format!("is larger than {MAX_CHECKED_FILE} bytes, the most --check reads of one file")
+        });
+    }
+    Entry::File(bytes)
+}
+
+fn kind_name(kind: &std::fs::FileType) -> &'static str {
+    if kind.is_symlink() {
+        return "a symbolic link";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// Every regular file under `dir`, by `/`-separated relative path; empty when `dir` is
+/// absent. Anything else in the tree (a link, a FIFO, a file over the bounds) is an
+/// error naming it.
+pub fn read_tree(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    scan(dir)?
+        .into_iter()
+        .map(|(path, entry)| match entry {
+            Entry::File(bytes) => Ok((path, bytes)),
+            Entry::Unread(why) => Err(format!("{}/{path} {why}", dir.display())),
+        })
+        .collect()
+}
+
+/// A unified diff from what `dir` holds to `tree`; empty when they are the same. An
+/// entry that is not a regular file is a difference, shown by a `!` line that says
+/// what it is; its contents are never read.
 pub fn check(dir: &Path, tree: &Rendered) -> Result<String, String> {
-    let current = read_tree(dir)?;
+    let current = scan(dir)?;
     let mut diff = String::new();
     let paths: std::collections::BTreeSet<&String> =
         current.keys().chain(tree.files.keys()).collect();
+    let text = |b: Option<&Vec<u8>>| String::from_utf8_lossy(b.map_or(&[][..], |v| v)).to_string();
     for path in paths {
-        let old = current.get(path);
         let new = tree.files.get(path);
-        if old == new {
+        let old = match current.get(path) {
+            Some(Entry::File(bytes)) => Some(bytes),
+            Some(Entry::Unread(why)) => {
+                diff.push_str(&format!(
+                    "! a/{path} {why}; only regular files are compared, so it is not read\n"
+                ));
+                None
+            }
+            None => None,
+        };
+        let unread = matches!(current.get(path), Some(Entry::Unread(_)));
+        if old == new && !unread {
             continue;
         }
-        let text =
-            |b: Option<&Vec<u8>>| String::from_utf8_lossy(b.map_or(&[][..], |v| v)).to_string();
+        if unread && new.is_none() {
+            continue;
+        }
         let old_name = if old.is_some() {
             format!("a/{path}")
         } else {
@@ -144,4 +441,9 @@ pub fn check(dir: &Path, tree: &Rendered) -> Result<String, String> {
         ));
     }
     Ok(diff)
+}
+
+/// The directory `--out` names with its links followed (what [`write_tree`] replaces).
+pub fn resolved(dir: &Path) -> PathBuf {
+    out_path::follow_symlinks(dir).unwrap_or_else(|_| dir.to_path_buf())
 }

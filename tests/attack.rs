@@ -1,0 +1,324 @@
+//! Issue 21: render and expressions under attack. One test (or a few) per item, each on
+//! a small project in a temp dir, each failing before its fix.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+const FACET: &str = FACET_HEAD;
+
+/// A project with `n` Terraform components whose inputs carry `tag`.
+fn components(n: usize, tag: &str) -> String {
+    let mut text = format!("{FACET}metadata:\n  name: app\nterraform:\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "  - name: c{i}\n    path: c{i}\n    inputs:\n      tag: {tag}\n      i: {i}\n"
+        ));
+    }
+    text
+}
+
+fn small() -> tempfile::TempDir {
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", &components(2, "one")),
+    ])
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+// ---- 3: --format json respects --max-output ---------------------------------
+
+#[test]
+fn item03_json_output_is_bounded_by_max_output() {
+    // Deep nesting costs little as compact JSON but a lot as indented text.
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!(
+                "{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      a: ${{map(1..400, reduce(1..200, [#acc], 1))}}\n"
+            ),
+        ),
+    ]);
+    for format in ["json", "yaml"] {
+        let run = bpc(
+            dir.path(),
+            &["compose", "--format", format, "--max-output", "1"],
+        );
+        assert_eq!(run.status, Some(1), "{format}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{format}: printed {} bytes", run.stdout.len());
+        assert!(run.stderr.contains("--max-output"), "{format}: {}", run.stderr);
+    }
+    let run = bpc(dir.path(), &["compose", "--format", "json", "--max-output", "64"]);
+    assert!(run.success(), "{}", run.stderr);
+}
+
+// ---- 4: render --check reads only regular files --------------------------------
+
+#[cfg(unix)]
+#[test]
+fn item04_check_never_follows_links_blocks_or_reads_unbounded() {
+    let dir = small();
+    let out = dir.path().join("r");
+    assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "TOP-SECRET-TOKEN\n").expect("secret");
+    // A link to a secret in place of a rendered file, a new one beside it, a FIFO and
+    // a link to /dev/zero.
+    let tfvars = out.join("terraform/c0/terraform.tfvars.json");
+    std::fs::remove_file(&tfvars).expect("rm");
+    std::os::unix::fs::symlink(&secret, &tfvars).expect("link");
+    std::os::unix::fs::symlink(&secret, out.join("extra")).expect("link");
+    std::os::unix::fs::symlink("/dev/zero", out.join("zero")).expect("link");
+    let fifo = out.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    // With a FIFO in the tree an unbounded or blocking read would never return; the
+    // child is killed after 20 s so the test fails instead of hanging.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bpc"))
+        .args(["render", "--check", "--out", s(&out)])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("render --check blocked on the hostile tree");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(!stdout.contains("TOP-SECRET"), "{stdout}");
+    for line in [
+        "! a/terraform/c0/terraform.tfvars.json is a symbolic link",
+        "! a/extra is a symbolic link",
+        "! a/zero is a symbolic link",
+        "! a/pipe is a FIFO",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in\n{stdout}");
+    }
+    // The rendered file that a link stands in for is shown as bpc would write it.
+    assert!(stdout.contains("+++ b/terraform/c0/terraform.tfvars.json"), "{stdout}");
+}
+
+#[test]
+fn item04_check_bounds_the_size_of_a_file_it_reads() {
+    let dir = small();
+    let out = dir.path().join("r");
+    assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
+    let big = std::fs::File::create(out.join("big")).expect("big");
+    big.set_len(bpc::render::write::MAX_CHECKED_FILE + 1)
+        .expect("sparse file");
+    let run = bpc(dir.path(), &["render", "--check", "--out", s(&out)]);
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stdout.contains("! a/big is larger than"),
+        "{}",
+        run.stdout
+    );
+}
+
+// ---- 5: --out LINK: one rule for render and compose ---------------------------
+
+#[cfg(unix)]
+#[test]
+fn item05_render_and_compose_both_follow_an_out_link() {
+    let dir = small();
+    let real = dir.path().join("real");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink("real", &link).expect("link");
+    let run = bpc(dir.path(), &["render", "--out", s(&link)]);
+    assert!(run.success(), "{}", run.stderr);
+    assert!(std::fs::symlink_metadata(&link)
+        .expect("link")
+        .file_type()
+        .is_symlink());
+    assert!(real.join("terraform/c0/terraform.tfvars.json").is_file());
+    // Rendered again over the link: still a link, the target replaced.
+    std::fs::write(
+        dir.path().join("_template/facets/app.yaml"),
+        components(1, "two"),
+    )
+    .expect("edit");
+    assert!(bpc(dir.path(), &["render", "--out", s(&link)]).success());
+    assert!(std::fs::symlink_metadata(&link)
+        .expect("link")
+        .file_type()
+        .is_symlink());
+    assert!(!real.join("terraform/c1").exists());
+    let check = bpc(dir.path(), &["render", "--check", "--out", s(&link)]);
+    assert!(check.success(), "{}", check.stdout);
+    // compose follows the same way.
+    let file_link = dir.path().join("bp.yaml");
+    std::os::unix::fs::symlink("bp-real.yaml", &file_link).expect("link");
+    assert!(bpc(dir.path(), &["compose", "--out", s(&file_link)]).success());
+    assert!(dir.path().join("bp-real.yaml").is_file());
+    assert!(std::fs::symlink_metadata(&file_link)
+        .expect("link")
+        .file_type()
+        .is_symlink());
+}
+
+// ---- 6: render is atomic under kill -9 ----------------------------------------
+
+/// A small xorshift generator: the kill delays vary from run to run (seeded from the
+/// clock, printed on failure).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn item06_render_survives_random_kills_whole() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", &components(60, "old")),
+    ]);
+    let out = dir.path().join("r");
+    let run = bpc(dir.path(), &["render", "--out", s(&out)]);
+    assert!(run.success(), "{}", run.stderr);
+    let old = bpc::render::write::read_tree(&out).expect("old tree");
+    // The new tree, rendered elsewhere once.
+    std::fs::write(
+        dir.path().join("_template/facets/app.yaml"),
+        components(60, "new"),
+    )
+    .expect("edit");
+    let reference = dir.path().join("reference");
+    assert!(bpc(dir.path(), &["render", "--out", s(&reference)]).success());
+    let new = bpc::render::write::read_tree(&reference).expect("new tree");
+    assert_ne!(old, new);
+    // How long a whole render takes, to spread the kills over it.
+    let start = std::time::Instant::now();
+    assert!(bpc(dir.path(), &["render", "--out", s(&reference)]).success());
+    let span = start.elapsed().as_micros().max(1000) as u64;
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+        | 1;
+    let mut rng = Rng(seed);
+    let (mut saw_old, mut saw_new) = (0, 0);
+    for round in 0..40 {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bpc"))
+            .args(["render", "--out", s(&out)])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_micros(rng.next() % span));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let now = bpc::render::write::read_tree(&out)
+            .unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
+        if now == old {
+            saw_old += 1;
+        } else if now == new {
+            saw_new += 1;
+        } else {
+            panic!(
+                "seed {seed} round {round}: {} holds neither tree ({} files)",
+                out.display(),
+                now.len()
+            );
+        }
+        // Back to the old tree every other round, so kills land on both swaps.
+        if round % 2 == 1 && now == new {
+            std::fs::write(
+                dir.path().join("_template/facets/app.yaml"),
+                components(60, "old"),
+            )
+            .expect("edit");
+            assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
+            std::fs::write(
+                dir.path().join("_template/facets/app.yaml"),
+                components(60, "new"),
+            )
+            .expect("edit");
+        }
+    }
+    eprintln!("seed {seed}: old {saw_old}, new {saw_new}");
+    // A last run completes and removes what the killed ones left.
+    assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
+    assert_eq!(bpc::render::write::read_tree(&out).expect("tree"), new);
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.contains(".bpc-"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn item06_leftovers_of_dead_runs_are_removed_and_live_ones_kept() {
+    let dir = small();
+    let out = dir.path().join("r");
+    // A pid that cannot be alive (above the kernel's maximum) and our own parent's.
+    let dead = dir.path().join(".r.bpc-new-4194304999");
+    let dead_old = dir.path().join(".r.bpc-old-4194304998");
+    let live = dir.path().join(format!(".r.bpc-new-{}", std::process::id()));
+    for d in [&dead, &dead_old, &live] {
+        std::fs::create_dir_all(d.join("terraform")).expect("mkdir");
+    }
+    assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
+    assert!(!dead.exists());
+    assert!(!dead_old.exists());
+    assert!(live.exists(), "a live process's temp dir was removed");
+}
+
+// ---- 9: clear messages for --out paths that cannot be written ------------------
+
+#[cfg(unix)]
+#[test]
+fn item09_out_below_a_file_and_dangling_links_are_explained() {
+    let dir = small();
+    std::fs::write(dir.path().join("plain"), "x").expect("file");
+    let run = bpc(dir.path(), &["render", "--out", "plain/r"]);
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stderr.contains("plain is a file, not a directory"),
+        "{}",
+        run.stderr
+    );
+    let run = bpc(dir.path(), &["compose", "--out", "plain/bp.yaml"]);
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stderr.contains("plain is a file, not a directory"),
+        "{}",
+        run.stderr
+    );
+    std::os::unix::fs::symlink("missing/bp.yaml", dir.path().join("dangling")).expect("link");
+    let run = bpc(dir.path(), &["compose", "--out", "dangling"]);
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stderr.contains("dangling is a symbolic link to")
+            && run.stderr.contains("does not exist"),
+        "{}",
+        run.stderr
+    );
+    // render creates the directory a dangling link points to.
+    std::os::unix::fs::symlink("made", dir.path().join("rlink")).expect("link");
+    let run = bpc(dir.path(), &["render", "--out", "rlink"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert!(dir.path().join("made/.bpc-render").is_file());
+}
