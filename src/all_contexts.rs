@@ -5,6 +5,7 @@
 use crate::compose::Composition;
 use crate::files::Diagnostic;
 use crate::session::Session;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The contexts a run asks for.
@@ -16,10 +17,30 @@ pub enum Selection {
     Named(Vec<String>),
 }
 
-/// The context names `selection` stands for in the session's project.
-pub fn select(session: &Session, selection: &Selection) -> Result<Vec<String>, Diagnostic> {
+/// The context names `selection` stands for in the session's project. With
+/// [`Selection::All`], a `contexts/<name>/` directory that is the run's output
+/// directory `out` (or lies inside it) is output, not a context.
+pub fn select(
+    session: &Session,
+    selection: &Selection,
+    out: Option<&Path>,
+) -> Result<Vec<String>, Diagnostic> {
     let names = match selection {
-        Selection::All => session.contexts(),
+        Selection::All => {
+            let out = out.and_then(|o| o.canonicalize().ok());
+            let contexts = session.project.root.join("contexts");
+            session
+                .contexts()
+                .into_iter()
+                .filter(|name| {
+                    let Some(out) = &out else { return true };
+                    contexts
+                        .join(name)
+                        .canonicalize()
+                        .map_or(true, |dir| !dir.starts_with(out) && !out.starts_with(&dir))
+                })
+                .collect()
+        }
         Selection::Named(names) => {
             let mut unique: Vec<String> = Vec::new();
             for name in names {

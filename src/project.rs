@@ -203,7 +203,12 @@ impl Project {
         if let Ok(entries) = std::fs::read_dir(self.root.join("contexts")) {
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().to_string();
-                if name != "_template" && entry.path().is_dir() {
+                // A tree `bpc render` wrote (its marker file) is output, not a context.
+                let rendered = entry
+                    .path()
+                    .join(crate::files::out_path::RENDER_MARKER)
+                    .is_file();
+                if name != "_template" && entry.path().is_dir() && !rendered {
                     names.insert(name);
                 }
             }

@@ -322,3 +322,67 @@ fn item09_out_below_a_file_and_dangling_links_are_explained() {
     assert!(run.success(), "{}", run.stderr);
     assert!(dir.path().join("made/.bpc-render").is_file());
 }
+
+// ---- 7: render's output is never a watch input nor a context --------------------
+
+/// Runs `bpc ARGS…` in `dir` for `secs` seconds (calling `during` after half of it),
+/// then kills it; its stderr.
+fn run_for(dir: &Path, args: &[&str], secs: u64, during: impl FnOnce()) -> String {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bpc"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_secs(secs / 2));
+    during();
+    std::thread::sleep(std::time::Duration::from_secs(secs - secs / 2));
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("output");
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+#[test]
+fn item07_watch_render_into_contexts_runs_once_per_change() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", &components(3, "one")),
+        ("contexts/dev/values.yaml", "a: 1\n"),
+    ]);
+    let facet = dir.path().join("_template/facets/app.yaml");
+    let stderr = run_for(
+        dir.path(),
+        &[
+            "render",
+            "--watch",
+            "--context",
+            "dev",
+            "--out",
+            "contexts/rendered",
+        ],
+        8,
+        || std::fs::write(&facet, components(2, "two")).expect("edit"),
+    );
+    let rounds = stderr.lines().filter(|l| l.starts_with("watch: ")).count();
+    // "watching for changes", the first round, the edit's round: nothing else.
+    assert_eq!(rounds, 3, "{stderr}");
+    assert!(stderr.contains("app.yaml changed"), "{stderr}");
+    // The rendered tree is not a context.
+    let run = bpc(
+        dir.path(),
+        &["compose", "--all-contexts", "--out", "contexts/all"],
+    );
+    assert!(run.success(), "{}{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("rendered"), "{}", run.stdout);
+    assert!(dir.path().join("contexts/all/dev.yaml").is_file());
+    // Nor is the output directory of an all-contexts run, on the next run.
+    let again = bpc(
+        dir.path(),
+        &["render", "--all-contexts", "--out", "contexts/all"],
+    );
+    assert!(again.success(), "{}{}", again.stdout, again.stderr);
+    assert!(!again.stdout.contains("all "), "{}", again.stdout);
+    assert!(!dir.path().join("contexts/all/all").exists());
+}

@@ -7,6 +7,10 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The marker file that says `bpc render` wrote a directory (and may replace it); such
+/// a directory is never read as an input.
+pub const RENDER_MARKER: &str = ".bpc-render";
+
 /// Longest symlink chain followed before giving up (the kernel's own limit).
 pub const MAX_SYMLINKS: usize = 40;
 

@@ -18,7 +18,7 @@ use crate::template::Template;
 use std::collections::BTreeMap;
 
 /// The marker file that says bpc wrote a directory (and may replace it).
-pub const MARKER: &str = ".bpc-render";
+pub const MARKER: &str = crate::files::out_path::RENDER_MARKER;
 
 /// Output format of the Flux manifests (Terraform files are always JSON).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -88,12 +88,15 @@ impl Inputs {
     pub fn covers(&self, path: &Path) -> bool {
         let path = canonical(path);
         let input = self.files.contains(&path) || self.dirs.iter().any(|d| path.starts_with(d));
-        input && !self.outputs.iter().any(|out| is_output(out, &path))
+        input
+            && !self.outputs.iter().any(|out| is_output(out, &path))
+            && !editor_temporary(&path)
     }
 }
 
-/// `path` is the output `out`, lies below it, or is one of the temporary siblings bpc
-/// writes it through (`.<name>.…`).
+/// `path` is the output `out`, lies below it, or is (or lies below) one of the
+/// temporary siblings bpc writes it through (`.<name>.…`: a render's new tree, the old
+/// one being deleted).
 fn is_output(out: &Path, path: &Path) -> bool {
     if path.starts_with(out) {
         return true;
@@ -102,10 +105,36 @@ fn is_output(out: &Path, path: &Path) -> bool {
         return false;
     };
     let temporary = format!(".{}.", name.to_string_lossy());
-    path.parent() == Some(parent)
-        && path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with(&temporary))
+    path.ancestors().any(|a| {
+        a.parent() == Some(parent)
+            && a.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&temporary))
+    })
+}
+
+/// The scratch files editors save through (vim's `4913`, `.x.swp` and `x~`, Emacs's
+/// `.#x` and `#x#`, JetBrains' `x___jb_tmp___`, GNOME's `.goutputstream-…`, Kate's
+/// `.x.kate-swp`, `sed -i`'s `sedXXXXXX`): their changes start no round and are not
+/// named in the watch line; the real file's change that follows is.
+fn editor_temporary(path: &Path) -> bool {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy()) else {
+        return false;
+    };
+    let sed_scratch = name.len() == 9
+        && name.starts_with("sed")
+        && name[3..].bytes().all(|b| b.is_ascii_alphanumeric());
+    name == "4913"
+        || name.ends_with('~')
+        || name.ends_with(".swp")
+        || name.ends_with(".swx")
+        || name.ends_with(".swo")
+        || name.starts_with(".#")
+        || (name.starts_with('#') && name.ends_with('#'))
+        || name.ends_with("___jb_tmp___")
+        || name.ends_with("___jb_old___")
+        || name.starts_with(".goutputstream-")
+        || name.ends_with(".kate-swp")
+        || sed_scratch
 }
 
 /// `path` taken from `cwd`, symlinks resolved as far as it exists (the file itself may
@@ -145,5 +174,34 @@ mod tests {
         assert!(!inputs.covers(Path::new("/p/contexts/.out.yaml.x1.bpc-tmp")));
         assert!(!inputs.covers(Path::new("/p/contexts/render/terraform/a.json")));
         assert!(!inputs.covers(Path::new("/p/contexts/.render.bpc-new-7")));
+        // What is inside a render's temporary trees (written, or deleted after the
+        // swap) is output too (issue 21).
+        assert!(!inputs.covers(Path::new(
+            "/p/contexts/.render.bpc-new-7/terraform/a/terraform.tfvars.json"
+        )));
+        assert!(!inputs.covers(Path::new(
+            "/p/contexts/.render.bpc-old-7/kustomize/x.yaml"
+        )));
+    }
+
+    #[test]
+    fn editor_scratch_files_are_not_inputs() {
+        let inputs = Inputs {
+            dirs: vec![PathBuf::from("/p/t")],
+            ..Inputs::default()
+        };
+        assert!(inputs.covers(Path::new("/p/t/facets/a.yaml")));
+        for scratch in [
+            "/p/t/facets/4913",
+            "/p/t/facets/a.yaml~",
+            "/p/t/facets/.a.yaml.swp",
+            "/p/t/facets/.#a.yaml",
+            "/p/t/facets/#a.yaml#",
+            "/p/t/facets/a.yaml___jb_tmp___",
+            "/p/t/facets/.goutputstream-XYZ123",
+            "/p/t/facets/sedAb12Cd",
+        ] {
+            assert!(!inputs.covers(Path::new(scratch)), "{scratch}");
+        }
     }
 }
