@@ -49,10 +49,21 @@ fn item03_json_output_is_bounded_by_max_output() {
             &["compose", "--format", format, "--max-output", "1"],
         );
         assert_eq!(run.status, Some(1), "{format}: {}", run.stderr);
-        assert!(run.stdout.is_empty(), "{format}: printed {} bytes", run.stdout.len());
-        assert!(run.stderr.contains("--max-output"), "{format}: {}", run.stderr);
+        assert!(
+            run.stdout.is_empty(),
+            "{format}: printed {} bytes",
+            run.stdout.len()
+        );
+        assert!(
+            run.stderr.contains("--max-output"),
+            "{format}: {}",
+            run.stderr
+        );
     }
-    let run = bpc(dir.path(), &["compose", "--format", "json", "--max-output", "64"]);
+    let run = bpc(
+        dir.path(),
+        &["compose", "--format", "json", "--max-output", "64"],
+    );
     assert!(run.success(), "{}", run.stderr);
 }
 
@@ -110,7 +121,10 @@ fn item04_check_never_follows_links_blocks_or_reads_unbounded() {
         assert!(stdout.contains(line), "missing {line:?} in\n{stdout}");
     }
     // The rendered file that a link stands in for is shown as bpc would write it.
-    assert!(stdout.contains("+++ b/terraform/c0/terraform.tfvars.json"), "{stdout}");
+    assert!(
+        stdout.contains("+++ b/terraform/c0/terraform.tfvars.json"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -276,7 +290,9 @@ fn item06_leftovers_of_dead_runs_are_removed_and_live_ones_kept() {
     // A pid that cannot be alive (above the kernel's maximum) and our own parent's.
     let dead = dir.path().join(".r.bpc-new-4194304999");
     let dead_old = dir.path().join(".r.bpc-old-4194304998");
-    let live = dir.path().join(format!(".r.bpc-new-{}", std::process::id()));
+    let live = dir
+        .path()
+        .join(format!(".r.bpc-new-{}", std::process::id()));
     for d in [&dead, &dead_old, &live] {
         std::fs::create_dir_all(d.join("terraform")).expect("mkdir");
     }
@@ -385,4 +401,98 @@ fn item07_watch_render_into_contexts_runs_once_per_change() {
     assert!(again.success(), "{}{}", again.stdout, again.stderr);
     assert!(!again.stdout.contains("all "), "{}", again.stdout);
     assert!(!dir.path().join("contexts/all/all").exists());
+}
+
+// ---- 8: bpc test is bounded and streams -----------------------------------------
+
+/// A template with one facet and `n` trivial cases in one test file.
+fn suite(n: usize) -> tempfile::TempDir {
+    let mut cases = String::from("cases:\n");
+    for i in 0..n {
+        cases.push_str(&format!(
+            "  - name: case {i}\n    values: {{}}\n    expect:\n      terraform:\n        - name: c0\n"
+        ));
+    }
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", &components(1, "one")),
+        ("_template/tests/many.test.yaml", &cases),
+    ])
+}
+
+#[test]
+fn item08_test_limits_cases_per_run_and_streams_the_report() {
+    let dir = suite(600);
+    let run = bpc(dir.path(), &["test", "--max-cases", "500"]);
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stderr.contains("more than 500 test cases selected")
+            && run.stderr.contains("--max-cases"),
+        "{}",
+        run.stderr
+    );
+    // A filter that selects fewer runs.
+    let run = bpc(
+        dir.path(),
+        &["test", "--max-cases", "500", "--filter", "case 1*"],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stdout.ends_with("111 passed, 0 failed\n"),
+        "{}",
+        run.stdout
+    );
+    // Over several batches, the JSON report is still one document with every case.
+    let run = bpc(dir.path(), &["test", "--format", "json"]);
+    assert!(run.success(), "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["passed"], 600);
+    assert_eq!(doc["cases"].as_array().map(Vec::len), Some(600));
+    assert_eq!(doc["cases"][599]["name"], "case 599");
+    let text = bpc(dir.path(), &["test"]);
+    assert_eq!(
+        text.stdout.lines().filter(|l| l.starts_with("✓")).count(),
+        600
+    );
+}
+
+// ---- 9: --color is decided on the stream that gets the findings ------------------
+
+#[test]
+fn item09_color_flag_and_no_color() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: ${{nope_fn(1)}}\n"),
+        ),
+    ]);
+    let always = bpc(dir.path(), &["check", "--color", "always"]);
+    assert!(always.stdout.contains("\x1b["), "{}", always.stdout);
+    let never = bpc(dir.path(), &["--color", "never", "check"]);
+    assert!(!never.stdout.contains("\x1b["), "{}", never.stdout);
+    assert!(never.stdout.contains("nope"), "{}", never.stdout);
+    // stderr a terminal, stdout a file: the findings in the file have no colour.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: `script` (util-linux) is not installed; the terminal half of this test did not run");
+        return;
+    }
+    let out = dir.path().join("findings.txt");
+    let command = format!("{} check > {} ", env!("CARGO_BIN_EXE_bpc"), out.display());
+    let status = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("script");
+    let _ = status;
+    let text = std::fs::read_to_string(&out).expect("findings");
+    assert!(text.contains("nope"), "{text}");
+    assert!(!text.contains("\x1b["), "colour codes in a file: {text:?}");
 }

@@ -136,7 +136,8 @@ fn summary(report: &Report, strict: bool) -> String {
 }
 
 fn print_text(report: &Report, coverage: Option<&Coverage>, sources: &FileMap, strict: bool) {
-    let color = super::color_stderr();
+    // The findings go to stdout: whether they get colour is stdout's question.
+    let color = super::color_stdout();
     for finding in &report.findings {
         let mut d = finding.diagnostic.clone();
         if strict && d.severity == Severity::Warning {

@@ -195,6 +195,7 @@ pub fn run(args: ComposeArgs) -> ExitCode {
     }
     if args.watch.watch {
         return super::watch::run(super::Cli {
+            color: super::color_choice(),
             command: super::Command::Compose(args),
         });
     }

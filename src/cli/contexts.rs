@@ -44,7 +44,8 @@ pub fn run_each(
     let sources = Arc::new(FileMap::new());
     let prepared = output_dir(out).map_err(|d| vec![d]).and_then(|dir| {
         let session = open_session(project, terraform_outputs, &sources)?;
-        let names = crate::all_contexts::select(&session, selection, Some(&dir)).map_err(|d| vec![d])?;
+        let names =
+            crate::all_contexts::select(&session, selection, Some(&dir)).map_err(|d| vec![d])?;
         Ok((dir, session, names))
     });
     let (dir, session, names) = match prepared {

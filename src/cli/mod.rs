@@ -25,8 +25,44 @@ use std::process::ExitCode;
     about = "Compose Windsor blueprints from facet templates"
 )]
 pub struct Cli {
+    /// Colour in messages and reports: `auto` colours a stream only when it is a
+    /// terminal and NO_COLOR is unset or empty; `always` and `never` override both.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// The `--color` of this process (set once, by [`run`]).
+static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+/// The `--color` this process runs with (`auto` until [`run`] has set it).
+pub fn color_choice() -> ColorChoice {
+    COLOR.get().copied().unwrap_or_default()
+}
+
+/// Whether a stream gets colour, decided for the stream itself: `terminal` says
+/// whether it is one.
+fn color_for(terminal: bool) -> bool {
+    match color_choice() {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
+}
+
+/// Whether what goes to stdout (reports, findings) gets colour.
+pub(crate) fn color_stdout() -> bool {
+    color_for(std::io::stdout().is_terminal())
 }
 
 #[derive(Subcommand, Debug)]
@@ -51,6 +87,7 @@ pub enum Command {
 }
 
 pub fn run(cli: Cli) -> ExitCode {
+    let _ = COLOR.set(cli.color);
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Compose(args) => compose::run(args),
@@ -63,9 +100,9 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
-/// Whether stderr gets colour: only on a terminal, and never with NO_COLOR set.
+/// Whether what goes to stderr (diagnostics) gets colour (see [`color_for`]).
 fn color_stderr() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+    color_for(std::io::stderr().is_terminal())
 }
 
 /// Prints diagnostics to stderr, errors and warnings alike, in order.

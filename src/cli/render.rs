@@ -65,6 +65,7 @@ pub fn run(args: RenderArgs) -> ExitCode {
     }
     if args.watch.watch {
         return super::watch::run(super::Cli {
+            color: super::color_choice(),
             command: super::Command::Render(args),
         });
     }

@@ -94,12 +94,8 @@ pub fn values_text(session: &Session, format: Format) -> Result<String, Vec<Diag
     let empty = serde_json::Value::Null;
     let root = schema.map_or(&empty, Schema::json);
     let masked = mask(&Value::map(values), root, root);
-    crate::compose::budget::check_text(
-        &masked,
-        session.options.limits.output_bytes,
-        "the values",
-    )
-    .map_err(|d| vec![d])?;
+    crate::compose::budget::check_text(&masked, session.options.limits.output_bytes, "the values")
+        .map_err(|d| vec![d])?;
     Ok(match format {
         Format::Yaml => {
             let hook = |path: &[PathSegment<'_>]| {

@@ -8,10 +8,16 @@ use crate::testing::case::{self, Case, TestFile};
 use crate::testing::runner::{CaseResult, RunOptions, Suite, UnmockedOutputs};
 use crate::testing::snapshot;
 use clap::{Args, ValueEnum};
-use std::io::IsTerminal;
 
 use std::process::ExitCode;
 use std::sync::Arc;
+
+/// Default of `--max-cases`.
+pub const DEFAULT_MAX_CASES: usize = 10_000;
+
+/// Cases composed at once: their compositions are held until their results are
+/// printed (and compared with golden files), then dropped.
+const BATCH: usize = 256;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
 pub enum TestFormat {
@@ -56,6 +62,11 @@ pub struct TestArgs {
     pub update: bool,
     #[arg(long, value_enum, default_value_t = TestFormat::Text)]
     pub format: TestFormat,
+    /// Most test cases one run may select; more is an error (split the run with
+    /// --filter, or raise this). Cases run and are reported in batches, so memory
+    /// grows with the batch, not with the suite.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CASES)]
+    pub max_cases: usize,
     /// With NAME: explain a value of that case's composed blueprint instead of checking
     /// it (`bpc test "my case" --explain terraform.cluster.inputs.name`).
     #[arg(long, value_name = "PATH", requires = "name")]
@@ -73,6 +84,7 @@ pub struct TestArgs {
 pub fn run(args: TestArgs) -> ExitCode {
     if args.watch.watch {
         return super::watch::run(super::Cli {
+            color: super::color_choice(),
             command: super::Command::Test(args),
         });
     }
@@ -134,12 +146,31 @@ pub fn run_tests(
             "no test files found: expected tests/**/*.test.yaml in the template",
         )]);
     }
+    let selected = |c: &Case| {
+        args.name.as_ref().is_none_or(|n| &c.name == n)
+            && args
+                .filter
+                .as_ref()
+                .is_none_or(|p| matches_filter(&c.name, p))
+    };
     let mut files: Vec<TestFile> = Vec::new();
     let mut warnings = template.warnings.clone();
     let mut errors = Vec::new();
+    let mut count = 0usize;
     for path in &paths {
         match case::load(&template.tree, sources, path) {
-            Ok((file, w)) => {
+            Ok((mut file, w)) => {
+                // Only the selected cases are kept, and counted against the limit as
+                // each file is read.
+                file.cases.retain(|c| selected(c));
+                count += file.cases.len();
+                if count > args.max_cases {
+                    return Err(vec![Diagnostic::error(format!(
+                        "more than {} test cases selected (reached in {path}); at most --max-cases {} run at once",
+                        args.max_cases, args.max_cases
+                    ))
+                    .with_help("run the suite in parts with --filter, or raise --max-cases N")]);
+                }
                 files.push(file);
                 warnings.extend(w);
             }
@@ -149,18 +180,7 @@ pub fn run_tests(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let selected = |c: &Case| {
-        args.name.as_ref().is_none_or(|n| &c.name == n)
-            && args
-                .filter
-                .as_ref()
-                .is_none_or(|p| matches_filter(&c.name, p))
-    };
-    let cases: Vec<&Case> = files
-        .iter()
-        .flat_map(|f| f.cases.iter())
-        .filter(|c| selected(c))
-        .collect();
+    let cases: Vec<&Case> = files.iter().flat_map(|f| f.cases.iter()).collect();
     if cases.is_empty() && (args.name.is_some() || args.filter.is_some()) {
         let wanted = args
             .name
@@ -187,24 +207,56 @@ pub fn run_tests(
     if args.show {
         return show_case(&suite, cases[0], args.format).map(|_| Tally::default());
     }
-    let mut results = suite.run_all(&cases, crate::parallel::cores());
-
-    if args.snapshot || args.update {
-        snapshots(template, &cases, &mut results, args.update, &mut warnings)?;
-    }
-    for r in &results {
-        warnings.extend(r.warnings.iter().cloned());
-    }
-    dedupe(&mut warnings);
+    let golden = if args.snapshot || args.update {
+        Some(golden_dir(template, &cases)?)
+    } else {
+        None
+    };
+    // Warnings are reported once each, as they are first met.
+    let mut seen = std::collections::HashSet::new();
+    let mut fresh = |list: &mut Vec<Diagnostic>| list.retain(|w| seen.insert(w.full_text()));
+    fresh(&mut warnings);
     report(&warnings, sources);
-
-    let failed = results.iter().filter(|r| !r.passed()).count();
-    let passed = results.len() - failed;
-    match args.format {
-        TestFormat::Text => print_text(&cases, &results, sources, passed, failed),
-        TestFormat::Json => print_json(&cases, &results, sources, passed, failed),
+    let mut printer = Printer::new(args.format, sources);
+    let mut produced = Vec::new();
+    let mut tally = Tally::default();
+    // In batches: each batch's compositions are dropped once it is reported, so a
+    // large suite holds one batch of blueprints, not all of them.
+    for batch in cases.chunks(BATCH) {
+        let mut results = suite.run_all(batch, crate::parallel::cores());
+        if let Some(dir) = &golden {
+            snapshots(dir, batch, &mut results, args.update, &mut produced)?;
+        }
+        let mut batch_warnings: Vec<Diagnostic> = results
+            .iter()
+            .flat_map(|r| r.warnings.iter().cloned())
+            .collect();
+        fresh(&mut batch_warnings);
+        report(&batch_warnings, sources);
+        for (case, result) in batch.iter().zip(&results) {
+            if result.passed() {
+                tally.passed += 1;
+            } else {
+                tally.failed += 1;
+            }
+            printer.case(case, result);
+        }
     }
-    Ok(Tally { passed, failed })
+    if let Some(dir) = &golden {
+        let mut orphans: Vec<Diagnostic> = snapshot::orphans(dir, &produced)
+            .into_iter()
+            .map(|orphan| {
+                Diagnostic::warning(format!(
+                    "golden file {} belongs to no case any more",
+                    orphan.display()
+                ))
+            })
+            .collect();
+        fresh(&mut orphans);
+        report(&orphans, sources);
+    }
+    printer.finish(tally);
+    Ok(tally)
 }
 
 /// `bpc test NAME --explain PATH`: the case composed, then one value explained.
@@ -255,13 +307,12 @@ fn show_case(
     Ok(ExitCode::SUCCESS)
 }
 
-fn snapshots(
+/// The template directory golden files live under, once no two selected cases would
+/// share one.
+fn golden_dir(
     template: &crate::template::Template,
     cases: &[&Case],
-    results: &mut [CaseResult],
-    update: bool,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<std::path::PathBuf, Vec<Diagnostic>> {
     let Some(dir) = template.tree.root_dir() else {
         return Err(vec![Diagnostic::error(
             "golden files need a template directory, not an archive",
@@ -289,12 +340,23 @@ fn snapshots(
         }
         owners.insert(key, case);
     }
-    let mut produced = Vec::new();
+    Ok(dir)
+}
+
+/// Compares (or, with `update`, writes) the golden files of a batch of cases;
+/// `produced` collects the paths, for the orphan check at the end.
+fn snapshots(
+    dir: &std::path::Path,
+    cases: &[&Case],
+    results: &mut [CaseResult],
+    update: bool,
+    produced: &mut Vec<std::path::PathBuf>,
+) -> Result<(), Vec<Diagnostic>> {
     for (case, result) in cases.iter().zip(results.iter_mut()) {
         let Some(composition) = &result.composition else {
             continue;
         };
-        let path = snapshot::golden_path(&dir, &case.file, &case.name);
+        let path = snapshot::golden_path(dir, &case.file, &case.name);
         let text = crate::emit::to_yaml(&composition.blueprint);
         produced.push(path.clone());
         if update {
@@ -333,51 +395,67 @@ fn snapshots(
             }),
         }
     }
-    for orphan in snapshot::orphans(&dir, &produced) {
-        warnings.push(Diagnostic::warning(format!(
-            "golden file {} belongs to no case any more",
-            orphan.display()
-        )));
-    }
     Ok(())
 }
 
-fn dedupe(warnings: &mut Vec<Diagnostic>) {
-    let mut seen = std::collections::HashSet::new();
-    warnings.retain(|w| seen.insert(w.full_text()));
+/// Prints the report case by case as results arrive: text (a header per test file,
+/// a line per case, the failures' details) or one JSON document written in pieces.
+struct Printer<'s> {
+    format: TestFormat,
+    sources: &'s FileMap,
+    color: bool,
+    /// The test file whose header was printed last.
+    current: String,
+    cases: usize,
 }
 
-fn print_text(
-    cases: &[&Case],
-    results: &[CaseResult],
-    sources: &FileMap,
-    passed: usize,
-    failed: usize,
-) {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let paint = |code: &str, text: &str| {
-        if color {
+impl<'s> Printer<'s> {
+    fn new(format: TestFormat, sources: &'s FileMap) -> Printer<'s> {
+        let color = match format {
+            TestFormat::Text => super::color_stdout(),
+            TestFormat::Json => false,
+        };
+        Printer {
+            format,
+            sources,
+            color,
+            current: String::new(),
+            cases: 0,
+        }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
             text.to_string()
         }
-    };
-    let mut current = "";
-    let mut out = String::new();
-    for (case, result) in cases.iter().zip(results) {
-        if case.file != current {
-            if !current.is_empty() {
+    }
+
+    fn case(&mut self, case: &Case, result: &CaseResult) {
+        let mut out = String::new();
+        match self.format {
+            TestFormat::Text => self.text(&mut out, case, result),
+            TestFormat::Json => self.json(&mut out, case, result),
+        }
+        self.cases += 1;
+        print!("{out}");
+    }
+
+    fn text(&mut self, out: &mut String, case: &Case, result: &CaseResult) {
+        if case.file != self.current {
+            if !self.current.is_empty() {
                 out.push('\n');
             }
-            current = &case.file;
-            out.push_str(&paint("1", &format!("=== {current} ===")));
+            self.current = case.file.clone();
+            out.push_str(&self.paint("1", &format!("=== {} ===", self.current)));
             out.push('\n');
         }
         if result.passed() {
-            out.push_str(&format!("{} {}\n", paint("32", "✓"), case.name));
-            continue;
+            out.push_str(&format!("{} {}\n", self.paint("32", "✓"), case.name));
+            return;
         }
-        out.push_str(&format!("{} {}\n", paint("31", "✗"), case.name));
+        out.push_str(&format!("{} {}\n", self.paint("31", "✗"), case.name));
         for m in &result.mismatches {
             let line = if m.path.is_empty() {
                 m.message.clone()
@@ -389,37 +467,55 @@ fn print_text(
             }
         }
         for e in result.errors.iter().filter(|_| !result.passed()) {
-            for l in crate::files::render(e, sources, false).lines() {
+            for l in crate::files::render(e, self.sources, false).lines() {
                 out.push_str(&format!("    {l}\n"));
             }
         }
     }
-    out.push('\n');
-    out.push_str(&format!("{passed} passed, {failed} failed\n"));
-    print!("{out}");
-}
 
-fn print_json(
-    cases: &[&Case],
-    results: &[CaseResult],
-    sources: &FileMap,
-    passed: usize,
-    failed: usize,
-) {
-    use serde_json::json;
-    let items: Vec<serde_json::Value> = cases
-        .iter()
-        .zip(results)
-        .map(|(case, r)| {
-            json!({
-                "file": case.file,
-                "name": case.name,
-                "passed": r.passed(),
-                "mismatches": r.mismatches.iter().map(|m| json!({"path": m.path, "message": m.message})).collect::<Vec<_>>(),
-                "errors": r.errors.iter().map(|e| crate::files::render(e, sources, false)).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let doc = json!({"cases": items, "passed": passed, "failed": failed});
-    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    /// One element of the `cases` array, indented as `serde_json`'s pretty printer
+    /// indents the whole document.
+    fn json(&mut self, out: &mut String, case: &Case, r: &CaseResult) {
+        use serde_json::json;
+        let item = json!({
+            "file": case.file,
+            "name": case.name,
+            "passed": r.passed(),
+            "mismatches": r.mismatches.iter().map(|m| json!({"path": m.path, "message": m.message})).collect::<Vec<_>>(),
+            "errors": r.errors.iter().map(|e| crate::files::render(e, self.sources, false)).collect::<Vec<_>>(),
+        });
+        out.push_str(if self.cases == 0 {
+            "{\n  \"cases\": [\n"
+        } else {
+            ",\n"
+        });
+        let text = serde_json::to_string_pretty(&item).unwrap_or_default();
+        for (i, line) in text.lines().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str("    ");
+            out.push_str(line);
+        }
+    }
+
+    fn finish(&self, tally: Tally) {
+        match self.format {
+            TestFormat::Text => {
+                println!();
+                println!("{} passed, {} failed", tally.passed, tally.failed);
+            }
+            TestFormat::Json => {
+                let head = if self.cases == 0 {
+                    "{\n  \"cases\": [],"
+                } else {
+                    "\n  ],"
+                };
+                println!(
+                    "{head}\n  \"passed\": {},\n  \"failed\": {}\n}}",
+                    tally.passed, tally.failed
+                );
+            }
+        }
+    }
 }

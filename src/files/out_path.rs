@@ -66,7 +66,10 @@ pub fn parent_problem(given: &Path, target: &Path, must_exist: bool) -> Option<S
         match std::fs::metadata(ancestor) {
             Ok(meta) if meta.is_dir() => {
                 if must_exist && ancestor != parent {
-                    return Some(format!("{via}its directory {} does not exist", parent.display()));
+                    return Some(format!(
+                        "{via}its directory {} does not exist",
+                        parent.display()
+                    ));
                 }
                 return None;
             }

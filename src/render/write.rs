@@ -276,7 +276,8 @@ pub enum Entry {
 /// regular files read within the bounds above, anything else listed unread.
 pub fn scan(dir: &Path) -> Result<BTreeMap<String, Entry>, String> {
     let mut out = BTreeMap::new();
-    let root = out_path::follow_symlinks(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let root = out_path::follow_symlinks(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     match std::fs::symlink_metadata(&root) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => return Err(format!("{} exists and is not a directory", dir.display())),

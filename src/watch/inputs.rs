@@ -88,9 +88,7 @@ impl Inputs {
     pub fn covers(&self, path: &Path) -> bool {
         let path = canonical(path);
         let input = self.files.contains(&path) || self.dirs.iter().any(|d| path.starts_with(d));
-        input
-            && !self.outputs.iter().any(|out| is_output(out, &path))
-            && !editor_temporary(&path)
+        input && !self.outputs.iter().any(|out| is_output(out, &path)) && !editor_temporary(&path)
     }
 }
 
@@ -179,9 +177,7 @@ mod tests {
         assert!(!inputs.covers(Path::new(
             "/p/contexts/.render.bpc-new-7/terraform/a/terraform.tfvars.json"
         )));
-        assert!(!inputs.covers(Path::new(
-            "/p/contexts/.render.bpc-old-7/kustomize/x.yaml"
-        )));
+        assert!(!inputs.covers(Path::new("/p/contexts/.render.bpc-old-7/kustomize/x.yaml")));
     }
 
     #[test]
