@@ -4,7 +4,7 @@
 
 use crate::compose::context_patches::{self, ContextPatches};
 use crate::compose::overlay::Overlay;
-use crate::compose::scope::{set_path, Builtins, Layer, LayerYaml};
+use crate::compose::scope::{Builtins, Layer, LayerYaml};
 use crate::expr::Value;
 use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::yaml::{Node, NodeKind};
@@ -172,9 +172,9 @@ pub fn read_yaml_file(path: &Path, display: &str, sources: &FileMap) -> Result<N
     let read = || -> Result<String, String> {
         let mut file =
             crate::files::tree::open_regular(path, display, None).map_err(|e| e.message)?;
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut file, &mut text).map_err(|e| e.to_string())?;
-        Ok(text)
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| e.to_string())?;
+        crate::files::tree::utf8_text(bytes)
     };
     let text = read().map_err(|e| Diagnostic::error(format!("cannot read {display}: {e}")))?;
     let file = sources.add(display.to_string(), text);
@@ -240,6 +240,7 @@ impl Project {
                 .with_help("check the name; --strict makes this an error"),
             );
         }
+        warnings.extend(self.invalid_context_keys());
         Project {
             root: self.root.clone(),
             template: self.template.clone(),
@@ -247,6 +248,34 @@ impl Project {
             windsor: self.windsor.clone(),
             warnings,
         }
+    }
+
+    /// A warning (an error under `--strict`, as every warning) for each key of
+    /// windsor.yaml `contexts:` that is not a valid context name: such a context can
+    /// never be composed, and `--all-contexts` leaves it out.
+    fn invalid_context_keys(&self) -> Vec<Diagnostic> {
+        let Some(NodeKind::Map(entries)) = self
+            .windsor
+            .as_ref()
+            .and_then(|w| w.get("contexts"))
+            .map(|c| &c.kind)
+        else {
+            return Vec::new();
+        };
+        entries
+            .iter()
+            .filter_map(|(key, _)| {
+                let invalid = check_context_name(&key.name).err()?;
+                Some(
+                    Diagnostic::warning(format!(
+                        "windsor.yaml: `contexts.{}` is not a valid context name, so this context is skipped",
+                        key.name.escape_debug()
+                    ))
+                    .with_primary(key.span, "not a valid context name")
+                    .with_help(invalid.help.unwrap_or_default()),
+                )
+            })
+            .collect()
     }
 
     pub fn builtins(&self) -> Builtins {
@@ -334,7 +363,10 @@ impl Project {
     }
 }
 
-/// `--set a.b=value` pairs into one map; each value is parsed as YAML.
+/// `--set a.b=value` pairs into one map; each value is parsed as YAML. As in Helm, a
+/// segment may index a list, `--set 'hosts[0].name=a'`: the list is made (padded with
+/// nulls up to the index) and, like every list of a value layer, replaces the list of
+/// the layers below as a whole.
 pub fn parse_sets(pairs: &[String], sources: &FileMap) -> Result<Value, Diagnostic> {
     let mut out = Value::map(crate::expr::Map::default());
     for pair in pairs {
@@ -344,16 +376,104 @@ pub fn parse_sets(pairs: &[String], sources: &FileMap) -> Result<Value, Diagnost
                     .with_help("for example --set cluster.workers.count=3"),
             );
         };
-        let path: Vec<&str> = key.split('.').collect();
-        if key.is_empty() || path.iter().any(|s| s.is_empty()) {
+        let steps = set_steps(key).map_err(|why| {
+            Diagnostic::error(format!("--set {pair:?}: {why}"))
+                .with_help("a key path is names joined by `.`, each optionally followed by list indexes: a.b[0].c")
+        })?;
+        if steps.len() > crate::yaml::MAX_DEPTH {
             return Err(Diagnostic::error(format!(
-                "--set {pair:?}: `{key}` is not a dotted key path"
+                "--set: the key path has {} segments; at most {} are allowed",
+                steps.len(),
+                crate::yaml::MAX_DEPTH
             )));
         }
         let file = sources.add(format!("--set {key}"), raw.to_string());
         let text = sources.text(file).unwrap_or_default();
         let node = crate::yaml::parse(&text, file).map_err(Diagnostic::from)?;
-        set_path(&mut out, &path, node.to_value());
+        set_steps_in(&mut out, &steps, node.to_value());
     }
     Ok(out)
+}
+
+/// Largest list index `--set` accepts (Helm's own bound): `a[100000000]` would
+/// otherwise allocate that many nulls.
+pub const MAX_SET_INDEX: usize = 65_536;
+
+/// One step of a `--set` key path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetStep<'k> {
+    Key(&'k str),
+    Index(usize),
+}
+
+/// `a.b[0][2].c` → `a`, `b`, `[0]`, `[2]`, `c`; an error for an empty segment, an
+/// index that is not a number or over [`MAX_SET_INDEX`], or a path that starts with
+/// an index.
+pub fn set_steps(key: &str) -> Result<Vec<SetStep<'_>>, String> {
+    let mut steps = Vec::new();
+    if key.is_empty() {
+        return Err("the key path is empty".to_string());
+    }
+    for segment in key.split('.') {
+        let (name, mut rest) = match segment.find('[') {
+            Some(i) => (&segment[..i], &segment[i..]),
+            None => (segment, ""),
+        };
+        if name.is_empty() {
+            return Err(format!("`{key}` is not a dotted key path (an empty name)"));
+        }
+        steps.push(SetStep::Key(name));
+        while !rest.is_empty() {
+            let Some(close) = rest.find(']').filter(|_| rest.starts_with('[')) else {
+                return Err(format!("`{key}`: `{rest}` is not a list index like [0]"));
+            };
+            let digits = &rest[1..close];
+            let index: usize = digits
+                .parse()
+                .ok()
+                .filter(|_| digits.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| {
+                    format!("`{key}`: `[{digits}]` is not a list index (a number from 0)")
+                })?;
+            if index > MAX_SET_INDEX {
+                return Err(format!(
+                    "`{key}`: the index {index} is over the largest allowed, {MAX_SET_INDEX}"
+                ));
+            }
+            steps.push(SetStep::Index(index));
+            rest = &rest[close + 1..];
+        }
+    }
+    Ok(steps)
+}
+
+/// Sets the value at `steps`, creating maps and lists on the way; a value of another
+/// kind in the way is replaced.
+fn set_steps_in(target: &mut Value, steps: &[SetStep<'_>], value: Value) {
+    let mut target = target;
+    for step in steps {
+        target = match step {
+            SetStep::Key(name) => {
+                if !matches!(target, Value::Map(_)) {
+                    *target = Value::map(crate::expr::Map::default());
+                }
+                let Value::Map(m) = target else { return };
+                Arc::make_mut(m)
+                    .entry(Arc::from(*name))
+                    .or_insert(Value::Nil)
+            }
+            SetStep::Index(i) => {
+                if !matches!(target, Value::List(_)) {
+                    *target = Value::list(Vec::new());
+                }
+                let Value::List(items) = target else { return };
+                let items = Arc::make_mut(items);
+                if items.len() <= *i {
+                    items.resize(*i + 1, Value::Nil);
+                }
+                &mut items[*i]
+            }
+        };
+    }
+    *target = value;
 }

@@ -496,3 +496,189 @@ fn item09_color_flag_and_no_color() {
     assert!(text.contains("nope"), "{text}");
     assert!(!text.contains("\x1b["), "colour codes in a file: {text:?}");
 }
+
+// ---- 9: the smaller items ---------------------------------------------------------
+
+#[test]
+fn item09_local_sources_warn_that_their_addresses_cannot_be_fetched() {
+    let example = repo().join("examples/multi-source");
+    let out = tempfile::tempdir().expect("tmp");
+    let target = out.path().join("r");
+    let run = bpc(
+        &example,
+        &[
+            "render",
+            "--template",
+            "app",
+            "--context",
+            "local",
+            "--out",
+            s(&target),
+        ],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("source `platform` has the local URL `../platform`"),
+        "{}",
+        run.stderr
+    );
+    let strict = bpc(
+        &example,
+        &[
+            "render",
+            "--template",
+            "app",
+            "--context",
+            "local",
+            "--strict",
+            "--out",
+            s(&target),
+        ],
+    );
+    assert_eq!(strict.status, Some(1), "{}", strict.stderr);
+}
+
+#[test]
+fn item09_invalid_context_names_in_windsor_yaml_are_reported() {
+    let dir = project(&[
+        (
+            "windsor.yaml",
+            "version: v1alpha1\ncontexts:\n  good: {}\n  \"bad name\": {}\n",
+        ),
+        ("_template/facets/app.yaml", &components(1, "one")),
+    ]);
+    let run = bpc(dir.path(), &["compose", "--context", "good"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`contexts.bad name` is not a valid context name")
+            && run.stderr.contains("windsor.yaml:4:3"),
+        "{}",
+        run.stderr
+    );
+    let strict = bpc(dir.path(), &["compose", "--context", "good", "--strict"]);
+    assert_eq!(strict.status, Some(1), "{}", strict.stderr);
+    let all = bpc(
+        dir.path(),
+        &["compose", "--all-contexts", "--strict", "--out", "all"],
+    );
+    assert_eq!(all.status, Some(1), "{}{}", all.stdout, all.stderr);
+}
+
+#[test]
+fn item09_invalid_utf8_in_a_values_file_names_line_and_column() {
+    let dir = small();
+    std::fs::create_dir_all(dir.path().join("contexts/dev")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("contexts/dev/values.yaml"),
+        b"a: 1\nb: x\xffy\n",
+    )
+    .expect("write");
+    let run = bpc(dir.path(), &["compose", "--context", "dev"]);
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stderr.contains("contexts/dev/values.yaml")
+            && run.stderr.contains("line 2, column 5: byte 0xff"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn item09_nul_and_escape_bytes_are_not_echoed_into_snippets() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: \"\u{0}\u{1b}[2J\" ${{\n"),
+        ),
+    ]);
+    let run = bpc(dir.path(), &["compose"]);
+    assert_eq!(run.status, Some(1));
+    assert!(
+        !run.stderr.contains('\u{0}') && !run.stderr.contains('\u{1b}'),
+        "{:?}",
+        run.stderr
+    );
+}
+
+#[test]
+fn item09_unknown_tags_and_binary_are_warned() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: !custom 3\n      y: !!binary aGVsbG8=\n      z: ! 4\n"),
+        ),
+    ]);
+    let run = bpc(dir.path(), &["compose"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the tag !custom has no meaning for bpc"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("!!binary is not decoded"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.matches("warning:").count(), 2, "{}", run.stderr);
+    let strict = bpc(dir.path(), &["compose", "--strict"]);
+    assert_eq!(strict.status, Some(1));
+}
+
+#[test]
+fn item09_set_indexes_lists_as_helm_does() {
+    let dir = small();
+    let run = bpc(
+        dir.path(),
+        &[
+            "show",
+            "values",
+            "--set",
+            "hosts[1].name=b",
+            "--set",
+            "hosts[0]=a",
+            "--set",
+            "m.l[0][1]=x",
+        ],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("hosts:\n- a\n- name: b\nm:\n  l:\n  - - null\n    - x\n"),
+        "{}",
+        run.stdout
+    );
+    for bad in ["a[x]=1", "a[0=1", "[0]=1", "a[99999999]=1", "a.[0]=1"] {
+        let run = bpc(dir.path(), &["show", "values", "--set", bad]);
+        assert_eq!(run.status, Some(1), "{bad}: {}", run.stdout);
+        assert!(run.stderr.contains("--set"), "{bad}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn item09_duplicate_tar_entries_are_refused() {
+    // Built by hand: tar tools refuse to write such archives on purpose.
+    let dir = small();
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    for text in [components(1, "one"), components(1, "two")] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_path("facets/app.yaml").expect("path");
+        header.set_cksum();
+        builder.append(&header, text.as_bytes()).expect("append");
+    }
+    let bytes = builder.into_inner().expect("tar").finish().expect("gzip");
+    std::fs::write(dir.path().join("t.tar.gz"), bytes).expect("write");
+    let run = bpc(dir.path(), &["compose", "--template", "t.tar.gz"]);
+    assert_eq!(run.status, Some(1));
+    assert!(run.stderr.contains("more than once"), "{}", run.stderr);
+}

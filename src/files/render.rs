@@ -276,8 +276,22 @@ fn display_width(text: &str) -> usize {
         .sum()
 }
 
+/// A source line as shown: tabs expanded, and every other control character (a NUL,
+/// an ESC that would drive the terminal, DEL, the C1 range) drawn as one visible
+/// character in its place, so columns still line up with the marks.
 fn expand_tabs(text: &str) -> String {
-    text.replace('\t', &" ".repeat(TAB_WIDTH))
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str(&" ".repeat(TAB_WIDTH)),
+            // U+2400…U+241F: the control pictures (␀ ␛ …).
+            '\0'..='\x1f' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('�')),
+            '\x7f' => out.push('␡'),
+            '\u{80}'..='\u{9f}' => out.push('�'),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 #[derive(Clone, Copy)]
@@ -433,6 +447,24 @@ error: bad
         let col = line.char_indices().position(|(_, c)| c == 'B').expect("B");
         let caret = marks.char_indices().position(|(_, c)| c == '^').expect("^");
         assert_eq!(col, caret, "{out}");
+    }
+
+    #[test]
+    fn control_characters_are_drawn_not_sent() {
+        let map = FileMap::new();
+        let text = "a: x\0y\x1b[31mz\n";
+        let file = map.add("f.yaml", text.to_string());
+        let d = Diagnostic::error("bad").with_primary(span_of(text, "z", file), "here");
+        let out = render(&d, &map, false);
+        assert!(!out.contains('\0') && !out.contains('\x1b'), "{out:?}");
+        assert!(out.contains("x␀y␛[31mz"), "{out}");
+        // The mark is still under `z`.
+        let line = out.lines().find(|l| l.contains('␀')).expect("line");
+        let marks = out.lines().find(|l| l.contains('^')).expect("marks");
+        assert_eq!(
+            line.chars().position(|c| c == 'z'),
+            marks.chars().position(|c| c == '^')
+        );
     }
 
     #[test]

@@ -301,8 +301,7 @@ impl FileTree {
 
     pub fn read_to_string(&self, path: &str) -> Result<String, TreeError> {
         let bytes = self.read(path)?;
-        String::from_utf8(bytes.to_vec())
-            .map_err(|_| TreeError::new(TreeErrorKind::Io, path, "is not valid UTF-8 text"))
+        utf8_text(bytes.to_vec()).map_err(|why| TreeError::new(TreeErrorKind::Io, path, why))
     }
 
     /// Resolves `relative` against the directory of tree file `from`; the result must stay
@@ -450,6 +449,29 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     "not a regular file"
 }
 
+/// `bytes` as text, or where they stop being UTF-8: `is not valid UTF-8 text (line 3,
+/// column 7: byte 0xff)`, the column counted in characters as in every diagnostic.
+pub fn utf8_text(bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        format!(
+            "is not valid UTF-8 text (line {line}, column {column}: byte 0x{:02x})",
+            bytes[at]
+        )
+    })
+}
+
 /// Opens `disk` for reading only if it is a regular file (opening a FIFO would block
 /// until a writer came, reading a device may never end) and, with `max`, no larger
 /// than that. `shown` names it in errors.
@@ -566,6 +588,15 @@ fn read_archive(gzipped: impl Read, name: &str, cap: u64) -> Result<ArchiveFiles
                         format!("entry of {size} bytes: {}", cap_message(cap)),
                     ));
                 }
+                // Two entries for one path: which one a reader keeps differs between
+                // tools (the last for tar, the first for some), so the archive is
+                // ambiguous and refused.
+                if files.files.contains_key(&path) || files.dirs.contains(&path) {
+                    return Err(bad(
+                        &raw,
+                        format!("the archive holds `{path}` more than once; refusing the ambiguous archive"),
+                    ));
+                }
                 let mut data = Vec::new();
                 entry
                     .read_to_end(&mut data)
@@ -573,6 +604,12 @@ fn read_archive(gzipped: impl Read, name: &str, cap: u64) -> Result<ArchiveFiles
                 files.files.insert(path, Arc::from(data));
             }
             T::Directory => {
+                if files.files.contains_key(&path) {
+                    return Err(bad(
+                        &raw,
+                        format!("the archive holds `{path}` as a file and as a directory; refusing the ambiguous archive"),
+                    ));
+                }
                 if !path.is_empty() {
                     files.dirs.insert(path);
                 }
@@ -679,6 +716,25 @@ mod tests {
             "t.tgz!_template/facets/a.yaml"
         );
         assert_eq!(template.list("").expect("all").len(), 5);
+    }
+
+    #[test]
+    fn archive_refuses_duplicate_entries() {
+        let bytes = archive(&[
+            ("facets/a.yaml", tar::EntryType::Regular, b"one"),
+            ("facets/./a.yaml", tar::EntryType::Regular, b"two"),
+        ]);
+        let err = FileTree::from_archive(&bytes, "dup.tgz").expect_err("duplicate");
+        assert!(err.to_string().contains("more than once"), "{err}");
+        let bytes = archive(&[
+            ("facets/a.yaml", tar::EntryType::Regular, b"one"),
+            ("facets/a.yaml", tar::EntryType::Directory, b""),
+        ]);
+        let err = FileTree::from_archive(&bytes, "dup.tgz").expect_err("file and dir");
+        assert!(
+            err.to_string().contains("as a file and as a directory"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -57,7 +57,49 @@ pub fn render(
     );
     terraform::render(composition, &mut out)?;
     flux::render(composition, template, format, &mut out)?;
+    out.warnings.extend(local_source_warnings(composition));
     Ok(out)
+}
+
+/// A warning for each source with a local URL (`../platform`, `file://…`) that a
+/// component or kustomization uses: its rendered address (a module source
+/// `../platform//terraform/…?ref=`, a GitRepository `https://../platform`) is nothing
+/// Terraform or Flux can fetch.
+fn local_source_warnings(composition: &Composition) -> Vec<Diagnostic> {
+    let Some(blueprint) = composition.blueprint.as_map() else {
+        return Vec::new();
+    };
+    let sources = terraform::sources(blueprint);
+    let mut used: Vec<&str> = Vec::new();
+    for key in ["terraform", "kustomize"] {
+        let items = blueprint
+            .get(key)
+            .and_then(Value::as_list)
+            .unwrap_or_default();
+        for item in items {
+            let source = item
+                .as_map()
+                .and_then(|m| m.get("source"))
+                .and_then(Value::as_str);
+            if let Some(source) = source {
+                if !used.contains(&source) {
+                    used.push(source);
+                }
+            }
+        }
+    }
+    used.into_iter()
+        .filter_map(|name| {
+            let url = sources.get(name)?.get("url")?.as_str()?;
+            crate::template::source_entry::local_path(url)?;
+            Some(
+                Diagnostic::warning(format!(
+                    "source `{name}` has the local URL `{url}`: the addresses rendered for it cannot be fetched by Terraform or Flux"
+                ))
+                .with_help("render a blueprint whose sources are published (git, OCI), or treat this render as a preview; --strict makes this an error"),
+            )
+        })
+        .collect()
 }
 
 /// A value at a dotted path of a map.

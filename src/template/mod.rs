@@ -105,11 +105,18 @@ fn parse_facets(
     let parse_one = |(path, file): &(&str, crate::files::FileId)| {
         let mut found = Vec::new();
         let text = sources.text(*file).unwrap_or_default();
-        let facet = match crate::yaml::parse(&text, *file) {
-            Ok(node) => parse_facet::Reader {
-                diagnostics: &mut found,
+        let facet = match crate::yaml::parse_with_warnings(&text, *file) {
+            Ok((node, warnings)) => {
+                found.extend(warnings.into_iter().map(|w| {
+                    let mut d = Diagnostic::from(w);
+                    d.severity = crate::files::Severity::Warning;
+                    d
+                }));
+                parse_facet::Reader {
+                    diagnostics: &mut found,
+                }
+                .facet(node, path, *file)
             }
-            .facet(node, path, *file),
             Err(e) => {
                 found.push(Diagnostic::from(e));
                 None

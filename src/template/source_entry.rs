@@ -23,7 +23,7 @@ pub struct LocalEntry {
 /// Local means `file://…`, or a path written as one: `/…`, `./…`, `../…`, `.`, `..`.
 /// A bare `host/owner/repo` is a remote (git) source in Windsor blueprints, so it is
 /// not taken for a relative path.
-fn local_path(url: &str) -> Option<&str> {
+pub(crate) fn local_path(url: &str) -> Option<&str> {
     if let Some(rest) = url.strip_prefix("file://") {
         return Some(rest);
     }

@@ -30,13 +30,21 @@ pub const ALIAS_EXPANSION_LIMIT: usize = 100_000;
 /// Parses a single-document YAML text. An empty text (or one with only comments) is a
 /// null node; a second document is an error.
 pub fn parse(text: &str, file: FileId) -> Result<Node, YamlError> {
+    parse_with_warnings(text, file).map(|(node, _)| node)
+}
+
+/// [`parse`], with what the document says that bpc reads but does not honour: tags
+/// with no meaning for bpc (`!custom`), `!!binary` (kept as its base64 text). Each is
+/// a warning at the tag's node.
+pub fn parse_with_warnings(text: &str, file: FileId) -> Result<(Node, Vec<YamlError>), YamlError> {
     let mut loader = Loader::new(text, file);
     let mut docs = loader
         .documents(true)
         .map_err(|e| super::error::hint_unquoted_expression(e, text))?;
-    Ok(docs
+    let node = docs
         .pop()
-        .unwrap_or_else(|| null_node(Span::new(file, 0, 0))))
+        .unwrap_or_else(|| null_node(Span::new(file, 0, 0)));
+    Ok((node, loader.warnings))
 }
 
 /// Parses every document of a multi-document stream (`---` separated), in order.
@@ -108,7 +116,13 @@ struct Loader<'a> {
     keys: FxHashSet<Arc<str>>,
     /// Short string values seen in this file.
     short_strings: FxHashSet<Arc<str>>,
+    /// Tags read but not honoured (see [`parse_with_warnings`]); at most
+    /// [`TAG_WARNINGS_LIMIT`].
+    warnings: Vec<YamlError>,
 }
+
+/// Most tag warnings one file reports (a file of a million tags says so once).
+const TAG_WARNINGS_LIMIT: usize = 20;
 
 impl<'a> Loader<'a> {
     fn new(text: &'a str, file: FileId) -> Loader<'a> {
@@ -122,6 +136,7 @@ impl<'a> Loader<'a> {
             stack: Vec::new(),
             keys: FxHashSet::default(),
             short_strings: FxHashSet::default(),
+            warnings: Vec::new(),
         }
     }
 
@@ -153,6 +168,31 @@ impl<'a> Loader<'a> {
             self.short_strings.insert(Arc::clone(&text));
         }
         NodeKind::Str(text)
+    }
+
+    /// Records a tag bpc reads but does not honour.
+    fn tag_warning(&mut self, tag: &Tag, span: Span) {
+        if self.warnings.len() >= TAG_WARNINGS_LIMIT {
+            return;
+        }
+        let name = tag_name(tag);
+        let message = if tag.is_yaml_core_schema() && tag.suffix == "binary" {
+            "the tag !!binary is not decoded: bpc has no bytes type, so the value stays its base64 text".to_string()
+        } else if tag.is_yaml_core_schema() {
+            return;
+        } else if tag.handle.is_empty() && tag.suffix == "!" {
+            // `!` only forces a string: honoured.
+            return;
+        } else {
+            format!("the tag {name} has no meaning for bpc and is dropped; the value is read as if it were not tagged")
+        };
+        let mut warning = YamlError::new(span, message);
+        warning.help = Some(if tag.suffix == "binary" {
+            "decode it where it is needed with fromBase64(...)".to_string()
+        } else {
+            "remove the tag, or quote the value if it must stay text".to_string()
+        });
+        self.warnings.push(warning);
     }
 
     fn span(&self, start: usize, end: usize) -> Span {
@@ -275,6 +315,9 @@ impl<'a> Loader<'a> {
         };
         let span = self.span(start, end);
         let style = convert_style(style);
+        if let Some(tag) = tag.as_deref() {
+            self.tag_warning(tag, span);
+        }
         if self.expecting_key() {
             let merge = match tag.as_deref() {
                 None => style == ScalarStyle::Plain && value == "<<",
@@ -371,6 +414,10 @@ impl<'a> Loader<'a> {
         } else {
             start
         };
+        if let Some(tag) = tag.as_deref() {
+            let span = self.span(start, end.max(start));
+            self.tag_warning(tag, span);
+        }
         self.stack.push(Frame {
             collection,
             start,

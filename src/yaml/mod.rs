@@ -13,6 +13,6 @@ pub(crate) mod scalar;
 mod load_tests;
 
 pub use error::YamlError;
-pub use load::{parse, parse_all, ALIAS_EXPANSION_LIMIT, MAX_DEPTH};
+pub use load::{parse, parse_all, parse_with_warnings, ALIAS_EXPANSION_LIMIT, MAX_DEPTH};
 pub use node::{Key, Node, NodeKind, ScalarStyle};
 pub use offset::content_offset;
