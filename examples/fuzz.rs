@@ -1,8 +1,20 @@
-//! In-process fuzz driver (issue 14): mutates the repository's own templates and
-//! expressions and runs them through compose, explain, test and eval, failing on any
-//! panic, any input over the time budget and any input over the memory budget.
+//! In-process fuzz driver (issues 14 and 21): mutates the repository's own templates
+//! and expressions and runs them through compose, explain, test and eval, failing on
+//! any panic, any input over the time budget and any input over the memory budget.
 //!
-//! `cargo run --release --example fuzz -- --runs N --seed S [--time-ms T] [--memory-mib M]`
+//! `cargo run --release --example fuzz -- --runs N --seed S [--time-ms T] [--memory-mib M]
+//! [--surface mixed|render|set|deep|tar]`
+//!
+//! Surfaces (issue 21): `mixed` (the default) is the original blend of expressions,
+//! YAML and templates. `render` renders mutated templates, checks every output path is
+//! confined, compares the result with a hostile tree (`--check`: links to a secret, a
+//! FIFO, a `/dev/zero` link, an oversized file) and fails if the secret is printed, and
+//! every 500th render is written to a scratch directory that must then hold the output
+//! and nothing else. `set` feeds random `--set` pairs (list indexes, very long paths)
+//! through the value layers, the effective values and both writers. `deep` evaluates
+//! expressions that build deep or large values and writes their results. `tar` builds
+//! template archives with duplicate, unsafe, oversized and corrupted entries and
+//! composes those that load.
 //!
 //! Every input is derived from (seed, run number) alone, so a failure is reproduced by
 //! `--seed S --only RUN`. On a panic the input is shrunk (chunks removed while it still
@@ -279,12 +291,30 @@ enum Input {
         file: String,
         text: String,
     },
+    /// A mutated template file, rendered (surface `render`).
+    Render {
+        index: usize,
+        file: String,
+        text: String,
+    },
+    /// `--set` pairs, one a line (surface `set`).
+    Set(String),
+    /// A template archive (surface `tar`): its bytes, and what was done to it.
+    Tar {
+        bytes: Vec<u8>,
+        summary: String,
+    },
 }
 
 impl Input {
     fn text(&self) -> &str {
         match self {
-            Input::Expr { text, .. } | Input::Yaml(text) | Input::Template { text, .. } => text,
+            Input::Expr { text, .. }
+            | Input::Yaml(text)
+            | Input::Template { text, .. }
+            | Input::Render { text, .. }
+            | Input::Set(text) => text,
+            Input::Tar { summary, .. } => summary,
         }
     }
 
@@ -300,9 +330,158 @@ impl Input {
                 file: file.clone(),
                 text,
             },
+            Input::Render { index, file, .. } => Input::Render {
+                index: *index,
+                file: file.clone(),
+                text,
+            },
+            Input::Set(_) => Input::Set(text),
+            // Archives are not shrunk: `--seed S --only RUN` rebuilds the same bytes.
+            Input::Tar { .. } => self.clone(),
         }
     }
 }
+
+/// Which inputs a run generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Surface {
+    Mixed,
+    Render,
+    Set,
+    Deep,
+    Tar,
+}
+
+/// What `render --check` is pointed at: a tree of hostile entries, and the secret a
+/// link in it leads to, which must never appear in a diff.
+struct Hostile {
+    tree: PathBuf,
+    /// Scratch space for the renders that are written.
+    scratch: PathBuf,
+    /// Where the `tar` surface puts each archive.
+    archive: PathBuf,
+    _keep: Option<tempfile::TempDir>,
+}
+
+const SECRET: &str = "FUZZ-SECRET-TOKEN-5a1d";
+
+impl Hostile {
+    fn new() -> Hostile {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().to_path_buf();
+        let secret = root.join("secret.txt");
+        std::fs::write(&secret, format!("{SECRET}\n")).expect("secret");
+        let tree = root.join("hostile");
+        let tf = tree.join("terraform/net");
+        std::fs::create_dir_all(&tf).expect("mkdir");
+        std::fs::write(tree.join(".bpc-render"), "").expect("marker");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::symlink;
+            let _ = symlink(&secret, tf.join("terraform.tfvars.json"));
+            let _ = symlink(&secret, tree.join("kustomization.yaml"));
+            let _ = symlink("/dev/zero", tree.join("zero"));
+            let _ = symlink("/", tree.join("root-link"));
+            let _ = symlink("self-loop", tree.join("self-loop"));
+            let _ = std::process::Command::new("mkfifo")
+                .arg(tree.join("pipe"))
+                .status();
+        }
+        if let Ok(big) = std::fs::File::create(tree.join("big.yaml")) {
+            let _ = big.set_len(bpc::render::write::MAX_CHECKED_FILE + 1);
+        }
+        let mut deep = tree.join("deep");
+        for _ in 0..100 {
+            deep = deep.join("d");
+        }
+        let _ = std::fs::create_dir_all(&deep);
+        let scratch = root.join("scratch");
+        std::fs::create_dir_all(&scratch).expect("scratch");
+        Hostile {
+            tree,
+            scratch,
+            archive: root.join("template.tar.gz"),
+            _keep: Some(dir),
+        }
+    }
+}
+
+/// Expressions that build deep or large values; `NUM` is replaced by a size.
+const DEEP: &[&str] = &[
+    "reduce(1..NUM, [#acc], 1)",
+    "reduce(1..NUM, {'a': #acc}, 1)",
+    "reduce(1..NUM, [#acc, #acc], 1)",
+    "reduce(1..NUM, #acc + [#acc], [])",
+    "reduce(1..NUM, {'k' + string(#): #acc}, {})",
+    "map(1..NUM, 1..NUM)",
+    "map(1..NUM, map(1..NUM, [#]))",
+    "toJSON(reduce(1..NUM, [#acc], 1))",
+    "len(toJSON(reduce(1..NUM, [#acc, #acc], 1)))",
+    "fromJSON(repeat('[', NUM) + repeat(']', NUM))",
+    "fromJSON(repeat('{\"a\":', NUM) + '1' + repeat('}', NUM))",
+    "reduce(1..NUM, #acc + 'xxxxxxxxxxxxxxxx', '')",
+    "let v = reduce(1..NUM, [#acc], 1); v == v",
+    "let v = reduce(1..NUM, [#acc], 1); [v, v, v]",
+    "reduce(1..NUM, [#acc], 1)[0][0][0]",
+    "flatten(reduce(1..NUM, [#acc], 1))",
+    "sort(map(1..NUM, -#))",
+    "toYAML(reduce(1..NUM, {'a': [#acc]}, 1))",
+    "keys(reduce(1..NUM, {'a': #acc}, {}))",
+];
+
+const SIZES: &[&str] = &[
+    "1", "2", "10", "100", "255", "256", "257", "300", "1000", "40000", "100000", "1000000",
+];
+
+/// Pieces of `--set` keys and values.
+const SET_SEGMENTS: &[&str] = &[
+    "a",
+    "b",
+    "hosts",
+    "cluster",
+    "workers",
+    "count",
+    "x",
+    "é",
+    "\u{0}",
+    "",
+    "a[0]",
+    "a[1]",
+    "a[3]",
+    "a[65536]",
+    "a[65537]",
+    "a[99999999999999999999]",
+    "a[-1]",
+    "a[x]",
+    "a[",
+    "a]",
+    "[0]",
+    "a[0][0]",
+    "a[0][1][2]",
+    "a[]",
+    "a[ 1]",
+    "${x}",
+    "a=b",
+];
+
+const SET_VALUES: &[&str] = &[
+    "1",
+    "x",
+    "[1, 2]",
+    "{a: 1}",
+    "",
+    "null",
+    "&a [*a, *a]",
+    "${x}",
+    "- - - 1",
+    "'",
+    "{",
+    "!custom 3",
+    "!!binary aGk=",
+    "true",
+    "1e309",
+    "\u{0}",
+];
 
 struct Corpus {
     templates: Vec<Template>,
@@ -314,11 +493,22 @@ struct Corpus {
     /// `BPC_FUZZ_PANIC_ON=TEXT`: panic on inputs containing TEXT, to check that the
     /// driver catches, shrinks and reports a failure.
     panic_on: Option<String>,
+    surface: Surface,
+    hostile: Hostile,
+    /// Renders written so far (every 500th successful render is written).
+    renders: AtomicU64,
 }
 
 impl Corpus {
     fn input(&self, seed: u64, run: u64) -> Input {
         let mut rng = Rng::for_run(seed, run);
+        match self.surface {
+            Surface::Mixed => {}
+            Surface::Render => return self.render_input(&mut rng),
+            Surface::Set => return set_input(&mut rng, &self.donors),
+            Surface::Deep => return self.deep_input(&mut rng),
+            Surface::Tar => return self.tar_input(&mut rng),
+        }
         let roll = rng.below(100);
         if roll < 3 && !self.templates.is_empty() {
             let index = rng.below(self.templates.len());
@@ -352,6 +542,123 @@ impl Corpus {
         }
     }
 
+    /// A template file mutated, to render. Small templates more often than the large
+    /// conformance one, so a run covers more inputs.
+    fn render_input(&self, rng: &mut Rng) -> Input {
+        let index = if rng.below(8) == 0 {
+            rng.below(self.templates.len())
+        } else {
+            rng.below(self.templates.len().saturating_sub(1).max(1))
+        };
+        let files: Vec<&String> = self.templates[index]
+            .files
+            .keys()
+            .filter(|k| k.ends_with(".yaml"))
+            .collect();
+        let file = rng.pick(&files).to_string();
+        let original = String::from_utf8_lossy(&self.templates[index].files[&file]).to_string();
+        let text = if rng.below(10) == 0 {
+            original
+        } else {
+            mutate(rng, &original, &self.donors)
+        };
+        Input::Render { index, file, text }
+    }
+
+    /// An expression that builds a deep or large value, sometimes mutated.
+    fn deep_input(&self, rng: &mut Rng) -> Input {
+        let size = if rng.below(4) == 0 {
+            (rng.below(300_000)).to_string()
+        } else {
+            (*rng.pick(SIZES)).to_string()
+        };
+        let mut text = rng.pick(DEEP).replace("NUM", &size);
+        if rng.below(3) == 0 {
+            let other = {
+                let size = *rng.pick(SIZES);
+                rng.pick(DEEP).replace("NUM", size)
+            };
+            text = format!("[{text}, {other}]");
+        }
+        if rng.below(2) == 0 {
+            text = mutate(rng, &text, &[]);
+        }
+        Input::Expr {
+            template: false,
+            text,
+        }
+    }
+
+    /// A template archive: one of the templates, with some entries duplicated, renamed
+    /// to unsafe paths, turned into links or directories, given lying sizes, or the
+    /// compressed bytes damaged.
+    fn tar_input(&self, rng: &mut Rng) -> Input {
+        let index = rng.below(self.templates.len());
+        let template = &self.templates[index];
+        let mut summary = format!("archive of {}", template.name);
+        let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+            Vec::new(),
+            flate2::Compression::fast(),
+        ));
+        let names: Vec<&String> = template.files.keys().collect();
+        for (name, data) in &template.files {
+            let mut name = name.clone();
+            let mut data = data.clone();
+            let mut kind = tar::EntryType::Regular;
+            let mut times = 1;
+            match rng.below(40) {
+                0 => times = 2,
+                1 => name = format!("../{name}"),
+                2 => name = format!("/{name}"),
+                3 => kind = tar::EntryType::Symlink,
+                4 => kind = tar::EntryType::Directory,
+                5 => name = format!("./x/../{name}"),
+                6 => name = rng.pick(&names).to_string(),
+                7 => data = mutate(rng, &String::from_utf8_lossy(&data), &self.donors).into_bytes(),
+                8 => name = "a/".repeat(60) + &name,
+                9 => kind = tar::EntryType::Char,
+                _ => {}
+            }
+            if times > 1 || !matches!(kind, tar::EntryType::Regular) || name.contains("..") {
+                summary.push_str(&format!("; {name} as {kind:?} x{times}"));
+            }
+            for _ in 0..times {
+                let mut header = tar::Header::new_gnu();
+                header.set_entry_type(kind);
+                header.set_size(data.len() as u64);
+                header.set_mode(0o644);
+                // Written raw: `set_path` refuses the unsafe names this wants.
+                let raw = header.as_old_mut().name.as_mut();
+                let bytes = name.as_bytes();
+                let n = bytes.len().min(raw.len());
+                raw[..n].copy_from_slice(&bytes[..n]);
+                if kind == tar::EntryType::Symlink {
+                    let _ = header.set_link_name("/etc/passwd");
+                }
+                header.set_cksum();
+                let _ = builder.append(&header, data.as_slice());
+            }
+        }
+        let mut bytes = builder
+            .into_inner()
+            .and_then(|gz| gz.finish())
+            .unwrap_or_default();
+        match rng.below(10) {
+            0 if !bytes.is_empty() => {
+                let at = rng.below(bytes.len());
+                bytes[at] ^= 1 << rng.below(8);
+                summary.push_str(&format!("; bit flipped at byte {at}"));
+            }
+            1 => {
+                let keep = rng.below(bytes.len() + 1);
+                bytes.truncate(keep);
+                summary.push_str(&format!("; truncated to {keep} bytes"));
+            }
+            _ => {}
+        }
+        Input::Tar { bytes, summary }
+    }
+
     /// Runs one input; errors are fine, only panics (and budgets) are failures.
     fn run(&self, input: &Input) {
         if let Some(trigger) = &self.panic_on {
@@ -364,10 +671,15 @@ impl Corpus {
                 let host = NullHost {
                     terraform: TerraformOutputs::Deferred,
                 };
-                if *template {
-                    let _ = self.engine.render_template(text, &self.scope, &host);
+                let value = if *template {
+                    self.engine.render_template(text, &self.scope, &host).ok()
                 } else {
-                    let _ = self.engine.eval(text, &self.scope, &host);
+                    self.engine.eval(text, &self.scope, &host).ok()
+                };
+                // Whatever an expression built is written, compared and dropped as
+                // compose would (the output budget checked first, as the writers do).
+                if let Some(value) = value {
+                    write_value(&value, self.limits.output_bytes);
                 }
             }
             Input::Yaml(text) => {
@@ -379,6 +691,121 @@ impl Corpus {
                 }
             }
             Input::Template { index, file, text } => self.run_template(*index, file, text),
+            Input::Render { index, file, text } => self.run_render(*index, file, text),
+            Input::Set(pairs) => self.run_set(pairs),
+            Input::Tar { bytes, .. } => self.run_tar(bytes),
+        }
+    }
+
+    fn session(&self, tree: FileTree, set: Vec<String>) -> Option<bpc::session::Session> {
+        let sources = Arc::new(FileMap::new());
+        let mut options = bpc::session::Options::at("/fuzz");
+        options.locate.context = Some("fuzz".into());
+        options.locate.set = set;
+        options.environment = Environment::Fixed(Default::default());
+        options.limits = self.limits;
+        bpc::session::Session::of_template(tree, "/fuzz", options, sources).ok()
+    }
+
+    fn run_render(&self, index: usize, file: &str, text: &str) {
+        let template = &self.templates[index];
+        let mut files = template.files.clone();
+        files.insert(file.to_string(), text.as_bytes().to_vec());
+        let Ok(tree) = FileTree::from_files(files, &template.name) else {
+            return;
+        };
+        let Some(session) = self.session(tree, Vec::new()) else {
+            return;
+        };
+        let Ok(composition) = session.compose() else {
+            return;
+        };
+        let format = if text.len() % 2 == 0 {
+            bpc::render::ManifestFormat::Yaml
+        } else {
+            bpc::render::ManifestFormat::Json
+        };
+        let Ok(rendered) = session.render_composition(composition, format) else {
+            return;
+        };
+        for path in rendered.files.keys() {
+            let confined = !path.is_empty()
+                && !path.starts_with('/')
+                && !path.contains('\\')
+                && !path.contains('\0')
+                && path
+                    .split('/')
+                    .all(|c| !c.is_empty() && c != "." && c != "..");
+            if !confined {
+                panic!("render produced the path {path:?}, outside its output root");
+            }
+        }
+        if let Ok(diff) = bpc::render::write::check(&self.hostile.tree, &rendered) {
+            if diff.contains(SECRET) {
+                panic!("render --check printed what a link in the checked tree points to");
+            }
+        }
+        if self.renders.fetch_add(1, Ordering::SeqCst) % 500 == 0 {
+            let out = self.hostile.scratch.join("out");
+            if bpc::render::write::write_tree(&out, &rendered, true).is_ok() {
+                let entries: Vec<String> = std::fs::read_dir(&self.hostile.scratch)
+                    .map(|d| {
+                        d.flatten()
+                            .map(|e| e.file_name().to_string_lossy().to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if entries != ["out"] {
+                    panic!("after a render the scratch directory holds {entries:?}");
+                }
+                if bpc::render::write::check(&out, &rendered).map_or(true, |d| !d.is_empty()) {
+                    panic!("a written render does not check as up to date");
+                }
+            }
+        }
+    }
+
+    fn run_set(&self, pairs: &str) {
+        let set: Vec<String> = pairs.lines().map(str::to_string).collect();
+        let template = &self.templates[0];
+        let Ok(tree) = FileTree::from_files(template.files.clone(), &template.name) else {
+            return;
+        };
+        let Some(session) = self.session(tree, set) else {
+            return;
+        };
+        let Ok(layers) = session.layers() else {
+            return;
+        };
+        if let Ok(values) = bpc::compose::scope::effective_values(
+            session.schema.as_ref(),
+            true,
+            &layers,
+            &session.sources,
+        ) {
+            write_value(&Value::map(values), self.limits.output_bytes);
+        }
+        // Now and then the whole composition over those values.
+        if pairs.len() % 16 == 0 {
+            if let Ok(composition) = session.compose() {
+                write_value(&composition.blueprint, self.limits.output_bytes);
+            }
+        }
+    }
+
+    fn run_tar(&self, bytes: &[u8]) {
+        // Through a file, as `--template FILE.tar.gz` reads it.
+        if std::fs::write(&self.hostile.archive, bytes).is_err() {
+            return;
+        }
+        let Ok(tree) = FileTree::open(&self.hostile.archive) else {
+            return;
+        };
+        let Some(session) = self.session(tree, Vec::new()) else {
+            return;
+        };
+        if let Ok(composition) = session.compose() {
+            write_value(&composition.blueprint, self.limits.output_bytes);
         }
     }
 
@@ -428,6 +855,66 @@ impl Corpus {
     }
 }
 
+/// Writes `value` as both writers would, after the output budget's check (a value
+/// over it is refused, as the commands refuse it), and compares it with itself.
+fn write_value(value: &Value, budget: usize) {
+    if bpc::compose::budget::check_text(value, budget, "the value").is_err() {
+        return;
+    }
+    let _ = bpc::emit::to_json(value);
+    let _ = bpc::emit::to_yaml(value);
+    let copy = value.clone();
+    if !copy.equals(value, bpc::value::Equality::SAME_DOCUMENT) {
+        panic!("a value differs from its own copy");
+    }
+}
+
+/// Random `--set` pairs, one a line: key paths of a few segments (now and then tens
+/// of thousands), with list indexes, and values from YAML fragments.
+fn set_input(rng: &mut Rng, donors: &[String]) -> Input {
+    let mut lines = Vec::new();
+    for _ in 0..1 + rng.below(4) {
+        let segments = match rng.below(20) {
+            0 => 200 + rng.below(40_000),
+            1 => 250 + rng.below(10),
+            _ => 1 + rng.below(6),
+        };
+        let mut key = String::new();
+        for i in 0..segments {
+            if i > 0 {
+                key.push('.');
+            }
+            let segment = if segments > 100 && rng.below(4) != 0 {
+                "a"
+            } else {
+                *rng.pick(SET_SEGMENTS)
+            };
+            key.push_str(segment);
+        }
+        let value = if rng.below(4) == 0 && !donors.is_empty() {
+            let donor: Vec<char> = rng.pick(donors).chars().collect();
+            let from = rng.below(donor.len());
+            let end = (from + 1 + rng.below(64)).min(donor.len());
+            donor[from..end]
+                .iter()
+                .collect::<String>()
+                .replace('\n', " ")
+        } else {
+            (*rng.pick(SET_VALUES)).to_string()
+        };
+        match rng.below(12) {
+            0 => lines.push(key),
+            _ => lines.push(format!("{key}={value}")),
+        }
+    }
+    let text = lines.join("\n");
+    Input::Set(if rng.below(3) == 0 {
+        mutate(rng, &text, &[])
+    } else {
+        text
+    })
+}
+
 /// Shrinks a panicking input: removes chunks, halving their size, while it still panics.
 fn shrink(corpus: &Corpus, input: &Input) -> Input {
     let panics = |candidate: &Input| {
@@ -467,9 +954,20 @@ fn report(kind: &str, seed: u64, run: u64, input: &Input) {
             eprintln!("reproduce: bpc eval {flag}{text:?}");
         }
         Input::Yaml(text) => eprintln!("YAML input:\n{text}"),
-        Input::Template { index, file, text } => {
+        Input::Template { index, file, text } | Input::Render { index, file, text } => {
             eprintln!("template input #{index}, file {file}:\n{text}");
         }
+        Input::Set(pairs) => {
+            eprintln!("--set pairs, one a line:");
+            for line in pairs.lines() {
+                let shown: String = line.chars().take(400).collect();
+                eprintln!(
+                    "  {shown:?}{}",
+                    if line.len() > 400 { " (cut)" } else { "" }
+                );
+            }
+        }
+        Input::Tar { summary, bytes } => eprintln!("{} byte archive: {summary}", bytes.len()),
     }
 }
 
@@ -479,6 +977,7 @@ struct Options {
     only: Option<u64>,
     time: Duration,
     memory: usize,
+    surface: Surface,
 }
 
 fn options() -> Options {
@@ -488,11 +987,27 @@ fn options() -> Options {
         only: None,
         time: Duration::from_secs(5),
         memory: 2048 << 20,
+        surface: Surface::Mixed,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1).and_then(|v| v.parse::<u64>().ok());
+        if args[i] == "--surface" {
+            o.surface = match args.get(i + 1).map(String::as_str) {
+                Some("mixed") => Surface::Mixed,
+                Some("render") => Surface::Render,
+                Some("set") => Surface::Set,
+                Some("deep") => Surface::Deep,
+                Some("tar") => Surface::Tar,
+                other => {
+                    eprintln!("--surface takes mixed, render, set, deep or tar, not {other:?}");
+                    std::process::exit(2);
+                }
+            };
+            i += 2;
+            continue;
+        }
         match (args[i].as_str(), value) {
             ("--runs", Some(v)) => o.runs = v,
             ("--seed", Some(v)) => o.seed = v,
@@ -536,13 +1051,17 @@ fn main() {
             ..Limits::default()
         },
         panic_on: std::env::var("BPC_FUZZ_PANIC_ON").ok(),
+        surface: o.surface,
+        hostile: Hostile::new(),
+        renders: AtomicU64::new(0),
     });
     eprintln!(
-        "fuzz: {} templates, {} expressions, seed {}, {} runs",
+        "fuzz: {} templates, {} expressions, seed {}, {} runs, surface {:?}",
         corpus.templates.len(),
         corpus.expressions.len(),
         o.seed,
-        o.runs
+        o.runs,
+        o.surface
     );
 
     // The watchdog sees which run is going and since when; it reports a run over the
@@ -609,7 +1128,8 @@ fn main() {
         }
     }
     println!(
-        "fuzz: {done} inputs, 0 panics, 0 over budget; {:.1} s, slowest input {} ms, peak metered memory {} MiB",
+        "fuzz: surface {:?}, {done} inputs, 0 panics, 0 over budget; {:.1} s, slowest input {} ms, peak metered memory {} MiB",
+        o.surface,
         begin.elapsed().as_secs_f64(),
         slowest.as_millis(),
         meter.peak() >> 20

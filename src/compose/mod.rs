@@ -9,7 +9,7 @@
 
 pub(crate) mod activate;
 pub(crate) mod blueprint;
-pub(crate) mod budget;
+pub mod budget;
 pub(crate) mod collect;
 pub(crate) mod config;
 pub(crate) mod context_fields;
