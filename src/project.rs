@@ -345,6 +345,13 @@ pub fn parse_sets(pairs: &[String], sources: &FileMap) -> Result<Value, Diagnost
                 "--set {pair:?}: `{key}` is not a dotted key path"
             )));
         }
+        if path.len() > crate::yaml::MAX_DEPTH {
+            return Err(Diagnostic::error(format!(
+                "--set: the key path has {} segments; at most {} are allowed",
+                path.len(),
+                crate::yaml::MAX_DEPTH
+            )));
+        }
         let file = sources.add(format!("--set {key}"), raw.to_string());
         let text = sources.text(file).unwrap_or_default();
         let node = crate::yaml::parse(&text, file).map_err(Diagnostic::from)?;

@@ -2,6 +2,7 @@
 
 pub(crate) mod diagnostic;
 pub(crate) mod map;
+pub(crate) mod relative_path;
 pub mod render;
 pub mod span;
 pub(crate) mod tree;
