@@ -390,7 +390,16 @@ pub fn parse_sets(pairs: &[String], sources: &FileMap) -> Result<Value, Diagnost
         let file = sources.add(format!("--set {key}"), raw.to_string());
         let text = sources.text(file).unwrap_or_default();
         let node = crate::yaml::parse(&text, file).map_err(Diagnostic::from)?;
-        set_steps_in(&mut out, &steps, node.to_value());
+        let value = node.to_value();
+        // The path's levels and the value's together are one value's depth.
+        let room = crate::value::depth::MAX_VALUE_DEPTH.saturating_sub(steps.len());
+        if crate::value::depth::deeper_than(&value, room) {
+            return Err(Diagnostic::error(format!(
+                "--set {key}: the key path and the value nest deeper than {} levels together",
+                crate::value::depth::MAX_VALUE_DEPTH
+            )));
+        }
+        set_steps_in(&mut out, &steps, value);
     }
     Ok(out)
 }

@@ -27,6 +27,11 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
+/// Stack left before a config leaf is evaluated on a fresh segment (an unoptimised
+/// build spends tens of KiB per link of a chain), and the size of each new segment.
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_SEGMENT: usize = 8 * 1024 * 1024;
+
 /// A merged, unevaluated config value: maps merge key by key, anything else is a leaf
 /// written by one block.
 #[derive(Clone, Debug)]
@@ -129,6 +134,9 @@ pub struct Resolver<'t> {
     merging: RefCell<HashSet<String>>,
     memo: RefCell<HashMap<Vec<Arc<str>>, Value>>,
     stack: RefCell<Vec<Frame>>,
+    /// The leaves on `stack`, so that finding a cycle costs one lookup per leaf, not
+    /// a scan of the stack (a chain of n blocks was quadratic).
+    open: RefCell<HashSet<Vec<Arc<str>>>>,
     log: RefCell<Vec<BlockRecord>>,
     /// `(facet, position)` of every logged block its `when` let in: answering
     /// `block_included` by scanning the log made a template of many blocks quadratic.
@@ -191,6 +199,7 @@ impl<'t> Resolver<'t> {
             merging: RefCell::new(HashSet::new()),
             memo: RefCell::new(HashMap::new()),
             stack: RefCell::new(Vec::new()),
+            open: RefCell::new(HashSet::new()),
             log: RefCell::new(Vec::new()),
             included: RefCell::new(HashSet::new()),
             precedence: Precedence::default(),
@@ -345,7 +354,9 @@ impl<'t> Resolver<'t> {
         }
         self.stack.borrow_mut().push(Frame::Guard(name.to_string()));
         self.record();
-        let result = self.merge_block(name, &contributions);
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.merge_block(name, &contributions)
+        });
         let reads = self.recorded();
         self.stack.borrow_mut().pop();
         self.merging.borrow_mut().remove(name);
@@ -441,11 +452,14 @@ impl<'t> Resolver<'t> {
             }
             return Ok(v.clone());
         }
-        let cycle_start = self
-            .stack
-            .borrow()
-            .iter()
-            .position(|f| matches!(f, Frame::Leaf(p) if *p == path));
+        let cycle_start = if self.open.borrow().contains(&path) {
+            self.stack
+                .borrow()
+                .iter()
+                .position(|f| matches!(f, Frame::Leaf(p) if *p == path))
+        } else {
+            None
+        };
         if let Some(start) = cycle_start {
             let stack = self.stack.borrow();
             let mut chain: Vec<String> = stack[start..]
@@ -464,21 +478,28 @@ impl<'t> Resolver<'t> {
             .with_help("break the cycle, or read the input value with the block's own name"));
         }
         self.stack.borrow_mut().push(Frame::Leaf(path.clone()));
+        self.open.borrow_mut().insert(path.clone());
         let host = self.host_for(leaf.facet);
         let facet = &self.template.facets[leaf.facet];
         let dotted = path.join(".");
         let context = || format!("in config value `{dotted}` of facet `{}`", facet.name);
         self.record();
-        let result = eval_node(
-            self.engine,
-            &leaf.node,
-            self,
-            &host,
-            &self.template.sources,
-            &context,
-        );
+        // A value may read a value that reads a value…: a chain as long as the
+        // template's blocks, each link several frames deep. The stack grows on the
+        // heap as the chain needs, as Go's does for Windsor, instead of overflowing.
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            eval_node(
+                self.engine,
+                &leaf.node,
+                self,
+                &host,
+                &self.template.sources,
+                &context,
+            )
+        });
         let reads = self.recorded();
         self.stack.borrow_mut().pop();
+        self.open.borrow_mut().remove(&path);
         let keys: Vec<&str> = path.iter().map(|k| &**k).collect();
         let value = self
             .precedence

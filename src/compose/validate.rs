@@ -17,7 +17,7 @@ pub fn validate(
     template: &Template,
     origins: &Origins,
 ) -> Vec<Diagnostic> {
-    let mut errors = Vec::new();
+    let mut errors = path_names(kind, merged, origins);
     for component in merged.components.values() {
         let Some(Tracked::List(deps, _)) = component.get("dependsOn") else {
             continue;
@@ -85,6 +85,57 @@ pub fn validate(
             ))
             .with_primary(span, "this dependsOn is part of the cycle"),
         );
+    }
+    errors
+}
+
+/// Names that `bpc render` turns into paths (a component's id, a terraform `path`)
+/// must stay inside the output directory: `../x` is refused here, where the facet and
+/// line that wrote it are known, not discovered when a file lands outside `--out`.
+fn path_names(kind: ComponentKind, merged: &Merged, origins: &Origins) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let fields: &[&str] = match kind {
+        ComponentKind::Terraform => &["name", "path"],
+        _ => &["name"],
+    };
+    for component in merged.components.values() {
+        let mut checked = false;
+        for field in fields {
+            let Some(tracked) = component.get(field) else {
+                continue;
+            };
+            let Some(text) = tracked.as_str() else {
+                continue;
+            };
+            if text.is_empty() && *field == "name" {
+                continue;
+            }
+            checked |= text == component.id;
+            if let Some(why) = crate::files::relative_path::unsafe_reason(text) {
+                let span = origins.get(tracked.origin()).span;
+                errors.push(
+                    Diagnostic::error(format!(
+                        "{} {field} `{}` cannot be used: {why}",
+                        kind.noun(),
+                        text.escape_debug()
+                    ))
+                    .with_primary(
+                        span,
+                        format!("this {field} becomes a path under `bpc render --out`"),
+                    )
+                    .with_help("use a plain relative name such as `cluster` or `network/vpc`"),
+                );
+            }
+        }
+        if !checked {
+            if let Some(why) = crate::files::relative_path::unsafe_reason(&component.id) {
+                errors.push(Diagnostic::error(format!(
+                    "{} `{}` cannot be used as a name: {why}",
+                    kind.noun(),
+                    component.id.escape_debug()
+                )));
+            }
+        }
     }
     errors
 }

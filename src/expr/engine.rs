@@ -111,7 +111,7 @@ impl Engine {
         scope: &dyn Scope,
         host: &dyn Host,
     ) -> Result<Value, ExprError> {
-        Evaluator::new(self, scope, host, 0).eval(&program.root)
+        Evaluator::new(self, scope, host, 0).eval_root(&program.root)
     }
 
     pub fn eval(
@@ -155,7 +155,7 @@ impl Engine {
             };
             let program = self.compile(body).map_err(shift)?;
             Evaluator::new(self, scope, host, depth)
-                .eval(&program.root)
+                .eval_root(&program.root)
                 .map_err(shift)
         };
         template::render(text, self.interpolation, &mut eval)

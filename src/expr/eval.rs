@@ -14,6 +14,7 @@ use super::ops;
 use super::program::{Expr, ExprKind, Key, Pred};
 use super::scope::Peek;
 use super::scope::Scope;
+use crate::value::depth::{too_deep_message, DepthCheck, MAX_VALUE_DEPTH};
 use crate::value::{map_get, map_get_hashed, Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -40,6 +41,9 @@ pub struct Evaluator<'a> {
     pub reentry: u32,
     stacks: Option<Box<Stacks>>,
     budget: Budget,
+    /// Measures the values this evaluation returns and accumulates (boxed: most
+    /// evaluations return a scalar and never need it).
+    depth: Option<Box<DepthCheck>>,
 }
 
 fn run_err(e: &Expr, message: impl Into<String>) -> ExprError {
@@ -106,7 +110,27 @@ impl<'a> Evaluator<'a> {
             reentry,
             stacks: None,
             budget: Budget::default(),
+            depth: None,
         }
+    }
+
+    /// Evaluates a whole program: [`Evaluator::eval`], then the result is refused if
+    /// it nests deeper than [`MAX_VALUE_DEPTH`], so no caller ever walks such a value.
+    pub fn eval_root(&mut self, e: &Expr) -> EResult {
+        let value = self.eval(e)?;
+        self.bounded(e, value)
+    }
+
+    /// `value` if it nests at most [`MAX_VALUE_DEPTH`] levels, else an error at `e`.
+    fn bounded(&mut self, e: &Expr, value: Value) -> EResult {
+        if !matches!(value, Value::List(_) | Value::Map(_)) {
+            return Ok(value);
+        }
+        let check = self.depth.get_or_insert_with(Box::default);
+        if check.deeper_than(&value, MAX_VALUE_DEPTH) {
+            return Err(run_err(e, too_deep_message()));
+        }
+        Ok(value)
     }
 
     fn stacks(&mut self) -> &mut Stacks {
@@ -639,6 +663,9 @@ impl<'a> Evaluator<'a> {
                 };
                 for (i, item) in items.iter().enumerate().skip(start) {
                     acc = self.call_body(body, item.clone(), i, acc)?;
+                    // The accumulator is the one value that can grow deeper with
+                    // every step (`[#acc]`): refused at the bound, never walked past it.
+                    acc = self.bounded(e, acc)?;
                 }
                 Ok(acc)
             }

@@ -3,6 +3,7 @@
 pub(crate) mod diagnostic;
 pub(crate) mod map;
 pub mod out_path;
+pub(crate) mod relative_path;
 pub mod render;
 pub mod span;
 pub(crate) mod tree;

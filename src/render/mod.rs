@@ -36,11 +36,22 @@ pub struct Rendered {
     /// Values left out because they wait on something (`terraform_output()`, an
     /// unresolved `${…}`), as `where: what`.
     pub deferred: Vec<String>,
+    /// Paths refused because they would leave the output root (compose refuses such
+    /// names first; this catches whatever reaches render another way).
+    refused: Vec<String>,
 }
 
 impl Rendered {
     fn add(&mut self, path: impl Into<String>, text: String) {
-        self.files.insert(path.into(), text.into_bytes());
+        let path = path.into();
+        match crate::files::relative_path::unsafe_reason(&path) {
+            Some(why) => self
+                .refused
+                .push(format!("`{}`: {why}", path.escape_debug())),
+            None => {
+                self.files.insert(path, text.into_bytes());
+            }
+        }
     }
 }
 
@@ -57,6 +68,17 @@ pub fn render(
     );
     terraform::render(composition, &mut out)?;
     flux::render(composition, template, format, &mut out)?;
+    if !out.refused.is_empty() {
+        return Err(out
+            .refused
+            .iter()
+            .map(|p| {
+                Diagnostic::error(format!(
+                    "render would write outside its output directory: {p}"
+                ))
+            })
+            .collect());
+    }
     out.warnings.extend(local_source_warnings(composition));
     Ok(out)
 }

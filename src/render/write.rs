@@ -247,7 +247,8 @@ fn sync_dir(dir: &Path) {
 fn fill(root: &Path, tree: &Rendered) -> std::io::Result<()> {
     std::fs::create_dir_all(root)?;
     for (path, bytes) in &tree.files {
-        let full = root.join(path);
+        let full = crate::files::relative_path::join_inside(root, path)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         if let Some(p) = full.parent() {
             std::fs::create_dir_all(p)?;
         }

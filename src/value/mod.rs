@@ -8,6 +8,7 @@
 //! `float64`. Lists and maps share their storage so cloning a value is cheap, which matters
 //! because the same scope is read by thousands of expressions.
 
+pub mod depth;
 mod equal;
 pub mod json;
 mod node;
