@@ -682,3 +682,22 @@ fn item09_duplicate_tar_entries_are_refused() {
     assert_eq!(run.status, Some(1));
     assert!(run.stderr.contains("more than once"), "{}", run.stderr);
 }
+
+// ---- fuzz finding: growing a string by `+` in a loop is bounded work -------------------
+
+#[test]
+fn quadratic_concatenation_meets_the_step_limit() {
+    let dir = small();
+    for expr in [
+        "reduce(1..157868, #acc + 'xxxxxxxxxxxxxxxx', '')",
+        "reduce(1..900000, #acc + 'x', '')",
+    ] {
+        let run = bpc(dir.path(), &["eval", expr]);
+        assert_eq!(run.status, Some(1), "{expr}: {}", run.stdout.len());
+        assert!(run.stderr.contains("step limit"), "{expr}: {}", run.stderr);
+    }
+    // Ordinary use is far below the limit.
+    let run = bpc(dir.path(), &["eval", "len(reduce(1..1000, #acc + 'x', ''))"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(run.stdout, "1000\n");
+}

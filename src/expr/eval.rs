@@ -479,6 +479,18 @@ impl<'a> Evaluator<'a> {
                 if matches!(&v, Value::Str(s) if s.len() > MAX_STRING) {
                     return Err(run_err(e, "string exceeds the size limit"));
                 }
+                // `+` copies both sides: charged as work by the size of its result, so a
+                // loop that grows a string or list by one piece per step
+                // (`reduce(1..150000, #acc + 'xxxx', '')`, quadratic in copying) meets
+                // the step limit instead of running for minutes.
+                let copied = match &v {
+                    Value::Str(s) => s.len() / 64,
+                    Value::List(items) => items.len() / 8,
+                    _ => 0,
+                };
+                self.budget
+                    .step(copied as u64)
+                    .map_err(|m| run_err(e, m))?;
                 Ok(v)
             }
             BinOp::Sub => ops::sub(a, b),
