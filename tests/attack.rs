@@ -697,7 +697,10 @@ fn quadratic_concatenation_meets_the_step_limit() {
         assert!(run.stderr.contains("step limit"), "{expr}: {}", run.stderr);
     }
     // Ordinary use is far below the limit.
-    let run = bpc(dir.path(), &["eval", "len(reduce(1..1000, #acc + 'x', ''))"]);
+    let run = bpc(
+        dir.path(),
+        &["eval", "len(reduce(1..1000, #acc + 'x', ''))"],
+    );
     assert!(run.success(), "{}", run.stderr);
     assert_eq!(run.stdout, "1000\n");
 }

@@ -488,9 +488,7 @@ impl<'a> Evaluator<'a> {
                     Value::List(items) => items.len() / 8,
                     _ => 0,
                 };
-                self.budget
-                    .step(copied as u64)
-                    .map_err(|m| run_err(e, m))?;
+                self.budget.step(copied as u64).map_err(|m| run_err(e, m))?;
                 Ok(v)
             }
             BinOp::Sub => ops::sub(a, b),
