@@ -342,26 +342,36 @@ fn read_bounded(path: &Path, total: &mut u64) -> Entry {
     };
     // Between the listing and the open the entry may have been swapped for something
     // else: what was opened is what counts.
-    match file.metadata() {
-        Ok(meta) if meta.is_file() => {}
+    let size = match file.metadata() {
+        Ok(meta) if meta.is_file() => meta.len(),
         Ok(_) => return Entry::Unread("is not a regular file".into()),
         Err(e) => return Entry::Unread(format!("cannot be read: {e}")),
-    }
+    };
     let left = MAX_CHECKED_TOTAL.saturating_sub(*total);
     let cap = MAX_CHECKED_FILE.min(left);
+    // A file already over the bound is not read at all (the read below stays bounded
+    // for one that grows while it is read).
+    if size > cap {
+        return over(cap);
+    }
     let mut bytes = Vec::new();
     if let Err(e) = file.take(cap + 1).read_to_end(&mut bytes) {
         return Entry::Unread(format!("cannot be read: {e}"));
     }
     *total += bytes.len() as u64;
     if bytes.len() as u64 > cap {
-        return Entry::Unread(if cap < MAX_CHECKED_FILE {
-            format!("was not read: --check reads at most {MAX_CHECKED_TOTAL} bytes in all")
-        } else {
-            format!("is larger than {MAX_CHECKED_FILE} bytes, the most --check reads of one file")
-        });
+        return over(cap);
     }
     Entry::File(bytes)
+}
+
+/// The entry for a file over the bound `cap` of [`read_bounded`].
+fn over(cap: u64) -> Entry {
+    Entry::Unread(if cap < MAX_CHECKED_FILE {
+        format!("was not read: --check reads at most {MAX_CHECKED_TOTAL} bytes in all")
+    } else {
+        format!("is larger than {MAX_CHECKED_FILE} bytes, the most --check reads of one file")
+    })
 }
 
 fn kind_name(kind: &std::fs::FileType) -> &'static str {
