@@ -18,6 +18,7 @@ use crate::compose::{Composition, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileMap, FileTree};
+use crate::graph::Graph;
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
@@ -282,6 +283,15 @@ impl Session {
         }));
         rendered.warnings = warnings;
         Ok(rendered)
+    }
+
+    /// The deployment graph of a composition of this session: read from its render
+    /// (so it shows exactly what is applied), with the composition's origins saying
+    /// why each edge exists.
+    pub fn graph(&self, composition: &Composition) -> Result<Graph, Vec<Diagnostic>> {
+        let rendered = crate::render::render(composition, &self.template, ManifestFormat::Json)?;
+        crate::graph::build(&rendered, composition, &self.template, &self.sources)
+            .map_err(|d| vec![d])
     }
 
     /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
