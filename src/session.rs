@@ -194,6 +194,7 @@ impl Session {
             engine: &self.engine,
             layers: self.layers_of(project)?,
             apply_schema_defaults: true,
+            config_defaults: true,
             builtins: project.builtins(),
             environment: self.options.environment.clone(),
             terraform: self.terraform_outputs()?,
