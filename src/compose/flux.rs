@@ -7,8 +7,10 @@
 //!   `<name>-resources-<variant>` at `<path>/resources`, depending on the install tier;
 //! * system `dependsOn` names other systems (a bare name means its install tier) and
 //!   attaches to the install tier, else to every variant;
-//! * `globalDependency: true`: every kustomization outside the system's own dependency
-//!   closure depends on the system's terminal tier (its variants, else its install).
+//! * `globalDependency: true`: every kustomization and system outside the system's own
+//!   dependency closure depends on the system's terminal tier (its variants, else its
+//!   install); as any system dependency, it reaches a system's install tier, or its
+//!   resources tiers when it has none.
 
 use super::fields::sort_in_order;
 use super::merge::{Component, Merged};
@@ -189,7 +191,7 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
             Some(Tracked::Leaf(Value::Bool(true), _))
         );
         if global {
-            add_global_dependency(&tiers[&s.id], kustomize);
+            add_global_dependency(&tiers[&s.id], &tiers, kustomize);
         }
     }
     Ok(())
@@ -202,7 +204,17 @@ fn deps_of(c: &Component) -> Vec<String> {
         .collect()
 }
 
-fn add_global_dependency(t: &Tiers, kustomize: &mut Merged) {
+/// Windsor adds a global system's terminal tiers to the `dependsOn` of every plain
+/// kustomization and every other *system*; a system's `dependsOn` reaches its install
+/// tier only (its resources tiers wait on that install tier), or every resources tier
+/// when it has no install tier. So a resources tier behind an install tier gets no
+/// barrier of its own.
+fn add_global_dependency(t: &Tiers, all: &HashMap<String, Tiers>, kustomize: &mut Merged) {
+    let behind_install: HashSet<&str> = all
+        .values()
+        .filter(|other| other.install.is_some())
+        .flat_map(|other| other.variants.iter().map(String::as_str))
+        .collect();
     let own: Vec<String> = t
         .install
         .iter()
@@ -223,7 +235,7 @@ fn add_global_dependency(t: &Tiers, kustomize: &mut Merged) {
     }
     let terminal = t.terminal();
     for c in kustomize.components.values_mut() {
-        if closure.contains(&c.id) {
+        if closure.contains(&c.id) || behind_install.contains(c.id.as_str()) {
             continue;
         }
         let origin = c.get("name").map(Tracked::origin).unwrap_or_default();

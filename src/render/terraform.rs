@@ -123,10 +123,21 @@ fn split_inputs(component: &Component) -> (Inputs, Inputs) {
         if has_expression(v) {
             deferred.insert(k.to_string(), v.clone());
         } else {
-            resolved.insert(k.to_string(), v.clone());
+            resolved.insert(k.to_string(), heredoc_text(v));
         }
     }
     (resolved, deferred)
+}
+
+/// A multi-line string input as Terraform receives it from Windsor's tfvars, where it
+/// is a heredoc: ending in a newline (docs/render.md, Terraform). Windsor also parses
+/// the text as YAML and writes it back (reference Q6), which can rewrite it (a
+/// `#!` line is dropped, plain lines fold into one); bpc does not.
+fn heredoc_text(v: &Value) -> Value {
+    match v {
+        Value::Str(t) if t.contains('\n') && !t.ends_with('\n') => Value::str(format!("{t}\n")),
+        other => other.clone(),
+    }
 }
 
 /// True when any string in `v` still holds `${` (Windsor leaves such inputs out too).
