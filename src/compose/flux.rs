@@ -197,6 +197,44 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
     Ok(())
 }
 
+/// Windsor's `resolveTierDependencies` for plain `kustomize:` entries: a `dependsOn`
+/// name that is no kustomization but a flux system with an install tier means that
+/// install tier (`cni` → `cni-install`). Any other missing name is left for
+/// validation to report.
+pub fn resolve_plain_dependencies(systems: &Merged, kustomize: &mut Merged) {
+    let installs: HashMap<String, String> = systems
+        .components
+        .values()
+        .filter(|s| s.get("install").is_some_and(|t| !pruned(t)))
+        .map(|s| (s.id.clone(), tier_names::install(&s.id)))
+        .collect();
+    if installs.is_empty() {
+        return;
+    }
+    let plain: HashSet<String> = kustomize.components.keys().cloned().collect();
+    for c in kustomize.components.values_mut() {
+        let needs = names(c.get("dependsOn")).iter().any(|d| {
+            d.as_str()
+                .is_some_and(|n| !plain.contains(n) && installs.contains_key(n))
+        });
+        if !needs {
+            continue;
+        }
+        let fields = Arc::make_mut(&mut c.fields);
+        if let Some(Tracked::List(items, _)) = fields.get_mut("dependsOn") {
+            for item in items.iter_mut() {
+                let target = item
+                    .as_str()
+                    .filter(|n| !plain.contains(*n))
+                    .and_then(|n| installs.get(n));
+                if let Some(target) = target {
+                    *item = leaf(target, item);
+                }
+            }
+        }
+    }
+}
+
 fn deps_of(c: &Component) -> Vec<String> {
     names(c.get("dependsOn"))
         .iter()

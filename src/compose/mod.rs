@@ -336,6 +336,7 @@ pub fn finish(
     }
     blueprint::finish(&mut terraform, &mut origins);
     blueprint::clean(&mut kustomize);
+    flux::resolve_plain_dependencies(&flux, &mut kustomize);
     // The Flux Kustomizations the blueprint stands for: systems expanded into tiers.
     // Dependencies are validated on these, where every tier has its own name.
     let mut kustomizations = kustomize.clone();
