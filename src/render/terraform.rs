@@ -129,13 +129,32 @@ fn split_inputs(component: &Component) -> (Inputs, Inputs) {
     (resolved, deferred)
 }
 
-/// A multi-line string input as Terraform receives it from Windsor's tfvars, where it
-/// is a heredoc: ending in a newline (docs/render.md, Terraform). Windsor also parses
-/// the text as YAML and writes it back (reference Q6), which can rewrite it (a
-/// `#!` line is dropped, plain lines fold into one); bpc does not.
+/// An input as Terraform receives it from Windsor's HCL tfvars (docs/render.md,
+/// Terraform): a multi-line string is a heredoc there, so it ends in a newline; a
+/// number is an HCL number, so an integral float is written as an integer (`10`, not
+/// `10.0`), at any depth. Windsor also parses heredoc text as YAML and writes it back
+/// (reference Q6), which can rewrite it (a `#!` line is dropped, plain lines fold into
+/// one); bpc does not.
 fn heredoc_text(v: &Value) -> Value {
+    let v = integral_numbers(v);
     match v {
         Value::Str(t) if t.contains('\n') && !t.ends_with('\n') => Value::str(format!("{t}\n")),
+        other => other,
+    }
+}
+
+fn integral_numbers(v: &Value) -> Value {
+    match v {
+        // Within ±2^53 every integral float is exactly an integer.
+        Value::Float(f) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 => {
+            Value::Int(*f as i64)
+        }
+        Value::List(items) => Value::list(items.iter().map(integral_numbers).collect()),
+        Value::Map(m) => Value::map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), integral_numbers(v)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
