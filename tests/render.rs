@@ -320,27 +320,39 @@ fn sources_backends_patches_and_deferred_substitutions() {
     );
 }
 
-/// The windsor-core (eaa2bcea) corpus rendered with `tests/render-values/VALUES.yaml`.
-fn windsor_core(values: &str) -> Rendered {
+/// The windsor-core (eaa2bcea) corpus rendered with `tests/render-values/VALUES.yaml`,
+/// in context `local` (a dev context, docs/semantics.md S4) unless `context` is given.
+fn windsor_core(values: &str, context: Option<&str>) -> Rendered {
     let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
     let values = repo().join(format!("tests/render-values/{values}.yaml"));
-    render_with(&project, None, &[values])
+    let sources = Arc::new(FileMap::new());
+    let mut options = Options::at(repo());
+    options.locate.project = Some(project);
+    options.locate.values = vec![values];
+    options.locate.context = context.map(str::to_string);
+    Session::open(options, sources.clone())
+        .and_then(|session| session.render(ManifestFormat::Yaml))
+        .unwrap_or_else(|d| {
+            let text: Vec<String> = d.iter().map(|d| show(d, &sources, false)).collect();
+            panic!("{}", text.join("\n"))
+        })
 }
 
 /// A case of the current public corpus (windsorcli/core eaa2bcea, the values of its
 /// `addon-database` tests): metal, dev mode, flux systems with tiers.
 #[test]
 fn windsor_core_render() {
-    let r = windsor_core("windsor-core-metal-dev");
+    let r = windsor_core("windsor-core-metal-dev", None);
     assert!(validate_flux(&r) > 10);
     snap("render__render_windsor_core_metal_dev", &dump(&r));
 }
 
 /// A second case of the same corpus (its `platform-aws` tests, first case): AWS EKS,
-/// an S3 state backend, no gateway; the terraform chain runs backend first.
+/// an S3 state backend, no gateway; the terraform chain runs backend first. Context
+/// `prod`, so not a dev context.
 #[test]
 fn windsor_core_aws_render() {
-    let r = windsor_core("windsor-core-aws");
+    let r = windsor_core("windsor-core-aws", Some("prod"));
     assert!(validate_flux(&r) > 10);
     for id in ["backend", "network", "cluster", "gitops"] {
         let tfvars = format!("terraform/{id}/terraform.tfvars.json");
@@ -405,7 +417,7 @@ fn local_module_variables_are_checked_against_inputs() {
     "};
     project()
         .args(["render", "--out", "out"])
-        .stderr(format!("{warnings}rendered 6 file(s) to out\n"))
+        .stderr(format!("{warnings}rendered 7 file(s) to out\n"))
         .run();
     project()
         .args(["render", "--out", "out", "--strict"])
