@@ -96,11 +96,7 @@ fn field_diffs(windsor: &Value, bpc: &Value) -> Vec<String> {
                     t.chars().take(120).collect()
                 })
             };
-            format!(
-                "{p}: windsor={} bpc={}",
-                shown(w.get(p)),
-                shown(b.get(p))
-            )
+            format!("{p}: windsor={} bpc={}", shown(w.get(p)), shown(b.get(p)))
         })
         .collect()
 }
@@ -150,7 +146,11 @@ fn differences(project: &Path, context: &str) -> Vec<String> {
         .collect();
     let (ours, deferred) = rendered_objects(&rendered);
     let mut out = Vec::new();
-    for k in windsor.keys().chain(ours.keys()).collect::<std::collections::BTreeSet<_>>() {
+    for k in windsor
+        .keys()
+        .chain(ours.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+    {
         let (kind, name) = k;
         let (Some(w), Some(b)) = (windsor.get(k), ours.get(k)) else {
             let side = if windsor.contains_key(k) {
@@ -185,7 +185,11 @@ fn differences(project: &Path, context: &str) -> Vec<String> {
     let mut windsor_tf = BTreeMap::new();
     for entry in std::fs::read_dir(expected.join("tfvars")).expect("tfvars dir") {
         let path = entry.expect("entry").path();
-        let id = path.file_stem().expect("stem").to_string_lossy().to_string();
+        let id = path
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .to_string();
         let value: Value =
             serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("tfvars json");
         windsor_tf.insert(id, value);
@@ -244,7 +248,10 @@ fn assemble(dir: &Path) -> std::path::PathBuf {
         &project.join("contexts/_template"),
     );
     std::fs::copy(core.join("windsor.yaml"), project.join("windsor.yaml")).expect("copy");
-    copy(&repo().join(SET).join("contexts"), &project.join("contexts"));
+    copy(
+        &repo().join(SET).join("contexts"),
+        &project.join("contexts"),
+    );
     project
 }
 

@@ -6,7 +6,8 @@ mod common;
 use common::*;
 
 /// The blueprint of context `local` with these components: what every project here
-/// composes to around its `terraform:` and `kustomize:` sections.
+/// composes to around its `terraform:` and `kustomize:` sections (`local` is a dev
+/// context with a workstation, so it has a dev repository and `DOMAIN: test`, S4).
 fn blueprint(components: &str) -> String {
     let head = indoc! {"
         kind: Blueprint
@@ -14,6 +15,11 @@ fn blueprint(components: &str) -> String {
         metadata:
           name: local
           description: Blueprint for the local context
+        repository:
+          url: http://git.test/git/project
+          ref:
+            branch: main
+          secretName: flux-system
         sources:
         - name: template
           install: true
@@ -22,6 +28,7 @@ fn blueprint(components: &str) -> String {
         configMaps:
           values-common:
             CONTEXT: local
+            DOMAIN: test
     "};
     format!("{head}{components}{tail}")
 }

@@ -28,7 +28,6 @@
 //!      `gke`; `docker`, `hetzner`, `hyperv`, `incus`, `metal`, `omni`, `vsphere` →
 //!      `talos`; nothing for any other platform.
 
-use super::scope::deep_merge;
 use crate::expr::{Map, Value};
 use std::sync::Arc;
 
@@ -63,19 +62,28 @@ pub fn before_schema(context: &str, values: &mut Value) {
 }
 
 /// Windsor's own schema defaults, laid under the context's values when the template
-/// has a schema (its own defaults come after, filling only what is still missing).
-pub fn builtin_schema_defaults(values: &Value) -> Value {
-    let mut services = Map::default();
-    for name in ["dns", "git", "registries"] {
-        services.insert(name.into(), Value::Bool(true));
+/// has a schema (its own defaults come after, filling only what is still missing):
+/// `workstation.services.{dns,git,registries}: true`. Keys keep their order; a
+/// `workstation` or `services` that is set but not a map is left alone.
+pub fn builtin_schema_defaults(values: &mut Value) {
+    let Value::Map(map) = values else {
+        return;
+    };
+    let workstation = Arc::make_mut(map)
+        .entry("workstation".into())
+        .or_insert_with(|| Value::map(Map::default()));
+    let Value::Map(workstation) = workstation else {
+        return;
+    };
+    let services = Arc::make_mut(workstation)
+        .entry("services".into())
+        .or_insert_with(|| Value::map(Map::default()));
+    if let Value::Map(services) = services {
+        let services = Arc::make_mut(services);
+        for name in ["dns", "git", "registries"] {
+            fill(services, name, Value::Bool(true));
+        }
     }
-    let mut workstation = Map::default();
-    workstation.insert("services".into(), Value::map(services));
-    let mut base = Map::default();
-    base.insert("workstation".into(), Value::map(workstation));
-    let mut base = Value::map(base);
-    deep_merge(&mut base, values);
-    base
 }
 
 /// Step 3: values Windsor derives from the others once schema defaults are in.
@@ -83,10 +91,8 @@ pub fn after_schema(map: &mut Map) {
     let runtime = lookup_str(map, &["workstation", "runtime"])
         .filter(|r| !r.is_empty())
         .map(str::to_string);
-    let dns_enabled = !matches!(
-        lookup(map, &["dns", "enabled"]),
-        Some(Value::Bool(false))
-    ) && lookup_str(map, &["dns", "enabled"]) != Some("false");
+    let dns_enabled = !matches!(lookup(map, &["dns", "enabled"]), Some(Value::Bool(false)))
+        && lookup_str(map, &["dns", "enabled"]) != Some("false");
     if let (Some(runtime), true) = (&runtime, dns_enabled) {
         fill_path(map, &["dns", "domain"], "test");
         if runtime == "docker-desktop" {
@@ -176,7 +182,7 @@ mod tests {
         }
         before_schema(context, &mut v);
         if schema && schema_defaults_apply(context) {
-            v = builtin_schema_defaults(&v);
+            builtin_schema_defaults(&mut v);
         }
         let mut map = v.as_map().cloned().unwrap_or_default();
         after_schema(&mut map);
@@ -231,7 +237,11 @@ mod tests {
             r#"{"workstation":{"runtime":"docker-desktop"},"dns":{"enabled":"false"},"platform":"none"}"#
         );
         assert_eq!(
-            all_steps("x", "workstation: {runtime: colima}\ndns: {domain: ''}\n", false),
+            all_steps(
+                "x",
+                "workstation: {runtime: colima}\ndns: {domain: ''}\n",
+                false
+            ),
             r#"{"workstation":{"runtime":"colima"},"dns":{"domain":"test"},"platform":"none"}"#
         );
         assert_eq!(

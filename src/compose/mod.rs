@@ -10,9 +10,9 @@
 pub(crate) mod activate;
 pub(crate) mod blueprint;
 pub(crate) mod budget;
-pub(crate) mod config_defaults;
 pub(crate) mod collect;
 pub(crate) mod config;
+pub(crate) mod config_defaults;
 pub(crate) mod context_fields;
 pub(crate) mod context_patches;
 pub(crate) mod deferred;

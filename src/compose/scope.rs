@@ -151,7 +151,7 @@ pub fn effective_values(
             apply_defaults && windsor.is_none_or(super::config_defaults::schema_defaults_apply);
         if apply_defaults {
             if windsor.is_some() {
-                merged = super::config_defaults::builtin_schema_defaults(&merged);
+                super::config_defaults::builtin_schema_defaults(&mut merged);
             }
             merged = schema.apply_defaults(&merged);
         }

@@ -206,7 +206,10 @@ pub fn render(
         let object = obj([
             ("apiVersion", s(KUSTOMIZE_API)),
             ("kind", s("Kustomization")),
-            ("metadata", cx.labelled_metadata(&name, spec_namespace(&spec, &cx))),
+            (
+                "metadata",
+                cx.labelled_metadata(&name, spec_namespace(&spec, &cx)),
+            ),
             ("spec", strip_namespace(spec)),
         ]);
         resources.push(cx.write(&format!("kustomizations/{name}"), &object, out)?);
