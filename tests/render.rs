@@ -427,3 +427,38 @@ fn local_module_variables_are_checked_against_inputs() {
         ))
         .run();
 }
+
+/// Values waiting on Terraform outputs are counted in the summary line, and `--check`
+/// says so too when the tree is otherwise up to date.
+#[test]
+fn deferred_values_show_in_the_summary_and_under_check() {
+    let dir = common::project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/app.yaml",
+            "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nkustomize:\n  - name: app\n    substitutions:\n      vip: ${terraform_output('net', 'vip')}\n",
+        ),
+    ]);
+    let out = bpc(dir.path(), &["render", "--context", "prod", "--out", "out"]);
+    assert!(out.success(), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("note: deferred: values-app.vip")
+            && out
+                .stderr
+                .contains("to out; 1 value(s) deferred until terraform outputs exist"),
+        "{}",
+        out.stderr
+    );
+    let check = bpc(
+        dir.path(),
+        &["render", "--context", "prod", "--out", "out", "--check"],
+    );
+    assert!(check.success(), "{}", check.stderr);
+    assert!(
+        check
+            .stderr
+            .contains("out is up to date; 1 value(s) deferred"),
+        "{}",
+        check.stderr
+    );
+}
