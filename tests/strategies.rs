@@ -492,3 +492,52 @@ fn the_higher_ordinal_wins_whatever_the_file_order() {
         "}))
         .run();
 }
+
+/// Empty collections are left out of the blueprint, as Windsor's `omitempty` Go fields
+/// are (checked with the Windsor CLI 7b6bca77): `inputs: {}`, `components: []`,
+/// `substitutions: {}`, `patches: []`, also inside flux tiers. An empty tier stays.
+#[test]
+fn empty_collections_are_left_out() {
+    Test::new()
+        .facet(
+            "base.yaml",
+            indoc! {"
+            metadata:
+              name: base
+            terraform:
+              - name: a
+                path: a
+                inputs: {}
+            kustomize:
+              - name: k
+                components: []
+                substitutions: {}
+                patches: []
+            flux:
+              - name: s
+                install:
+                  components: [x]
+                  substitutions: {}
+                resources:
+                  - components: []
+                    substitutions: {}
+        "},
+        )
+        .compose()
+        .stdout(blueprint(indoc! {"
+            terraform:
+            - name: a
+              path: a
+            kustomize:
+            - name: k
+            flux:
+            - name: s
+              source: template
+              install:
+                components:
+                - x
+              resources:
+              - {}
+        "}))
+        .run();
+}
