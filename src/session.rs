@@ -275,7 +275,13 @@ impl Session {
         composition: Composition,
         format: ManifestFormat,
     ) -> Result<Rendered, Vec<Diagnostic>> {
-        let mut rendered = crate::render::render(&composition, &self.template, format)?;
+        let origin = crate::render::git_origin::origin(&self.project.root);
+        let mut rendered = crate::render::render_with_origin(
+            &composition,
+            &self.template,
+            format,
+            origin.as_deref(),
+        )?;
         let mut warnings = composition.warnings.clone();
         warnings.append(&mut rendered.warnings);
         warnings.extend(module_variables::check(&composition, |dir| {

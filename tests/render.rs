@@ -322,8 +322,27 @@ fn sources_backends_patches_and_deferred_substitutions() {
 
 /// The windsor-core (eaa2bcea) corpus rendered with `tests/render-values/VALUES.yaml`,
 /// in context `local` (a dev context, docs/semantics.md S4) unless `context` is given.
+/// The project is copied out of this repository first: a render outside dev mode reads
+/// the git origin of the repository holding the project (docs/render.md), which must
+/// not be this one's.
 fn windsor_core(values: &str, context: Option<&str>) -> Rendered {
-    let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir") {
+            let entry = entry.expect("entry");
+            if entry.file_type().expect("type").is_dir() {
+                copy(&entry.path(), &to.join(entry.file_name()));
+            } else {
+                std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("windsor-core-eaa2bcea");
+    copy(
+        &repo().join("tests/conformance/windsor-core-eaa2bcea"),
+        &project,
+    );
     let values = repo().join(format!("tests/render-values/{values}.yaml"));
     let sources = Arc::new(FileMap::new());
     let mut options = Options::at(repo());
@@ -460,5 +479,40 @@ fn deferred_values_show_in_the_summary_and_under_check() {
             .contains("out is up to date; 1 value(s) deferred"),
         "{}",
         check.stderr
+    );
+}
+
+/// Outside dev mode, a blueprint without `repository` gets the project's git origin as
+/// its primary GitRepository (host/path form, https, branch main), as the Windsor CLI
+/// does; credentials in the remote URL are not written.
+#[test]
+fn the_primary_repository_falls_back_to_the_git_origin() {
+    let facet = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nkustomize:\n  - name: app\n";
+    let dir = common::project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", facet),
+        (
+            ".git/config",
+            "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://bot:s3cret@github.com/acme/platform.git\n",
+        ),
+    ]);
+    let out = bpc(dir.path(), &["render", "--context", "prod", "--out", "out"]);
+    assert!(out.success(), "{}", out.stderr);
+    let source =
+        std::fs::read_to_string(dir.path().join("out/flux/sources/gitrepository-prod.yaml"))
+            .expect("the primary GitRepository is rendered");
+    assert!(
+        source.contains("url: https://github.com/acme/platform\n")
+            && source.contains("branch: main")
+            && !source.contains("s3cret"),
+        "{source}"
+    );
+    // Without a repository around the project, the warning stays.
+    std::fs::remove_dir_all(dir.path().join(".git")).expect("rm");
+    let out = bpc(dir.path(), &["render", "--context", "prod", "--out", "out"]);
+    assert!(
+        out.stderr.contains("no URL for GitRepository `prod`"),
+        "{}",
+        out.stderr
     );
 }

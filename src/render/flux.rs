@@ -25,6 +25,8 @@ struct Ctx<'a> {
     labels: Value,
     sources: BTreeMap<String, Map>,
     template: &'a Template,
+    /// The project's git origin (host/path), for a primary repository with no URL.
+    origin: Option<&'a str>,
     /// Blueprint ConfigMaps every Kustomization references: `values-common` first,
     /// then the rest by name (Windsor's order is random, reference Q4).
     shared_maps: Vec<String>,
@@ -62,6 +64,7 @@ pub fn render(
     composition: &Composition,
     template: &Template,
     format: ManifestFormat,
+    origin: Option<&str>,
     out: &mut Rendered,
 ) -> Result<(), Vec<Diagnostic>> {
     let blueprint = composition.blueprint.as_map().cloned().unwrap_or_default();
@@ -99,6 +102,7 @@ pub fn render(
         labels: Value::map(labels),
         sources: sources(&blueprint),
         template,
+        origin,
         shared_maps,
         install_tiers: composition
             .flux
@@ -546,7 +550,21 @@ impl Ctx<'_> {
     ) -> Option<Value> {
         let primary = name == self.context && !self.sources.contains_key(name);
         let entry = if primary {
-            blueprint.get("repository").and_then(Value::as_map).cloned()
+            let own = blueprint.get("repository").and_then(Value::as_map).cloned();
+            // No URL in the blueprint (and not a dev context, which has one): the
+            // project's git origin on branch `main`, as Windsor's
+            // `resolveRepositoryDefaults` does.
+            match (own.as_ref().and_then(|e| text(e, "url")), self.origin) {
+                (None, Some(origin)) => {
+                    let mut entry = own.unwrap_or_default();
+                    entry.insert("url".into(), s(origin));
+                    entry
+                        .entry("ref".into())
+                        .or_insert_with(|| obj([("branch", s("main"))]));
+                    Some(entry)
+                }
+                _ => own,
+            }
         } else {
             self.sources.get(name).cloned()
         };

@@ -7,6 +7,7 @@
 //! writer share one result and nothing is written when it fails.
 
 pub(crate) mod flux;
+pub mod git_origin;
 pub(crate) mod module_variables;
 pub(crate) mod terraform;
 pub mod write;
@@ -50,13 +51,25 @@ pub fn render(
     template: &Template,
     format: ManifestFormat,
 ) -> Result<Rendered, Vec<Diagnostic>> {
+    render_with_origin(composition, template, format, None)
+}
+
+/// [`render`], with the project's git `origin` (host/path form, [`git_origin`]) for the
+/// primary GitRepository when the blueprint names no repository, as Windsor falls back
+/// to `git config remote.origin.url`.
+pub fn render_with_origin(
+    composition: &Composition,
+    template: &Template,
+    format: ManifestFormat,
+    origin: Option<&str>,
+) -> Result<Rendered, Vec<Diagnostic>> {
     let mut out = Rendered::default();
     out.add(
         MARKER,
         "Written by `bpc render`; the whole directory is replaced on each render.\n".into(),
     );
     terraform::render(composition, &mut out)?;
-    flux::render(composition, template, format, &mut out)?;
+    flux::render(composition, template, format, origin, &mut out)?;
     Ok(out)
 }
 
