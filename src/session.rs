@@ -288,6 +288,10 @@ impl Session {
             self.module_files(dir)
         }));
         rendered.warnings = warnings;
+        for (path, text) in module_variables::companions(&composition, |dir| self.module_files(dir))
+        {
+            rendered.files.insert(path, text.into_bytes());
+        }
         Ok(rendered)
     }
 

@@ -436,7 +436,7 @@ fn local_module_variables_are_checked_against_inputs() {
     "};
     project()
         .args(["render", "--out", "out"])
-        .stderr(format!("{warnings}rendered 7 file(s) to out\n"))
+        .stderr(format!("{warnings}rendered 8 file(s) to out\n"))
         .run();
     project()
         .args(["render", "--out", "out", "--strict"])
@@ -515,4 +515,35 @@ fn the_primary_repository_falls_back_to_the_git_origin() {
         "{}",
         out.stderr
     );
+}
+
+/// A local module's variables are listed beside its tfvars (`variables.json`), as
+/// Windsor's tfvars file lists them in comments: description, literal default (none for
+/// a sensitive variable), required, and where the value comes from.
+#[test]
+fn a_local_module_gets_its_variables_listed() {
+    let facet = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: f\nterraform:\n  - name: net\n    path: net\n    inputs:\n      cidr: 10.0.0.0/16\n      vip: ${terraform_output('x', 'vip')}\n";
+    let module = "variable \"cidr\" {\n  description = \"The network range\"\n}\nvariable \"vip\" {}\nvariable \"zones\" {\n  default = [\"a\", \"b\"]\n}\nvariable \"token\" {\n  sensitive = true\n  default   = \"s3cret\"\n}\nvariable \"computed\" {\n  default = \"${path.module}/x\"\n}\n";
+    let dir = common::project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/f.yaml", facet),
+        ("terraform/net/variables.tf", module),
+    ]);
+    let out = bpc(dir.path(), &["render", "--context", "prod", "--out", "out"]);
+    assert!(out.success(), "{}", out.stderr);
+    let text = std::fs::read_to_string(dir.path().join("out/terraform/net/variables.json"))
+        .expect("variables.json");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let v = &doc["variables"];
+    assert_eq!(doc["module"], "terraform/net");
+    assert_eq!(v["cidr"]["description"], "The network range");
+    assert_eq!(v["cidr"]["input"], "tfvars");
+    assert_eq!(v["vip"]["input"], "deferred");
+    assert_eq!(v["vip"]["required"], true);
+    assert_eq!(v["zones"]["default"], serde_json::json!(["a", "b"]));
+    assert_eq!(v["zones"]["input"], "none");
+    assert_eq!(v["token"]["sensitive"], true);
+    assert!(!text.contains("s3cret"), "{text}");
+    assert!(v["computed"].get("default").is_none(), "{text}");
+    assert_eq!(v["computed"]["required"], false);
 }
