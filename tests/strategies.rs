@@ -541,3 +541,58 @@ fn empty_collections_are_left_out() {
         "}))
         .run();
 }
+
+/// A plain kustomization depending on a flux system by its bare name depends on its
+/// install tier, as Windsor's `resolveTierDependencies` rewrites it (checked with the
+/// Windsor CLI 7b6bca77); a system without an install tier is not a target.
+#[test]
+fn a_bare_system_name_in_a_plain_dependency_means_its_install_tier() {
+    Test::new()
+        .facet(
+            "base.yaml",
+            indoc! {"
+            metadata:
+              name: base
+            flux:
+              - name: cni
+                install:
+                  components: [cilium]
+            kustomize:
+              - name: app
+                dependsOn: [cni]
+        "},
+        )
+        .compose()
+        .stdout(blueprint(indoc! {"
+            kustomize:
+            - name: app
+              dependsOn:
+              - cni-install
+            flux:
+            - name: cni
+              source: template
+              install:
+                components:
+                - cilium
+        "}))
+        .run();
+    Test::new()
+        .facet(
+            "base.yaml",
+            indoc! {"
+            metadata:
+              name: base
+            flux:
+              - name: gitops
+                resources:
+                  - components: [flux]
+            kustomize:
+              - name: app
+                dependsOn: [gitops]
+        "},
+        )
+        .compose()
+        .failure()
+        .stderr_contains("kustomization `app` depends on `gitops`, which is not in the blueprint")
+        .run();
+}
