@@ -124,7 +124,7 @@ fn split_inputs(component: &Component) -> (Inputs, Inputs) {
         if has_expression(v) {
             deferred.insert(k.to_string(), v.clone());
         } else {
-            resolved.insert(k.to_string(), heredoc_text(v));
+            resolved.insert(k.to_string(), tfvars_value(v));
         }
     }
     (resolved, deferred)
@@ -136,7 +136,7 @@ fn split_inputs(component: &Component) -> (Inputs, Inputs) {
 /// `10.0`), at any depth. Windsor also parses heredoc text as YAML and writes it back
 /// (reference Q6), which can rewrite it (a `#!` line is dropped, plain lines fold into
 /// one); bpc does not.
-fn heredoc_text(v: &Value) -> Value {
+fn tfvars_value(v: &Value) -> Value {
     let v = integral_numbers(v);
     match v {
         Value::Str(t) if t.contains('\n') && !t.ends_with('\n') => Value::str(format!("{t}\n")),
