@@ -195,6 +195,7 @@ impl Session {
             engine: &self.engine,
             layers: self.layers_of(project)?,
             apply_schema_defaults: true,
+            config_defaults: true,
             builtins: project.builtins(),
             environment: self.options.environment.clone(),
             terraform: self.terraform_outputs()?,
@@ -275,13 +276,31 @@ impl Session {
         composition: Composition,
         format: ManifestFormat,
     ) -> Result<Rendered, Vec<Diagnostic>> {
-        let mut rendered = crate::render::render(&composition, &self.template, format)?;
+        self.render_of(&composition, format)
+    }
+
+    fn render_of(
+        &self,
+        composition: &Composition,
+        format: ManifestFormat,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
+        let origin = crate::render::git_origin::origin(&self.project.root);
+        let mut rendered = crate::render::render_with_origin(
+            composition,
+            &self.template,
+            format,
+            origin.as_deref(),
+        )?;
         let mut warnings = composition.warnings.clone();
         warnings.append(&mut rendered.warnings);
-        warnings.extend(module_variables::check(&composition, |dir| {
+        warnings.extend(module_variables::check(composition, |dir| {
             self.module_files(dir)
         }));
         rendered.warnings = warnings;
+        for (path, text) in module_variables::companions(composition, |dir| self.module_files(dir))
+        {
+            rendered.add_checked(path, text)?;
+        }
         Ok(rendered)
     }
 
@@ -289,7 +308,7 @@ impl Session {
     /// (so it shows exactly what is applied), with the composition's origins saying
     /// why each edge exists.
     pub fn graph(&self, composition: &Composition) -> Result<Graph, Vec<Diagnostic>> {
-        let rendered = crate::render::render(composition, &self.template, ManifestFormat::Json)?;
+        let rendered = self.render_of(composition, ManifestFormat::Json)?;
         crate::graph::build(&rendered, composition, &self.template, &self.sources)
             .map_err(|d| vec![d])
     }
