@@ -112,13 +112,39 @@ pub fn present(cwd: &Path, options: &Options) -> bool {
 /// `--project`, else the nearest ancestor of `cwd` holding `windsor.yaml`, else `cwd`.
 fn root_of(cwd: &Path, options: &Options) -> PathBuf {
     match &options.project {
-        Some(p) => cwd.join(p),
+        // Lexically cleaned, so `--project .` or `a/..` still names the folder: the
+        // dev repository URL and `projectName` use its last component.
+        Some(p) => clean_path(&cwd.join(p)),
         None => cwd
             .ancestors()
             .find(|dir| dir.join("windsor.yaml").is_file())
             .unwrap_or(cwd)
             .to_path_buf(),
     }
+}
+
+/// `path` without `.` components, each `..` taking away the component before it
+/// (a `..` at the root stays at the root).
+fn clean_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
 }
 
 /// `--template`, else `contexts/_template` if it is a directory, else `_template`.
@@ -485,4 +511,19 @@ fn set_steps_in(target: &mut Value, steps: &[SetStep<'_>], value: Value) {
         };
     }
     *target = value;
+}
+
+#[cfg(test)]
+mod clean_path_tests {
+    use super::clean_path;
+    use std::path::Path;
+
+    #[test]
+    fn dots_are_resolved_lexically() {
+        assert_eq!(clean_path(Path::new("/w/proj/.")), Path::new("/w/proj"));
+        assert_eq!(clean_path(Path::new("/w/a/../proj/")), Path::new("/w/proj"));
+        assert_eq!(clean_path(Path::new("/..")), Path::new("/"));
+        assert_eq!(clean_path(Path::new("../x/..")), Path::new(".."));
+        assert_eq!(clean_path(Path::new(".")), Path::new("."));
+    }
 }

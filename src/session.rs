@@ -18,6 +18,7 @@ use crate::compose::{Composition, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileMap, FileTree};
+use crate::graph::Graph;
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
@@ -194,6 +195,7 @@ impl Session {
             engine: &self.engine,
             layers: self.layers_of(project)?,
             apply_schema_defaults: true,
+            config_defaults: true,
             builtins: project.builtins(),
             environment: self.options.environment.clone(),
             terraform: self.terraform_outputs()?,
@@ -274,6 +276,14 @@ impl Session {
         composition: Composition,
         format: ManifestFormat,
     ) -> Result<Rendered, Vec<Diagnostic>> {
+        self.render_of(&composition, format)
+    }
+
+    fn render_of(
+        &self,
+        composition: &Composition,
+        format: ManifestFormat,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
         // The files hold the blueprint's values reshaped: its size as text bounds
         // theirs, checked before any of them is built.
         crate::compose::budget::check_text(
@@ -282,14 +292,33 @@ impl Session {
             "the rendered blueprint",
         )
         .map_err(|d| vec![d])?;
-        let mut rendered = crate::render::render(&composition, &self.template, format)?;
+        let origin = crate::render::git_origin::origin(&self.project.root);
+        let mut rendered = crate::render::render_with_origin(
+            composition,
+            &self.template,
+            format,
+            origin.as_deref(),
+        )?;
         let mut warnings = composition.warnings.clone();
         warnings.append(&mut rendered.warnings);
-        warnings.extend(module_variables::check(&composition, |dir| {
+        warnings.extend(module_variables::check(composition, |dir| {
             self.module_files(dir)
         }));
         rendered.warnings = warnings;
+        for (path, text) in module_variables::companions(composition, |dir| self.module_files(dir))
+        {
+            rendered.add_checked(path, text)?;
+        }
         Ok(rendered)
+    }
+
+    /// The deployment graph of a composition of this session: read from its render
+    /// (so it shows exactly what is applied), with the composition's origins saying
+    /// why each edge exists.
+    pub fn graph(&self, composition: &Composition) -> Result<Graph, Vec<Diagnostic>> {
+        let rendered = self.render_of(composition, ManifestFormat::Json)?;
+        crate::graph::build(&rendered, composition, &self.template, &self.sources)
+            .map_err(|d| vec![d])
     }
 
     /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;

@@ -293,10 +293,13 @@ impl Test {
             Some(dir) => (None, dir.clone()),
             None => {
                 let dir = tempfile::tempdir().expect("temp dir");
+                // A folder of a fixed name: a dev context's repository URL is built
+                // from it (docs/semantics.md S4).
+                let root = dir.path().join("project");
+                std::fs::create_dir_all(&root).expect("mkdir");
                 for (path, text) in &self.files {
-                    write(dir.path(), path, text);
+                    write(&root, path, text);
                 }
-                let root = dir.path().to_path_buf();
                 (Some(dir), root)
             }
         };

@@ -214,3 +214,18 @@ fn no_expression_is_a_usage_error() {
         .status(2)
         .run();
 }
+
+/// Windsor's config defaults are in scope (docs/semantics.md S4): a context named
+/// `local` is a dev context with a docker workstation; any other gets `platform: none`.
+#[test]
+fn sees_windsors_config_defaults() {
+    let project = || Test::new().facet("f.yaml", "metadata:\n  name: f\n");
+    project()
+        .args(["eval", "[dev, platform, workstation.runtime, dns.domain]"])
+        .stdout("- true\n- docker\n- docker\n- test\n")
+        .run();
+    project()
+        .args(["eval", "--context", "prod", "[dev ?? 'unset', platform]"])
+        .stdout("- unset\n- none\n")
+        .run();
+}

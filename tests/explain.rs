@@ -87,8 +87,10 @@ fn corpus_override_by_ordinal_and_replace() {
     let t = explain(
         "tests/conformance/windsor-core-75d2a6c1",
         &[
+            // `platform`, not the older `provider`: Windsor gives a context named
+            // `local` `platform: docker` unless set (docs/semantics.md S4).
             "--set",
-            "provider=metal",
+            "platform=metal",
             "--set",
             "dns.domain=elk.example.com",
             "--set",

@@ -20,6 +20,8 @@ const LAYERS: &[&[&str]] = &[
     &["project"],
     &["emit"],
     &["explain", "render", "testing"],
+    // The deployment graph, read from a render.
+    &["graph"],
     // One loaded project, composed, tested or rendered: what every command starts
     // from; the static checks of a template, which run its test cases for coverage.
     &["session", "check"],

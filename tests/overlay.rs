@@ -65,7 +65,12 @@ flux:
 fn project(overlay: &str, extra: &[(&str, &str)]) -> tempfile::TempDir {
     let facet = facet();
     let mut files = vec![
-        ("windsor.yaml", "context: local\n"),
+        // Not a dev context (a context named `local` is one unless it says otherwise,
+        // docs/semantics.md S4): no dev repository stands in for a cleared one.
+        (
+            "windsor.yaml",
+            "context: local\ncontexts:\n  local:\n    dev: false\n",
+        ),
         ("contexts/_template/blueprint.yaml", BASE),
         ("contexts/_template/facets/f.yaml", facet.as_str()),
     ];

@@ -213,6 +213,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         engine: &engine,
         layers: Vec::new(),
         apply_schema_defaults: false,
+        config_defaults: false,
         builtins: Default::default(),
         environment: bpc::compose::host::Environment::Fixed(Default::default()),
         terraform: bpc::expr::host::TerraformOutputs::Deferred,

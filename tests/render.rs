@@ -320,27 +320,58 @@ fn sources_backends_patches_and_deferred_substitutions() {
     );
 }
 
-/// The windsor-core (eaa2bcea) corpus rendered with `tests/render-values/VALUES.yaml`.
-fn windsor_core(values: &str) -> Rendered {
-    let project = repo().join("tests/conformance/windsor-core-eaa2bcea");
+/// The windsor-core (eaa2bcea) corpus rendered with `tests/render-values/VALUES.yaml`,
+/// in context `local` (a dev context, docs/semantics.md S4) unless `context` is given.
+/// The project is copied out of this repository first: a render outside dev mode reads
+/// the git origin of the repository holding the project (docs/render.md), which must
+/// not be this one's.
+fn windsor_core(values: &str, context: Option<&str>) -> Rendered {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir") {
+            let entry = entry.expect("entry");
+            if entry.file_type().expect("type").is_dir() {
+                copy(&entry.path(), &to.join(entry.file_name()));
+            } else {
+                std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("windsor-core-eaa2bcea");
+    copy(
+        &repo().join("tests/conformance/windsor-core-eaa2bcea"),
+        &project,
+    );
     let values = repo().join(format!("tests/render-values/{values}.yaml"));
-    render_with(&project, None, &[values])
+    let sources = Arc::new(FileMap::new());
+    let mut options = Options::at(repo());
+    options.locate.project = Some(project);
+    options.locate.values = vec![values];
+    options.locate.context = context.map(str::to_string);
+    Session::open(options, sources.clone())
+        .and_then(|session| session.render(ManifestFormat::Yaml))
+        .unwrap_or_else(|d| {
+            let text: Vec<String> = d.iter().map(|d| show(d, &sources, false)).collect();
+            panic!("{}", text.join("\n"))
+        })
 }
 
 /// A case of the current public corpus (windsorcli/core eaa2bcea, the values of its
 /// `addon-database` tests): metal, dev mode, flux systems with tiers.
 #[test]
 fn windsor_core_render() {
-    let r = windsor_core("windsor-core-metal-dev");
+    let r = windsor_core("windsor-core-metal-dev", None);
     assert!(validate_flux(&r) > 10);
     snap("render__render_windsor_core_metal_dev", &dump(&r));
 }
 
 /// A second case of the same corpus (its `platform-aws` tests, first case): AWS EKS,
-/// an S3 state backend, no gateway; the terraform chain runs backend first.
+/// an S3 state backend, no gateway; the terraform chain runs backend first. Context
+/// `prod`, so not a dev context.
 #[test]
 fn windsor_core_aws_render() {
-    let r = windsor_core("windsor-core-aws");
+    let r = windsor_core("windsor-core-aws", Some("prod"));
     assert!(validate_flux(&r) > 10);
     for id in ["backend", "network", "cluster", "gitops"] {
         let tfvars = format!("terraform/{id}/terraform.tfvars.json");
@@ -405,7 +436,7 @@ fn local_module_variables_are_checked_against_inputs() {
     "};
     project()
         .args(["render", "--out", "out"])
-        .stderr(format!("{warnings}rendered 6 file(s) to out\n"))
+        .stderr(format!("{warnings}rendered 8 file(s) to out\n"))
         .run();
     project()
         .args(["render", "--out", "out", "--strict"])
@@ -414,4 +445,105 @@ fn local_module_variables_are_checked_against_inputs() {
             "{warnings}error: 2 warning(s) and 0 deferred value(s) with --strict; nothing written\n"
         ))
         .run();
+}
+
+/// Values waiting on Terraform outputs are counted in the summary line, and `--check`
+/// says so too when the tree is otherwise up to date.
+#[test]
+fn deferred_values_show_in_the_summary_and_under_check() {
+    let dir = common::project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/app.yaml",
+            "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nkustomize:\n  - name: app\n    substitutions:\n      vip: ${terraform_output('net', 'vip')}\n",
+        ),
+    ]);
+    let out = bpc(dir.path(), &["render", "--context", "prod", "--out", "out"]);
+    assert!(out.success(), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("note: deferred: values-app.vip")
+            && out
+                .stderr
+                .contains("to out; 1 value(s) deferred until terraform outputs exist"),
+        "{}",
+        out.stderr
+    );
+    let check = bpc(
+        dir.path(),
+        &["render", "--context", "prod", "--out", "out", "--check"],
+    );
+    assert!(check.success(), "{}", check.stderr);
+    assert!(
+        check
+            .stderr
+            .contains("out is up to date; 1 value(s) deferred"),
+        "{}",
+        check.stderr
+    );
+}
+
+/// Outside dev mode, a blueprint without `repository` gets the project's git origin as
+/// its primary GitRepository (host/path form, https, branch main), as the Windsor CLI
+/// does; credentials in the remote URL are not written.
+#[test]
+fn the_primary_repository_falls_back_to_the_git_origin() {
+    let facet = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nkustomize:\n  - name: app\n";
+    let dir = common::project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", facet),
+        (
+            ".git/config",
+            "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://bot:s3cret@github.com/acme/platform.git\n",
+        ),
+    ]);
+    let out = bpc(dir.path(), &["render", "--context", "prod", "--out", "out"]);
+    assert!(out.success(), "{}", out.stderr);
+    let source =
+        std::fs::read_to_string(dir.path().join("out/flux/sources/gitrepository-prod.yaml"))
+            .expect("the primary GitRepository is rendered");
+    assert!(
+        source.contains("url: https://github.com/acme/platform\n")
+            && source.contains("branch: main")
+            && !source.contains("s3cret"),
+        "{source}"
+    );
+    // Without a repository around the project, the warning stays.
+    std::fs::remove_dir_all(dir.path().join(".git")).expect("rm");
+    let out = bpc(dir.path(), &["render", "--context", "prod", "--out", "out"]);
+    assert!(
+        out.stderr.contains("no URL for GitRepository `prod`"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A local module's variables are listed beside its tfvars (`variables.json`), as
+/// Windsor's tfvars file lists them in comments: description, literal default (none for
+/// a sensitive variable), required, and where the value comes from.
+#[test]
+fn a_local_module_gets_its_variables_listed() {
+    let facet = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: f\nterraform:\n  - name: net\n    path: net\n    inputs:\n      cidr: 10.0.0.0/16\n      vip: ${terraform_output('x', 'vip')}\n";
+    let module = "variable \"cidr\" {\n  description = \"The network range\"\n}\nvariable \"vip\" {}\nvariable \"zones\" {\n  default = [\"a\", \"b\"]\n}\nvariable \"token\" {\n  sensitive = true\n  default   = \"s3cret\"\n}\nvariable \"computed\" {\n  default = \"${path.module}/x\"\n}\n";
+    let dir = common::project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/f.yaml", facet),
+        ("terraform/net/variables.tf", module),
+    ]);
+    let out = bpc(dir.path(), &["render", "--context", "prod", "--out", "out"]);
+    assert!(out.success(), "{}", out.stderr);
+    let text = std::fs::read_to_string(dir.path().join("out/terraform/net/variables.json"))
+        .expect("variables.json");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let v = &doc["variables"];
+    assert_eq!(doc["module"], "terraform/net");
+    assert_eq!(v["cidr"]["description"], "The network range");
+    assert_eq!(v["cidr"]["input"], "tfvars");
+    assert_eq!(v["vip"]["input"], "deferred");
+    assert_eq!(v["vip"]["required"], true);
+    assert_eq!(v["zones"]["default"], serde_json::json!(["a", "b"]));
+    assert_eq!(v["zones"]["input"], "none");
+    assert_eq!(v["token"]["sensitive"], true);
+    assert!(!text.contains("s3cret"), "{text}");
+    assert!(v["computed"].get("default").is_none(), "{text}");
+    assert_eq!(v["computed"]["required"], false);
 }

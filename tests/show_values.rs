@@ -89,7 +89,18 @@ fn yaml_has_descriptions_masks_and_defaults() {
     assert!(out.contains("  zone: example.com\n"), "{out}");
     // The typed fields Windsor materialises are there.
     assert!(out.contains("  controlplanes:\n    nodes: {}\n"), "{out}");
-    assert!(out.contains("workstation:\n  arch: "), "{out}");
+    assert!(out.contains("\n  arch: "), "{out}");
+    // So are Windsor's config defaults for a context named `local` (S4).
+    for line in [
+        "\ndev: true\n",
+        "\nplatform: docker\n",
+        "\n  runtime: docker\n",
+        "\n  domain: test\n",
+        "\n    registries: true\n",
+        "\n  driver: talos\n",
+    ] {
+        assert!(out.contains(line), "{line:?} in {out}");
+    }
     // Deterministic.
     assert_eq!(show_values(dir.path(), &[]).0, out);
 }

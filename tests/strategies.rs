@@ -6,7 +6,8 @@ mod common;
 use common::*;
 
 /// The blueprint of context `local` with these components: what every project here
-/// composes to around its `terraform:` and `kustomize:` sections.
+/// composes to around its `terraform:` and `kustomize:` sections (`local` is a dev
+/// context with a workstation, so it has a dev repository and `DOMAIN: test`, S4).
 fn blueprint(components: &str) -> String {
     let head = indoc! {"
         kind: Blueprint
@@ -14,6 +15,11 @@ fn blueprint(components: &str) -> String {
         metadata:
           name: local
           description: Blueprint for the local context
+        repository:
+          url: http://git.test/git/project
+          ref:
+            branch: main
+          secretName: flux-system
         sources:
         - name: template
           install: true
@@ -22,6 +28,7 @@ fn blueprint(components: &str) -> String {
         configMaps:
           values-common:
             CONTEXT: local
+            DOMAIN: test
     "};
     format!("{head}{components}{tail}")
 }
@@ -483,5 +490,109 @@ fn the_higher_ordinal_wins_whatever_the_file_order() {
               inputs:
                 cidr: 10.0.0.0/16
         "}))
+        .run();
+}
+
+/// Empty collections are left out of the blueprint, as Windsor's `omitempty` Go fields
+/// are (checked with the Windsor CLI 7b6bca77): `inputs: {}`, `components: []`,
+/// `substitutions: {}`, `patches: []`, also inside flux tiers. An empty tier stays.
+#[test]
+fn empty_collections_are_left_out() {
+    Test::new()
+        .facet(
+            "base.yaml",
+            indoc! {"
+            metadata:
+              name: base
+            terraform:
+              - name: a
+                path: a
+                inputs: {}
+            kustomize:
+              - name: k
+                components: []
+                substitutions: {}
+                patches: []
+            flux:
+              - name: s
+                install:
+                  components: [x]
+                  substitutions: {}
+                resources:
+                  - components: []
+                    substitutions: {}
+        "},
+        )
+        .compose()
+        .stdout(blueprint(indoc! {"
+            terraform:
+            - name: a
+              path: a
+            kustomize:
+            - name: k
+            flux:
+            - name: s
+              source: template
+              install:
+                components:
+                - x
+              resources:
+              - {}
+        "}))
+        .run();
+}
+
+/// A plain kustomization depending on a flux system by its bare name depends on its
+/// install tier, as Windsor's `resolveTierDependencies` rewrites it (checked with the
+/// Windsor CLI 7b6bca77); a system without an install tier is not a target.
+#[test]
+fn a_bare_system_name_in_a_plain_dependency_means_its_install_tier() {
+    Test::new()
+        .facet(
+            "base.yaml",
+            indoc! {"
+            metadata:
+              name: base
+            flux:
+              - name: cni
+                install:
+                  components: [cilium]
+            kustomize:
+              - name: app
+                dependsOn: [cni]
+        "},
+        )
+        .compose()
+        .stdout(blueprint(indoc! {"
+            kustomize:
+            - name: app
+              dependsOn:
+              - cni-install
+            flux:
+            - name: cni
+              source: template
+              install:
+                components:
+                - cilium
+        "}))
+        .run();
+    Test::new()
+        .facet(
+            "base.yaml",
+            indoc! {"
+            metadata:
+              name: base
+            flux:
+              - name: gitops
+                resources:
+                  - components: [flux]
+            kustomize:
+              - name: app
+                dependsOn: [gitops]
+        "},
+        )
+        .compose()
+        .failure()
+        .stderr_contains("kustomization `app` depends on `gitops`, which is not in the blueprint")
         .run();
 }

@@ -256,3 +256,63 @@ fn snapshots_are_written_compared_and_orphans_reported() {
     let t = text(&bpc_test(dir.path(), &["--snapshot", "--update"]));
     assert!(t.contains("docker-blueprint"), "{t}");
 }
+
+/// An exclusion of a flux system's resources components checks only those components:
+/// a named entry against the variant of that name, an unnamed one against every
+/// variant; a variant that is not there excludes nothing. Verdicts as the Windsor CLI
+/// 7b6bca77 gives them on the same template.
+#[test]
+fn exclude_of_resources_components_checks_the_variants() {
+    let facet = format!(
+        "{FACET_HEAD}metadata:\n  name: f\nflux:\n  - name: s\n    install:\n      components: [x]\n    resources:\n      - components: [a, b]\n      - name: extra\n        components: [c]\n"
+    );
+    let case = |name: &str, exclude: &str| {
+        format!("  - name: {name}\n    values: {{}}\n    exclude:\n      flux:\n        - name: s\n{exclude}")
+    };
+    let tests = [
+        case(
+            "absent component passes",
+            "          resources:\n            - components: [z]\n",
+        ),
+        case(
+            "default variant component fails",
+            "          resources:\n            - components: [a]\n",
+        ),
+        case(
+            "named variant component fails",
+            "          resources:\n            - name: extra\n              components: [c]\n",
+        ),
+        case(
+            "named variant other component passes",
+            "          resources:\n            - name: extra\n              components: [a]\n",
+        ),
+        case(
+            "missing variant passes",
+            "          resources:\n            - name: nope\n              components: [a]\n",
+        ),
+        case(
+            "unnamed entry sees every variant",
+            "          resources:\n            - components: [c]\n",
+        ),
+        case("identity only fails", ""),
+    ]
+    .concat();
+    let dir = project(&[
+        ("_template/facets/f.yaml", facet.as_str()),
+        ("_template/tests/t.test.yaml", &format!("cases:\n{tests}")),
+    ]);
+    let t = text(&bpc_test(dir.path(), &[]));
+    for verdict in [
+        "✓ absent component passes",
+        "✗ default variant component fails",
+        "✗ named variant component fails",
+        "✓ named variant other component passes",
+        "✓ missing variant passes",
+        "✗ unnamed entry sees every variant",
+        "✗ identity only fails",
+    ] {
+        assert!(t.contains(verdict), "{verdict} in {t}");
+    }
+    assert!(t.contains("flux[s].resources[extra].components"), "{t}");
+    assert!(t.contains("3 passed, 4 failed"), "{t}");
+}

@@ -7,6 +7,7 @@ pub mod compose;
 pub(crate) mod contexts;
 pub(crate) mod eval;
 pub(crate) mod explain;
+pub(crate) mod graph;
 pub(crate) mod output;
 pub(crate) mod render;
 pub mod show;
@@ -78,6 +79,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Show where a value of the composed blueprint (or the scope) came from.
     Explain(explain::ExplainArgs),
+    /// Draw a context's deployment order: what waits for what (DOT, Mermaid, SVG, HTML).
+    Graph(graph::GraphArgs),
     /// Write the Terraform and Flux inputs of a context (see docs/render.md).
     Render(render::RenderArgs),
     /// Show the effective values of a context (`bpc show values`).
@@ -95,6 +98,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Graph(args) => graph::run(args),
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
     }

@@ -96,13 +96,23 @@ pub fn run(args: RenderArgs) -> ExitCode {
     match deliver(&args, &rendered, &args.out) {
         Ok(Delivered::Written) => {
             eprintln!(
-                "rendered {} file(s) to {}",
+                "rendered {} file(s) to {}{}",
                 rendered.files.len(),
-                args.out.display()
+                args.out.display(),
+                deferred_note(rendered.deferred.len())
             );
             ExitCode::SUCCESS
         }
-        Ok(Delivered::UpToDate) => ExitCode::SUCCESS,
+        Ok(Delivered::UpToDate) => {
+            if !rendered.deferred.is_empty() {
+                eprintln!(
+                    "{} is up to date{}",
+                    args.out.display(),
+                    deferred_note(rendered.deferred.len())
+                );
+            }
+            ExitCode::SUCCESS
+        }
         Err(Undelivered::Differs(diff)) => {
             print!("{diff}");
             eprintln!("error: {} is not up to date", args.out.display());
@@ -113,6 +123,18 @@ pub fn run(args: RenderArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `, N value(s) deferred …` for a summary line: what the tree still leaves out until
+/// Terraform has run (docs/render.md, Applying the tree); empty when nothing is.
+fn deferred_note(count: usize) -> String {
+    if count == 0 {
+        return String::new();
+    }
+    format!(
+        "; {count} value(s) deferred until terraform outputs exist (listed in deferred.json; \
+         render again with --terraform-outputs)"
+    )
 }
 
 /// What became of a render.

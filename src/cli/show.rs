@@ -90,6 +90,7 @@ pub fn values_text(session: &Session, format: Format) -> Result<String, Vec<Diag
         true,
         &session.layers()?,
         &session.sources,
+        Some(session.project.builtins().context.as_str()),
     )?;
     let empty = serde_json::Value::Null;
     let root = schema.map_or(&empty, Schema::json);

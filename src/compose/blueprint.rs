@@ -82,11 +82,50 @@ pub fn component_value(component: &Component) -> Value {
                 sort_secrets(&mut value);
             } else if matches!(*k, "install" | "resources") {
                 sort_tier_maps(&mut value);
+                drop_empty_tier_fields(&mut value);
             }
             (Arc::from(*k), value)
         })
+        .filter(|(k, v)| !(OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)))
         .collect();
     Value::map(map)
+}
+
+/// Component and tier fields Windsor holds as Go slices and maps tagged `omitempty`:
+/// an empty one (`inputs: {}`, `components: []`) is not in its blueprint.
+const OMIT_EMPTY: &[&str] = &[
+    "inputs",
+    "substitutions",
+    "components",
+    "patches",
+    "dependsOn",
+    "cleanup",
+];
+
+fn is_empty_collection(v: &Value) -> bool {
+    match v {
+        Value::List(items) => items.is_empty(),
+        Value::Map(entries) => entries.is_empty(),
+        _ => false,
+    }
+}
+
+/// [`OMIT_EMPTY`] inside a tier, or each tier of a list.
+fn drop_empty_tier_fields(value: &mut Value) {
+    match value {
+        Value::Map(tier)
+            if tier
+                .iter()
+                .any(|(k, v)| OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)) =>
+        {
+            Arc::make_mut(tier)
+                .retain(|k, v| !(OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)));
+        }
+        Value::List(tiers) => Arc::make_mut(tiers)
+            .iter_mut()
+            .for_each(drop_empty_tier_fields),
+        _ => {}
+    }
 }
 
 /// Sorts the Go-map fields of a tier, or of each tier of a list.

@@ -7,8 +7,10 @@
 //!   `<name>-resources-<variant>` at `<path>/resources`, depending on the install tier;
 //! * system `dependsOn` names other systems (a bare name means its install tier) and
 //!   attaches to the install tier, else to every variant;
-//! * `globalDependency: true`: every kustomization outside the system's own dependency
-//!   closure depends on the system's terminal tier (its variants, else its install).
+//! * `globalDependency: true`: every kustomization and system outside the system's own
+//!   dependency closure depends on the system's terminal tier (its variants, else its
+//!   install); as any system dependency, it reaches a system's install tier, or its
+//!   resources tiers when it has none.
 
 use super::fields::sort_in_order;
 use super::merge::{Component, Merged};
@@ -189,10 +191,48 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
             Some(Tracked::Leaf(Value::Bool(true), _))
         );
         if global {
-            add_global_dependency(&tiers[&s.id], kustomize);
+            add_global_dependency(&tiers[&s.id], &tiers, kustomize);
         }
     }
     Ok(())
+}
+
+/// Windsor's `resolveTierDependencies` for plain `kustomize:` entries: a `dependsOn`
+/// name that is no kustomization but a flux system with an install tier means that
+/// install tier (`cni` → `cni-install`). Any other missing name is left for
+/// validation to report.
+pub fn resolve_plain_dependencies(systems: &Merged, kustomize: &mut Merged) {
+    let installs: HashMap<String, String> = systems
+        .components
+        .values()
+        .filter(|s| s.get("install").is_some_and(|t| !pruned(t)))
+        .map(|s| (s.id.clone(), tier_names::install(&s.id)))
+        .collect();
+    if installs.is_empty() {
+        return;
+    }
+    let plain: HashSet<String> = kustomize.components.keys().cloned().collect();
+    for c in kustomize.components.values_mut() {
+        let needs = names(c.get("dependsOn")).iter().any(|d| {
+            d.as_str()
+                .is_some_and(|n| !plain.contains(n) && installs.contains_key(n))
+        });
+        if !needs {
+            continue;
+        }
+        let fields = Arc::make_mut(&mut c.fields);
+        if let Some(Tracked::List(items, _)) = fields.get_mut("dependsOn") {
+            for item in items.iter_mut() {
+                let target = item
+                    .as_str()
+                    .filter(|n| !plain.contains(*n))
+                    .and_then(|n| installs.get(n));
+                if let Some(target) = target {
+                    *item = leaf(target, item);
+                }
+            }
+        }
+    }
 }
 
 fn deps_of(c: &Component) -> Vec<String> {
@@ -202,7 +242,17 @@ fn deps_of(c: &Component) -> Vec<String> {
         .collect()
 }
 
-fn add_global_dependency(t: &Tiers, kustomize: &mut Merged) {
+/// Windsor adds a global system's terminal tiers to the `dependsOn` of every plain
+/// kustomization and every other *system*; a system's `dependsOn` reaches its install
+/// tier only (its resources tiers wait on that install tier), or every resources tier
+/// when it has no install tier. So a resources tier behind an install tier gets no
+/// barrier of its own.
+fn add_global_dependency(t: &Tiers, all: &HashMap<String, Tiers>, kustomize: &mut Merged) {
+    let behind_install: HashSet<&str> = all
+        .values()
+        .filter(|other| other.install.is_some())
+        .flat_map(|other| other.variants.iter().map(String::as_str))
+        .collect();
     let own: Vec<String> = t
         .install
         .iter()
@@ -223,7 +273,7 @@ fn add_global_dependency(t: &Tiers, kustomize: &mut Merged) {
     }
     let terminal = t.terminal();
     for c in kustomize.components.values_mut() {
-        if closure.contains(&c.id) {
+        if closure.contains(&c.id) || behind_install.contains(c.id.as_str()) {
             continue;
         }
         let origin = c.get("name").map(Tracked::origin).unwrap_or_default();

@@ -12,6 +12,7 @@ pub(crate) mod blueprint;
 pub mod budget;
 pub(crate) mod collect;
 pub(crate) mod config;
+pub(crate) mod config_defaults;
 pub(crate) mod context_fields;
 pub(crate) mod context_patches;
 pub(crate) mod deferred;
@@ -62,6 +63,9 @@ pub struct Inputs<'a> {
     pub engine: &'a Engine,
     pub layers: Vec<Layer>,
     pub apply_schema_defaults: bool,
+    /// Whether the Windsor CLI's config defaults apply (docs/semantics.md S4): yes
+    /// for a project's context, no for a test case (as `windsor test`).
+    pub config_defaults: bool,
     pub builtins: Builtins,
     pub environment: Environment,
     pub terraform: TerraformOutputs,
@@ -217,6 +221,7 @@ fn activated_scope(
     let mut context = scope::context_scope(
         schema,
         inputs.apply_schema_defaults,
+        inputs.config_defaults,
         &inputs.layers,
         &inputs.builtins,
         &inputs.template.sources,
@@ -331,6 +336,7 @@ pub fn finish(
     }
     blueprint::finish(&mut terraform, &mut origins);
     blueprint::clean(&mut kustomize);
+    flux::resolve_plain_dependencies(&flux, &mut kustomize);
     // The Flux Kustomizations the blueprint stands for: systems expanded into tiers.
     // Dependencies are validated on these, where every tier has its own name.
     let mut kustomizations = kustomize.clone();

@@ -91,11 +91,13 @@ pub fn deep_merge(base: &mut Value, overlay: &Value) {
 pub fn context_scope(
     schema: Option<&Schema>,
     apply_defaults: bool,
+    config_defaults: bool,
     layers: &[Layer],
     builtins: &Builtins,
     sources: &FileMap,
 ) -> Result<Arc<Map>, Vec<Diagnostic>> {
-    let mut map = effective_values(schema, apply_defaults, layers, sources)?;
+    let windsor = config_defaults.then_some(builtins.context.as_str());
+    let mut map = effective_values(schema, apply_defaults, layers, sources, windsor)?;
     map.insert("context".into(), Value::str(builtins.context.as_str()));
     map.insert(
         "context_path".into(),
@@ -118,12 +120,14 @@ pub fn context_scope(
 
 /// The context's values without the built-ins: schema defaults (when asked) under the
 /// layers in order, validated, plus the typed fields Windsor materialises
-/// (`bpc show values`).
+/// (`bpc show values`). `windsor` names the context when the Windsor CLI's config
+/// defaults apply ([`super::config_defaults`]; not under `bpc test`).
 pub fn effective_values(
     schema: Option<&Schema>,
     apply_defaults: bool,
     layers: &[Layer],
     sources: &FileMap,
+    windsor: Option<&str>,
 ) -> Result<Map, Vec<Diagnostic>> {
     let mut merged = Value::map(Map::default());
     for layer in layers {
@@ -139,8 +143,16 @@ pub fn effective_values(
         }
         deep_merge(&mut merged, &layer.value);
     }
+    if let Some(context) = windsor {
+        super::config_defaults::before_schema(context, &mut merged);
+    }
     if let Some(schema) = schema {
+        let apply_defaults =
+            apply_defaults && windsor.is_none_or(super::config_defaults::schema_defaults_apply);
         if apply_defaults {
+            if windsor.is_some() {
+                super::config_defaults::builtin_schema_defaults(&mut merged);
+            }
             merged = schema.apply_defaults(&merged);
         }
         let violations = schema.validate(&merged, layers, sources);
@@ -152,6 +164,9 @@ pub fn effective_values(
         Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
         _ => Map::default(),
     };
+    if windsor.is_some() {
+        super::config_defaults::after_schema(&mut map);
+    }
     super::typed_values::materialise(&mut map);
     Ok(map)
 }

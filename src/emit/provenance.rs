@@ -20,7 +20,8 @@ pub enum PathSeg {
     Index(usize),
 }
 
-fn describe(origin: &Origin, template: &Template, sources: &FileMap) -> String {
+/// One line naming where a value came from: `file:line:col (facet, ordinal, strategy)`.
+pub(crate) fn describe(origin: &Origin, template: &Template, sources: &FileMap) -> String {
     let strategy = origin.strategy.as_str();
     match &origin.contributor {
         Contributor::Facet(id) => {

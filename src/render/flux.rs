@@ -25,6 +25,8 @@ struct Ctx<'a> {
     labels: Value,
     sources: BTreeMap<String, Map>,
     template: &'a Template,
+    /// The project's git origin (host/path), for a primary repository with no URL.
+    origin: Option<&'a str>,
     /// Blueprint ConfigMaps every Kustomization references: `values-common` first,
     /// then the rest by name (Windsor's order is random, reference Q4).
     shared_maps: Vec<String>,
@@ -62,6 +64,7 @@ pub fn render(
     composition: &Composition,
     template: &Template,
     format: ManifestFormat,
+    origin: Option<&str>,
     out: &mut Rendered,
 ) -> Result<(), Vec<Diagnostic>> {
     let blueprint = composition.blueprint.as_map().cloned().unwrap_or_default();
@@ -74,6 +77,12 @@ pub fn render(
         .filter(|s| !s.is_empty())
         .unwrap_or(GITOPS_NAMESPACE)
         .to_string();
+    if !is_dns_label(&namespace) {
+        return Err(vec![Diagnostic::error(format!(
+            "gitops.namespace `{namespace}` is not a Kubernetes namespace name (lowercase \
+             letters, digits and `-`, at most 63, starting and ending with a letter or digit)"
+        ))]);
+    }
     let mut labels = Map::default();
     labels.insert("windsorcli.dev/context".into(), s(&context));
     if let Some(id) = lookup(&composition.context, &["id"]).filter(|v| !v.is_nil()) {
@@ -93,6 +102,7 @@ pub fn render(
         labels: Value::map(labels),
         sources: sources(&blueprint),
         template,
+        origin,
         shared_maps,
         install_tiers: composition
             .flux
@@ -108,6 +118,22 @@ pub fn render(
     crate::compose::flux::expand(&composition.flux, &mut all)?;
 
     let mut resources: Vec<String> = Vec::new();
+    // The gitops namespace, which Windsor applies first: everything below lives in it.
+    let ns = obj([
+        ("apiVersion", s("v1")),
+        ("kind", s("Namespace")),
+        (
+            "metadata",
+            obj([
+                (
+                    "labels",
+                    obj([("app.kubernetes.io/managed-by", s("windsor-cli"))]),
+                ),
+                ("name", s(&cx.namespace)),
+            ]),
+        ),
+    ]);
+    resources.push(cx.write(&format!("namespaces/{}", cx.namespace), &ns, out)?);
     let mut used: BTreeSet<(String, String)> = BTreeSet::new();
     let mut deferred = Map::default();
     let mut kustomizations = Vec::new();
@@ -184,7 +210,10 @@ pub fn render(
         let object = obj([
             ("apiVersion", s(KUSTOMIZE_API)),
             ("kind", s("Kustomization")),
-            ("metadata", cx.metadata(&name, spec_namespace(&spec, &cx))),
+            (
+                "metadata",
+                cx.labelled_metadata(&name, spec_namespace(&spec, &cx)),
+            ),
             ("spec", strip_namespace(spec)),
         ]);
         resources.push(cx.write(&format!("kustomizations/{name}"), &object, out)?);
@@ -254,12 +283,18 @@ fn strip_namespace(spec: Value) -> Value {
 }
 
 impl Ctx<'_> {
-    fn metadata(&self, name: &str, namespace: String) -> Value {
+    /// A Kustomization's metadata: Windsor labels Kustomizations (and their
+    /// `commonMetadata`) with the context, nothing else it applies.
+    fn labelled_metadata(&self, name: &str, namespace: String) -> Value {
         obj([
             ("name", s(name)),
             ("namespace", Value::str(namespace)),
             ("labels", self.labels.clone()),
         ])
+    }
+
+    fn metadata(&self, name: &str, namespace: String) -> Value {
+        obj([("name", s(name)), ("namespace", Value::str(namespace))])
     }
 
     fn write(
@@ -364,10 +399,11 @@ impl Ctx<'_> {
             .and_then(Value::as_list)
             .unwrap_or_default()
         {
+            // Kept as composed, a repeated name included: Windsor puts a resources
+            // tier's install tier first and then the variant's own list, which may
+            // name it again.
             if let Some(d) = d.as_str().filter(|d| !d.is_empty()) {
-                if !deps.iter().any(|x| x == d) {
-                    deps.push(d.to_string());
-                }
+                deps.push(d.to_string());
             }
         }
         if !deps.is_empty() {
@@ -381,7 +417,10 @@ impl Ctx<'_> {
             Some(Value::Bool(b)) => *b,
             _ => default,
         };
-        spec.insert("wait".into(), Value::Bool(flag("wait", true)));
+        // Flux's `wait` is `omitempty`: Windsor's object has no `wait: false`.
+        if flag("wait", true) {
+            spec.insert("wait".into(), Value::Bool(true));
+        }
         if flag("force", false) {
             spec.insert("force".into(), Value::Bool(true));
         }
@@ -511,7 +550,21 @@ impl Ctx<'_> {
     ) -> Option<Value> {
         let primary = name == self.context && !self.sources.contains_key(name);
         let entry = if primary {
-            blueprint.get("repository").and_then(Value::as_map).cloned()
+            let own = blueprint.get("repository").and_then(Value::as_map).cloned();
+            // No URL in the blueprint (and not a dev context, which has one): the
+            // project's git origin on branch `main`, as Windsor's
+            // `resolveRepositoryDefaults` does.
+            match (own.as_ref().and_then(|e| text(e, "url")), self.origin) {
+                (None, Some(origin)) => {
+                    let mut entry = own.unwrap_or_default();
+                    entry.insert("url".into(), s(origin));
+                    entry
+                        .entry("ref".into())
+                        .or_insert_with(|| obj([("branch", s("main"))]));
+                    Some(entry)
+                }
+                _ => own,
+            }
         } else {
             self.sources.get(name).cloned()
         };
@@ -606,6 +659,18 @@ fn flux_path(k: &Map, name: &str) -> String {
     }
 }
 
+/// An RFC 1123 label, as a Kubernetes namespace name must be.
+fn is_dns_label(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes[0] != b'-'
+        && bytes[bytes.len() - 1] != b'-'
+}
+
 /// Windsor's `NormalizeRemoteURL`: `git@h:p` → `ssh://git@h/p`; no scheme → https.
 fn normalize_git_url(url: &str) -> String {
     if url.contains("://") {
@@ -622,6 +687,15 @@ fn normalize_git_url(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn namespace_names() {
+        assert!(is_dns_label("system-gitops"));
+        assert!(!is_dns_label("../x"));
+        assert!(!is_dns_label("-a"));
+        assert!(!is_dns_label("A"));
+        assert!(!is_dns_label(""));
+    }
 
     #[test]
     fn git_urls() {

@@ -7,6 +7,7 @@
 //! writer share one result and nothing is written when it fails.
 
 pub(crate) mod flux;
+pub mod git_origin;
 pub(crate) mod module_variables;
 pub(crate) mod terraform;
 pub mod write;
@@ -42,6 +43,19 @@ pub struct Rendered {
 }
 
 impl Rendered {
+    /// Adds a file made outside [`render`] (a module's `variables.json`), refusing a
+    /// path that would leave the output root.
+    pub fn add_checked(&mut self, path: String, text: String) -> Result<(), Vec<Diagnostic>> {
+        if let Some(why) = crate::files::relative_path::unsafe_reason(&path) {
+            return Err(vec![Diagnostic::error(format!(
+                "render would write outside its output directory: `{}`: {why}",
+                path.escape_debug()
+            ))]);
+        }
+        self.files.insert(path, text.into_bytes());
+        Ok(())
+    }
+
     fn add(&mut self, path: impl Into<String>, text: String) {
         let path = path.into();
         match crate::files::relative_path::unsafe_reason(&path) {
@@ -61,13 +75,25 @@ pub fn render(
     template: &Template,
     format: ManifestFormat,
 ) -> Result<Rendered, Vec<Diagnostic>> {
+    render_with_origin(composition, template, format, None)
+}
+
+/// [`render`], with the project's git `origin` (host/path form, [`git_origin`]) for the
+/// primary GitRepository when the blueprint names no repository, as Windsor falls back
+/// to `git config remote.origin.url`.
+pub fn render_with_origin(
+    composition: &Composition,
+    template: &Template,
+    format: ManifestFormat,
+    origin: Option<&str>,
+) -> Result<Rendered, Vec<Diagnostic>> {
     let mut out = Rendered::default();
     out.add(
         MARKER,
         "Written by `bpc render`; the whole directory is replaced on each render.\n".into(),
     );
     terraform::render(composition, &mut out)?;
-    flux::render(composition, template, format, &mut out)?;
+    flux::render(composition, template, format, origin, &mut out)?;
     if !out.refused.is_empty() {
         return Err(out
             .refused

@@ -31,6 +31,12 @@ pub struct Variable {
     pub required: bool,
     /// The file of the module that declares it.
     pub file: String,
+    /// `description`, when it is a plain string.
+    pub description: Option<String>,
+    /// `sensitive = true`.
+    pub sensitive: bool,
+    /// `default`, when it is a literal (no reference, call or template).
+    pub default: Option<serde_json::Value>,
 }
 
 /// Reads the `variable` blocks of a module's files. A file that is not valid HCL is
@@ -46,15 +52,107 @@ pub fn parse(dir: &str, files: &[(String, String)]) -> Result<Variables, Diagnos
             let Some(label) = block.labels().first() else {
                 continue;
             };
-            let required = !block.body().attributes().any(|a| a.key() == "default");
+            let attribute = |key: &str| {
+                block
+                    .body()
+                    .attributes()
+                    .find(|a| a.key() == key)
+                    .map(|a| a.expr().clone())
+            };
+            let default = attribute("default");
             declared.push(Variable {
                 name: label.as_str().to_string(),
-                required,
+                required: default.is_none(),
                 file: format!("{dir}/{name}"),
+                description: match attribute("description") {
+                    Some(hcl::Expression::String(d)) => Some(d),
+                    _ => None,
+                },
+                sensitive: matches!(attribute("sensitive"), Some(hcl::Expression::Bool(true))),
+                default: default
+                    .filter(is_literal)
+                    .and_then(|e| serde_json::to_value(hcl::Value::from(e)).ok()),
             });
         }
     }
     Ok(Variables { declared })
+}
+
+/// A literal HCL value: null, bool, number, string, or a list or object of them.
+fn is_literal(expr: &hcl::Expression) -> bool {
+    use hcl::Expression as E;
+    match expr {
+        E::Null | E::Bool(_) | E::Number(_) | E::String(_) => true,
+        E::Array(items) => items.iter().all(is_literal),
+        E::Object(entries) => entries.iter().all(|(k, v)| {
+            matches!(k, hcl::ObjectKey::Identifier(_))
+                || matches!(k, hcl::ObjectKey::Expression(E::String(_)))
+        } && is_literal(v)),
+        E::Parenthesis(inner) => is_literal(inner),
+        _ => false,
+    }
+}
+
+/// `terraform/<ID>/variables.json` for every local component whose module bpc can
+/// read: what the module takes, as Windsor's tfvars file lists it in comments
+/// (docs/render.md, Terraform): each variable's description, literal default (not for
+/// sensitive ones), whether it is sensitive or required, and where its value comes
+/// from (`tfvars`, `deferred`, or `none`: the module default, or nothing). A module
+/// that cannot be read gets no file (the check warns).
+pub fn companions(
+    composition: &Composition,
+    read: impl Fn(&str) -> ModuleFiles,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (id, component) in &composition.terraform.components {
+        let Some(dir) = local_module_dir(composition, id) else {
+            continue;
+        };
+        let Some(Ok(variables)) = read(&dir).map(|files| parse(&dir, &files)) else {
+            continue;
+        };
+        let inputs = match component.get("inputs").map(Tracked::to_value) {
+            Some(crate::expr::Value::Map(m)) => Some(m),
+            _ => None,
+        };
+        let mut list = serde_json::Map::new();
+        for v in &variables.declared {
+            let mut entry = serde_json::Map::new();
+            if let Some(d) = &v.description {
+                entry.insert("description".into(), d.clone().into());
+            }
+            if v.sensitive {
+                entry.insert("sensitive".into(), true.into());
+            } else if let Some(d) = &v.default {
+                entry.insert("default".into(), d.clone());
+            }
+            entry.insert("required".into(), v.required.into());
+            let input = inputs.as_ref().and_then(|m| m.get(v.name.as_str()));
+            let from = match input {
+                None | Some(crate::expr::Value::Nil) => "none",
+                Some(value) if value_has_expression(value) => "deferred",
+                Some(_) => "tfvars",
+            };
+            entry.insert("input".into(), from.into());
+            list.insert(v.name.clone(), serde_json::Value::Object(entry));
+        }
+        let doc = serde_json::json!({"module": dir, "variables": list});
+        if let Ok(mut text) = serde_json::to_string_pretty(&doc) {
+            text.push('\n');
+            out.push((format!("terraform/{id}/variables.json"), text));
+        }
+    }
+    out
+}
+
+fn value_has_expression(v: &crate::expr::Value) -> bool {
+    use crate::expr::Value as V;
+    match v {
+        V::Str(s) => s.contains("${"),
+        V::List(items) => items.iter().any(value_has_expression),
+        V::Map(m) => m.values().any(value_has_expression),
+        _ => false,
+    }
 }
 
 /// The module directory of a terraform component, relative to the project, when the

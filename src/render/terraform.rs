@@ -62,7 +62,8 @@ pub fn render(composition: &Composition, out: &mut Rendered) -> Result<(), Vec<D
             format!("{dir}/terraform.tfvars.json"),
             json(&Value::map(tfvars), &format!("{dir}/terraform.tfvars.json"))?,
         );
-        if let Some(config) = backend.config(&context_name, &id) {
+        let run_dir = local_module_dir(component, &sources);
+        if let Some(config) = backend.config(&context_name, &id, run_dir.as_deref()) {
             out.add(format!("{dir}/backend.tf.json"), json(&config, "backend")?);
         }
         plan.push(plan_entry(component, &dir, &sources, deferred_names));
@@ -123,10 +124,40 @@ fn split_inputs(component: &Component) -> (Inputs, Inputs) {
         if has_expression(v) {
             deferred.insert(k.to_string(), v.clone());
         } else {
-            resolved.insert(k.to_string(), v.clone());
+            resolved.insert(k.to_string(), tfvars_value(v));
         }
     }
     (resolved, deferred)
+}
+
+/// An input as Terraform receives it from Windsor's HCL tfvars (docs/render.md,
+/// Terraform): a multi-line string is a heredoc there, so it ends in a newline; a
+/// number is an HCL number, so an integral float is written as an integer (`10`, not
+/// `10.0`), at any depth. Windsor also parses heredoc text as YAML and writes it back
+/// (reference Q6), which can rewrite it (a `#!` line is dropped, plain lines fold into
+/// one); bpc does not.
+fn tfvars_value(v: &Value) -> Value {
+    let v = integral_numbers(v);
+    match v {
+        Value::Str(t) if t.contains('\n') && !t.ends_with('\n') => Value::str(format!("{t}\n")),
+        other => other,
+    }
+}
+
+fn integral_numbers(v: &Value) -> Value {
+    match v {
+        // Within ±2^53 every integral float is exactly an integer.
+        Value::Float(f) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 => {
+            Value::Int(*f as i64)
+        }
+        Value::List(items) => Value::list(items.iter().map(integral_numbers).collect()),
+        Value::Map(m) => Value::map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), integral_numbers(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// True when any string in `v` still holds `${` (Windsor leaves such inputs out too).
@@ -227,6 +258,28 @@ fn module_address(source: &str, path: &str, sources: &BTreeMap<String, Map>) -> 
     Some(format!("{url}//{prefix}/{path}?ref={ref}"))
 }
 
+/// `terraform/<path>` for a component whose module is the project's own (no remote
+/// source), when that path is a plain relative one; `None` otherwise.
+fn local_module_dir(c: &Component, sources: &BTreeMap<String, Map>) -> Option<String> {
+    let field = |k: &str| {
+        c.get(k)
+            .map(|t| t.to_value())
+            .and_then(|v| v.as_str().map(str::to_string))
+    };
+    let path = field("path").unwrap_or_default();
+    let remote = field("source")
+        .filter(|s| !s.is_empty())
+        .and_then(|s| module_address(&s, &path, sources))
+        .is_some();
+    let plain = !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains('\\')
+        && path
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..");
+    (!remote && plain).then(|| format!("terraform/{path}"))
+}
+
 fn plan_entry(
     c: &Component,
     dir: &str,
@@ -320,23 +373,30 @@ impl Backend {
 
     /// `{"terraform": {"backend": {"<type>": {…}}}}` for component `id`; `None` for
     /// `none`. Keys sorted; the context's own fields win over the derived key.
-    fn config(&self, context: &str, id: &str) -> Option<Value> {
+    /// The backend block for component `id`; `run_dir` is the project directory
+    /// Terraform runs in (`terraform/<path>` for a local module), which a local state
+    /// path is made relative to.
+    fn config(&self, context: &str, id: &str, run_dir: Option<&str>) -> Option<Value> {
         let mut config: BTreeMap<String, Value> = BTreeMap::new();
         let p = &self.prefix;
         match self.kind.as_str() {
             "none" => return None,
             "local" => {
-                // Windsor's state path, relative to the project root; the
-                // `terraform.backend.local.path` setting is ignored, as in Windsor.
+                // Windsor's state path, relative to the directory Terraform runs in
+                // (`terraform -chdir=terraform/<path>` for a local module), else to the
+                // project root; the `terraform.backend.local.path` setting is ignored,
+                // as in Windsor.
                 let sub = if p.is_empty() {
                     String::new()
                 } else {
                     format!("/{}", p.trim_matches('/'))
                 };
+                let up = run_dir.map_or(0, |d| d.split('/').filter(|s| !s.is_empty()).count());
                 config.insert(
                     "path".into(),
                     Value::str(format!(
-                        ".windsor/contexts/{context}/.tfstate{sub}/{id}/terraform.tfstate"
+                        "{}.windsor/contexts/{context}/.tfstate{sub}/{id}/terraform.tfstate",
+                        "../".repeat(up)
                     )),
                 );
             }

@@ -320,43 +320,92 @@ fn check_component(
             }
         }
         (Some(actual), false) => {
-            // Only listed components (of the entry, or of a system's install tier)
-            // narrow an exclusion; otherwise the entry itself must not exist.
+            // Only listed components (of the entry, of a system's install tier or of
+            // its resources variants) narrow an exclusion; otherwise the entry itself
+            // must not exist.
             let listed = match kind {
-                ComponentKind::FluxSystem => entry
-                    .get("install")
-                    .and_then(|i| i.get("components"))
-                    .map(|c| {
-                        (
-                            c,
-                            actual.as_map().and_then(|m| m.get("install")),
-                            ".install",
-                        )
-                    }),
-                ComponentKind::Kustomize => entry.get("components").map(|c| (c, Some(actual), "")),
-                ComponentKind::Terraform => None,
+                ComponentKind::FluxSystem => excluded_tier_components(entry, actual),
+                ComponentKind::Kustomize => entry
+                    .get("components")
+                    .map(|c| (c, Some(actual), String::new()))
+                    .into_iter()
+                    .collect(),
+                ComponentKind::Terraform => Vec::new(),
             };
-            match listed {
-                Some((components, holder, prefix)) => {
-                    let got = holder
-                        .and_then(Value::as_map)
-                        .and_then(|m| m.get("components"));
-                    if let Some(got) = got {
-                        exclude_value(
-                            &components.to_value(),
-                            got,
-                            &format!("{label}{prefix}.components"),
-                            &mut out.mismatches,
-                        );
-                    }
-                }
-                None => out.mismatches.push(Mismatch {
-                    path: label,
+            if listed.is_empty() {
+                out.mismatches.push(Mismatch {
+                    path: label.clone(),
                     message: format!("{} `{id}` should not exist", kind.noun()),
-                }),
+                });
+            }
+            for (components, holder, prefix) in listed {
+                let got = holder
+                    .and_then(Value::as_map)
+                    .and_then(|m| m.get("components"));
+                if let Some(got) = got {
+                    exclude_value(
+                        &components.to_value(),
+                        got,
+                        &format!("{label}{prefix}.components"),
+                        &mut out.mismatches,
+                    );
+                }
             }
         }
     }
+}
+
+/// The component lists a flux-system exclusion names, each with the composed tier it
+/// is checked against: `install.components` against the install tier, and each
+/// `resources[].components` against the variant of the same name, or every variant for
+/// an unnamed entry (as the Windsor CLI does). A tier that is not there holds nothing
+/// to exclude.
+fn excluded_tier_components<'e, 'a>(
+    entry: &'e Node,
+    actual: &'a Value,
+) -> Vec<(&'e Node, Option<&'a Value>, String)> {
+    let system = actual.as_map();
+    let mut out = Vec::new();
+    if let Some(c) = entry.get("install").and_then(|i| i.get("components")) {
+        out.push((c, system.and_then(|m| m.get("install")), ".install".into()));
+    }
+    if let Some(NodeKind::Seq(items)) = entry.get("resources").map(|r| &r.kind) {
+        let variants = system
+            .and_then(|m| m.get("resources"))
+            .and_then(Value::as_list)
+            .unwrap_or(&[]);
+        let name_of = |v: &Value| {
+            v.as_map()
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+        };
+        for item in items {
+            let Some(c) = item.get("components") else {
+                continue;
+            };
+            let name = item
+                .get("name")
+                .and_then(Node::as_str)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string);
+            match name {
+                Some(name) => {
+                    let variant = variants.iter().find(|v| name_of(v).as_ref() == Some(&name));
+                    out.push((c, variant, format!(".resources[{name}]")));
+                }
+                // An unnamed entry excludes the components from every variant.
+                None => {
+                    for (i, variant) in variants.iter().enumerate() {
+                        let shown = name_of(variant).unwrap_or_else(|| i.to_string());
+                        out.push((c, Some(variant), format!(".resources[{shown}]")));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Windsor's input equality: every expected key present; maps by subset, lists of

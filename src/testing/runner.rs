@@ -88,6 +88,8 @@ impl Suite<'_> {
             engine: self.engine,
             layers,
             apply_schema_defaults: case.apply_schema_defaults || self.options.schema_defaults,
+            // `windsor test` does not apply the CLI's config defaults.
+            config_defaults: false,
             builtins: Builtins {
                 context: TEST_CONTEXT.to_string(),
                 context_path: format!("{}/contexts/{TEST_CONTEXT}", self.project_root),

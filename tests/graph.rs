@@ -1,0 +1,344 @@
+//! Issue 27: `bpc graph` draws what waits for what, read from the render itself, in
+//! DOT, Mermaid, SVG and a self-contained HTML page that a real browser shows.
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The example template of the repository, in the repository.
+fn example(args: &[&str]) -> Output {
+    Test::in_dir(repo())
+        .args(["graph"])
+        .args(args.iter().copied())
+        .run()
+}
+
+/// A copy of the public windsor-core template with a bare-metal development context.
+fn windsor_core() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(
+        &repo().join("tests/conformance/windsor-core-eaa2bcea"),
+        dir.path(),
+    );
+    let values = indoc! {r#"
+        id: wmetal01
+        platform: metal
+        dev: true
+        network:
+          cidr_block: 10.5.0.0/16
+          loadbalancer_driver: kube-vip
+          loadbalancer_mode: arp
+          loadbalancer_ips:
+            start: "10.5.1.10"
+            end: "10.5.1.100"
+        cluster:
+          driver: talos
+          controlplanes:
+            nodes:
+              controlplane-1:
+                endpoint: 10.5.0.10:50000
+                node: 10.5.0.10
+                hostname: controlplane-1
+          workers:
+            volumes:
+              - /var/mnt/local
+    "#};
+    std::fs::create_dir_all(dir.path().join("contexts/metal-dev")).expect("mkdir");
+    std::fs::write(dir.path().join("contexts/metal-dev/values.yaml"), values).expect("values");
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn the_example_template_as_dot_and_mermaid() {
+    snap("graph_example_dot", &example(&["--format", "dot"]).stdout);
+    snap(
+        "graph_example_mermaid",
+        &example(&["--format", "mermaid"]).stdout,
+    );
+}
+
+#[test]
+fn a_windsor_core_context_as_mermaid() {
+    let dir = windsor_core();
+    let out = bpc(
+        dir.path(),
+        &["graph", "--context", "metal-dev", "--format", "mermaid"],
+    );
+    assert!(out.success(), "{}", out.stderr);
+    snap("graph_windsor_core_metal_dev_mermaid", &out.stdout);
+}
+
+/// `"a" -> "b" [style=solid, …` lines of a DOT graph: `(a, b)` for each `dependsOn`.
+fn dot_dependencies(dot: &str) -> BTreeSet<(String, String)> {
+    dot.lines()
+        .filter(|l| l.contains(" -> ") && l.contains("style=solid"))
+        .map(|l| {
+            let parts: Vec<&str> = l.trim().split('"').collect();
+            (parts[1].to_string(), parts[3].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_edge_is_a_dependency_the_render_wrote_and_every_dependency_an_edge() {
+    let dir = windsor_core();
+    let render = bpc(
+        dir.path(),
+        &[
+            "render",
+            "--context",
+            "metal-dev",
+            "--format",
+            "json",
+            "--out",
+            "r",
+        ],
+    );
+    assert!(render.success(), "{}", render.stderr);
+    let mut rendered = BTreeSet::new();
+    let read = |p: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).expect("read")).expect("json")
+    };
+    for entry in std::fs::read_dir(dir.path().join("r/flux/kustomizations"))
+        .expect("ls")
+        .flatten()
+    {
+        let k = read(&entry.path());
+        let name = k["metadata"]["name"].as_str().expect("name").to_string();
+        for dep in k["spec"]["dependsOn"].as_array().into_iter().flatten() {
+            let dep = dep["name"].as_str().expect("dep name");
+            rendered.insert((
+                format!("kustomization/{dep}"),
+                format!("kustomization/{name}"),
+            ));
+        }
+    }
+    let plan = read(&dir.path().join("r/terraform/plan.json"));
+    for c in plan["components"].as_array().expect("components") {
+        let id = c["id"].as_str().expect("id");
+        for dep in c["dependsOn"].as_array().into_iter().flatten() {
+            let dep = dep.as_str().expect("dep");
+            rendered.insert((format!("terraform/{dep}"), format!("terraform/{id}")));
+        }
+    }
+    assert!(!rendered.is_empty());
+    let dot = bpc(dir.path(), &["graph", "--context", "metal-dev"]);
+    assert!(dot.success(), "{}", dot.stderr);
+    assert_eq!(dot_dependencies(&dot.stdout), rendered);
+}
+
+#[test]
+fn every_edge_says_why_it_exists() {
+    let dot = example(&["--format", "dot"]).stdout;
+    assert!(dot.contains(
+        r#""kustomization/policy-base" -> "kustomization/ingress" [style=solid, tooltip="written by facet `ingress` at _template/facets/option-ingress.yaml:10:17"]"#
+    ), "{dot}");
+    assert!(dot.contains(
+        r#""terraform/compute" -> "terraform/cluster" [style=dashed, tooltip="terraform_output(\"compute\", …): input `endpoints` reads its outputs""#
+    ), "{dot}");
+    let dir = windsor_core();
+    let core = bpc(dir.path(), &["graph", "--context", "metal-dev"]).stdout;
+    assert!(core.contains("tier link: tiers of flux system"), "{core}");
+}
+
+#[test]
+fn focus_keeps_a_node_with_its_ancestors_and_descendants() {
+    let out = example(&["--format", "mermaid", "--focus", "cluster"]).stdout;
+    assert_eq!(
+        out.lines().take(5).collect::<Vec<_>>(),
+        [
+            "flowchart TD",
+            "  n0[\"compute\"]",
+            "  n1[\"cluster\"]",
+            "  n0 --> n1",
+            "  n0 -. output .-> n1"
+        ]
+    );
+    Test::in_dir(repo())
+        .args(["graph", "--focus", "clustr"])
+        .status(1)
+        .stderr_contains("--focus: no node named `clustr` in the graph; did you mean `cluster`?")
+        .run();
+}
+
+#[test]
+fn diff_marks_what_only_one_context_has() {
+    let test = || {
+        Test::new()
+            .facet(
+                "a.yaml",
+                indoc! {"
+                    metadata:
+                      name: a
+                    terraform:
+                      - path: net
+                      - path: dns
+                        when: provider == 'aws'
+                        dependsOn: [net]
+                "},
+            )
+            .values("aws", "provider: aws\n")
+            .values("local", "provider: local\n")
+    };
+    let out = test()
+        .args([
+            "graph",
+            "--context",
+            "aws",
+            "--diff",
+            "local",
+            "--format",
+            "mermaid",
+        ])
+        .run()
+        .stdout;
+    assert!(out.contains("  class n1 added\n"), "{out}");
+    assert!(
+        out.contains("  linkStyle 0 stroke:#16a34a,stroke-width:3px\n"),
+        "{out}"
+    );
+    let out = test()
+        .args([
+            "graph",
+            "--context",
+            "local",
+            "--diff",
+            "aws",
+            "--format",
+            "dot",
+        ])
+        .run()
+        .stdout;
+    assert!(
+        out.contains(r#""terraform/dns" [label="dns""#) && out.contains("color=\"#dc2626\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_same_input_gives_the_same_bytes() {
+    let dir = windsor_core();
+    for format in ["dot", "mermaid", "svg", "html"] {
+        let args = ["graph", "--context", "metal-dev", "--format", format];
+        let first = bpc(dir.path(), &args);
+        assert!(first.success(), "{}", first.stderr);
+        assert_eq!(first.stdout, bpc(dir.path(), &args).stdout, "{format}");
+    }
+}
+
+#[test]
+fn every_context_gets_its_own_file() {
+    let out = Test::new()
+        .facet(
+            "a.yaml",
+            "metadata:\n  name: a\nterraform:\n  - path: net\n",
+        )
+        .values("dev", "x: 1\n")
+        .values("prod", "x: 2\n")
+        .args([
+            "graph",
+            "--all-contexts",
+            "--format",
+            "svg",
+            "--out",
+            "graphs",
+        ])
+        .run();
+    for context in ["dev", "prod"] {
+        let svg = std::fs::read_to_string(out.path(&format!("graphs/{context}.svg"))).expect("svg");
+        assert!(svg.starts_with("<svg "), "{svg}");
+        assert!(svg.contains(r#"data-id="terraform/net""#), "{svg}");
+    }
+}
+
+/// The HTML page opened in a real browser (Debian's `chromium`, headless): its script
+/// runs, and every Kustomization and component of the context is drawn.
+#[test]
+fn the_html_page_renders_in_a_real_browser() {
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        eprintln!("SKIPPED: no chromium installed (apt-get install -y chromium); the browser test did not run");
+        return;
+    };
+    let dir = windsor_core();
+    let out = bpc(
+        dir.path(),
+        &[
+            "graph",
+            "--context",
+            "metal-dev",
+            "--format",
+            "html",
+            "--out",
+            "graph.html",
+        ],
+    );
+    assert!(out.success(), "{}", out.stderr);
+    let page = dir.path().join("graph.html");
+    let html = std::fs::read_to_string(&page).expect("html");
+    let nodes = html.matches("<g class=\"node ").count();
+    let edges = html.matches("<g class=\"edge ").count();
+    let profile = tempfile::tempdir().expect("profile dir");
+    let headless = |extra: &[String]| {
+        std::process::Command::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .expect("run the browser")
+    };
+    let dom = headless(&["--dump-dom".to_string()]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains(&format!("data-graph-nodes=\"{nodes}\"")),
+        "the page's script did not run:\n{dom}"
+    );
+    assert!(
+        dom.contains(&format!("data-graph-edges=\"{edges}\"")),
+        "{dom}"
+    );
+    for name in ["cni-install", "pki-resources", "cluster"] {
+        assert!(
+            dom.contains(&format!("data-id=\"kustomization/{name}\""))
+                || dom.contains(&format!("data-id=\"terraform/{name}\"")),
+            "{name} missing"
+        );
+    }
+    let shot = dir.path().join("graph.png");
+    headless(&[
+        format!("--screenshot={}", shot.display()),
+        "--window-size=1400,900".to_string(),
+    ]);
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "screenshot of {} bytes",
+        png.len()
+    );
+}
