@@ -782,6 +782,7 @@ impl Corpus {
             true,
             &layers,
             &session.sources,
+            Some("fuzz"),
         ) {
             write_value(&Value::map(values), self.limits.output_bytes);
         }
