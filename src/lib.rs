@@ -43,6 +43,7 @@ pub mod emit;
 pub mod explain;
 pub mod expr;
 pub mod files;
+pub mod oci;
 pub(crate) mod parallel;
 pub(crate) mod project;
 pub mod render;

@@ -129,6 +129,7 @@ impl Session {
                 .unwrap_or_else(|| "local".to_string()),
             windsor: None,
             warnings: Vec::new(),
+            published: None,
         };
         Session::load(project, options, sources)
     }
@@ -138,11 +139,19 @@ impl Session {
         options: Options,
         sources: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
-        let template = if options.upstream {
+        let mut template = if options.upstream {
             crate::template::load_with_sources(project.template.clone(), sources.clone())?
         } else {
             crate::template::load(project.template.clone(), sources.clone())?
         };
+        template.published = project
+            .published
+            .as_ref()
+            .map(|p| crate::template::Published {
+                name: p.name.clone(),
+                url: p.url.clone(),
+                entry: p.entry,
+            });
         let schema = Schema::of_template(&template)?;
         let engine = Engine::new(EngineConfig {
             terraform_output: true,

@@ -36,6 +36,7 @@ pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diag
         &mut origins,
     )?);
     let base = merged_base(template);
+    let tags = tags.with_published(template);
     finish(inputs, parts, origins, base.as_ref(), Some(&tags))
 }
 
