@@ -137,11 +137,28 @@ pub fn discover(
 }
 
 /// Whether there is a project to discover from `cwd`: the options name one (its
-/// directory, template or context), or the default template exists there.
+/// directory, template or context), the default template exists there, or a
+/// `windsor.yaml` project whose contexts list `oci://` sources (S14).
 pub fn present(cwd: &Path, options: &Options) -> bool {
     let named =
         options.project.is_some() || options.template.is_some() || options.context.is_some();
-    named || template_of(cwd, &root_of(cwd, options), options).exists()
+    let root = root_of(cwd, options);
+    named || template_of(cwd, &root, options).exists() || lists_oci_sources(&root)
+}
+
+/// Whether `root` holds `windsor.yaml` and a `contexts/<ctx>/blueprint.yaml` naming an
+/// `oci://` source.
+fn lists_oci_sources(root: &Path) -> bool {
+    if !root.join("windsor.yaml").is_file() {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(root.join("contexts")) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        std::fs::read_to_string(e.path().join("blueprint.yaml"))
+            .is_ok_and(|text| text.contains("oci://"))
+    })
 }
 
 /// `--project`, else the nearest ancestor of `cwd` holding `windsor.yaml`, else `cwd`.

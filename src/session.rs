@@ -61,6 +61,86 @@ impl Options {
     }
 }
 
+/// At most this many `oci://` sources besides the composing one (S14).
+const MAX_PUBLISHED_SOURCES: usize = 64;
+
+/// For a project built on a published blueprint: the context's other `oci://` sources
+/// and those the pulled blueprints list (recursively), pulled and loaded as sources of
+/// the composing template (S14). Source identity is the name, as in the Windsor CLI:
+/// a name already loaded is not loaded again. Only the context's own entries can be
+/// installed; sources a pulled blueprint lists are loaded, not merged.
+fn published_sources(
+    project: &Project,
+    template: &mut Template,
+    sources: &Arc<FileMap>,
+    settings: &crate::oci::Settings,
+) -> Result<(), Vec<Diagnostic>> {
+    let Some(published) = &project.published else {
+        return Ok(());
+    };
+    let mut names = vec![published.name.clone()];
+    let mut todo: std::collections::VecDeque<(crate::oci::sources::Entry, String, bool)> =
+        published
+            .others
+            .iter()
+            .map(|e| (e.clone(), published.listed_in.clone(), e.install))
+            .collect();
+    let nested = |t: &Template, todo: &mut std::collections::VecDeque<_>| {
+        if let Some(base) = &t.base {
+            for e in crate::oci::sources::entries(base) {
+                todo.push_back((e, t.tree.describe("blueprint.yaml"), false));
+            }
+        }
+    };
+    nested(template, &mut todo);
+    while let Some((entry, listed_in, install)) = todo.pop_front() {
+        if names.contains(&entry.name) {
+            continue;
+        }
+        if names.len() > MAX_PUBLISHED_SOURCES {
+            return Err(vec![Diagnostic::error(format!(
+                "more than {MAX_PUBLISHED_SOURCES} oci:// sources; stopped at `{}` ({listed_in})",
+                entry.name
+            ))
+            .with_primary(entry.span, "one too many")]);
+        }
+        names.push(entry.name.clone());
+        let pulled = crate::oci::load::pull(
+            &project.root,
+            &entry.name,
+            &entry.url,
+            entry.url_span,
+            &listed_in,
+            settings,
+        )
+        .map_err(|d| vec![d])?;
+        let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
+            vec![Diagnostic::error(format!(
+                "cannot open the template pulled from {}: {e}",
+                pulled.url
+            ))]
+        })?;
+        tree.set_display_root(pulled.display.clone());
+        let mut loaded = crate::template::load(Arc::new(tree), sources.clone())?;
+        loaded.published = Some(crate::template::Published {
+            name: entry.name.clone(),
+            url: entry.url.clone(),
+            entry: entry.span,
+        });
+        nested(&loaded, &mut todo);
+        template.warnings.extend(loaded.warnings.iter().cloned());
+        template.upstream.push(crate::template::Upstream {
+            name: entry.name.clone(),
+            template: loaded,
+            depth: 0,
+            references: Vec::new(),
+            entry: entry.span,
+            install,
+        });
+    }
+    Ok(())
+}
+
 /// How [`Session::eval`] reads its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {
@@ -152,6 +232,7 @@ impl Session {
                 url: p.url.clone(),
                 entry: p.entry,
             });
+        published_sources(&project, &mut template, &sources, &options.locate.oci)?;
         let schema = Schema::of_template(&template)?;
         let engine = Engine::new(EngineConfig {
             terraform_output: true,

@@ -23,8 +23,12 @@ pub struct Pulled {
     pub template_dir: PathBuf,
     /// How messages name the template's files (relative to the project).
     pub display: String,
-    /// Sources bpc loads but does not compose, and the like.
+    /// Found while pulling.
     pub warnings: Vec<Diagnostic>,
+    /// The other `oci://` sources of the context's blueprint, loaded beside it.
+    pub others: Vec<sources::Entry>,
+    /// The file that lists it (`contexts/<ctx>/blueprint.yaml`).
+    pub listed_in: String,
 }
 
 /// The published blueprint of a project without a template of its own: the last
@@ -51,23 +55,14 @@ pub fn published(
         path,
         settings,
     )?;
-    let pulled = Pulled {
-        entry: chosen.span,
-        ..pulled
-    };
-    let mut warnings = Vec::new();
-    for other in entries.iter().filter(|e| e.index != chosen.index) {
-        warnings.push(
-            Diagnostic::warning(format!(
-                "source `{}` ({}) is not composed: bpc composes one published blueprint per project, here `{}`",
-                other.name, other.url, chosen.name
-            ))
-            .with_primary(other.span, "not composed")
-            .with_help("list one oci:// source per context, or give the project a template of its own (contexts/_template)"),
-        );
-    }
+    let others = entries
+        .iter()
+        .filter(|e| e.index != chosen.index)
+        .cloned()
+        .collect();
     Ok(Some(Pulled {
-        warnings: [warnings, pulled.warnings.clone()].concat(),
+        entry: chosen.span,
+        others,
         ..pulled
     }))
 }
@@ -126,6 +121,8 @@ pub fn pull(
         template_dir,
         display: rel,
         warnings: Vec::new(),
+        others: Vec::new(),
+        listed_in: listed_in.to_string(),
     })
 }
 
