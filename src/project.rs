@@ -297,6 +297,37 @@ impl Project {
         }
     }
 
+    /// For a project built on a published blueprint: an error when context `name`'s
+    /// `blueprint.yaml` chooses another one than the loaded template (S14; one loaded
+    /// template serves every context of a run).
+    pub fn same_published(&self, name: &str, sources: &FileMap) -> Result<(), Diagnostic> {
+        let Some(published) = &self.published else {
+            return Ok(());
+        };
+        let path = format!("contexts/{name}/blueprint.yaml");
+        let user = read_optional(&self.root.join(&path), &path, sources)?;
+        let chosen = user.as_ref().and_then(|u| {
+            crate::oci::sources::entries(u)
+                .into_iter()
+                .rev()
+                .find(|e| e.install)
+        });
+        match chosen {
+            Some(e) if e.url == published.url => Ok(()),
+            Some(e) => Err(Diagnostic::error(format!(
+                "context `{name}` is built on {}, but this run loaded {} (from context `{}`)",
+                e.url, published.url, self.context
+            ))
+            .with_primary(e.url_span, "another published blueprint")
+            .with_help("compose that context on its own (--context), not in one run with the others")),
+            None => Err(Diagnostic::error(format!(
+                "context `{name}` lists no oci:// source to build on ({path}), but this run loaded {}",
+                published.url
+            ))
+            .with_help("list the same source in its blueprint.yaml, or compose it on its own")),
+        }
+    }
+
     pub fn builtins(&self) -> Builtins {
         let root = self.root.to_string_lossy().replace('\\', "/");
         Builtins {

@@ -309,6 +309,9 @@ impl Session {
     /// it again; safe to call from many threads at once.
     pub fn compose_context(&self, name: &str) -> Result<Composition, Vec<Diagnostic>> {
         project::check_context_name(name).map_err(|d| vec![d])?;
+        self.project
+            .same_published(name, &self.sources)
+            .map_err(|d| vec![d])?;
         self.compose_project(&self.project.for_context(name, true))
     }
 
@@ -377,7 +380,12 @@ impl Session {
     /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
     /// `None` when it is not a directory. Only regular files are read.
     fn module_files(&self, dir: &str) -> ModuleFiles {
-        let dir = self.project.root.join(dir);
+        // A published template's modules are in its artifact (S14).
+        let base = match &self.project.published {
+            Some(p) => p.cache_dir.clone(),
+            None => self.project.root.clone(),
+        };
+        let dir = base.join(dir);
         let mut files = Vec::new();
         for entry in std::fs::read_dir(&dir).ok()?.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();

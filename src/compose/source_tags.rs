@@ -52,6 +52,14 @@ impl SourceTags {
     /// The source an origin belongs to; `None` for the composing template (and for
     /// values bpc derived after merging).
     fn source_of(&self, origin: OriginId, origins: &Origins) -> Option<&SourceTag> {
+        // What the context's own blueprint adds is the context's, not a template's:
+        // it reads from the context's repository, as in the Windsor CLI (S14).
+        if matches!(
+            origins.get(origin).contributor,
+            Contributor::Overlay | Contributor::ContextPatch
+        ) {
+            return None;
+        }
         let template = origins.template_of(origin);
         self.tags.iter().find(|t| t.template == template)
     }

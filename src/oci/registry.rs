@@ -158,22 +158,22 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
     let at = reference.to_string();
     rt.block_on(async {
         let mut client = client(reference);
-        let mut auth = registry_auth(&lookup.credential);
-        let mut result = client.pull_image_manifest(&image, &auth).await;
+        let mut result = client
+            .pull_image_manifest(&image, &registry_auth(&lookup.credential))
+            .await;
         if let Err(e) = &result {
             if refused(e) && lookup.credential != Credential::Anonymous {
+                // Refused credentials: once more anonymously, as the Windsor CLI does.
                 let anonymous = self::client(reference);
                 let retry = anonymous
                     .pull_image_manifest(&image, &RegistryAuth::Anonymous)
                     .await;
                 if retry.is_ok() {
                     client = anonymous;
-                    auth = RegistryAuth::Anonymous;
                     result = retry;
                 }
             }
         }
-        let _ = &auth;
         let (manifest, manifest_digest) = result.map_err(|e| {
             if refused(&e) {
                 Failure {
