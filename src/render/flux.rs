@@ -208,6 +208,17 @@ pub fn render(
         ]);
         resources.push(cx.write(&format!("kustomizations/{name}"), &object, out)?);
     }
+    // The blueprint's own repository is applied whenever it has a URL, whether or not
+    // a kustomization reads it (as the Windsor CLI does; with a published blueprint
+    // every kustomization may read that instead, S14).
+    let own_url = blueprint
+        .get("repository")
+        .and_then(Value::as_map)
+        .and_then(|m| text(m, "url"))
+        .is_some_and(|u| !u.is_empty());
+    if own_url {
+        used.insert(cx.source_ref(None));
+    }
     for (kind, name) in &used {
         if let Some(object) = cx.source_object(kind, name, &blueprint, out) {
             let file = format!("sources/{}-{name}", kind.to_lowercase());
