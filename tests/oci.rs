@@ -321,6 +321,40 @@ fn credentials_come_from_the_docker_config() {
     let b = compose_json(consumer.path(), &home, &[]);
     assert_eq!(b["terraform"][0]["name"], "demo-net");
 
+    // A credential helper, as `credHelpers` names it (`docker-credential-<name> get`).
+    let helped = Home::new();
+    let bin = helped.0.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let helper = bin.join("docker-credential-bpctest");
+    std::fs::write(
+        &helper,
+        "#!/bin/sh\nread server\nprintf '{\"ServerURL\":\"%s\",\"Username\":\"bpc\",\"Secret\":\"s3cret\"}' \"$server\"\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::write(
+        helped.0.path().join("config.json"),
+        format!(r#"{{"credHelpers":{{"{}":"bpctest"}}}}"#, reg.host()),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let fresh = support::consumer(&[("demo", &url, None)]);
+    let out = run(
+        bpc(fresh.path(), &helped)
+            .args(["compose", "--format", "json"])
+            .env("PATH", path),
+        true,
+    );
+    assert!(stdout(&out).contains("demo-net"), "{}", stdout(&out));
+
     let stranger = Home::new();
     let fresh = support::consumer(&[("demo", &url, None)]);
     let out = run(bpc(fresh.path(), &stranger).args(["compose"]), false);
