@@ -462,13 +462,14 @@ fn scripted(layer: Vec<u8>, declared: Option<i64>, blob: fn(&[u8]) -> Reply) -> 
                     "size": declared.unwrap_or(layer.len() as i64), "digest": digest}],
     })
     .to_string();
-    Scripted::start(move |path| {
+    Scripted::start(move |path, _| {
         if path.contains("/manifests/") {
             Reply {
                 status: 200,
                 content_type: "application/vnd.oci.image.manifest.v1+json".into(),
                 body: manifest.clone().into_bytes(),
                 stall_after: None,
+                headers: Vec::new(),
             }
         } else if path.contains("/blobs/") {
             blob(&layer)
@@ -478,6 +479,7 @@ fn scripted(layer: Vec<u8>, declared: Option<i64>, blob: fn(&[u8]) -> Reply) -> 
                 content_type: "application/json".into(),
                 body: b"{}".to_vec(),
                 stall_after: None,
+                headers: Vec::new(),
             }
         }
     })
@@ -501,6 +503,7 @@ fn a_killed_pull_leaves_nothing_that_is_trusted_later() {
         content_type: "application/octet-stream".into(),
         body: layer.to_vec(),
         stall_after: Some(layer.len() / 2),
+        headers: Vec::new(),
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", stalling.port);
     let consumer = consumer(&[("demo", &url, None)]);
@@ -532,6 +535,7 @@ fn a_killed_pull_leaves_nothing_that_is_trusted_later() {
         content_type: "application/octet-stream".into(),
         body: layer.to_vec(),
         stall_after: None,
+        headers: Vec::new(),
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", whole.port);
     let consumer = support::consumer(&[("demo", &url, None)]);
@@ -548,9 +552,79 @@ fn a_layer_over_the_size_limit_is_not_downloaded() {
         content_type: "text/plain".into(),
         body: b"the blob must not be asked for".to_vec(),
         stall_after: None,
+        headers: Vec::new(),
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", huge.port);
     let consumer = consumer(&[("demo", &url, None)]);
     let err = stderr(&run(bpc(consumer.path(), &home).args(["compose"]), false));
     assert!(err.contains("over the limit of 256 MiB"), "{err}");
+}
+
+#[test]
+fn anonymous_token_auth_as_public_registries_ask_for_it() {
+    let home = Home::new();
+    let layer = bundle_of_demo(&home);
+    let digest = registry::sha256(&layer);
+    let config = b"{}".to_vec();
+    let manifest = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.windsorcli.blueprint.v1+json",
+                   "size": config.len(), "digest": registry::sha256(&config)},
+        "layers": [{"mediaType": "application/vnd.docker.image.rootfs.diff.tar.gzip",
+                    "size": layer.len(), "digest": digest}],
+    })
+    .to_string();
+    let port = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(0));
+    let seen = port.clone();
+    let token_asks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let asks = token_asks.clone();
+    let reply = |status: u16, body: Vec<u8>, headers: Vec<(String, String)>| Reply {
+        status,
+        content_type: "application/json".into(),
+        body,
+        stall_after: None,
+        headers,
+    };
+    // Every /v2/ request needs the token the realm hands out to anyone who asks
+    // for pull access to acme/demo.
+    let server = Scripted::start(move |path, auth| {
+        let port = seen.load(std::sync::atomic::Ordering::SeqCst);
+        if path.starts_with("/token") {
+            asks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let scoped = path.contains("scope=repository%3Aacme%2Fdemo%3Apull")
+                || path.contains("scope=repository:acme/demo:pull");
+            return if scoped {
+                reply(200, br#"{"token":"t0k3n"}"#.to_vec(), Vec::new())
+            } else {
+                reply(400, path.as_bytes().to_vec(), Vec::new())
+            };
+        }
+        if auth != Some("Bearer t0k3n") {
+            let challenge = format!(
+                r#"Bearer realm="http://127.0.0.1:{port}/token",service="scripted",scope="repository:acme/demo:pull""#
+            );
+            return reply(
+                401,
+                b"{}".to_vec(),
+                vec![("WWW-Authenticate".into(), challenge)],
+            );
+        }
+        if path.contains("/manifests/") {
+            Reply {
+                content_type: "application/vnd.oci.image.manifest.v1+json".into(),
+                ..reply(200, manifest.clone().into_bytes(), Vec::new())
+            }
+        } else if path.contains("/blobs/") {
+            reply(200, layer.clone(), Vec::new())
+        } else {
+            reply(200, b"{}".to_vec(), Vec::new())
+        }
+    });
+    port.store(server.port, std::sync::atomic::Ordering::SeqCst);
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let consumer = consumer(&[("demo", &url, None)]);
+    let b = compose_json(consumer.path(), &home, &[]);
+    assert_eq!(b["terraform"][0]["name"], "demo-net");
+    assert!(token_asks.load(std::sync::atomic::Ordering::SeqCst) >= 1);
 }

@@ -293,6 +293,8 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// Send only this many bytes of the body, then stall until the server is dropped.
     pub stall_after: Option<usize>,
+    /// Extra response headers.
+    pub headers: Vec<(String, String)>,
 }
 
 /// A registry stand-in that answers each request path by a function.
@@ -304,7 +306,7 @@ pub struct Scripted {
 }
 
 impl Scripted {
-    pub fn start(route: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Scripted {
+    pub fn start(route: impl Fn(&str, Option<&str>) -> Reply + Send + Sync + 'static) -> Scripted {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -340,7 +342,7 @@ impl Drop for Scripted {
 
 fn serve(
     stream: TcpStream,
-    route: &(dyn Fn(&str) -> Reply + Send + Sync),
+    route: &(dyn Fn(&str, Option<&str>) -> Reply + Send + Sync),
     stop: &AtomicBool,
     stalled: &mpsc::Sender<String>,
 ) {
@@ -353,6 +355,7 @@ fn serve(
         }
         let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
         let mut length = 0usize;
+        let mut authorization = None;
         loop {
             let mut header = String::new();
             if reader.read_line(&mut header).unwrap_or(0) == 0 {
@@ -364,16 +367,25 @@ fn serve(
             if let Some(v) = header.to_ascii_lowercase().strip_prefix("content-length:") {
                 length = v.trim().parse().unwrap_or(0);
             }
+            if let Some((name, value)) = header.split_once(':') {
+                if name.eq_ignore_ascii_case("authorization") {
+                    authorization = Some(value.trim().to_string());
+                }
+            }
         }
         let mut body = vec![0; length];
         let _ = reader.read_exact(&mut body);
-        let reply = route(&path);
-        let head = format!(
-            "HTTP/1.1 {} X\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n",
+        let reply = route(&path, authorization.as_deref());
+        let mut head = format!(
+            "HTTP/1.1 {} X\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
             reply.status,
             reply.content_type,
             reply.body.len()
         );
+        for (name, value) in &reply.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
         if writer.write_all(head.as_bytes()).is_err() {
             return;
         }
