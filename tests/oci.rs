@@ -628,3 +628,43 @@ fn anonymous_token_auth_as_public_registries_ask_for_it() {
     assert_eq!(b["terraform"][0]["name"], "demo-net");
     assert!(token_asks.load(std::sync::atomic::Ordering::SeqCst) >= 1);
 }
+
+#[test]
+fn one_run_over_every_context_loads_one_published_blueprint() {
+    let reg = registry!(false);
+    let home = Home::new();
+    let publisher = publisher("demo", &[]);
+    let v1 = format!("oci://{}/acme/demo:v1", reg.host());
+    let v2 = format!("oci://{}/acme/demo:v2", reg.host());
+    push(publisher.path(), &home, &v1);
+    push(publisher.path(), &home, &v2);
+    let project = consumer(&[("demo", &v1, None)]);
+    write(
+        project.path(),
+        "contexts/prod/blueprint.yaml",
+        format!("{BLUEPRINT_HEAD}sources:\n  - name: demo\n    url: {v2}\n"),
+    );
+    write(
+        project.path(),
+        "contexts/staging/blueprint.yaml",
+        format!("{BLUEPRINT_HEAD}sources:\n  - name: demo\n    url: {v1}\n"),
+    );
+    let out = run(
+        bpc(project.path(), &home).args(["compose", "--all-contexts", "--out", "out"]),
+        false,
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "context `prod` is built on {v2}, but this run loaded {v1}"
+        )),
+        "{err}"
+    );
+    assert!(project.path().join("out/staging.yaml").is_file());
+    assert!(project.path().join("out/local.yaml").is_file());
+    // On its own, prod composes with its own blueprint.
+    run(
+        bpc(project.path(), &home).args(["compose", "--context", "prod"]),
+        true,
+    );
+}
