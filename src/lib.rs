@@ -44,6 +44,7 @@ pub mod explain;
 pub mod expr;
 pub mod files;
 pub mod graph;
+pub mod oci;
 pub(crate) mod parallel;
 pub(crate) mod project;
 pub mod render;

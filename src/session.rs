@@ -62,6 +62,86 @@ impl Options {
     }
 }
 
+/// At most this many `oci://` sources besides the composing one (S14).
+const MAX_PUBLISHED_SOURCES: usize = 64;
+
+/// For a project built on a published blueprint: the context's other `oci://` sources
+/// and those the pulled blueprints list (recursively), pulled and loaded as sources of
+/// the composing template (S14). Source identity is the name, as in the Windsor CLI:
+/// a name already loaded is not loaded again. Only the context's own entries can be
+/// installed; sources a pulled blueprint lists are loaded, not merged.
+fn published_sources(
+    project: &Project,
+    template: &mut Template,
+    sources: &Arc<FileMap>,
+    settings: &crate::oci::Settings,
+) -> Result<(), Vec<Diagnostic>> {
+    let Some(published) = &project.published else {
+        return Ok(());
+    };
+    let mut names = vec![published.name.clone()];
+    let mut todo: std::collections::VecDeque<(crate::oci::sources::Entry, String, bool)> =
+        published
+            .others
+            .iter()
+            .map(|e| (e.clone(), published.listed_in.clone(), e.install))
+            .collect();
+    let nested = |t: &Template, todo: &mut std::collections::VecDeque<_>| {
+        if let Some(base) = &t.base {
+            for e in crate::oci::sources::entries(base) {
+                todo.push_back((e, t.tree.describe("blueprint.yaml"), false));
+            }
+        }
+    };
+    nested(template, &mut todo);
+    while let Some((entry, listed_in, install)) = todo.pop_front() {
+        if names.contains(&entry.name) {
+            continue;
+        }
+        if names.len() > MAX_PUBLISHED_SOURCES {
+            return Err(vec![Diagnostic::error(format!(
+                "more than {MAX_PUBLISHED_SOURCES} oci:// sources; stopped at `{}` ({listed_in})",
+                entry.name
+            ))
+            .with_primary(entry.span, "one too many")]);
+        }
+        names.push(entry.name.clone());
+        let pulled = crate::oci::load::pull(
+            &project.root,
+            &entry.name,
+            &entry.url,
+            entry.url_span,
+            &listed_in,
+            settings,
+        )
+        .map_err(|d| vec![d])?;
+        let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
+            vec![Diagnostic::error(format!(
+                "cannot open the template pulled from {}: {e}",
+                pulled.url
+            ))]
+        })?;
+        tree.set_display_root(pulled.display.clone());
+        let mut loaded = crate::template::load(Arc::new(tree), sources.clone())?;
+        loaded.published = Some(crate::template::Published {
+            name: entry.name.clone(),
+            url: entry.url.clone(),
+            entry: entry.span,
+        });
+        nested(&loaded, &mut todo);
+        template.warnings.extend(loaded.warnings.iter().cloned());
+        template.upstream.push(crate::template::Upstream {
+            name: entry.name.clone(),
+            template: loaded,
+            depth: 0,
+            references: Vec::new(),
+            entry: entry.span,
+            install,
+        });
+    }
+    Ok(())
+}
+
 /// How [`Session::eval`] reads its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {
@@ -130,6 +210,7 @@ impl Session {
                 .unwrap_or_else(|| "local".to_string()),
             windsor: None,
             warnings: Vec::new(),
+            published: None,
         };
         Session::load(project, options, sources)
     }
@@ -139,11 +220,20 @@ impl Session {
         options: Options,
         sources: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
-        let template = if options.upstream {
+        let mut template = if options.upstream {
             crate::template::load_with_sources(project.template.clone(), sources.clone())?
         } else {
             crate::template::load(project.template.clone(), sources.clone())?
         };
+        template.published = project
+            .published
+            .as_ref()
+            .map(|p| crate::template::Published {
+                name: p.name.clone(),
+                url: p.url.clone(),
+                entry: p.entry,
+            });
+        published_sources(&project, &mut template, &sources, &options.locate.oci)?;
         let schema = Schema::of_template(&template)?;
         let engine = Engine::new(EngineConfig {
             terraform_output: true,
@@ -221,6 +311,9 @@ impl Session {
     /// it again; safe to call from many threads at once.
     pub fn compose_context(&self, name: &str) -> Result<Composition, Vec<Diagnostic>> {
         project::check_context_name(name).map_err(|d| vec![d])?;
+        self.project
+            .same_published(name, &self.sources)
+            .map_err(|d| vec![d])?;
         self.compose_project(&self.project.for_context(name, true))
     }
 
@@ -316,7 +409,12 @@ impl Session {
     /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
     /// `None` when it is not a directory. Only regular files are read.
     fn module_files(&self, dir: &str) -> ModuleFiles {
-        let dir = self.project.root.join(dir);
+        // A published template's modules are in its artifact (S14).
+        let base = match &self.project.published {
+            Some(p) => p.cache_dir.clone(),
+            None => self.project.root.clone(),
+        };
+        let dir = base.join(dir);
         let mut files = Vec::new();
         for entry in std::fs::read_dir(&dir).ok()?.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();

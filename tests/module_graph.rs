@@ -12,6 +12,8 @@ const LAYERS: &[&[&str]] = &[
     // nothing else.
     &["files", "alloc", "diff", "parallel"],
     &["yaml"],
+    // Published blueprints: references, pulls, the shared cache, bundles.
+    &["oci"],
     &["value"],
     &["expr"],
     &["template"],

@@ -279,8 +279,11 @@ fn sources_backends_patches_and_deferred_substitutions() {
         ("_template/kustomize/patches/ingress.yaml", "kind: Service\nmetadata:\n  name: x\n"),
     ]);
     let r = render(dir.path(), None);
-    assert_eq!(validate_flux(&r), 4);
+    // The blueprint's own repository is applied though no kustomization reads it, as
+    // the Windsor CLI applies it (seen on published-blueprint projects, S14).
+    assert_eq!(validate_flux(&r), 5);
     let text = |p: &str| String::from_utf8_lossy(&r.files[p]).to_string();
+    assert!(text("flux/sources/gitrepository-local.yaml").contains("acme/platform"));
     assert!(text("flux/sources/ocirepository-core.yaml").contains("url: oci://ghcr.io/acme/core\n"));
     assert!(
         text("flux/sources/gitrepository-vendor.yaml").contains("https://github.com/acme/vendor")
@@ -436,7 +439,7 @@ fn local_module_variables_are_checked_against_inputs() {
     "};
     project()
         .args(["render", "--out", "out"])
-        .stderr(format!("{warnings}rendered 8 file(s) to out\n"))
+        .stderr(format!("{warnings}rendered 9 file(s) to out\n"))
         .run();
     project()
         .args(["render", "--out", "out", "--strict"])

@@ -9,6 +9,7 @@ pub(crate) mod eval;
 pub(crate) mod explain;
 pub(crate) mod graph;
 pub(crate) mod output;
+pub(crate) mod publish;
 pub(crate) mod render;
 pub mod show;
 pub(crate) mod test;
@@ -32,6 +33,9 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Bundle the template (with the project's kustomize/ and terraform/) as a
+    /// Windsor blueprint artifact, `<name>-<version>.tar.gz`.
+    Bundle(publish::BundleArgs),
     /// Check a template for mistakes without composing (references, types,
     /// reachability, dependencies; `--coverage` for test coverage).
     Check(check::CheckArgs),
@@ -49,12 +53,16 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Show the effective values of a context (`bpc show values`).
     Show(show::ShowArgs),
+    /// Push the template as a Windsor blueprint artifact to `oci://REGISTRY/REPO:TAG`.
+    Push(publish::PushArgs),
     /// Run the template's test cases.
     Test(test::TestArgs),
 }
 
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
+        Command::Bundle(args) => publish::run_bundle(args),
+        Command::Push(args) => publish::run_push(args),
         Command::Check(args) => check::run(args),
         Command::Compose(args) => compose::run(args),
         Command::Completions(args) => completions::run(args),

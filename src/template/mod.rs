@@ -33,6 +33,20 @@ pub struct Template {
     /// Local sources listed in `blueprint.yaml`, in merge order (every source after the
     /// sources it references); empty unless loaded with [`load_with_sources`].
     pub upstream: Vec<Upstream>,
+    /// The published blueprint this template was pulled from (S14), when it is one:
+    /// its components default to `source: <name>` and `sources:` lists it by URL.
+    pub published: Option<Published>,
+}
+
+/// A template pulled from an `oci://` source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Published {
+    /// The `sources:` entry's name (what its components get as `source:`).
+    pub name: String,
+    /// The `oci://` URL it was pulled from.
+    pub url: String,
+    /// The `sources:` entry that names it (in the context's `blueprint.yaml`).
+    pub entry: crate::files::Span,
 }
 
 /// One template of a composition: the composing template itself, or the upstream
@@ -219,5 +233,6 @@ pub fn load(tree: Arc<FileTree>, sources: Arc<FileMap>) -> Result<Template, Vec<
         facets,
         warnings,
         upstream: Vec::new(),
+        published: None,
     })
 }

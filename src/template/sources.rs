@@ -31,6 +31,10 @@ pub struct Upstream {
     pub references: Vec<usize>,
     /// The `sources:` entry that first listed it.
     pub entry: Span,
+    /// Merged into the blueprint (always, for a local source); an `oci://` source with
+    /// `install: false`, or one only a pulled blueprint lists, is loaded but adds
+    /// nothing (S14).
+    pub install: bool,
 }
 
 /// Loads the template at `tree` and, recursively, its local sources into
@@ -220,6 +224,7 @@ impl Walk {
             depth,
             references,
             entry: entry.span,
+            install: true,
         });
         Ok(self.loaded.len() - 1)
     }
