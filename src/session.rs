@@ -17,7 +17,7 @@ use crate::compose::scope::Layer;
 use crate::compose::{Composition, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
-use crate::files::{Diagnostic, FileMap, FileTree};
+use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
@@ -107,6 +107,26 @@ impl Session {
             &sources,
         )
         .map_err(|d| vec![d])?;
+        Session::load(project, options, sources)
+    }
+
+    /// As [`Session::open`], with the template read through the files `overlay` gives
+    /// for the discovered template (tree paths → contents standing for those on disk): the language server passes the
+    /// editor's unsaved documents. Files outside the template are read from disk.
+    pub fn open_overlaid(
+        options: Options,
+        sources: Arc<FileMap>,
+        overlay: impl FnOnce(&FileTree) -> FileOverlay,
+    ) -> Result<Session, Vec<Diagnostic>> {
+        let mut project = project::discover(
+            &options.cwd,
+            &options.locate,
+            options.env_context.clone(),
+            &sources,
+        )
+        .map_err(|d| vec![d])?;
+        let files = overlay(&project.template);
+        project.template = Arc::new(project.template.with_overlay(&files));
         Session::load(project, options, sources)
     }
 
@@ -242,10 +262,30 @@ impl Session {
     /// error points into `text`, registered in the session's sources as
     /// `<expression>`. Discovery warnings are in `self.project.warnings`.
     pub fn eval(&self, text: &str, syntax: Syntax) -> Result<Value, Vec<Diagnostic>> {
+        self.eval_project(&self.project, text, syntax)
+    }
+
+    /// As [`Session::eval`], in context `name` of the project.
+    pub fn eval_context(
+        &self,
+        name: &str,
+        text: &str,
+        syntax: Syntax,
+    ) -> Result<Value, Vec<Diagnostic>> {
+        project::check_context_name(name).map_err(|d| vec![d])?;
+        self.eval_project(&self.project.for_context(name, true), text, syntax)
+    }
+
+    fn eval_project(
+        &self,
+        project: &Project,
+        text: &str,
+        syntax: Syntax,
+    ) -> Result<Value, Vec<Diagnostic>> {
         let file = self.sources.add("<expression>", text);
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
-        let inputs = self.inputs(&self.project, None, None)?;
+        let inputs = self.inputs(project, None, None)?;
         let result = crate::compose::in_scope::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;

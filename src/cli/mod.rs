@@ -7,6 +7,7 @@ pub mod compose;
 pub(crate) mod contexts;
 pub(crate) mod eval;
 pub(crate) mod explain;
+pub(crate) mod lsp;
 pub(crate) mod output;
 pub(crate) mod render;
 pub mod show;
@@ -42,6 +43,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Show where a value of the composed blueprint (or the scope) came from.
     Explain(explain::ExplainArgs),
+    /// Run the language server on stdin/stdout (for editors; see docs/lsp.md).
+    Lsp(lsp::LspArgs),
     /// Write the Terraform and Flux inputs of a context (see docs/render.md).
     Render(render::RenderArgs),
     /// Show the effective values of a context (`bpc show values`).
@@ -58,6 +61,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
     }
