@@ -266,3 +266,72 @@ fn contexts_switch_and_composition_errors_name_the_context() {
     assert!(hover.contains("context `bare`"), "{hover}");
     assert!(client.stop().success());
 }
+
+/// A real editor: Neovim's built-in LSP client, headless, shows the seeded
+/// misspelling at its range, a hover with the value and its origin, and a definition
+/// on the config block.
+#[test]
+fn neovim_shows_the_diagnostic_hover_and_definition() {
+    let found = std::process::Command::new("nvim").arg("--version").output();
+    let Ok(version) = found else {
+        eprintln!(
+            "\n\n*** SKIPPED: neovim is not installed (apt-get install -y neovim); \
+             the end-to-end editor test did not run ***\n"
+        );
+        return;
+    };
+    assert!(version.status.success());
+    let (dir, root) = project();
+    let out = dir.path().join("nvim-result.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lsp/nvim.lua");
+    let status = std::process::Command::new("nvim")
+        .args(["--headless", "--clean", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("BPC_ROOT", &root)
+        .env("BPC_BIN", BIN)
+        .env("BPC_OUT", &out)
+        .env_remove("WINDSOR_CONTEXT")
+        .stdin(std::process::Stdio::null())
+        .status()
+        .expect("run nvim");
+    assert!(status.success());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("nvim wrote no result"))
+            .expect("result JSON");
+    assert!(result["error"].is_null(), "{result:#}");
+    let text = std::fs::read_to_string(root.join(FACET)).expect("facet");
+    let (line, column) = position_of(&text, "cluster.endpoint ??");
+    let diagnostics = result["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(diagnostics.len(), 1, "{result:#}");
+    let d = &diagnostics[0];
+    assert_eq!(
+        (d["lnum"].as_u64(), d["col"].as_u64()),
+        (Some(line), Some(column)),
+        "{d}"
+    );
+    assert_eq!(
+        (d["end_lnum"].as_u64(), d["end_col"].as_u64()),
+        (Some(line), Some(column + 16)),
+        "{d}"
+    );
+    let hover = result["hover"].as_str().unwrap_or_default();
+    assert!(
+        hover.contains("10.5.0.0/16") && hover.contains("contexts/local/values.yaml"),
+        "{hover}"
+    );
+    let definition = &result["definition"];
+    let target = definition["uri"]
+        .as_str()
+        .unwrap_or_default()
+        .trim_start_matches("file://");
+    let target_text = std::fs::read_to_string(target).expect("definition target");
+    let line = definition["line"].as_u64().unwrap_or(u64::MAX) as usize;
+    let line_text = target_text.lines().nth(line).unwrap_or_default();
+    assert!(
+        line_text.trim_start().starts_with("talos_version:"),
+        "{definition}: {line_text}"
+    );
+}

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 pub struct Client {
@@ -103,10 +103,7 @@ impl Client {
 
     fn next(&mut self, deadline: Instant) -> Option<Value> {
         let left = deadline.saturating_duration_since(Instant::now());
-        match self.incoming.recv_timeout(left) {
-            Ok(v) => Some(v),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.incoming.recv_timeout(left).ok()
     }
 
     /// Waits for a notification `method` whose params satisfy `pred` (looking at
