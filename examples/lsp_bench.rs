@@ -83,7 +83,11 @@ fn synthetic(dir: &Path, facets: usize) -> (PathBuf, PathBuf, String, String) {
         .expect("python3 runs");
     assert!(status.success(), "gen-template.py failed");
     std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
-    std::fs::rename(root.join("values.yaml"), root.join("contexts/local/values.yaml")).expect("values");
+    std::fs::rename(
+        root.join("values.yaml"),
+        root.join("contexts/local/values.yaml"),
+    )
+    .expect("values");
     let facets_dir = root.join("contexts/_template/facets");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&facets_dir)
         .expect("facets")
@@ -138,7 +142,10 @@ fn measure(name: &str, (root, facet, good, bad): (PathBuf, PathBuf, String, Stri
             break;
         }
     }
-    send(Message::Notification(Notification::new("initialized".into(), json!({}))));
+    send(Message::Notification(Notification::new(
+        "initialized".into(),
+        json!({}),
+    )));
     let open = Instant::now();
     send(Message::Notification(Notification::new(
         "textDocument/didOpen".into(),
@@ -164,8 +171,15 @@ fn measure(name: &str, (root, facet, good, bad): (PathBuf, PathBuf, String, Stri
         // overlap the next edit as they would in an editor.
         std::thread::sleep(Duration::from_millis(50));
     }
-    send(Message::Request(Request::new(RequestId::from(2), "shutdown".into(), Value::Null)));
-    send(Message::Notification(Notification::new("exit".into(), Value::Null)));
+    send(Message::Request(Request::new(
+        RequestId::from(2),
+        "shutdown".into(),
+        Value::Null,
+    )));
+    send(Message::Notification(Notification::new(
+        "exit".into(),
+        Value::Null,
+    )));
     drop(client);
     let _ = thread.join();
     times.sort_by(f64::total_cmp);

@@ -21,7 +21,7 @@ use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
-use crate::template::Template;
+use crate::template::{FacetCache, Template};
 use crate::testing::runner::{RunOptions, Suite};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -48,6 +48,9 @@ pub struct Options {
     /// A YAML/JSON file of Terraform outputs (component → output → value) that resolve
     /// `terraform_output()`; without it those expressions stay deferred.
     pub terraform_outputs: Option<PathBuf>,
+    /// Facets parsed by earlier sessions over the same [`FileMap`], reused where the
+    /// file's text is unchanged (the language server's reloads).
+    pub facet_cache: Option<Arc<FacetCache>>,
 }
 
 impl Options {
@@ -158,10 +161,15 @@ impl Session {
         options: Options,
         sources: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
+        let cache = options.facet_cache.as_deref();
         let template = if options.upstream {
-            crate::template::load_with_sources(project.template.clone(), sources.clone())?
+            crate::template::load_with_sources_cached(
+                project.template.clone(),
+                sources.clone(),
+                cache,
+            )?
         } else {
-            crate::template::load(project.template.clone(), sources.clone())?
+            crate::template::load_cached(project.template.clone(), sources.clone(), cache)?
         };
         let schema = Schema::of_template(&template)?;
         let engine = Engine::new(EngineConfig {

@@ -202,6 +202,23 @@ fn diagnostics_hover_definition_completion_over_the_protocol() {
         "{target}: {line_text}"
     );
 
+    // Find references of `network.cidr_block`: its reads across facets and the
+    // template, several facets of them.
+    let at = position_of(&on_disk, "network.cidr_block, 10");
+    let refs = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": file}, "position": {"line": at.0, "character": at.1 + 9},
+               "context": {"includeDeclaration": true}}),
+    );
+    let refs = refs.as_array().cloned().unwrap_or_default();
+    let here = refs.iter().any(|r| {
+        r["uri"] == file && r["range"]["start"] == json!({"line": at.0, "character": at.1})
+    });
+    assert!(here, "the read under the cursor is missing: {refs:#?}");
+    let files: std::collections::BTreeSet<&str> =
+        refs.iter().filter_map(|r| r["uri"].as_str()).collect();
+    assert!(files.len() > 1, "reads in one facet only: {files:?}");
+
     // Completion after `cluster.` lists the schema's keys below `cluster`.
     let at = position_of(&on_disk, "cluster.controlplanes.disks");
     let items = client.request(
@@ -334,4 +351,89 @@ fn neovim_shows_the_diagnostic_hover_and_definition() {
         line_text.trim_start().starts_with("talos_version:"),
         "{definition}: {line_text}"
     );
+}
+
+/// Test files: a failing expectation (in the editor's unsaved text) is a diagnostic on
+/// its case; code lenses run a case and show its blueprint.
+#[test]
+fn failing_expectations_and_test_lenses() {
+    let (_dir, root) = project();
+    let path = root.join("contexts/_template/tests/platform-docker.test.yaml");
+    let file = uri(&path);
+    let on_disk = std::fs::read_to_string(&path).expect("test file");
+    let broken = on_disk.replacen(
+        "cluster_endpoint: https://10.5.0.10:6443",
+        "cluster_endpoint: https://10.9.9.9:6443",
+        1,
+    );
+    assert_ne!(broken, on_disk);
+    let mut client = start(&root);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": file, "languageId": "yaml", "version": 1, "text": broken}}),
+    );
+    let case = "minimal config creates workstation compute cluster chain with default CSI";
+    let params = client.wait_for("textDocument/publishDiagnostics", |p| {
+        p["uri"] == file && p["diagnostics"].to_string().contains("test-failure")
+    });
+    let failures: Vec<Value> = params["diagnostics"].as_array().map_or(Vec::new(), |a| {
+        a.iter()
+            .filter(|d| d["code"] == "test-failure")
+            .cloned()
+            .collect()
+    });
+    assert_eq!(failures.len(), 1, "{failures:#?}");
+    let message = failures[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("test case `{case}` fails")),
+        "{message}"
+    );
+    assert!(message.contains("10.5.0.10"), "{message}");
+    let (line, _) = position_of(&broken, case);
+    assert_eq!(failures[0]["range"]["start"]["line"], line);
+
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": file}}),
+    );
+    let lenses = lenses.as_array().cloned().unwrap_or_default();
+    let commands: Vec<(&str, &str)> = lenses
+        .iter()
+        .filter(|l| l["command"]["arguments"][0] == case)
+        .filter_map(|l| {
+            Some((
+                l["command"]["command"].as_str()?,
+                l["command"]["title"].as_str()?,
+            ))
+        })
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            ("bpc.runTest", "▶ run test"),
+            ("bpc.showTest", "show blueprint")
+        ]
+    );
+    let ran = client.request(
+        "workspace/executeCommand",
+        json!({"command": "bpc.runTest", "arguments": [case]}),
+    );
+    assert_eq!(ran["passed"], false, "{ran}");
+    assert!(
+        ran["text"].as_str().unwrap_or_default().starts_with('✗'),
+        "{ran}"
+    );
+    let shown = client.request(
+        "workspace/executeCommand",
+        json!({"command": "bpc.showTest", "arguments": [case]}),
+    );
+    assert_eq!(shown["passed"], true, "{shown}");
+    assert!(
+        shown["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("kind: Blueprint"),
+        "{shown}"
+    );
+    assert!(client.stop().success());
 }

@@ -13,10 +13,12 @@ mod functions;
 mod hover;
 mod lookup;
 mod position;
+mod references;
 pub mod server;
 mod settings;
 mod snapshot;
 mod symbols;
+mod test_lens;
 mod test_runs;
 mod uri;
 

@@ -6,7 +6,7 @@
 use super::documents::Documents;
 use super::position::LineIndex;
 use super::settings::Settings;
-use super::snapshot::Snapshot;
+use super::snapshot::{Reuse, Snapshot};
 use super::test_runs::TestRuns;
 use lsp_server::{Connection, ExtractError, Message, Notification, Request, Response};
 use lsp_types as lsp;
@@ -30,11 +30,22 @@ pub fn capabilities() -> lsp::ServerCapabilities {
         )),
         hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp::OneOf::Left(true)),
+        references_provider: Some(lsp::OneOf::Left(true)),
         completion_provider: Some(lsp::CompletionOptions {
             trigger_characters: Some(vec![".".into(), "{".into(), "'".into(), " ".into()]),
             ..lsp::CompletionOptions::default()
         }),
         document_symbol_provider: Some(lsp::OneOf::Left(true)),
+        code_lens_provider: Some(lsp::CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        execute_command_provider: Some(lsp::ExecuteCommandOptions {
+            commands: vec![
+                super::test_lens::RUN.to_string(),
+                super::test_lens::SHOW.to_string(),
+            ],
+            ..lsp::ExecuteCommandOptions::default()
+        }),
         workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
         ..lsp::ServerCapabilities::default()
     }
@@ -64,6 +75,7 @@ pub fn serve(connection: Connection) -> Result<(), String> {
         changed: BTreeSet::new(),
         published: BTreeMap::new(),
         tests,
+        reuse: Reuse::new(),
         connection: &connection,
     };
     server.run()
@@ -100,6 +112,8 @@ struct Server<'c> {
     /// What was last published per file (test files excepted).
     published: BTreeMap<PathBuf, Vec<lsp::Diagnostic>>,
     tests: TestRuns,
+    /// Files read and facets parsed by earlier analyses.
+    reuse: Reuse,
     connection: &'c Connection,
 }
 
@@ -218,6 +232,7 @@ impl Server<'_> {
             &self.settings,
             &self.documents,
             self.generation,
+            self.reuse.next(),
         ));
         self.dirty_since = None;
         let found = super::diagnostics::of_snapshot(&snapshot);
@@ -275,7 +290,12 @@ impl Server<'_> {
             GotoDefinition::METHOD => {
                 self.answer::<GotoDefinition>(request, |s, p| s.definition(p))
             }
+            References::METHOD => self.answer::<References>(request, |s, p| s.references(p)),
             Completion::METHOD => self.answer::<Completion>(request, |s, p| s.completion(p)),
+            CodeLensRequest::METHOD => {
+                self.answer::<CodeLensRequest>(request, |s, p| s.code_lens(p))
+            }
+            ExecuteCommand::METHOD => self.answer::<ExecuteCommand>(request, |s, p| s.execute(p)),
             DocumentSymbolRequest::METHOD => {
                 self.answer::<DocumentSymbolRequest>(request, |s, p| s.document_symbols(p))
             }
@@ -348,10 +368,68 @@ impl Server<'_> {
         (!found.is_empty()).then_some(lsp::GotoDefinitionResponse::Array(found))
     }
 
+    fn references(&self, p: lsp::ReferenceParams) -> Option<Vec<lsp::Location>> {
+        let (snapshot, _, text, offset) = self.at(&p.text_document_position)?;
+        let declaration = p.context.include_declaration;
+        Some(super::references::references(
+            snapshot,
+            &text,
+            offset,
+            declaration,
+        ))
+    }
+
     fn completion(&self, p: lsp::CompletionParams) -> Option<lsp::CompletionResponse> {
         let (snapshot, _, text, offset) = self.at(&p.text_document_position)?;
         let items = super::completion::completion(snapshot, &text, offset);
         Some(lsp::CompletionResponse::Array(items))
+    }
+
+    fn code_lens(&self, p: lsp::CodeLensParams) -> Option<Vec<lsp::CodeLens>> {
+        let snapshot = self.snapshot.as_deref()?;
+        let path = local_path(&p.text_document.uri)?;
+        Some(super::test_lens::lenses(snapshot, &path))
+    }
+
+    /// Runs a test command; the text goes to the user and back as the answer.
+    fn execute(&self, p: lsp::ExecuteCommandParams) -> Option<serde_json::Value> {
+        let snapshot = self.snapshot.as_deref()?;
+        let name = p.arguments.first()?.as_str()?;
+        let result = super::test_lens::execute(snapshot, &p.command, name);
+        let (text, failed) = match &result {
+            Ok(text) => (text.clone(), false),
+            Err(text) => (text.clone(), true),
+        };
+        let (method, params) = if p.command == super::test_lens::SHOW && !failed {
+            let params = lsp::LogMessageParams {
+                typ: lsp::MessageType::INFO,
+                message: text.clone(),
+            };
+            (
+                lsp::notification::LogMessage::METHOD,
+                serde_json::to_value(params),
+            )
+        } else {
+            let params = lsp::ShowMessageParams {
+                typ: if failed {
+                    lsp::MessageType::ERROR
+                } else {
+                    lsp::MessageType::INFO
+                },
+                message: text.clone(),
+            };
+            (
+                lsp::notification::ShowMessage::METHOD,
+                serde_json::to_value(params),
+            )
+        };
+        if let Ok(params) = params {
+            self.send(Message::Notification(Notification {
+                method: method.to_string(),
+                params,
+            }));
+        }
+        Some(serde_json::json!({"passed": !failed, "text": text}))
     }
 
     fn document_symbols(

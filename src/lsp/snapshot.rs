@@ -9,6 +9,7 @@ use crate::check::{Allow, Report};
 use crate::compose::Composition;
 use crate::files::{Diagnostic, FileId, FileMap, FileOverlay, FileTree};
 use crate::session::{Options, Session};
+use crate::template::FacetCache;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -40,9 +41,11 @@ impl Snapshot {
         settings: &Settings,
         documents: &Documents,
         generation: u64,
+        reuse: &Reuse,
     ) -> Snapshot {
-        let sources = Arc::new(FileMap::new());
+        let sources = reuse.sources.clone();
         let mut options = Options::at(root);
+        options.facet_cache = Some(reuse.facets.clone());
         options.locate.context = settings.context.clone();
         options.env_context = std::env::var("WINDSOR_CONTEXT").ok();
         let overlay = |tree: &FileTree| overlay_of(tree, documents);
@@ -106,6 +109,38 @@ impl Snapshot {
     /// The template directory on disk.
     pub fn template_dir(&self) -> Option<PathBuf> {
         self.session.as_ref().ok()?.template.tree.root_dir()
+    }
+}
+
+/// What one analysis hands the next: the files read so far and the facets parsed
+/// from them, so a reload parses only the files whose text changed. Both grow with
+/// every edit (the changed file's text is kept once more), so the server starts
+/// afresh now and then ([`Reuse::RENEW_AFTER`]).
+pub struct Reuse {
+    pub sources: Arc<FileMap>,
+    pub facets: Arc<FacetCache>,
+    pub uses: usize,
+}
+
+impl Reuse {
+    pub const RENEW_AFTER: usize = 200;
+
+    pub fn new() -> Reuse {
+        Reuse {
+            sources: Arc::new(FileMap::new()),
+            facets: Arc::new(FacetCache::default()),
+            uses: 0,
+        }
+    }
+
+    /// Counts one more analysis; starts afresh every `RENEW_AFTER`.
+    pub fn next(&mut self) -> &Reuse {
+        self.uses += 1;
+        if self.uses > Self::RENEW_AFTER {
+            *self = Reuse::new();
+            self.uses = 1;
+        }
+        self
     }
 }
 

@@ -11,7 +11,7 @@ pub(crate) mod source_entry;
 pub(crate) mod sources;
 
 pub use facet::*;
-pub use sources::{load_with_sources, Upstream};
+pub use sources::{load_with_sources, load_with_sources_cached, Upstream};
 
 use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::yaml::Node;
@@ -91,11 +91,22 @@ fn parse_facets(
     sources: &FileMap,
     paths: &[String],
     diagnostics: &mut Vec<Diagnostic>,
+    cache: Option<&FacetCache>,
 ) -> Vec<Facet> {
     let mut files = Vec::with_capacity(paths.len());
+    // Slots in path order: a facet the cache still holds, or one to parse.
+    let mut slots: Vec<Result<(Option<Facet>, Vec<Diagnostic>), usize>> = Vec::new();
     for path in paths {
         match tree.read_to_string(path) {
-            Ok(text) => files.push((path.as_str(), sources.add(tree.describe(path), text))),
+            Ok(text) => {
+                let shown = tree.describe(path);
+                if let Some(hit) = cache.and_then(|c| c.get(&shown, &text)) {
+                    slots.push(Ok(hit));
+                    continue;
+                }
+                slots.push(Err(files.len()));
+                files.push((path.as_str(), sources.add(shown, text)));
+            }
             Err(e) => diagnostics.push(Diagnostic::error(format!(
                 "cannot read {}: {e}",
                 tree.describe(path)
@@ -137,17 +148,96 @@ fn parse_facets(
                 .collect()
         })
     };
-    let mut facets = Vec::with_capacity(parsed.len());
-    for (facet, found) in parsed {
+    if let Some(cache) = cache {
+        for ((_, file), (facet, found)) in files.iter().zip(&parsed) {
+            cache.put(sources, *file, facet, found);
+        }
+    }
+    let mut parsed: Vec<Option<(Option<Facet>, Vec<Diagnostic>)>> =
+        parsed.into_iter().map(Some).collect();
+    let mut facets = Vec::with_capacity(slots.len());
+    for slot in slots {
+        let (facet, found) = match slot {
+            Ok(hit) => hit,
+            Err(i) => parsed[i].take().unwrap_or_default(),
+        };
         diagnostics.extend(found);
         facets.extend(facet);
     }
     facets
 }
 
+/// Facets parsed by earlier loads, by file (as messages name it) with the text they
+/// were parsed from, so that a load parses only the files whose text changed: the
+/// language server loads the template again after every edit. Cached facets' spans
+/// name files of the [`FileMap`] they were parsed into, so a cache serves loads into
+/// that one map only (it checks, and parses anew for any other).
+#[derive(Debug, Default)]
+pub struct FacetCache {
+    parsed: std::sync::Mutex<std::collections::HashMap<String, CachedFacet>>,
+}
+
+#[derive(Debug)]
+struct CachedFacet {
+    /// The map the facet's spans point into (compared by address).
+    map: usize,
+    text: Arc<str>,
+    facet: Option<Facet>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl FacetCache {
+    fn get(&self, shown: &str, text: &str) -> Option<(Option<Facet>, Vec<Diagnostic>)> {
+        let parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        let hit = parsed.get(shown).filter(|c| &*c.text == text)?;
+        Some((hit.facet.clone(), hit.diagnostics.clone()))
+    }
+
+    fn put(
+        &self,
+        sources: &FileMap,
+        file: crate::files::FileId,
+        facet: &Option<Facet>,
+        diagnostics: &[Diagnostic],
+    ) {
+        let Some(source) = sources.get(file) else {
+            return;
+        };
+        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        parsed.insert(
+            source.path.clone(),
+            CachedFacet {
+                map: sources as *const FileMap as usize,
+                text: source.text.clone(),
+                facet: facet.clone(),
+                diagnostics: diagnostics.to_vec(),
+            },
+        );
+    }
+
+    /// Forgets entries made with another map than `sources`.
+    fn keep_only(&self, sources: &FileMap) {
+        let map = sources as *const FileMap as usize;
+        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        parsed.retain(|_, c| c.map == map);
+    }
+}
+
 /// Loads a template: facets under `facets/` (recursively, `.yaml`/`.yml`, byte-wise
 /// path order), `schema.yaml` and `blueprint.yaml` at the root.
 pub fn load(tree: Arc<FileTree>, sources: Arc<FileMap>) -> Result<Template, Vec<Diagnostic>> {
+    load_cached(tree, sources, None)
+}
+
+/// As [`load`], reusing the facets of files `cache` holds with the same text.
+pub fn load_cached(
+    tree: Arc<FileTree>,
+    sources: Arc<FileMap>,
+    cache: Option<&FacetCache>,
+) -> Result<Template, Vec<Diagnostic>> {
+    if let Some(cache) = cache {
+        cache.keep_only(&sources);
+    }
     let mut diagnostics = Vec::new();
     let optional = |name: &str, diagnostics: &mut Vec<Diagnostic>| {
         if !tree.exists(name) {
@@ -190,7 +280,13 @@ pub fn load(tree: Arc<FileTree>, sources: Arc<FileMap>) -> Result<Template, Vec<
         .filter(|p| p.ends_with(".yaml") || p.ends_with(".yml"))
         .collect();
     paths.sort();
-    facets.extend(parse_facets(&tree, &sources, &paths, &mut diagnostics));
+    facets.extend(parse_facets(
+        &tree,
+        &sources,
+        &paths,
+        &mut diagnostics,
+        cache,
+    ));
 
     // S2: names are unique; say where both definitions are.
     let mut by_name: std::collections::HashMap<&str, &Facet> = std::collections::HashMap::new();
