@@ -682,6 +682,31 @@ mod tests {
         encoder.finish().expect("gzip")
     }
 
+    #[test]
+    fn an_overlay_stands_for_files_and_adds_new_ones() {
+        let tree = sample().subtree("_template").expect("subtree");
+        let mut files = FileOverlay::new();
+        files.insert("facets/a.yaml".into(), Arc::from(&b"edited"[..]));
+        files.insert("facets/new.yaml".into(), Arc::from(&b"new"[..]));
+        let overlaid = tree.with_overlay(&files);
+        assert_eq!(&*overlaid.read("facets/a.yaml").expect("a"), b"edited");
+        assert_eq!(&*overlaid.read("facets/b.yaml").expect("b"), b"b");
+        assert!(overlaid.is_file("facets/new.yaml"));
+        let listed = overlaid.list("facets").expect("list");
+        assert_eq!(
+            listed,
+            [
+                "facets/a.yaml",
+                "facets/b.yaml",
+                "facets/new.yaml",
+                "facets/sub/c.yaml"
+            ]
+        );
+        // The tree it came from is unchanged.
+        assert_eq!(&*tree.read("facets/a.yaml").expect("a"), b"a");
+        assert!(!tree.is_file("facets/new.yaml"));
+    }
+
     fn sample() -> FileTree {
         let bytes = archive(&[
             ("./_template/", tar::EntryType::Directory, b""),

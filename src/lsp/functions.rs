@@ -123,6 +123,8 @@ const BUILTINS: &[(&str, &str, &str)] = &[
     ),
     ("reverse", "(list) → list", "the items in reverse order"),
     ("toJSON", "(v) → string", "v as indented JSON"),
+    ("toBase64", "(s) → string", "s encoded as standard base64"),
+    ("fromBase64", "(s) → string", "decodes standard base64 text"),
     ("fromJSON", "(s) → any", "parses JSON text"),
     ("type", "(v) → string", "the type name of v"),
     ("bitand", "(a, b) → int", "bitwise and"),

@@ -317,3 +317,51 @@ pub fn load_cached(
         upstream: Vec::new(),
     })
 }
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    const HEAD: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+
+    fn tree(b: &str) -> Arc<FileTree> {
+        let files = [
+            (
+                "facets/a.yaml",
+                "metadata:\n  name: a\nconfig:\n  - name: x\n    v: 1\n",
+            ),
+            ("facets/b.yaml", b),
+        ];
+        let files = files.map(|(p, t)| (p.to_string(), format!("{HEAD}{t}").into_bytes()));
+        Arc::new(FileTree::from_files(files, "t").expect("tree"))
+    }
+
+    #[test]
+    fn a_reload_parses_only_the_changed_file() {
+        let sources = Arc::new(FileMap::new());
+        let cache = FacetCache::default();
+        let first = load_cached(
+            tree("metadata:\n  name: b\n"),
+            sources.clone(),
+            Some(&cache),
+        );
+        let first = first.expect("loads");
+        assert_eq!(sources.len(), 2);
+        let b2 = "metadata:\n  name: b2\n";
+        let second = load_cached(tree(b2), sources.clone(), Some(&cache)).expect("loads");
+        // Only b.yaml was read into the map again; a keeps its file and its facet.
+        assert_eq!(sources.len(), 3);
+        let names: Vec<&str> = second.facets.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "b2"]);
+        assert_eq!(first.facets[0].file, second.facets[0].file);
+        assert_eq!(
+            first.facets[0].config[0].body,
+            second.facets[0].config[0].body
+        );
+        // Another map: nothing is reused, everything is read into it.
+        let other = Arc::new(FileMap::new());
+        let third = load_cached(tree(b2), other.clone(), Some(&cache)).expect("loads");
+        assert_eq!(other.len(), 2);
+        assert_eq!(third.facets.len(), 2);
+    }
+}
