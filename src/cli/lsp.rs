@@ -6,7 +6,11 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Editors start it; see docs/lsp.md and README.md for set-ups.
+    after_help = "Examples:
+  bpc lsp                                     # what an editor runs, in the project
+  bpc lsp --stdio                             # the same, for clients that pass --stdio
+
+Editor set-ups: README.md; capabilities: docs/lsp.md.
 Settings (initializationOptions or workspace/didChangeConfiguration, bare or under `bpc`):
   context     the context hovers and diagnostics use (default: the project's)
   debounceMs  quiet time after an edit before analysing (default 30)
