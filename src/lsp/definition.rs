@@ -5,7 +5,6 @@
 //! contributions.
 
 use super::cursor::{Cursor, Segment, Token};
-use super::diagnostics::range_of;
 use super::lookup;
 use super::snapshot::Snapshot;
 use crate::files::Span;
@@ -130,6 +129,6 @@ fn file_target(from: &Path, relative: &str) -> Option<Location> {
 pub fn location(snapshot: &Snapshot, span: Span) -> Option<Location> {
     Some(Location {
         uri: super::uri::from_path(&snapshot.path_of(span.file)?)?,
-        range: range_of(&snapshot.sources, span)?,
+        range: snapshot.range(span)?,
     })
 }

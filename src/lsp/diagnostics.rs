@@ -3,9 +3,8 @@
 //! message names the contexts it happens in). Test results are published by
 //! [`super::test_runs`], for the test files only.
 
-use super::position::LineIndex;
 use super::snapshot::Snapshot;
-use crate::files::{Diagnostic, FileMap, Severity};
+use crate::files::{Diagnostic, Severity};
 use lsp_types as lsp;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -99,7 +98,7 @@ pub fn convert(
         .and_then(|label| Some((snapshot.path_of(label.span.file)?, label)));
     let range = placed
         .as_ref()
-        .and_then(|(_, label)| range_of(&snapshot.sources, label.span))
+        .and_then(|(_, label)| snapshot.range(label.span))
         .unwrap_or_default();
     let related: Vec<lsp::DiagnosticRelatedInformation> = d
         .secondary
@@ -109,7 +108,7 @@ pub fn convert(
             Some(lsp::DiagnosticRelatedInformation {
                 location: lsp::Location {
                     uri: super::uri::from_path(&path)?,
-                    range: range_of(&snapshot.sources, label.span)?,
+                    range: snapshot.range(label.span)?,
                 },
                 message: if label.message.is_empty() {
                     "here".to_string()
@@ -142,10 +141,4 @@ pub fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
         Severity::Warning => lsp::DiagnosticSeverity::WARNING,
         Severity::Note => lsp::DiagnosticSeverity::INFORMATION,
     }
-}
-
-/// The protocol range of a span, in the text the snapshot read.
-pub fn range_of(sources: &FileMap, span: crate::files::Span) -> Option<lsp::Range> {
-    let text = sources.text(span.file)?;
-    Some(LineIndex::new(&text).range(span.start as usize, span.end as usize))
 }

@@ -2,15 +2,21 @@
 //! within a line. bpc's spans are byte offsets; every conversion goes through here.
 
 use lsp_types::{Position, Range};
+use std::sync::Arc;
 
 /// Where each line of a text starts, for converting both ways.
-pub struct LineIndex<'t> {
-    text: &'t str,
+pub struct LineIndex {
+    text: Arc<str>,
     starts: Vec<usize>,
 }
 
-impl<'t> LineIndex<'t> {
-    pub fn new(text: &'t str) -> LineIndex<'t> {
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        LineIndex::shared(Arc::from(text))
+    }
+
+    /// The index of a text held elsewhere (a loaded file's), without copying it.
+    pub fn shared(text: Arc<str>) -> LineIndex {
         let starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();

@@ -235,7 +235,33 @@ impl Server<'_> {
             self.reuse.next(),
         ));
         self.dirty_since = None;
+        let converting = Instant::now();
         let found = super::diagnostics::of_snapshot(&snapshot);
+        let mut timings: Vec<String> = snapshot
+            .timings
+            .iter()
+            .map(|(step, took)| format!("{step} {:.1} ms", took.as_secs_f64() * 1e3))
+            .collect();
+        timings.push(format!(
+            "diagnostics {:.1} ms",
+            converting.elapsed().as_secs_f64() * 1e3
+        ));
+        let log = lsp::LogMessageParams {
+            typ: lsp::MessageType::LOG,
+            message: format!(
+                "bpc: analysis {} (context `{}`, {} context(s)): {}",
+                snapshot.generation,
+                snapshot.context,
+                snapshot.compositions.len(),
+                timings.join(", ")
+            ),
+        };
+        if let Ok(params) = serde_json::to_value(log) {
+            self.send(Message::Notification(Notification {
+                method: lsp::notification::LogMessage::METHOD.to_string(),
+                params,
+            }));
+        }
         let tests_dir = snapshot.template_dir().map(|d| d.join("tests"));
         let is_test = |p: &Path| {
             tests_dir.as_ref().is_some_and(|d| p.starts_with(d))

@@ -4,14 +4,19 @@
 //! after every burst of edits.
 
 use super::documents::Documents;
+use super::position::LineIndex;
 use super::settings::Settings;
 use crate::check::{Allow, Report};
 use crate::compose::Composition;
-use crate::files::{Diagnostic, FileId, FileMap, FileOverlay, FileTree};
+use crate::files::{Diagnostic, FileId, FileMap, FileOverlay, FileTree, Span};
 use crate::session::{Options, Session};
 use crate::template::FacetCache;
+use lsp_types::Range;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The project-level config whose `check.allow` silences findings (as `bpc check`).
 const PROJECT_CONFIG: &str = "bpc.yaml";
@@ -32,6 +37,10 @@ pub struct Snapshot {
     pub report: Option<Report>,
     /// Problems with `bpc.yaml` itself.
     pub config_errors: Vec<Diagnostic>,
+    /// How long each step of the analysis took, for the client's log.
+    pub timings: Vec<(&'static str, Duration)>,
+    /// Line indexes of the files read, made on first use.
+    lines: Mutex<HashMap<FileId, Arc<LineIndex>>>,
 }
 
 impl Snapshot {
@@ -49,6 +58,7 @@ impl Snapshot {
         options.locate.context = settings.context.clone();
         options.env_context = std::env::var("WINDSOR_CONTEXT").ok();
         let overlay = |tree: &FileTree| overlay_of(tree, documents);
+        let started = Instant::now();
         let session = Session::open_overlaid(options, sources.clone(), overlay);
         let mut snapshot = Snapshot {
             generation,
@@ -58,6 +68,8 @@ impl Snapshot {
             compositions: Vec::new(),
             report: None,
             config_errors: Vec::new(),
+            timings: vec![("load", started.elapsed())],
+            lines: Mutex::default(),
             session,
         };
         let Ok(session) = &snapshot.session else {
@@ -72,11 +84,14 @@ impl Snapshot {
                 Vec::new()
             }
         };
+        let checking = Instant::now();
         snapshot.report = Some(crate::check::check(
             &session.template,
             &session.engine,
             &allow,
         ));
+        snapshot.timings.push(("check", checking.elapsed()));
+        let composing = Instant::now();
         let others: Vec<String> = session
             .contexts()
             .into_iter()
@@ -89,7 +104,24 @@ impl Snapshot {
         snapshot.compositions = std::iter::once((snapshot.context.clone(), current))
             .chain(others.into_iter().zip(rest))
             .collect();
+        snapshot.timings.push(("compose", composing.elapsed()));
         snapshot
+    }
+
+    /// The protocol range of a span, in the text this snapshot read.
+    pub fn range(&self, span: Span) -> Option<Range> {
+        let index = {
+            let mut lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
+            match lines.get(&span.file) {
+                Some(index) => index.clone(),
+                None => {
+                    let index = Arc::new(LineIndex::shared(self.sources.text(span.file)?));
+                    lines.insert(span.file, index.clone());
+                    index
+                }
+            }
+        };
+        Some(index.range(span.start as usize, span.end as usize))
     }
 
     /// The file on disk a source file of this snapshot stands for.

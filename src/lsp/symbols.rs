@@ -2,7 +2,6 @@
 //! kustomizations, flux systems; a test file's cases) and workspace symbols (the
 //! same for every facet, filtered by the query).
 
-use super::diagnostics::range_of;
 use super::snapshot::Snapshot;
 use crate::files::Span;
 use crate::template::{ComponentKind, Facet};
@@ -62,8 +61,8 @@ pub fn document(snapshot: &Snapshot, path: &Path) -> Vec<DocumentSymbol> {
     };
     let sources = &snapshot.sources;
     let symbol = |name: String, detail: &str, kind, span: Span, name_span: Span, children| {
-        let range = range_of(sources, span)?;
-        let selection = range_of(sources, name_span)?;
+        let range = snapshot.range(span)?;
+        let selection = snapshot.range(name_span)?;
         Some(DocumentSymbol {
             name,
             detail: Some(detail.to_string()),

@@ -3,7 +3,6 @@
 //! `bpc test NAME --show`). The result is the command's answer, and is also shown to
 //! the user (`window/showMessage` for a run, `window/logMessage` for a blueprint).
 
-use super::diagnostics::range_of;
 use super::snapshot::Snapshot;
 use crate::testing::case::{self, Case, TestFile};
 use crate::testing::runner::RunOptions;
@@ -20,7 +19,7 @@ pub fn lenses(snapshot: &Snapshot, path: &Path) -> Vec<CodeLens> {
     };
     let mut out = Vec::new();
     for c in &file.cases {
-        let Some(range) = range_of(&snapshot.sources, c.span) else {
+        let Some(range) = snapshot.range(c.span) else {
             continue;
         };
         for (title, command) in [("▶ run test", RUN), ("show blueprint", SHOW)] {
