@@ -83,6 +83,9 @@ pub fn read_yaml(tree: &FileTree, sources: &FileMap, path: &str) -> Result<Node,
     crate::yaml::parse(&text, file).map_err(Diagnostic::from)
 }
 
+/// A facet file parsed: the facet (`None` when it does not load) and what was found.
+type Parsed = (Option<Facet>, Vec<Diagnostic>);
+
 /// Reads every facet file in path order (so file ids, and with them every message, are
 /// the same from run to run), then parses them on all cores: at 10 000 facets parsing
 /// is most of the load time. Results come back in path order.
@@ -95,7 +98,7 @@ fn parse_facets(
 ) -> Vec<Facet> {
     let mut files = Vec::with_capacity(paths.len());
     // Slots in path order: a facet the cache still holds, or one to parse.
-    let mut slots: Vec<Result<(Option<Facet>, Vec<Diagnostic>), usize>> = Vec::new();
+    let mut slots: Vec<Result<Parsed, usize>> = Vec::new();
     for path in paths {
         match tree.read_to_string(path) {
             Ok(text) => {
@@ -130,7 +133,7 @@ fn parse_facets(
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = files.len().div_ceil(threads).max(64);
-    let parsed: Vec<(Option<Facet>, Vec<Diagnostic>)> = if files.len() <= chunk {
+    let parsed: Vec<Parsed> = if files.len() <= chunk {
         files.iter().map(parse_one).collect()
     } else {
         std::thread::scope(|scope| {
@@ -153,8 +156,7 @@ fn parse_facets(
             cache.put(sources, *file, facet, found);
         }
     }
-    let mut parsed: Vec<Option<(Option<Facet>, Vec<Diagnostic>)>> =
-        parsed.into_iter().map(Some).collect();
+    let mut parsed: Vec<Option<Parsed>> = parsed.into_iter().map(Some).collect();
     let mut facets = Vec::with_capacity(slots.len());
     for slot in slots {
         let (facet, found) = match slot {
@@ -187,7 +189,7 @@ struct CachedFacet {
 }
 
 impl FacetCache {
-    fn get(&self, shown: &str, text: &str) -> Option<(Option<Facet>, Vec<Diagnostic>)> {
+    fn get(&self, shown: &str, text: &str) -> Option<Parsed> {
         let parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
         let hit = parsed.get(shown).filter(|c| &*c.text == text)?;
         Some((hit.facet.clone(), hit.diagnostics.clone()))
