@@ -172,10 +172,18 @@ impl<'t> Cursor<'t> {
         let at = self.offset - start;
         if let Some((q_start, q_end)) = string_at(expr, at) {
             let (function, index) = call_of(expr, q_start)?;
+            // Without its closing quote (still being typed) the string runs to the end.
+            let inner = &expr[q_start + 1..q_end];
+            let closed = q_end > q_start + 1 && inner.ends_with(&expr[q_start..q_start + 1]);
+            let value = if closed {
+                &inner[..inner.len() - 1]
+            } else {
+                inner
+            };
             return Some(Token::StringArgument {
                 function,
                 index,
-                value: expr[q_start + 1..q_end.saturating_sub(1).max(q_start + 1)].to_string(),
+                value: value.to_string(),
                 start: start + q_start,
                 end: start + q_end,
             });
@@ -364,6 +372,15 @@ mod tests {
         assert!(
             matches!(Cursor::new(&text, offset).token(), Some(Token::Call { name, .. }) if name == "cidrhost")
         );
+    }
+
+    #[test]
+    fn unterminated_strings_with_wide_characters() {
+        let (text, offset) = at("x: ${file('é|é\n", "|");
+        match Cursor::new(&text, offset).token() {
+            Some(Token::StringArgument { value, .. }) => assert_eq!(value, "éé"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -150,7 +150,18 @@ impl Server<'_> {
                     if self.dirty_since.is_some() {
                         self.analyse();
                     }
-                    let response = self.request(request);
+                    // A bug in one answer must not take the editor's server down.
+                    let id = request.id.clone();
+                    let response = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        self.request(request)
+                    }))
+                    .unwrap_or_else(|_| {
+                        Response::new_err(
+                            id,
+                            lsp_server::ErrorCode::InternalError as i32,
+                            "bpc lsp failed on this request (a bug: please report it)".into(),
+                        )
+                    });
                     self.send(Message::Response(response));
                 }
                 Message::Notification(notification) => {
@@ -227,14 +238,28 @@ impl Server<'_> {
     /// Rebuilds the snapshot, publishes what changed and hands it to the test thread.
     fn analyse(&mut self) {
         self.generation += 1;
-        let snapshot = Arc::new(Snapshot::build(
-            &self.root,
-            &self.settings,
-            &self.documents,
-            self.generation,
-            self.reuse.next(),
-        ));
         self.dirty_since = None;
+        let (root, settings, documents) = (&self.root, &self.settings, &self.documents);
+        let (generation, reuse) = (self.generation, self.reuse.next());
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Snapshot::build(root, settings, documents, generation, reuse)
+        }));
+        let Ok(snapshot) = built else {
+            // A bug while analysing: say so, keep the last analysis, start afresh.
+            self.reuse = Reuse::new();
+            let params = lsp::ShowMessageParams {
+                typ: lsp::MessageType::ERROR,
+                message: "bpc lsp failed to analyse the project (a bug: please report it)".into(),
+            };
+            if let Ok(params) = serde_json::to_value(params) {
+                self.send(Message::Notification(Notification {
+                    method: lsp::notification::ShowMessage::METHOD.to_string(),
+                    params,
+                }));
+            }
+            return;
+        };
+        let snapshot = Arc::new(snapshot);
         let converting = Instant::now();
         let found = super::diagnostics::of_snapshot(&snapshot);
         let mut timings: Vec<String> = snapshot
