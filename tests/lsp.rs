@@ -437,3 +437,92 @@ fn failing_expectations_and_test_lenses() {
     );
     assert!(client.stop().success());
 }
+
+/// The YAML around expressions: a dependsOn entry leads to its component, a facet
+/// only the editor has (never saved) joins the template, completion offers component
+/// keys and dependency names there, workspace symbols find it, and a schema key's
+/// hover gives its description, type and default.
+#[test]
+fn dependencies_new_facets_completion_symbols_and_schema() {
+    let (_dir, root) = project();
+    let mut client = start(&root);
+    let facet = uri(&root.join(FACET));
+    let text = std::fs::read_to_string(root.join(FACET)).expect("facet");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": facet, "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    let at = position_of(&text, "      - compute");
+    let found = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": facet}, "position": {"line": at.0, "character": at.1 + 9}}),
+    );
+    let found = found.as_array().cloned().unwrap_or_default();
+    let lands = found.iter().any(|l| {
+        let path = l["uri"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_start_matches("file://");
+        let line = l["range"]["start"]["line"].as_u64().unwrap_or(u64::MAX) as usize;
+        path.ends_with("facets/option-workstation.yaml")
+            && std::fs::read_to_string(path)
+                .ok()
+                .and_then(|t| t.lines().nth(line).map(|l| l.contains("name: compute")))
+                .unwrap_or(false)
+    });
+    assert!(lands, "{found:#?}");
+
+    let new_path = root.join("contexts/_template/facets/zz-new.yaml");
+    let new = uri(&new_path);
+    let new_text = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: zz-new\nterraform:\n  - name: extra\n    dependsOn:\n      - \n    \n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": new, "languageId": "yaml", "version": 1, "text": new_text}}),
+    );
+    let labels = |client: &mut Client, line: u64, character: u64| -> Vec<String> {
+        let items = client.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": new}, "position": {"line": line, "character": character}}),
+        );
+        items.as_array().map_or(Vec::new(), |a| {
+            a.iter()
+                .filter_map(|i| i["label"].as_str().map(String::from))
+                .collect()
+        })
+    };
+    let names = labels(&mut client, 7, 8);
+    assert!(
+        names.contains(&"compute".to_string()) && names.contains(&"cluster".to_string()),
+        "{names:?}"
+    );
+    let keys = labels(&mut client, 8, 4);
+    for key in ["inputs", "dependsOn", "path", "strategy"] {
+        assert!(keys.contains(&key.to_string()), "{key} not in {keys:?}");
+    }
+    let symbols = client.request("workspace/symbol", json!({"query": "zz-new"}));
+    assert!(
+        symbols
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["location"]["uri"] == new)),
+        "{symbols}"
+    );
+
+    let schema_path = root.join("contexts/_template/schema.yaml");
+    let schema = uri(&schema_path);
+    let schema_text = std::fs::read_to_string(&schema_path).expect("schema");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": schema, "languageId": "yaml", "version": 1, "text": schema_text}}),
+    );
+    let at = position_of(&schema_text, "\n  platform:");
+    let hover = hover_text(&mut client, &schema, (at.0 + 1, 4));
+    assert!(
+        hover.contains("**`platform`**") && hover.contains("Infrastructure platform"),
+        "{hover}"
+    );
+    assert!(
+        hover.contains("type: `string`") && hover.contains("default: `\"none\"`"),
+        "{hover}"
+    );
+    assert!(client.stop().success());
+}
