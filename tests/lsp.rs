@@ -524,5 +524,9 @@ fn dependencies_new_facets_completion_symbols_and_schema() {
         hover.contains("type: `string`") && hover.contains("default: `\"none\"`"),
         "{hover}"
     );
+    // A property with a `$ref` keeps its own description.
+    let at = position_of(&schema_text, "\n  id:\n");
+    let hover = hover_text(&mut client, &schema, (at.0 + 1, 3));
+    assert!(hover.contains("Context id (short identifier"), "{hover}");
     assert!(client.stop().success());
 }

@@ -85,7 +85,7 @@ fn expression(snapshot: &Snapshot, segments: &[String]) -> Vec<CompletionItem> {
             let doc = session.template.schema.as_ref().and_then(|schema| {
                 let mut full: Vec<&str> = segments.iter().map(String::as_str).collect();
                 full.push(name);
-                let lines = lookup::schema_summary(lookup::schema_node(schema, &full)?);
+                let lines = lookup::schema_summary(&lookup::schema_node(schema, &full)?);
                 (!lines.is_empty()).then(|| lines.join("\n\n"))
             });
             items.push(CompletionItem {

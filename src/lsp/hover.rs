@@ -212,12 +212,15 @@ fn schema_key(session: &Session, cursor: &Cursor<'_>) -> Option<(String, usize, 
         }
     }
     let schema = session.template.schema.as_ref()?;
-    let node = if keys.first() == Some(&"$defs") {
+    let entry = if keys.first() == Some(&"$defs") {
         let mut node = schema;
         for key in &keys {
             node = node.get(key)?;
         }
-        node
+        lookup::SchemaEntry {
+            written: node,
+            resolved: node,
+        }
     } else {
         lookup::schema_node(schema, &path)?
     };
@@ -229,7 +232,7 @@ fn schema_key(session: &Session, cursor: &Cursor<'_>) -> Option<(String, usize, 
             path.join(".")
         }
     );
-    for line in lookup::schema_summary(node) {
+    for line in lookup::schema_summary(&entry) {
         let _ = write!(out, "\n\n{line}");
     }
     let (s, e) = word_range(cursor.text, cursor.offset);
@@ -317,8 +320,8 @@ fn reference(snapshot: &Snapshot, session: &Session, path: &str) -> String {
     }
     if let Some(schema) = &session.template.schema {
         let segments: Vec<&str> = path.split('.').collect();
-        if let Some(node) = lookup::schema_node(schema, &segments) {
-            let lines = lookup::schema_summary(node);
+        if let Some(entry) = lookup::schema_node(schema, &segments) {
+            let lines = lookup::schema_summary(&entry);
             if !lines.is_empty() {
                 let _ = write!(out, "\n\nschema: {}", lines.join(" · "));
             }

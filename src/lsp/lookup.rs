@@ -112,9 +112,17 @@ pub fn dependency_targets<'t>(
         .collect()
 }
 
-/// The schema node that describes dotted `path` (following `properties`, local
-/// `$ref`s and `additionalProperties`).
-pub fn schema_node<'s>(schema: &'s Node, path: &[&str]) -> Option<&'s Node> {
+/// What the schema says of dotted `path` (following `properties`, local `$ref`s and
+/// `additionalProperties`): the property as written, and what its `$ref` leads to
+/// (the same node without one). A property's own `description` beside its `$ref`
+/// is the more specific one.
+pub struct SchemaEntry<'s> {
+    pub written: &'s Node,
+    pub resolved: &'s Node,
+}
+
+pub fn schema_node<'s>(schema: &'s Node, path: &[&str]) -> Option<SchemaEntry<'s>> {
+    let mut written = schema;
     let mut node = resolve_ref(schema, schema, 0)?;
     for segment in path {
         let next = node
@@ -124,9 +132,13 @@ pub fn schema_node<'s>(schema: &'s Node, path: &[&str]) -> Option<&'s Node> {
                 node.get("additionalProperties")
                     .filter(|a| matches!(a.kind, NodeKind::Map(_)))
             })?;
+        written = next;
         node = resolve_ref(schema, next, 0)?;
     }
-    Some(node)
+    Some(SchemaEntry {
+        written,
+        resolved: node,
+    })
 }
 
 fn resolve_ref<'s>(schema: &'s Node, node: &'s Node, depth: u32) -> Option<&'s Node> {
@@ -144,15 +156,15 @@ fn resolve_ref<'s>(schema: &'s Node, node: &'s Node, depth: u32) -> Option<&'s N
     resolve_ref(schema, target, depth + 1)
 }
 
-/// description, type, default and enum of a schema node, as Markdown lines.
-pub fn schema_summary(node: &Node) -> Vec<String> {
+/// description, type, default and enum of a schema entry, as Markdown lines.
+pub fn schema_summary(entry: &SchemaEntry<'_>) -> Vec<String> {
     let mut lines = Vec::new();
-    if let Some(d) = node.get("description").and_then(Node::as_str) {
+    let field = |key: &str| entry.written.get(key).or_else(|| entry.resolved.get(key));
+    if let Some(d) = field("description").and_then(Node::as_str) {
         lines.push(d.trim().to_string());
     }
     let scalar = |key: &str| -> Option<String> {
-        let v = node.get(key)?;
-        Some(crate::value::json::compact(&v.to_value()))
+        Some(crate::value::json::compact(&field(key)?.to_value()))
     };
     if let Some(t) = scalar("type") {
         lines.push(format!("type: `{}`", t.trim_matches('"')));
