@@ -17,12 +17,12 @@ use crate::compose::scope::Layer;
 use crate::compose::{Composition, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
-use crate::files::{Diagnostic, FileMap, FileTree};
+use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
 use crate::graph::Graph;
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
-use crate::template::Template;
+use crate::template::{FacetCache, Template};
 use crate::testing::runner::{RunOptions, Suite};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,6 +49,9 @@ pub struct Options {
     /// A YAML/JSON file of Terraform outputs (component → output → value) that resolve
     /// `terraform_output()`; without it those expressions stay deferred.
     pub terraform_outputs: Option<PathBuf>,
+    /// Facets parsed by earlier sessions over the same [`FileMap`], reused where the
+    /// file's text is unchanged (the language server's reloads).
+    pub facet_cache: Option<Arc<FacetCache>>,
 }
 
 impl Options {
@@ -191,6 +194,26 @@ impl Session {
         Session::load(project, options, sources)
     }
 
+    /// As [`Session::open`], with the template read through the files `overlay` gives
+    /// for the discovered template (tree paths → contents standing for those on disk): the language server passes the
+    /// editor's unsaved documents. Files outside the template are read from disk.
+    pub fn open_overlaid(
+        options: Options,
+        sources: Arc<FileMap>,
+        overlay: impl FnOnce(&FileTree) -> FileOverlay,
+    ) -> Result<Session, Vec<Diagnostic>> {
+        let mut project = project::discover(
+            &options.cwd,
+            &options.locate,
+            options.env_context.clone(),
+            &sources,
+        )
+        .map_err(|d| vec![d])?;
+        let files = overlay(&project.template);
+        project.template = Arc::new(project.template.with_overlay(&files));
+        Session::load(project, options, sources)
+    }
+
     /// A session over a template directory or archive with no project around it: the
     /// project root is `root`, the context is `options.locate.context` (else `local`)
     /// and there are no value files. For tests and benchmarks of a bare template.
@@ -220,10 +243,15 @@ impl Session {
         options: Options,
         sources: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
+        let cache = options.facet_cache.as_deref();
         let mut template = if options.upstream {
-            crate::template::load_with_sources(project.template.clone(), sources.clone())?
+            crate::template::load_with_sources_cached(
+                project.template.clone(),
+                sources.clone(),
+                cache,
+            )?
         } else {
-            crate::template::load(project.template.clone(), sources.clone())?
+            crate::template::load_cached(project.template.clone(), sources.clone(), cache)?
         };
         template.published = project
             .published
@@ -337,10 +365,30 @@ impl Session {
     /// error points into `text`, registered in the session's sources as
     /// `<expression>`. Discovery warnings are in `self.project.warnings`.
     pub fn eval(&self, text: &str, syntax: Syntax) -> Result<Value, Vec<Diagnostic>> {
+        self.eval_project(&self.project, text, syntax)
+    }
+
+    /// As [`Session::eval`], in context `name` of the project.
+    pub fn eval_context(
+        &self,
+        name: &str,
+        text: &str,
+        syntax: Syntax,
+    ) -> Result<Value, Vec<Diagnostic>> {
+        project::check_context_name(name).map_err(|d| vec![d])?;
+        self.eval_project(&self.project.for_context(name, true), text, syntax)
+    }
+
+    fn eval_project(
+        &self,
+        project: &Project,
+        text: &str,
+        syntax: Syntax,
+    ) -> Result<Value, Vec<Diagnostic>> {
         let file = self.sources.add("<expression>", text);
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
-        let inputs = self.inputs(&self.project, None, None)?;
+        let inputs = self.inputs(project, None, None)?;
         let result = crate::compose::in_scope::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;

@@ -11,6 +11,7 @@ fn every_command_help_shows_examples() {
         (&["completions"], "bpc completions bash"),
         (&["eval"], "bpc eval --text"),
         (&["explain"], "bpc explain --facet"),
+        (&["lsp"], "bpc lsp --stdio"),
         (&["render"], "--out gitops/render --check"),
         (&["show"], "bpc show values --context"),
         (&["show", "values"], "bpc show values --context"),

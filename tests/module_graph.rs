@@ -29,6 +29,8 @@ const LAYERS: &[&[&str]] = &[
     &["session", "check"],
     // Sessions run over every context at once, or again on every change.
     &["all_contexts", "watch"],
+    // The language server: sessions of the editor's documents, checked and composed.
+    &["lsp"],
     &["cli"],
 ];
 

@@ -154,6 +154,7 @@ impl ProjectArgs {
             limits: self.limits(),
             environment: Environment::Process,
             terraform_outputs,
+            ..session::Options::default()
         })
     }
 }

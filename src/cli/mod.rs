@@ -8,6 +8,7 @@ pub(crate) mod contexts;
 pub(crate) mod eval;
 pub(crate) mod explain;
 pub(crate) mod graph;
+pub(crate) mod lsp;
 pub(crate) mod output;
 pub(crate) mod publish;
 pub(crate) mod render;
@@ -49,6 +50,8 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Draw a context's deployment order: what waits for what (DOT, Mermaid, SVG, HTML).
     Graph(graph::GraphArgs),
+    /// Run the language server on stdin/stdout (for editors; see docs/lsp.md).
+    Lsp(lsp::LspArgs),
     /// Write the Terraform and Flux inputs of a context (see docs/render.md).
     Render(render::RenderArgs),
     /// Show the effective values of a context (`bpc show values`).
@@ -70,6 +73,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Graph(args) => graph::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
     }

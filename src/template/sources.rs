@@ -43,7 +43,17 @@ pub fn load_with_sources(
     tree: Arc<FileTree>,
     map: Arc<FileMap>,
 ) -> Result<Template, Vec<Diagnostic>> {
-    let mut root = load(tree, map.clone())?;
+    load_with_sources_cached(tree, map, None)
+}
+
+/// As [`load_with_sources`], the composing template's facets through `cache` (see
+/// [`super::load_cached`]); local sources are parsed anew.
+pub fn load_with_sources_cached(
+    tree: Arc<FileTree>,
+    map: Arc<FileMap>,
+    cache: Option<&super::FacetCache>,
+) -> Result<Template, Vec<Diagnostic>> {
+    let mut root = super::load_cached(tree, map.clone(), cache)?;
     let mut walk = Walk {
         map,
         loaded: Vec::new(),
