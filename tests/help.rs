@@ -1,7 +1,6 @@
 //! Every command's `--help` ends with examples to copy.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn every_command_help_shows_examples() {

@@ -3,7 +3,6 @@
 //! MPL-2.0) with values for the `local` context and a misspelling seeded in the
 //! editor's copy of a facet.
 
-#[path = "lsp/client.rs"]
 mod client;
 
 use client::{uri, Client};

@@ -2,7 +2,6 @@
 //! registry: Debian's `docker-registry` (distribution 2.8) started on a free
 //! 127.0.0.1 port. Where it is not installed these tests say so loudly and pass.
 
-#[path = "oci/support.rs"]
 mod support;
 
 use bpc::oci::registry::{self, Artifact};
@@ -99,7 +98,7 @@ fn push_raw(reference: &str, entries: &[(&str, &[u8])]) {
 
 #[test]
 fn a_pushed_blueprint_composes_as_its_template_does_locally() {
-    let reg = registry!(false);
+    let reg = crate::registry!(false);
     let home = Home::new();
     let publisher = publisher("demo", &[]);
     let url = format!("oci://{}/acme/demo:v1.0.0", reg.host());
@@ -168,7 +167,7 @@ fn a_pushed_blueprint_composes_as_its_template_does_locally() {
 
 #[test]
 fn the_cache_is_reused_offline_and_no_cache_pulls_again() {
-    let reg = registry!(false);
+    let reg = crate::registry!(false);
     let home = Home::new();
     let publisher = publisher("demo", &[]);
     let url = format!("oci://{}/acme/demo:v1", reg.host());
@@ -206,7 +205,7 @@ fn the_cache_is_reused_offline_and_no_cache_pulls_again() {
 
 #[test]
 fn nested_sources_are_pulled_and_install_decides_what_is_merged() {
-    let reg = registry!(false);
+    let reg = crate::registry!(false);
     let home = Home::new();
     let platform_url = format!("oci://{}/acme/platform:v1", reg.host());
     let app_url = format!("oci://{}/acme/app:v1", reg.host());
@@ -260,7 +259,7 @@ fn nested_sources_are_pulled_and_install_decides_what_is_merged() {
 
 #[test]
 fn a_layer_whose_bytes_do_not_match_its_digest_is_refused() {
-    let reg = registry!(false);
+    let reg = crate::registry!(false);
     let home = Home::new();
     let publisher = publisher("demo", &[]);
     let url = format!("oci://{}/acme/demo:v1", reg.host());
@@ -300,7 +299,7 @@ fn a_layer_whose_bytes_do_not_match_its_digest_is_refused() {
 
 #[test]
 fn credentials_come_from_the_docker_config() {
-    let reg = registry!(true);
+    let reg = crate::registry!(true);
     let home = Home::new();
     let publisher = publisher("demo", &[]);
     let url = format!("oci://{}/acme/demo:v1", reg.host());
@@ -369,7 +368,7 @@ fn credentials_come_from_the_docker_config() {
 
 #[test]
 fn tar_entries_escaping_the_root_are_refused_before_anything_is_written() {
-    let reg = registry!(false);
+    let reg = crate::registry!(false);
     let home = Home::new();
     let blueprint = format!("{BLUEPRINT_HEAD}metadata:\n  name: evil\n");
     for (tag, bad) in [
@@ -402,7 +401,7 @@ fn tar_entries_escaping_the_root_are_refused_before_anything_is_written() {
 
 #[test]
 fn errors_name_the_tag_the_artifact_and_the_cli_version() {
-    let reg = registry!(false);
+    let reg = crate::registry!(false);
     let home = Home::new();
     let publisher = publisher("demo", &[]);
     let url = format!("oci://{}/acme/demo:v1", reg.host());
@@ -634,7 +633,7 @@ fn anonymous_token_auth_as_public_registries_ask_for_it() {
 
 #[test]
 fn one_run_over_every_context_loads_one_published_blueprint() {
-    let reg = registry!(false);
+    let reg = crate::registry!(false);
     let home = Home::new();
     let publisher = publisher("demo", &[]);
     let v1 = format!("oci://{}/acme/demo:v1", reg.host());
