@@ -29,7 +29,7 @@
 //! [`expr::Engine`] evaluates an expression on its own (with host functions of your
 //! own through [`expr::native`]). [`cli`] is the `bpc` binary's command line;
 //! [`watch::watch`] runs a job again on every change to its inputs (the commands' jobs:
-//! [`cli::watch::job`]).
+//! [`cli::watch::job`]); [`lsp::serve_stdio`] is `bpc lsp`, the language server.
 //!
 //! Everything else is `pub(crate)`: modules the pipeline uses between its stages.
 
@@ -44,6 +44,8 @@ pub mod explain;
 pub mod expr;
 pub mod files;
 pub mod graph;
+pub mod lsp;
+pub mod oci;
 pub(crate) mod parallel;
 pub(crate) mod project;
 pub mod render;

@@ -18,6 +18,8 @@ pub struct Options {
     pub context: Option<String>,
     pub values: Vec<PathBuf>,
     pub set: Vec<String>,
+    /// How `oci://` sources are pulled (S14).
+    pub oci: crate::oci::Settings,
 }
 
 pub struct Project {
@@ -28,6 +30,9 @@ pub struct Project {
     pub windsor: Option<Node>,
     /// Found while discovering (a context nothing defines); fatal under --strict.
     pub warnings: Vec<Diagnostic>,
+    /// The published blueprint the template was pulled from, when the project has no
+    /// template of its own (S14).
+    pub published: Option<crate::oci::load::Pulled>,
 }
 
 /// S1: the nearest ancestor of `cwd` holding `windsor.yaml`, else `cwd`; the template
@@ -47,7 +52,50 @@ pub fn discover(
         )));
     }
     let windsor = read_optional(&root.join("windsor.yaml"), "windsor.yaml", sources)?;
+    let chosen = options
+        .context
+        .clone()
+        .or(env_context.filter(|c| !c.is_empty()))
+        .or_else(|| {
+            windsor
+                .as_ref()
+                .and_then(|w| w.get("context"))
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        });
+    let explicit = chosen.is_some();
+    let context = chosen.unwrap_or_else(|| "local".to_string());
+    check_context_name(&context)?;
     let template_path = template_of(cwd, &root, options);
+    if !template_path.exists() && options.template.is_none() {
+        // No template of its own: the blueprint the context's sources publish (S14).
+        let path = format!("contexts/{context}/blueprint.yaml");
+        let user = read_optional(&root.join(&path), &path, sources)?;
+        if let Some(pulled) =
+            crate::oci::load::published(&root, user.as_ref(), &path, &options.oci)?
+        {
+            let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
+                Diagnostic::error(format!(
+                    "cannot open the template pulled from {}: {e}",
+                    pulled.url
+                ))
+            })?;
+            tree.set_display_root(pulled.display.clone());
+            let project = Project {
+                root,
+                template: Arc::new(tree),
+                context: String::new(),
+                windsor,
+                warnings: Vec::new(),
+                published: Some(pulled),
+            };
+            let mut project = project.for_context(&context, explicit);
+            if let Some(p) = &project.published {
+                project.warnings.splice(0..0, p.warnings.iter().cloned());
+            }
+            return Ok(project);
+        }
+    }
     if !template_path.exists() {
         return Err(Diagnostic::error(format!(
             "no template found: {} does not exist",
@@ -77,36 +125,40 @@ pub fn discover(
             template.set_display_root(rel.to_string_lossy().replace('\\', "/"));
         }
     }
-    let chosen = options
-        .context
-        .clone()
-        .or(env_context.filter(|c| !c.is_empty()))
-        .or_else(|| {
-            windsor
-                .as_ref()
-                .and_then(|w| w.get("context"))
-                .and_then(Node::as_str)
-                .map(str::to_string)
-        });
-    let explicit = chosen.is_some();
-    let context = chosen.unwrap_or_else(|| "local".to_string());
-    check_context_name(&context)?;
     let project = Project {
         root,
         template: Arc::new(template),
         context: String::new(),
         windsor,
         warnings: Vec::new(),
+        published: None,
     };
     Ok(project.for_context(&context, explicit))
 }
 
 /// Whether there is a project to discover from `cwd`: the options name one (its
-/// directory, template or context), or the default template exists there.
+/// directory, template or context), the default template exists there, or a
+/// `windsor.yaml` project whose contexts list `oci://` sources (S14).
 pub fn present(cwd: &Path, options: &Options) -> bool {
     let named =
         options.project.is_some() || options.template.is_some() || options.context.is_some();
-    named || template_of(cwd, &root_of(cwd, options), options).exists()
+    let root = root_of(cwd, options);
+    named || template_of(cwd, &root, options).exists() || lists_oci_sources(&root)
+}
+
+/// Whether `root` holds `windsor.yaml` and a `contexts/<ctx>/blueprint.yaml` naming an
+/// `oci://` source.
+fn lists_oci_sources(root: &Path) -> bool {
+    if !root.join("windsor.yaml").is_file() {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(root.join("contexts")) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        std::fs::read_to_string(e.path().join("blueprint.yaml"))
+            .is_ok_and(|text| text.contains("oci://"))
+    })
 }
 
 /// `--project`, else the nearest ancestor of `cwd` holding `windsor.yaml`, else `cwd`.
@@ -273,6 +325,38 @@ impl Project {
             context: name.to_string(),
             windsor: self.windsor.clone(),
             warnings,
+            published: self.published.clone(),
+        }
+    }
+
+    /// For a project built on a published blueprint: an error when context `name`'s
+    /// `blueprint.yaml` chooses another one than the loaded template (S14; one loaded
+    /// template serves every context of a run).
+    pub fn same_published(&self, name: &str, sources: &FileMap) -> Result<(), Diagnostic> {
+        let Some(published) = &self.published else {
+            return Ok(());
+        };
+        let path = format!("contexts/{name}/blueprint.yaml");
+        let user = read_optional(&self.root.join(&path), &path, sources)?;
+        let chosen = user.as_ref().and_then(|u| {
+            crate::oci::sources::entries(u)
+                .into_iter()
+                .rev()
+                .find(|e| e.install)
+        });
+        match chosen {
+            Some(e) if e.url == published.url => Ok(()),
+            Some(e) => Err(Diagnostic::error(format!(
+                "context `{name}` is built on {}, but this run loaded {} (from context `{}`)",
+                e.url, published.url, self.context
+            ))
+            .with_primary(e.url_span, "another published blueprint")
+            .with_help("compose that context on its own (--context), not in one run with the others")),
+            None => Err(Diagnostic::error(format!(
+                "context `{name}` lists no oci:// source to build on ({path}), but this run loaded {}",
+                published.url
+            ))
+            .with_help("list the same source in its blueprint.yaml, or compose it on its own")),
         }
     }
 

@@ -17,12 +17,12 @@ use crate::compose::scope::Layer;
 use crate::compose::{Composition, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
-use crate::files::{Diagnostic, FileMap, FileTree};
+use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
 use crate::graph::Graph;
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
 use crate::render::{ManifestFormat, Rendered};
-use crate::template::Template;
+use crate::template::{FacetCache, Template};
 use crate::testing::runner::{RunOptions, Suite};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,6 +49,9 @@ pub struct Options {
     /// A YAML/JSON file of Terraform outputs (component → output → value) that resolve
     /// `terraform_output()`; without it those expressions stay deferred.
     pub terraform_outputs: Option<PathBuf>,
+    /// Facets parsed by earlier sessions over the same [`FileMap`], reused where the
+    /// file's text is unchanged (the language server's reloads).
+    pub facet_cache: Option<Arc<FacetCache>>,
 }
 
 impl Options {
@@ -60,6 +63,86 @@ impl Options {
             ..Options::default()
         }
     }
+}
+
+/// At most this many `oci://` sources besides the composing one (S14).
+const MAX_PUBLISHED_SOURCES: usize = 64;
+
+/// For a project built on a published blueprint: the context's other `oci://` sources
+/// and those the pulled blueprints list (recursively), pulled and loaded as sources of
+/// the composing template (S14). Source identity is the name, as in the Windsor CLI:
+/// a name already loaded is not loaded again. Only the context's own entries can be
+/// installed; sources a pulled blueprint lists are loaded, not merged.
+fn published_sources(
+    project: &Project,
+    template: &mut Template,
+    sources: &Arc<FileMap>,
+    settings: &crate::oci::Settings,
+) -> Result<(), Vec<Diagnostic>> {
+    let Some(published) = &project.published else {
+        return Ok(());
+    };
+    let mut names = vec![published.name.clone()];
+    let mut todo: std::collections::VecDeque<(crate::oci::sources::Entry, String, bool)> =
+        published
+            .others
+            .iter()
+            .map(|e| (e.clone(), published.listed_in.clone(), e.install))
+            .collect();
+    let nested = |t: &Template, todo: &mut std::collections::VecDeque<_>| {
+        if let Some(base) = &t.base {
+            for e in crate::oci::sources::entries(base) {
+                todo.push_back((e, t.tree.describe("blueprint.yaml"), false));
+            }
+        }
+    };
+    nested(template, &mut todo);
+    while let Some((entry, listed_in, install)) = todo.pop_front() {
+        if names.contains(&entry.name) {
+            continue;
+        }
+        if names.len() > MAX_PUBLISHED_SOURCES {
+            return Err(vec![Diagnostic::error(format!(
+                "more than {MAX_PUBLISHED_SOURCES} oci:// sources; stopped at `{}` ({listed_in})",
+                entry.name
+            ))
+            .with_primary(entry.span, "one too many")]);
+        }
+        names.push(entry.name.clone());
+        let pulled = crate::oci::load::pull(
+            &project.root,
+            &entry.name,
+            &entry.url,
+            entry.url_span,
+            &listed_in,
+            settings,
+        )
+        .map_err(|d| vec![d])?;
+        let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
+            vec![Diagnostic::error(format!(
+                "cannot open the template pulled from {}: {e}",
+                pulled.url
+            ))]
+        })?;
+        tree.set_display_root(pulled.display.clone());
+        let mut loaded = crate::template::load(Arc::new(tree), sources.clone())?;
+        loaded.published = Some(crate::template::Published {
+            name: entry.name.clone(),
+            url: entry.url.clone(),
+            entry: entry.span,
+        });
+        nested(&loaded, &mut todo);
+        template.warnings.extend(loaded.warnings.iter().cloned());
+        template.upstream.push(crate::template::Upstream {
+            name: entry.name.clone(),
+            template: loaded,
+            depth: 0,
+            references: Vec::new(),
+            entry: entry.span,
+            install,
+        });
+    }
+    Ok(())
 }
 
 /// How [`Session::eval`] reads its text.
@@ -111,6 +194,26 @@ impl Session {
         Session::load(project, options, sources)
     }
 
+    /// As [`Session::open`], with the template read through the files `overlay` gives
+    /// for the discovered template (tree paths → contents standing for those on disk): the language server passes the
+    /// editor's unsaved documents. Files outside the template are read from disk.
+    pub fn open_overlaid(
+        options: Options,
+        sources: Arc<FileMap>,
+        overlay: impl FnOnce(&FileTree) -> FileOverlay,
+    ) -> Result<Session, Vec<Diagnostic>> {
+        let mut project = project::discover(
+            &options.cwd,
+            &options.locate,
+            options.env_context.clone(),
+            &sources,
+        )
+        .map_err(|d| vec![d])?;
+        let files = overlay(&project.template);
+        project.template = Arc::new(project.template.with_overlay(&files));
+        Session::load(project, options, sources)
+    }
+
     /// A session over a template directory or archive with no project around it: the
     /// project root is `root`, the context is `options.locate.context` (else `local`)
     /// and there are no value files. For tests and benchmarks of a bare template.
@@ -130,6 +233,7 @@ impl Session {
                 .unwrap_or_else(|| "local".to_string()),
             windsor: None,
             warnings: Vec::new(),
+            published: None,
         };
         Session::load(project, options, sources)
     }
@@ -139,11 +243,25 @@ impl Session {
         options: Options,
         sources: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
-        let template = if options.upstream {
-            crate::template::load_with_sources(project.template.clone(), sources.clone())?
+        let cache = options.facet_cache.as_deref();
+        let mut template = if options.upstream {
+            crate::template::load_with_sources_cached(
+                project.template.clone(),
+                sources.clone(),
+                cache,
+            )?
         } else {
-            crate::template::load(project.template.clone(), sources.clone())?
+            crate::template::load_cached(project.template.clone(), sources.clone(), cache)?
         };
+        template.published = project
+            .published
+            .as_ref()
+            .map(|p| crate::template::Published {
+                name: p.name.clone(),
+                url: p.url.clone(),
+                entry: p.entry,
+            });
+        published_sources(&project, &mut template, &sources, &options.locate.oci)?;
         let schema = Schema::of_template(&template)?;
         let engine = Engine::new(EngineConfig {
             terraform_output: true,
@@ -221,6 +339,9 @@ impl Session {
     /// it again; safe to call from many threads at once.
     pub fn compose_context(&self, name: &str) -> Result<Composition, Vec<Diagnostic>> {
         project::check_context_name(name).map_err(|d| vec![d])?;
+        self.project
+            .same_published(name, &self.sources)
+            .map_err(|d| vec![d])?;
         self.compose_project(&self.project.for_context(name, true))
     }
 
@@ -244,10 +365,30 @@ impl Session {
     /// error points into `text`, registered in the session's sources as
     /// `<expression>`. Discovery warnings are in `self.project.warnings`.
     pub fn eval(&self, text: &str, syntax: Syntax) -> Result<Value, Vec<Diagnostic>> {
+        self.eval_project(&self.project, text, syntax)
+    }
+
+    /// As [`Session::eval`], in context `name` of the project.
+    pub fn eval_context(
+        &self,
+        name: &str,
+        text: &str,
+        syntax: Syntax,
+    ) -> Result<Value, Vec<Diagnostic>> {
+        project::check_context_name(name).map_err(|d| vec![d])?;
+        self.eval_project(&self.project.for_context(name, true), text, syntax)
+    }
+
+    fn eval_project(
+        &self,
+        project: &Project,
+        text: &str,
+        syntax: Syntax,
+    ) -> Result<Value, Vec<Diagnostic>> {
         let file = self.sources.add("<expression>", text);
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
-        let inputs = self.inputs(&self.project, None, None)?;
+        let inputs = self.inputs(project, None, None)?;
         let result = crate::compose::in_scope::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;
@@ -324,7 +465,12 @@ impl Session {
     /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
     /// `None` when it is not a directory. Only regular files are read.
     fn module_files(&self, dir: &str) -> ModuleFiles {
-        let dir = self.project.root.join(dir);
+        // A published template's modules are in its artifact (S14).
+        let base = match &self.project.published {
+            Some(p) => p.cache_dir.clone(),
+            None => self.project.root.clone(),
+        };
+        let dir = base.join(dir);
         let mut files = Vec::new();
         for entry in std::fs::read_dir(&dir).ok()?.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();

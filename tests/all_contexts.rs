@@ -4,10 +4,9 @@
 //! previous output alone and does not stop the others; the exit code says whether any
 //! failed; a summary table closes the run.
 
-mod common;
+use crate::common::*;
 use bpc::files::FileMap;
 use bpc::session::{Options, Session};
-use common::*;
 use std::path::Path;
 use std::sync::Arc;
 

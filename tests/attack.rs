@@ -1,8 +1,7 @@
 //! Issue 21: render and expressions under attack. One test (or a few) per item, each on
 //! a small project in a temp dir, each failing before its fix.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 const FACET: &str = FACET_HEAD;

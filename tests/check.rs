@@ -2,8 +2,6 @@
 //! findings (snapshotted); the public corpora get no warning; silencing, `--strict`,
 //! `--format json` and `--coverage` behave as documented (docs/check.md).
 
-mod common;
-
 use bpc::check::{Allow, FindingId, Report};
 use bpc::files::{FileMap, Severity};
 use bpc::session::{Options, Session};
@@ -35,7 +33,7 @@ fn ids(report: &Report) -> Vec<&'static str> {
 
 /// `bpc ARGS…` from the repository root: (exit code, stdout).
 fn bpc(args: &[&str]) -> (i32, String) {
-    let out = common::bpc(&root(), args);
+    let out = crate::common::bpc(&root(), args);
     (out.status.unwrap_or(-1), out.stdout)
 }
 
@@ -57,8 +55,8 @@ fn seeded_template_gets_one_finding_of_each_kind() {
         .map(|f| bpc::files::render(&f.diagnostic, &sources, false))
         .collect::<Vec<_>>()
         .join("\n");
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
-        insta::assert_snapshot!("check_seeded", text);
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!("check__check_seeded", text);
     });
 }
 
@@ -115,7 +113,7 @@ fn bpc_yaml_allow_list_is_read_and_bad_ids_point_at_the_line() {
         "check:\n  allow:\n    - unknown-refrence\n",
     )
     .expect("write");
-    let out = common::bpc(&root(), &["check", "--project", &project]);
+    let out = crate::common::bpc(&root(), &["check", "--project", &project]);
     let stderr = out.stderr;
     assert_eq!(out.status, Some(1));
     assert!(stderr.contains("bpc.yaml:3:7"), "{stderr}");

@@ -1,8 +1,7 @@
 //! `bpc completions SHELL`: a completion script for each shell clap can generate one
 //! for, naming every subcommand.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const SUBCOMMANDS: &[&str] = &[
     "check",

@@ -3,8 +3,7 @@
 //! project and the command that produced it above the message. (`.facet` adds the
 //! two-line facet head, so line N of a facet body below is line N+2 in the messages.)
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// `bpc compose` must fail; its stderr, snapshot as NAME with the input above it.
 #[track_caller]

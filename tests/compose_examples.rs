@@ -1,8 +1,7 @@
 //! The example projects under `examples/` composed with the embedded `_template/`,
 //! snapshot-tested (design S10: byte-stable output).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// `bpc compose` of `examples/NAME` with the embedded template (and `extra` flags).
 #[track_caller]

@@ -1,8 +1,7 @@
 //! Local multi-source composition: a template whose `blueprint.yaml` lists other
 //! template directories or archives under `sources:` (docs/semantics.md S9 "Local sources").
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A `blueprint.yaml` listing local sources as (name, url).
 fn blueprint(name: &str, sources: &[(&str, &str)]) -> String {

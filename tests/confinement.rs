@@ -2,8 +2,7 @@
 //! nothing outside its output directory, and no value is deep enough to overflow the
 //! stack of any walk over it (compose, render, explain, eval, show values).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A project whose facet names a terraform component and a kustomization with `..`.
 fn escaping() -> Test {

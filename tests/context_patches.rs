@@ -3,8 +3,7 @@
 //! facet, as the Windsor CLI's composer adds them. Each behaviour here was first
 //! checked against the Windsor CLI on a probe template.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A template with one kustomization (`app`, which already has a patch) and one flux
 /// system (`gitops`, an install tier and two resources variants).

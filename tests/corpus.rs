@@ -7,7 +7,6 @@
 //! * `windsor-core-75d2a6c1` (the early format, 57 cases) under the compatibility
 //!   flags its authors' runner implied, and with no flags.
 
-mod common;
 use bpc::compose::precedence::Precedence;
 use bpc::files::FileMap;
 use bpc::session::{Options, Session};
@@ -34,7 +33,7 @@ fn early_format() -> RunOptions {
 /// Runs a corpus; returns the number of cases and the failing ones as
 /// "file: case name", each failure's first message printed for the log.
 fn failing(corpus: &str, options: RunOptions) -> (usize, Vec<(String, String)>) {
-    let root = common::repo().join("tests/conformance").join(corpus);
+    let root = crate::common::repo().join("tests/conformance").join(corpus);
     let sources = Arc::new(FileMap::new());
     let session = Session::open(Options::at(&root), sources.clone()).expect("corpus loads");
     let tree = &session.template.tree;

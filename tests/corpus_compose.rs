@@ -2,7 +2,6 @@
 //! cases, snapshot-tested. Each snapshot was checked by hand against the facets (see
 //! docs/conformance.md).
 
-mod common;
 use bpc::compose::precedence::Precedence;
 use bpc::files::FileMap;
 use bpc::session::{Options, Session};
@@ -11,7 +10,7 @@ use bpc::testing::runner::{RunOptions, UnmockedOutputs};
 use std::sync::Arc;
 
 fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
-    let root = common::repo().join("tests/conformance/windsor-core-75d2a6c1");
+    let root = crate::common::repo().join("tests/conformance/windsor-core-75d2a6c1");
     let sources = Arc::new(FileMap::new());
     let session = Session::open(Options::at(&root), sources.clone()).expect("corpus loads");
     let (tests, _) =
@@ -62,7 +61,7 @@ fn aws_terraform_chain() {
 #[test]
 fn docker_with_mocked_outputs() {
     let file = "provider-docker.test.yaml";
-    let root = common::repo()
+    let root = crate::common::repo()
         .join("tests/conformance/windsor-core-75d2a6c1/contexts/_template/tests")
         .join(file);
     let text = std::fs::read_to_string(root).expect("test file");

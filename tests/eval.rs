@@ -2,8 +2,7 @@
 //! (value layers over schema defaults, the config blocks of the active facets, files
 //! relative to the template root); outside one, `--values` and `--set` only.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A template whose config block `nodes` derives from the context values, a facet
 /// active only on aws, and a schema with a default.

@@ -3,8 +3,7 @@
 //! override by ordinal, replace, field-level remove, a component excluded by its
 //! `when`, a config block reading its own input, a deferred `terraform_output`.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// `bpc explain ARGS…` in the repository directory `dir`, exiting 0; stdout then
 /// stderr, snapshot as NAME below the command that printed it.

@@ -1,8 +1,7 @@
 //! Issue 27: `bpc graph` draws what waits for what, read from the render itself, in
 //! DOT, Mermaid, SVG and a self-contained HTML page that a real browser shows.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::collections::BTreeSet;
 use std::path::Path;
 

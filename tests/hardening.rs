@@ -2,8 +2,7 @@
 //! blueprint. One test (or a few) per item of the issue, each on a small project built
 //! in a temp dir.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::Command;
 

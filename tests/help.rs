@@ -1,7 +1,6 @@
 //! Every command's `--help` ends with examples to copy.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn every_command_help_shows_examples() {
@@ -11,6 +10,7 @@ fn every_command_help_shows_examples() {
         (&["completions"], "bpc completions bash"),
         (&["eval"], "bpc eval --text"),
         (&["explain"], "bpc explain --facet"),
+        (&["lsp"], "bpc lsp --stdio"),
         (&["render"], "--out gitops/render --check"),
         (&["show"], "bpc show values --context"),
         (&["show", "values"], "bpc show values --context"),

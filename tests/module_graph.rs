@@ -12,6 +12,8 @@ const LAYERS: &[&[&str]] = &[
     // nothing else.
     &["files", "alloc", "diff", "parallel"],
     &["yaml"],
+    // Published blueprints: references, pulls, the shared cache, bundles.
+    &["oci"],
     &["value"],
     &["expr"],
     &["template"],
@@ -27,6 +29,8 @@ const LAYERS: &[&[&str]] = &[
     &["session", "check"],
     // Sessions run over every context at once, or again on every change.
     &["all_contexts", "watch"],
+    // The language server: sessions of the editor's documents, checked and composed.
+    &["lsp"],
     &["cli"],
 ];
 

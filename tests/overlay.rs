@@ -3,8 +3,6 @@
 //! are declared, each declared strategy, the lookup order, and how `explain`,
 //! `--provenance` and diagnostics name the file.
 
-mod common;
-
 use std::path::Path;
 
 const HEADER: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
@@ -78,12 +76,12 @@ fn project(overlay: &str, extra: &[(&str, &str)]) -> tempfile::TempDir {
         files.push(("contexts/local/blueprint.yaml", overlay));
     }
     files.extend_from_slice(extra);
-    common::project(&files)
+    crate::common::project(&files)
 }
 
 /// Runs bpc in `dir`: (success, stdout, stderr).
 fn bpc(dir: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = common::bpc(dir, args);
+    let out = crate::common::bpc(dir, args);
     (out.success(), out.stdout, out.stderr)
 }
 
@@ -96,11 +94,11 @@ fn compose(dir: &Path) -> String {
 /// Snapshot `snapshots/NAME.snap`: the overlay file (the template is the one above),
 /// then the command and what it printed.
 fn snap(name: &str, overlay: &str, command: &str, text: String) {
-    common::snap(
+    crate::common::snap(
         name,
         &format!(
             "# contexts/local/blueprint.yaml\n{overlay}{}{command}\n{text}",
-            common::OUTPUT_MARK
+            crate::common::OUTPUT_MARK
         ),
     );
 }

@@ -4,8 +4,7 @@
 //! `flux/` (the index must build). Each test skips, saying so on stderr, when its tool
 //! is not installed (`.ci/run` does not install Terraform, which Debian does not ship).
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::Command;
 
@@ -66,7 +65,7 @@ output \"note\" { value = var.note }
 ";
 
 fn project() -> tempfile::TempDir {
-    common::project(&[
+    crate::common::project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         ("contexts/_template/facets/net.yaml", FACET),
         ("contexts/prod/values.yaml", "id: wprod001\n"),

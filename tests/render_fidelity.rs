@@ -9,11 +9,10 @@
 //! `flux/deferred.json`. Windsor's API-server noise (`status: {}`, a null
 //! `creationTimestamp`) is dropped before comparing.
 
-mod common;
+use crate::common::*;
 use bpc::files::{render as show, FileMap};
 use bpc::render::{ManifestFormat, Rendered};
 use bpc::session::{Options, Session};
-use common::*;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,8 +1,7 @@
 //! `bpc show values`: schema defaults under the value layers, descriptions as
 //! comments, sensitive values masked, in YAML and JSON.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 const SCHEMA: &str = r#"$schema: https://json-schema.org/draft/2020-12/schema

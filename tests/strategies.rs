@@ -2,8 +2,7 @@
 //! the facets that contribute to a component, then the blueprint `bpc compose` prints.
 //! Facets carry explicit ordinals, so which contribution comes later is written down.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The blueprint of context `local` with these components: what every project here
 /// composes to around its `terraform:` and `kustomize:` sections (`local` is a dev

@@ -1,9 +1,7 @@
 //! `bpc test` end to end: the binary run on throwaway templates. Each assertion kind is
 //! shown both passing and failing, so a runner that passed everything would fail here.
 
-mod common;
-
-use common::{bpc, project, Output, FACET_HEAD};
+use crate::common::{bpc, project, Output, FACET_HEAD};
 use std::path::Path;
 
 /// A template with one facet that contributes a component only on aws, one

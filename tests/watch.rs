@@ -4,11 +4,10 @@
 //! previous output untouched and reports the error at its file:line:col; fixing it
 //! replaces the output and says what changed.
 
-mod common;
+use crate::common::*;
 use bpc::cli::Cli;
 use bpc::watch::{Event, Job, Outcome, Settings, Stopper};
 use clap::Parser;
-use common::*;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver};
 use std::thread::JoinHandle;

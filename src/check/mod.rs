@@ -53,6 +53,7 @@ pub fn check(template: &Template, engine: &Engine, allow: &[Allow]) -> Report {
     let sites = sites::collect(template, engine);
     let mut found = Vec::new();
     let mut read = usage::ReadSet::default();
+    let mut suggestions = references::Suggestions::default();
     for site in &sites.expressions {
         let ast = match &site.parsed {
             Ok(ast) => ast,
@@ -68,13 +69,13 @@ pub fn check(template: &Template, engine: &Engine, allow: &[Allow]) -> Report {
         };
         let reads = reads::reads(ast);
         reads.paths.iter().for_each(|p| read.add(&p.segments));
-        references::check_paths(site, &reads, &names, sources, &mut found);
+        references::check_paths(site, &reads, &names, sources, &mut suggestions, &mut found);
         references::check_calls(site, &reads, engine, sources, &mut found);
         types::check(site, &reads, &names, sources, &mut found);
     }
     for required in &sites.required {
         read.add(&required.path.split('.').collect::<Vec<_>>());
-        references::check_required(required, &names, &mut found);
+        references::check_required(required, &names, &mut suggestions, &mut found);
     }
     reachability::check(template, &sites.expressions, &names, &mut found);
     dependencies::check(template, &mut found);

@@ -9,13 +9,21 @@ use super::reads::Reads;
 use super::sites::{span_of, RequiredPath, Site};
 use crate::expr::Engine;
 use crate::files::{FileMap, Span};
+use std::collections::HashMap;
 use std::sync::Arc;
+
+/// The did-you-mean of each unknown name met so far (by the path up to and including
+/// it): a template repeats its typos, and comparing a name with every sibling each time
+/// was most of the check's time on large templates.
+#[derive(Default)]
+pub struct Suggestions(HashMap<Vec<Arc<str>>, Option<Arc<str>>>);
 
 pub fn check_paths(
     site: &Site<'_>,
     reads: &Reads,
     names: &Shape,
     sources: &FileMap,
+    suggestions: &mut Suggestions,
     out: &mut Vec<Finding>,
 ) {
     for read in &reads.paths {
@@ -23,18 +31,29 @@ pub fn check_paths(
             names,
             &read.segments,
             span_of(site, read.span.clone(), sources),
+            suggestions,
         ) {
             out.push(finding);
         }
     }
 }
 
-pub fn check_required(required: &RequiredPath<'_>, names: &Shape, out: &mut Vec<Finding>) {
+pub fn check_required(
+    required: &RequiredPath<'_>,
+    names: &Shape,
+    suggestions: &mut Suggestions,
+    out: &mut Vec<Finding>,
+) {
     let segments: Vec<Arc<str>> = required.path.split('.').map(Arc::from).collect();
-    out.extend(unknown_path(names, &segments, required.span));
+    out.extend(unknown_path(names, &segments, required.span, suggestions));
 }
 
-fn unknown_path(names: &Shape, segments: &[Arc<str>], span: Span) -> Option<Finding> {
+fn unknown_path(
+    names: &Shape,
+    segments: &[Arc<str>],
+    span: Span,
+    suggestions: &mut Suggestions,
+) -> Option<Finding> {
     let Resolution::Unknown { at, parent } = names.resolve(segments) else {
         return None;
     };
@@ -48,9 +67,14 @@ fn unknown_path(names: &Shape, segments: &[Arc<str>], span: Span) -> Option<Find
             segments[..at].join(".")
         )
     };
-    let help = crate::template::keys::suggest(missing, &parent.names()).map(|s| {
+    let suggested = suggestions
+        .0
+        .entry(segments[..=at].to_vec())
+        .or_insert_with(|| crate::template::keys::suggest(missing, &parent.names()).map(Arc::from))
+        .clone();
+    let help = suggested.map(|s| {
         let mut fixed: Vec<&str> = segments.iter().map(|s| &**s).collect();
-        fixed[at] = s;
+        fixed[at] = &s;
         format!("did you mean `{}`?", fixed.join("."))
     });
     Some(Finding::at(FindingId::UnknownReference, span, message, "unknown name").with_help(help))

@@ -11,7 +11,7 @@ use crate::yaml::{Node, NodeKind};
 use std::ops::Range;
 
 /// What an expression belongs to, for reachability and messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Owner {
     Facet,
     Block(usize),

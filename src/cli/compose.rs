@@ -57,6 +57,10 @@ pub struct ProjectArgs {
     /// Largest composed blueprint, in MiB of its compact JSON form.
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub max_output: usize,
+    /// Never contact a registry: `oci://` sources must already be in the project's
+    /// `.windsor/cache/oci/` (an error names what is missing).
+    #[arg(long)]
+    pub offline: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
@@ -91,6 +95,7 @@ impl Default for ProjectArgs {
             jsonnet_timeout: 10.0,
             jsonnet_memory: 1024,
             max_output: 64,
+            offline: false,
         }
     }
 }
@@ -142,12 +147,14 @@ impl ProjectArgs {
                 context: self.context.first().cloned(),
                 values: self.values.clone(),
                 set: self.set.clone(),
+                oci: crate::oci::Settings::from_process(self.offline),
             },
             upstream: true,
             precedence: self.config_precedence.precedence(),
             limits: self.limits(),
             environment: Environment::Process,
             terraform_outputs,
+            ..session::Options::default()
         })
     }
 }

@@ -8,7 +8,9 @@ pub(crate) mod contexts;
 pub(crate) mod eval;
 pub(crate) mod explain;
 pub(crate) mod graph;
+pub(crate) mod lsp;
 pub(crate) mod output;
+pub(crate) mod publish;
 pub(crate) mod render;
 pub mod show;
 pub(crate) mod test;
@@ -68,6 +70,9 @@ pub(crate) fn color_stdout() -> bool {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Bundle the template (with the project's kustomize/ and terraform/) as a
+    /// Windsor blueprint artifact, `<name>-<version>.tar.gz`.
+    Bundle(publish::BundleArgs),
     /// Check a template for mistakes without composing (references, types,
     /// reachability, dependencies; `--coverage` for test coverage).
     Check(check::CheckArgs),
@@ -81,10 +86,14 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Draw a context's deployment order: what waits for what (DOT, Mermaid, SVG, HTML).
     Graph(graph::GraphArgs),
+    /// Run the language server on stdin/stdout (for editors; see docs/lsp.md).
+    Lsp(lsp::LspArgs),
     /// Write the Terraform and Flux inputs of a context (see docs/render.md).
     Render(render::RenderArgs),
     /// Show the effective values of a context (`bpc show values`).
     Show(show::ShowArgs),
+    /// Push the template as a Windsor blueprint artifact to `oci://REGISTRY/REPO:TAG`.
+    Push(publish::PushArgs),
     /// Run the template's test cases.
     Test(test::TestArgs),
 }
@@ -92,6 +101,8 @@ pub enum Command {
 pub fn run(cli: Cli) -> ExitCode {
     let _ = COLOR.set(cli.color);
     match cli.command {
+        Command::Bundle(args) => publish::run_bundle(args),
+        Command::Push(args) => publish::run_push(args),
         Command::Check(args) => check::run(args),
         Command::Compose(args) => compose::run(args),
         Command::Completions(args) => completions::run(args),
@@ -99,6 +110,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Graph(args) => graph::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
     }

@@ -194,6 +194,8 @@ pub struct Parts<'a> {
     /// Used when the base blueprint sets no repository.
     pub repository: Option<Value>,
     pub messages: Vec<Value>,
+    /// The published blueprint the template was pulled from (S14), if any.
+    pub published: Option<&'a crate::template::Published>,
 }
 
 /// Fields of the base blueprint that assembly writes itself.
@@ -246,7 +248,7 @@ pub fn assemble(parts: Parts<'_>) -> Value {
     }
     out.insert(
         "sources".into(),
-        Value::list(sources(from_base("sources"), parts.crds)),
+        Value::list(sources(from_base("sources"), parts.crds, parts.published)),
     );
     let mut crds: Vec<&String> = parts.crds.iter().collect();
     crds.sort();
@@ -306,12 +308,30 @@ pub fn source_name(source: &Value) -> Option<&str> {
 
 /// The base blueprint's sources, led by the template's own (`template`), which Flux
 /// installs itself when the blueprint brings no CRDs of its own.
-fn sources(base: Option<Value>, crds: &[String]) -> Vec<Value> {
+fn sources(
+    base: Option<Value>,
+    crds: &[String],
+    published: Option<&crate::template::Published>,
+) -> Vec<Value> {
     let listed: Vec<Value> = base
         .as_ref()
         .and_then(Value::as_list)
         .map(<[Value]>::to_vec)
         .unwrap_or_default();
+    if let Some(p) = published {
+        // A published blueprint is listed as its source, by URL, not as `template`
+        // (S14); its entry of the context's blueprint replaces this one.
+        let mut own = Map::default();
+        own.insert("name".into(), Value::str(p.name.as_str()));
+        own.insert("url".into(), Value::str(p.url.as_str()));
+        let mut out = vec![Value::map(own)];
+        out.extend(
+            listed
+                .into_iter()
+                .filter(|v| !matches!(source_name(v), Some(n) if n == p.name || n == super::flux_shape::TEMPLATE_SOURCE)),
+        );
+        return out;
+    }
     let named_template = |v: &Value| source_name(v) == Some(super::flux_shape::TEMPLATE_SOURCE);
     if listed.iter().any(named_template) {
         return listed;
@@ -327,4 +347,26 @@ fn sources(base: Option<Value>, crds: &[String]) -> Vec<Value> {
     let mut out = vec![Value::map(template)];
     out.extend(listed);
     out
+}
+
+/// A published blueprint's CRDs belong to its own `sources:` entry, as the Windsor CLI
+/// writes them: moved there from the top-level `crds` (S14).
+pub fn published_crds(blueprint: &mut Value, published: &crate::template::Published) {
+    let Value::Map(out) = blueprint else { return };
+    let out = Arc::make_mut(out);
+    let Some(crds) = out.get("crds").cloned() else {
+        return;
+    };
+    let Some(Value::List(sources)) = out.get_mut("sources") else {
+        return;
+    };
+    let sources = Arc::make_mut(sources);
+    let Some(Value::Map(entry)) = sources
+        .iter_mut()
+        .find(|s| source_name(s) == Some(published.name.as_str()))
+    else {
+        return;
+    };
+    Arc::make_mut(entry).insert("crds".into(), crds);
+    out.shift_remove("crds");
 }

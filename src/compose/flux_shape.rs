@@ -33,11 +33,19 @@ const CRDS_LAYER: &str = "crds";
 
 const DURATIONS: [&str; 3] = ["interval", "timeout", "retryInterval"];
 
-pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool, origins: &mut Origins) {
+/// `own_source` is the name of the composing template's source: `template`, or a
+/// published blueprint's name (S14), whose CRDs layer is `crds-<name>`.
+pub fn shape(
+    systems: &mut Merged,
+    kustomize: &mut Merged,
+    has_crds: bool,
+    own_source: &str,
+    origins: &mut Origins,
+) {
     // What bpc adds itself is attributed to bpc, not to the facet of the entry.
     let derived = origins.add_derived();
     for system in systems.components.values_mut() {
-        shape_system(system, derived);
+        shape_system(system, own_source, derived);
     }
     for k in kustomize.components.values_mut() {
         let fields = Arc::make_mut(&mut k.fields);
@@ -53,7 +61,8 @@ pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool, origi
     }
     resolve_install_names(systems, kustomize);
     if has_crds {
-        add_crds_barrier(systems, kustomize, derived);
+        let layer = crds_layer(own_source);
+        add_crds_barrier(systems, kustomize, &layer, derived);
     }
     let globals: Vec<String> = systems
         .components
@@ -71,10 +80,20 @@ pub fn shape(systems: &mut Merged, kustomize: &mut Merged, has_crds: bool, origi
     }
 }
 
-fn shape_system(system: &mut Component, derived: OriginId) {
+/// The Flux layer installing the CRDs of the template named `source`: `crds` for the
+/// local template, `crds-<name>` for a published one (as the Windsor CLI names it).
+pub fn crds_layer(source: &str) -> String {
+    if source == TEMPLATE_SOURCE {
+        CRDS_LAYER.to_string()
+    } else {
+        format!("{CRDS_LAYER}-{source}")
+    }
+}
+
+fn shape_system(system: &mut Component, own_source: &str, derived: OriginId) {
     let fields = Arc::make_mut(&mut system.fields);
     if !fields.contains_key("source") {
-        fields.insert("source", leaf(TEMPLATE_SOURCE, derived));
+        fields.insert("source", leaf(own_source, derived));
     }
     if let Some(install) = fields.get_mut("install") {
         shape_tier(install);
@@ -188,7 +207,7 @@ fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
     kustomize.components.values_mut().for_each(rewrite);
 }
 
-fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged, derived: OriginId) {
+fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged, layer: &str, derived: OriginId) {
     let root = |c: &Component| c.dependencies().is_empty();
     for c in systems
         .components
@@ -196,7 +215,7 @@ fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged, derived: Origi
         .chain(kustomize.components.values_mut())
         .filter(|c| root(c))
     {
-        append_dependency(c, CRDS_LAYER, derived);
+        append_dependency(c, layer, derived);
     }
 }
 

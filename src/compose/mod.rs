@@ -142,7 +142,9 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         .base
         .as_ref()
         .map(crate::yaml::Node::to_value);
-    finish(inputs, vec![part], origins, base.as_ref(), None)
+    let tags = source_tags::SourceTags::default().with_published(inputs.template);
+    let tags = (!tags.tags.is_empty()).then_some(tags);
+    finish(inputs, vec![part], origins, base.as_ref(), tags.as_ref())
 }
 
 /// One template's share of a composition (the composing template's or one local
@@ -369,10 +371,15 @@ pub fn finish(
         tags.apply(&mut kustomize, &mut origins);
         tags.apply(&mut kustomizations, &mut origins);
     }
+    let own_source = template
+        .published
+        .as_ref()
+        .map_or(flux_shape::TEMPLATE_SOURCE, |p| p.name.as_str());
     flux_shape::shape(
         &mut flux,
         &mut kustomize,
         !outputs.crds.is_empty(),
+        own_source,
         &mut origins,
     );
     deferred::mark_inputs(&mut terraform, &origins);
@@ -401,9 +408,13 @@ pub fn finish(
         )],
         repository: context_fields::dev_repository(&context, &inputs.builtins.project_root),
         messages: context_fields::messages(template, &activation.active),
+        published: template.published.as_ref(),
     });
     if let Some(overlay) = inputs.overlay {
         overlay::merge_sources(&mut blueprint, overlay);
+    }
+    if let Some(published) = &template.published {
+        blueprint::published_crds(&mut blueprint, published);
     }
     budget::check(&blueprint, inputs.limits.output_bytes).map_err(|d| vec![d])?;
     Ok(Composition {

@@ -35,9 +35,31 @@ pub struct SourceTags {
 }
 
 impl SourceTags {
+    /// These tags plus the composing template's own when it is a published blueprint
+    /// (S14): its components then default to `source: <its name>` too.
+    pub fn with_published(mut self, template: &crate::template::Template) -> SourceTags {
+        if let Some(p) = &template.published {
+            self.tags.push(SourceTag {
+                name: p.name.clone(),
+                depth: self.own_depth,
+                entry: p.entry,
+                template: TemplateId::Composing,
+            });
+        }
+        self
+    }
+
     /// The source an origin belongs to; `None` for the composing template (and for
     /// values bpc derived after merging).
     fn source_of(&self, origin: OriginId, origins: &Origins) -> Option<&SourceTag> {
+        // What the context's own blueprint adds is the context's, not a template's:
+        // it reads from the context's repository, as in the Windsor CLI (S14).
+        if matches!(
+            origins.get(origin).contributor,
+            Contributor::Overlay | Contributor::ContextPatch
+        ) {
+            return None;
+        }
         let template = origins.template_of(origin);
         self.tags.iter().find(|t| t.template == template)
     }

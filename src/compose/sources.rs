@@ -36,6 +36,7 @@ pub fn compose_with_sources(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diag
         &mut origins,
     )?);
     let base = merged_base(template);
+    let tags = tags.with_published(template);
     finish(inputs, parts, origins, base.as_ref(), Some(&tags))
 }
 
@@ -59,6 +60,11 @@ fn upstream(inputs: &Inputs<'_>, origins: &mut Origins) -> Result<Upstream, Vec<
     let mut configs: Vec<Value> = Vec::with_capacity(template.upstream.len());
     let mut tags = SourceTags::default();
     for (k, up) in template.upstream.iter().enumerate() {
+        if !up.install {
+            // Loaded, not merged (S14): no components, no config for others.
+            configs.push(Value::map(Map::default()));
+            continue;
+        }
         let in_source = |ds: Vec<Diagnostic>| -> Vec<Diagnostic> {
             ds.into_iter()
                 .map(|d| d.with_context(format!("in local source `{}`", up.name)))

@@ -12,4 +12,4 @@ pub use diagnostic::{Diagnostic, Label, Severity};
 pub use map::{FileMap, Location, SourceFile};
 pub use render::{render, render_all};
 pub use span::{FileId, Span};
-pub use tree::{FileTree, TreeError, TreeErrorKind};
+pub use tree::{FileOverlay, FileTree, TreeError, TreeErrorKind};

@@ -66,7 +66,13 @@ pub struct FileTree {
     /// A sub-tree's position inside the full tree (`""` or `dir/`).
     prefix: String,
     backing: Backing,
+    /// Files that stand for the backing's (full tree path → contents): an editor's
+    /// unsaved documents, laid over the directory by the language server.
+    overlay: Option<Arc<FileOverlay>>,
 }
+
+/// Contents by full tree path, read in place of the backing's files.
+pub type FileOverlay = BTreeMap<String, Arc<[u8]>>;
 
 #[derive(Clone, Debug)]
 enum Backing {
@@ -94,6 +100,7 @@ impl FileTree {
             Ok(FileTree {
                 display_root: shown,
                 prefix: String::new(),
+                overlay: None,
                 backing: Backing::Archive(Arc::new(files)),
             })
         } else {
@@ -114,6 +121,7 @@ impl FileTree {
         Ok(FileTree {
             display_root: shown,
             prefix: String::new(),
+            overlay: None,
             backing: Backing::Dir { root },
         })
     }
@@ -136,6 +144,7 @@ impl FileTree {
         Ok(FileTree {
             display_root: display_root.to_string(),
             prefix: String::new(),
+            overlay: None,
             backing: Backing::Archive(Arc::new(files)),
         })
     }
@@ -158,6 +167,7 @@ impl FileTree {
         Ok(FileTree {
             display_root: display_root.to_string(),
             prefix: String::new(),
+            overlay: None,
             backing: Backing::Archive(Arc::new(archive)),
         })
     }
@@ -178,6 +188,22 @@ impl FileTree {
             tree.prefix = format!("{}{dir}/", self.prefix);
         }
         Ok(tree)
+    }
+
+    /// This tree with `overlay`'s files (paths relative to this tree's root) read in
+    /// place of its own; a path only the overlay holds is a file too, and is listed.
+    pub fn with_overlay(&self, overlay: &FileOverlay) -> FileTree {
+        let mut tree = self.clone();
+        let full: FileOverlay = overlay
+            .iter()
+            .filter_map(|(path, data)| Some((self.full(&normalize(path).ok()?), data.clone())))
+            .collect();
+        tree.overlay = Some(Arc::new(full));
+        tree
+    }
+
+    fn overlaid(&self, normal: &str) -> Option<Arc<[u8]>> {
+        self.overlay.as_ref()?.get(&self.full(normal)).cloned()
     }
 
     /// How to name `path` in a message: `root/path`, or `archive.tgz!path` for archives.
@@ -217,6 +243,9 @@ impl FileTree {
         let Ok(path) = normalize(path) else {
             return false;
         };
+        if self.overlaid(&path).is_some() {
+            return true;
+        }
         match &self.backing {
             Backing::Dir { .. } => self.disk_path(&path).is_ok_and(|p| p.is_file()),
             Backing::Archive(a) => a.files.contains_key(&self.full(&path)),
@@ -264,13 +293,33 @@ impl FileTree {
                     .collect()
             }
         };
+        if let Some(overlay) = &self.overlay {
+            let start = self.full(&dir);
+            let start = if start.is_empty() {
+                String::new()
+            } else {
+                format!("{start}/")
+            };
+            let extra = overlay
+                .range(start.clone()..)
+                .take_while(|(k, _)| k.starts_with(&start))
+                .map(|(k, _)| k[self.prefix.len()..].to_string());
+            found.extend(extra);
+        }
         found.sort_unstable();
+        found.dedup();
         Ok(found)
     }
 
     pub fn read(&self, path: &str) -> Result<Arc<[u8]>, TreeError> {
         let normal =
             normalize(path).map_err(|m| TreeError::new(TreeErrorKind::OutsideRoot, path, m))?;
+        if let Some(data) = self.overlaid(&normal) {
+            if data.len() as u64 > MAX_FILE_BYTES {
+                return Err(too_large(path, data.len() as u64));
+            }
+            return Ok(data);
+        }
         match &self.backing {
             Backing::Dir { .. } => {
                 let disk = self.disk_path(&normal)?;
@@ -668,6 +717,31 @@ mod tests {
         }
         let encoder = builder.into_inner().expect("tar");
         encoder.finish().expect("gzip")
+    }
+
+    #[test]
+    fn an_overlay_stands_for_files_and_adds_new_ones() {
+        let tree = sample().subtree("_template").expect("subtree");
+        let mut files = FileOverlay::new();
+        files.insert("facets/a.yaml".into(), Arc::from(&b"edited"[..]));
+        files.insert("facets/new.yaml".into(), Arc::from(&b"new"[..]));
+        let overlaid = tree.with_overlay(&files);
+        assert_eq!(&*overlaid.read("facets/a.yaml").expect("a"), b"edited");
+        assert_eq!(&*overlaid.read("facets/b.yaml").expect("b"), b"b");
+        assert!(overlaid.is_file("facets/new.yaml"));
+        let listed = overlaid.list("facets").expect("list");
+        assert_eq!(
+            listed,
+            [
+                "facets/a.yaml",
+                "facets/b.yaml",
+                "facets/new.yaml",
+                "facets/sub/c.yaml"
+            ]
+        );
+        // The tree it came from is unchanged.
+        assert_eq!(&*tree.read("facets/a.yaml").expect("a"), b"a");
+        assert!(!tree.is_file("facets/new.yaml"));
     }
 
     fn sample() -> FileTree {

@@ -172,9 +172,28 @@ pub fn render(
         let spec = cx.spec(&name, &k, component, composition, refs, &mut used, out)?;
         kustomizations.push((name, spec));
     }
+    // The blueprint's CRDs (`crds`, from the local template's source), then those a
+    // source entry carries (a published blueprint's, S14: `crds-<source>`, read from
+    // that source, reconciled hourly as the Windsor CLI writes it).
+    let mut layers: Vec<(String, Option<String>, &str, &[Value])> = Vec::new();
     if let Some(crds) = blueprint.get("crds").and_then(Value::as_list) {
+        layers.push(("crds".to_string(), None, "5m0s", crds));
+    }
+    for entry in blueprint
+        .get("sources")
+        .and_then(Value::as_list)
+        .unwrap_or_default()
+    {
+        let Some(m) = entry.as_map() else { continue };
+        let (Some(name), Some(crds)) = (text(m, "name"), m.get("crds").and_then(Value::as_list))
+        else {
+            continue;
+        };
+        layers.push((format!("crds-{name}"), Some(name), "1h0m0s", crds));
+    }
+    for (layer, source, interval, crds) in layers {
         if !crds.is_empty() {
-            let (kind, src) = cx.source_ref(None);
+            let (kind, src) = cx.source_ref(source.as_deref());
             used.insert((kind.clone(), src.clone()));
             let mut spec = Map::default();
             spec.insert(
@@ -182,7 +201,7 @@ pub fn render(
                 obj([("kind", s(&kind)), ("name", s(&src))]),
             );
             spec.insert("path".into(), s("kustomize/crds"));
-            spec.insert("interval".into(), s("5m0s"));
+            spec.insert("interval".into(), s(interval));
             spec.insert("retryInterval".into(), s("2m0s"));
             spec.insert("timeout".into(), s("5m0s"));
             spec.insert("wait".into(), Value::Bool(true));
@@ -193,7 +212,7 @@ pub fn render(
                 "commonMetadata".into(),
                 obj([("labels", cx.labels.clone())]),
             );
-            kustomizations.push(("crds".to_string(), Value::map(spec)));
+            kustomizations.push((layer, Value::map(spec)));
         }
     }
     for (name, data) in &config_maps {
@@ -217,6 +236,17 @@ pub fn render(
             ("spec", strip_namespace(spec)),
         ]);
         resources.push(cx.write(&format!("kustomizations/{name}"), &object, out)?);
+    }
+    // The blueprint's own repository is applied whenever it has a URL, whether or not
+    // a kustomization reads it (as the Windsor CLI does; with a published blueprint
+    // every kustomization may read that instead, S14).
+    let own_url = blueprint
+        .get("repository")
+        .and_then(Value::as_map)
+        .and_then(|m| text(m, "url"))
+        .is_some_and(|u| !u.is_empty());
+    if own_url {
+        used.insert(cx.source_ref(None));
     }
     for (kind, name) in &used {
         if let Some(object) = cx.source_object(kind, name, &blueprint, out) {

@@ -160,7 +160,15 @@ fn value_has_expression(v: &crate::expr::Value) -> bool {
 fn local_module_dir(composition: &Composition, id: &str) -> Option<String> {
     let component = composition.terraform.components.get(id)?;
     let text = |k: &str| component.get(k).and_then(Tracked::as_str);
-    if text("source").is_some_and(|s| !s.is_empty()) {
+    // A published template's own components read modules of its artifact (S14),
+    // which the reader finds; other sources' modules are not at hand.
+    let own = composition
+        .sources
+        .tags
+        .iter()
+        .find(|t| t.template == crate::template::TemplateId::Composing)
+        .map(|t| t.name.as_str());
+    if text("source").is_some_and(|s| !s.is_empty() && Some(s) != own) {
         return None;
     }
     let path = text("path").filter(|p| !p.is_empty())?;

@@ -62,8 +62,13 @@ pub const MESSAGE: &[&str] = &["text", "when"];
 /// The known key closest to `unknown`, if it is close enough to be a likely typo.
 pub fn suggest<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
     let limit = (unknown.chars().count() / 3).max(1);
+    let length = |s: &str| s.chars().flat_map(char::to_lowercase).count();
+    let wanted = length(unknown);
     known
         .iter()
+        // The distance is at least the difference in length: skip what cannot be close
+        // (`bpc check` asks this for every unknown name, against every sibling).
+        .filter(|k| length(k).abs_diff(wanted) <= limit)
         .map(|k| (edit_distance(unknown, k), *k))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)

@@ -11,7 +11,7 @@ pub(crate) mod source_entry;
 pub(crate) mod sources;
 
 pub use facet::*;
-pub use sources::{load_with_sources, Upstream};
+pub use sources::{load_with_sources, load_with_sources_cached, Upstream};
 
 use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::yaml::Node;
@@ -33,6 +33,20 @@ pub struct Template {
     /// Local sources listed in `blueprint.yaml`, in merge order (every source after the
     /// sources it references); empty unless loaded with [`load_with_sources`].
     pub upstream: Vec<Upstream>,
+    /// The published blueprint this template was pulled from (S14), when it is one:
+    /// its components default to `source: <name>` and `sources:` lists it by URL.
+    pub published: Option<Published>,
+}
+
+/// A template pulled from an `oci://` source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Published {
+    /// The `sources:` entry's name (what its components get as `source:`).
+    pub name: String,
+    /// The `oci://` URL it was pulled from.
+    pub url: String,
+    /// The `sources:` entry that names it (in the context's `blueprint.yaml`).
+    pub entry: crate::files::Span,
 }
 
 /// One template of a composition: the composing template itself, or the upstream
@@ -83,6 +97,9 @@ pub fn read_yaml(tree: &FileTree, sources: &FileMap, path: &str) -> Result<Node,
     crate::yaml::parse(&text, file).map_err(Diagnostic::from)
 }
 
+/// A facet file parsed: the facet (`None` when it does not load) and what was found.
+type Parsed = (Option<Facet>, Vec<Diagnostic>);
+
 /// Reads every facet file in path order (so file ids, and with them every message, are
 /// the same from run to run), then parses them on all cores: at 10 000 facets parsing
 /// is most of the load time. Results come back in path order.
@@ -91,11 +108,22 @@ fn parse_facets(
     sources: &FileMap,
     paths: &[String],
     diagnostics: &mut Vec<Diagnostic>,
+    cache: Option<&FacetCache>,
 ) -> Vec<Facet> {
     let mut files = Vec::with_capacity(paths.len());
+    // Slots in path order: a facet the cache still holds, or one to parse.
+    let mut slots: Vec<Result<Parsed, usize>> = Vec::new();
     for path in paths {
         match tree.read_to_string(path) {
-            Ok(text) => files.push((path.as_str(), sources.add(tree.describe(path), text))),
+            Ok(text) => {
+                let shown = tree.describe(path);
+                if let Some(hit) = cache.and_then(|c| c.get(&shown, &text)) {
+                    slots.push(Ok(hit));
+                    continue;
+                }
+                slots.push(Err(files.len()));
+                files.push((path.as_str(), sources.add(shown, text)));
+            }
             Err(e) => diagnostics.push(Diagnostic::error(format!(
                 "cannot read {}: {e}",
                 tree.describe(path)
@@ -126,7 +154,7 @@ fn parse_facets(
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = files.len().div_ceil(threads).max(64);
-    let parsed: Vec<(Option<Facet>, Vec<Diagnostic>)> = if files.len() <= chunk {
+    let parsed: Vec<Parsed> = if files.len() <= chunk {
         files.iter().map(parse_one).collect()
     } else {
         std::thread::scope(|scope| {
@@ -144,17 +172,95 @@ fn parse_facets(
                 .collect()
         })
     };
-    let mut facets = Vec::with_capacity(parsed.len());
-    for (facet, found) in parsed {
+    if let Some(cache) = cache {
+        for ((_, file), (facet, found)) in files.iter().zip(&parsed) {
+            cache.put(sources, *file, facet, found);
+        }
+    }
+    let mut parsed: Vec<Option<Parsed>> = parsed.into_iter().map(Some).collect();
+    let mut facets = Vec::with_capacity(slots.len());
+    for slot in slots {
+        let (facet, found) = match slot {
+            Ok(hit) => hit,
+            Err(i) => parsed[i].take().unwrap_or_default(),
+        };
         diagnostics.extend(found);
         facets.extend(facet);
     }
     facets
 }
 
+/// Facets parsed by earlier loads, by file (as messages name it) with the text they
+/// were parsed from, so that a load parses only the files whose text changed: the
+/// language server loads the template again after every edit. Cached facets' spans
+/// name files of the [`FileMap`] they were parsed into, so a cache serves loads into
+/// that one map only (it checks, and parses anew for any other).
+#[derive(Debug, Default)]
+pub struct FacetCache {
+    parsed: std::sync::Mutex<std::collections::HashMap<String, CachedFacet>>,
+}
+
+#[derive(Debug)]
+struct CachedFacet {
+    /// The map the facet's spans point into (compared by address).
+    map: usize,
+    text: Arc<str>,
+    facet: Option<Facet>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl FacetCache {
+    fn get(&self, shown: &str, text: &str) -> Option<Parsed> {
+        let parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        let hit = parsed.get(shown).filter(|c| &*c.text == text)?;
+        Some((hit.facet.clone(), hit.diagnostics.clone()))
+    }
+
+    fn put(
+        &self,
+        sources: &FileMap,
+        file: crate::files::FileId,
+        facet: &Option<Facet>,
+        diagnostics: &[Diagnostic],
+    ) {
+        let Some(source) = sources.get(file) else {
+            return;
+        };
+        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        parsed.insert(
+            source.path.clone(),
+            CachedFacet {
+                map: sources as *const FileMap as usize,
+                text: source.text.clone(),
+                facet: facet.clone(),
+                diagnostics: diagnostics.to_vec(),
+            },
+        );
+    }
+
+    /// Forgets entries made with another map than `sources`.
+    fn keep_only(&self, sources: &FileMap) {
+        let map = sources as *const FileMap as usize;
+        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        parsed.retain(|_, c| c.map == map);
+    }
+}
+
 /// Loads a template: facets under `facets/` (recursively, `.yaml`/`.yml`, byte-wise
 /// path order), `schema.yaml` and `blueprint.yaml` at the root.
 pub fn load(tree: Arc<FileTree>, sources: Arc<FileMap>) -> Result<Template, Vec<Diagnostic>> {
+    load_cached(tree, sources, None)
+}
+
+/// As [`load`], reusing the facets of files `cache` holds with the same text.
+pub fn load_cached(
+    tree: Arc<FileTree>,
+    sources: Arc<FileMap>,
+    cache: Option<&FacetCache>,
+) -> Result<Template, Vec<Diagnostic>> {
+    if let Some(cache) = cache {
+        cache.keep_only(&sources);
+    }
     let mut diagnostics = Vec::new();
     let optional = |name: &str, diagnostics: &mut Vec<Diagnostic>| {
         if !tree.exists(name) {
@@ -197,7 +303,13 @@ pub fn load(tree: Arc<FileTree>, sources: Arc<FileMap>) -> Result<Template, Vec<
         .filter(|p| p.ends_with(".yaml") || p.ends_with(".yml"))
         .collect();
     paths.sort();
-    facets.extend(parse_facets(&tree, &sources, &paths, &mut diagnostics));
+    facets.extend(parse_facets(
+        &tree,
+        &sources,
+        &paths,
+        &mut diagnostics,
+        cache,
+    ));
 
     // S2: names are unique; say where both definitions are.
     let mut by_name: std::collections::HashMap<&str, &Facet> = std::collections::HashMap::new();
@@ -226,5 +338,54 @@ pub fn load(tree: Arc<FileTree>, sources: Arc<FileMap>) -> Result<Template, Vec<
         facets,
         warnings,
         upstream: Vec::new(),
+        published: None,
     })
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    const HEAD: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+
+    fn tree(b: &str) -> Arc<FileTree> {
+        let files = [
+            (
+                "facets/a.yaml",
+                "metadata:\n  name: a\nconfig:\n  - name: x\n    v: 1\n",
+            ),
+            ("facets/b.yaml", b),
+        ];
+        let files = files.map(|(p, t)| (p.to_string(), format!("{HEAD}{t}").into_bytes()));
+        Arc::new(FileTree::from_files(files, "t").expect("tree"))
+    }
+
+    #[test]
+    fn a_reload_parses_only_the_changed_file() {
+        let sources = Arc::new(FileMap::new());
+        let cache = FacetCache::default();
+        let first = load_cached(
+            tree("metadata:\n  name: b\n"),
+            sources.clone(),
+            Some(&cache),
+        );
+        let first = first.expect("loads");
+        assert_eq!(sources.len(), 2);
+        let b2 = "metadata:\n  name: b2\n";
+        let second = load_cached(tree(b2), sources.clone(), Some(&cache)).expect("loads");
+        // Only b.yaml was read into the map again; a keeps its file and its facet.
+        assert_eq!(sources.len(), 3);
+        let names: Vec<&str> = second.facets.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "b2"]);
+        assert_eq!(first.facets[0].file, second.facets[0].file);
+        assert_eq!(
+            first.facets[0].config[0].body,
+            second.facets[0].config[0].body
+        );
+        // Another map: nothing is reused, everything is read into it.
+        let other = Arc::new(FileMap::new());
+        let third = load_cached(tree(b2), other.clone(), Some(&cache)).expect("loads");
+        assert_eq!(other.len(), 2);
+        assert_eq!(third.facets.len(), 2);
+    }
 }

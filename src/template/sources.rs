@@ -31,6 +31,10 @@ pub struct Upstream {
     pub references: Vec<usize>,
     /// The `sources:` entry that first listed it.
     pub entry: Span,
+    /// Merged into the blueprint (always, for a local source); an `oci://` source with
+    /// `install: false`, or one only a pulled blueprint lists, is loaded but adds
+    /// nothing (S14).
+    pub install: bool,
 }
 
 /// Loads the template at `tree` and, recursively, its local sources into
@@ -39,7 +43,17 @@ pub fn load_with_sources(
     tree: Arc<FileTree>,
     map: Arc<FileMap>,
 ) -> Result<Template, Vec<Diagnostic>> {
-    let mut root = load(tree, map.clone())?;
+    load_with_sources_cached(tree, map, None)
+}
+
+/// As [`load_with_sources`], the composing template's facets through `cache` (see
+/// [`super::load_cached`]); local sources are parsed anew.
+pub fn load_with_sources_cached(
+    tree: Arc<FileTree>,
+    map: Arc<FileMap>,
+    cache: Option<&super::FacetCache>,
+) -> Result<Template, Vec<Diagnostic>> {
+    let mut root = super::load_cached(tree, map.clone(), cache)?;
     let mut walk = Walk {
         map,
         loaded: Vec::new(),
@@ -220,6 +234,7 @@ impl Walk {
             depth,
             references,
             entry: entry.span,
+            install: true,
         });
         Ok(self.loaded.len() - 1)
     }

@@ -1,0 +1,67 @@
+//! The server's settings: which context hovers and diagnostics use, and how long to
+//! wait after an edit before analysing. They come from `initializationOptions` and
+//! `workspace/didChangeConfiguration`, either bare (`{"context": "prod"}`) or under a
+//! `bpc` section (`{"bpc": {"context": "prod"}}`).
+
+use serde_json::Value;
+
+/// Quiet time after the last edit before the template is analysed again.
+pub const DEFAULT_DEBOUNCE_MS: u64 = 30;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// `bpc.context`; `None` for the project's default (as `bpc compose` picks it).
+    pub context: Option<String>,
+    pub debounce_ms: u64,
+    /// Run the template's tests after each analysis (`bpc.tests`, default on).
+    pub tests: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            context: None,
+            debounce_ms: DEFAULT_DEBOUNCE_MS,
+            tests: true,
+        }
+    }
+}
+
+impl Settings {
+    /// These settings with what `value` sets; keys it does not name stay as they are.
+    /// An empty context string means the project's default again.
+    pub fn updated(&self, value: &Value) -> Settings {
+        let section = value.get("bpc").unwrap_or(value);
+        let mut next = self.clone();
+        if let Some(context) = section.get("context") {
+            next.context = context
+                .as_str()
+                .filter(|c| !c.is_empty())
+                .map(str::to_string);
+        }
+        if let Some(ms) = section.get("debounceMs").and_then(Value::as_u64) {
+            next.debounce_ms = ms.min(5_000);
+        }
+        if let Some(tests) = section.get("tests").and_then(Value::as_bool) {
+            next.tests = tests;
+        }
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bare_or_under_bpc() {
+        let s = Settings::default().updated(&json!({"context": "prod", "debounceMs": 5}));
+        assert_eq!(s.context.as_deref(), Some("prod"));
+        assert_eq!(s.debounce_ms, 5);
+        let s = s.updated(&json!({"bpc": {"context": "", "tests": false}}));
+        assert_eq!(s.context, None);
+        assert!(!s.tests);
+        assert_eq!(s.debounce_ms, 5);
+    }
+}

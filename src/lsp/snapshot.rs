@@ -1,0 +1,205 @@
+//! One analysis of the project as the editor has it: the template loaded with the
+//! open documents laid over the files on disk, checked, and composed for every
+//! context the project defines. Requests read the latest snapshot; a new one is built
+//! after every burst of edits.
+
+use super::documents::Documents;
+use super::position::LineIndex;
+use super::settings::Settings;
+use crate::check::{Allow, Report};
+use crate::compose::Composition;
+use crate::files::{Diagnostic, FileId, FileMap, FileOverlay, FileTree, Span};
+use crate::session::{Options, Session};
+use crate::template::FacetCache;
+use lsp_types::Range;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The project-level config whose `check.allow` silences findings (as `bpc check`).
+const PROJECT_CONFIG: &str = "bpc.yaml";
+
+pub struct Snapshot {
+    /// Counts the snapshots of this server; a later one supersedes this.
+    pub generation: u64,
+    /// The project root: files are named relative to it.
+    pub root: PathBuf,
+    pub sources: Arc<FileMap>,
+    /// The loaded project, or why it could not be loaded.
+    pub session: Result<Session, Vec<Diagnostic>>,
+    /// The context hovers and completions use.
+    pub context: String,
+    /// Every context composed, the current one first.
+    pub compositions: Vec<(String, Result<Composition, Vec<Diagnostic>>)>,
+    /// `bpc check`'s findings (`None` when the template did not load).
+    pub report: Option<Report>,
+    /// Problems with `bpc.yaml` itself.
+    pub config_errors: Vec<Diagnostic>,
+    /// How long each step of the analysis took, for the client's log.
+    pub timings: Vec<(&'static str, Duration)>,
+    /// Line indexes of the files read, made on first use.
+    lines: Mutex<HashMap<FileId, Arc<LineIndex>>>,
+}
+
+impl Snapshot {
+    /// Loads, checks and composes the project at `root` with `documents` overlaid.
+    pub fn build(
+        root: &Path,
+        settings: &Settings,
+        documents: &Documents,
+        generation: u64,
+        reuse: &Reuse,
+    ) -> Snapshot {
+        let sources = reuse.sources.clone();
+        let mut options = Options::at(root);
+        options.facet_cache = Some(reuse.facets.clone());
+        options.locate.context = settings.context.clone();
+        options.env_context = std::env::var("WINDSOR_CONTEXT").ok();
+        let overlay = |tree: &FileTree| overlay_of(tree, documents);
+        let started = Instant::now();
+        let session = Session::open_overlaid(options, sources.clone(), overlay);
+        let mut snapshot = Snapshot {
+            generation,
+            root: root.to_path_buf(),
+            sources: sources.clone(),
+            context: String::new(),
+            compositions: Vec::new(),
+            report: None,
+            config_errors: Vec::new(),
+            timings: vec![("load", started.elapsed())],
+            lines: Mutex::default(),
+            session,
+        };
+        let Ok(session) = &snapshot.session else {
+            return snapshot;
+        };
+        snapshot.root = session.project.root.clone();
+        snapshot.context = session.project.context.clone();
+        let allow = match project_allows(&session.project.root, &sources) {
+            Ok(allow) => allow,
+            Err(errors) => {
+                snapshot.config_errors = errors;
+                Vec::new()
+            }
+        };
+        let checking = Instant::now();
+        snapshot.report = Some(crate::check::check(
+            &session.template,
+            &session.engine,
+            &allow,
+        ));
+        snapshot.timings.push(("check", checking.elapsed()));
+        let composing = Instant::now();
+        let others: Vec<String> = session
+            .contexts()
+            .into_iter()
+            .filter(|c| *c != snapshot.context)
+            .collect();
+        let current = session.compose();
+        let rest = crate::parallel::map(&others, crate::parallel::cores(), |name| {
+            session.compose_context(name)
+        });
+        snapshot.compositions = std::iter::once((snapshot.context.clone(), current))
+            .chain(others.into_iter().zip(rest))
+            .collect();
+        snapshot.timings.push(("compose", composing.elapsed()));
+        snapshot
+    }
+
+    /// The protocol range of a span, in the text this snapshot read.
+    pub fn range(&self, span: Span) -> Option<Range> {
+        let index = {
+            let mut lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
+            match lines.get(&span.file) {
+                Some(index) => index.clone(),
+                None => {
+                    let index = Arc::new(LineIndex::shared(self.sources.text(span.file)?));
+                    lines.insert(span.file, index.clone());
+                    index
+                }
+            }
+        };
+        Some(index.range(span.start as usize, span.end as usize))
+    }
+
+    /// The file on disk a source file of this snapshot stands for.
+    pub fn path_of(&self, file: FileId) -> Option<PathBuf> {
+        let name = self.sources.path(file)?;
+        if name.starts_with('<') {
+            return None;
+        }
+        Some(self.root.join(name))
+    }
+
+    /// The composition of the current context, if it composed.
+    pub fn composition(&self) -> Option<&Composition> {
+        self.compositions.first()?.1.as_ref().ok()
+    }
+
+    /// The template directory on disk.
+    pub fn template_dir(&self) -> Option<PathBuf> {
+        self.session.as_ref().ok()?.template.tree.root_dir()
+    }
+}
+
+/// What one analysis hands the next: the files read so far and the facets parsed
+/// from them, so a reload parses only the files whose text changed. Both grow with
+/// every edit (the changed file's text is kept once more), so the server starts
+/// afresh now and then ([`Reuse::RENEW_AFTER`]).
+pub struct Reuse {
+    pub sources: Arc<FileMap>,
+    pub facets: Arc<FacetCache>,
+    pub uses: usize,
+}
+
+impl Reuse {
+    pub const RENEW_AFTER: usize = 200;
+
+    pub fn new() -> Reuse {
+        Reuse {
+            sources: Arc::new(FileMap::new()),
+            facets: Arc::new(FacetCache::default()),
+            uses: 0,
+        }
+    }
+
+    /// Counts one more analysis; starts afresh every `RENEW_AFTER`.
+    pub fn next(&mut self) -> &Reuse {
+        self.uses += 1;
+        if self.uses > Self::RENEW_AFTER {
+            *self = Reuse::new();
+            self.uses = 1;
+        }
+        self
+    }
+}
+
+/// The open documents inside `tree`'s directory, by tree path.
+fn overlay_of(tree: &FileTree, documents: &Documents) -> FileOverlay {
+    let Some(dir) = tree.root_dir() else {
+        return FileOverlay::new();
+    };
+    let dir = dir.canonicalize().unwrap_or(dir);
+    documents
+        .iter()
+        .filter_map(|(path, doc)| {
+            let path = path.canonicalize().unwrap_or_else(|_| path.clone());
+            let relative = path.strip_prefix(&dir).ok()?;
+            let tree_path = relative.to_string_lossy().replace('\\', "/");
+            Some((tree_path, Arc::from(doc.text.as_bytes())))
+        })
+        .collect()
+}
+
+/// `check.allow` of the project's `bpc.yaml`, as `bpc check` reads it.
+fn project_allows(root: &Path, sources: &FileMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
+    let path = root.join(PROJECT_CONFIG);
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let node =
+        crate::project::read_yaml_file(&path, PROJECT_CONFIG, sources).map_err(|d| vec![d])?;
+    crate::check::silence::project_allows(&node)
+}

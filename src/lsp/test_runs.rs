@@ -1,0 +1,134 @@
+//! Failing test expectations as diagnostics on `tests/*.test.yaml`: the template's
+//! cases run as `bpc test` runs them (its defaults), on a thread of their own so the
+//! other diagnostics never wait for them. Only the newest snapshot's results are
+//! published; this thread owns the diagnostics of the test files.
+
+use super::diagnostics::convert;
+use super::snapshot::Snapshot;
+use crate::testing::case::{self, Case};
+use crate::testing::runner::RunOptions;
+use crossbeam_channel::{Receiver, Sender};
+use lsp_server::Message;
+use lsp_types as lsp;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Diagnostics of every test file of the snapshot's template (an empty list for a
+/// file whose cases all pass, so earlier failures are cleared).
+pub fn diagnostics(snapshot: &Snapshot) -> BTreeMap<PathBuf, Vec<lsp::Diagnostic>> {
+    let mut out: BTreeMap<PathBuf, Vec<lsp::Diagnostic>> = BTreeMap::new();
+    let Ok(session) = &snapshot.session else {
+        return out;
+    };
+    let tree = &session.template.tree;
+    let Some(dir) = tree.root_dir() else {
+        return out;
+    };
+    let mut files = Vec::new();
+    for path in case::discover(tree) {
+        out.entry(dir.join(&path)).or_default();
+        let found = match case::load(tree, &snapshot.sources, &path) {
+            Ok((file, warnings)) => {
+                files.push(file);
+                warnings
+            }
+            Err(errors) => errors,
+        };
+        for d in &found {
+            place(&mut out, convert(d, snapshot, None));
+        }
+    }
+    let cases: Vec<&Case> = files.iter().flat_map(|f| f.cases.iter()).collect();
+    let suite = session.suite(RunOptions {
+        precedence: session.options.precedence,
+        limits: session.options.limits,
+        ..RunOptions::default()
+    });
+    let results = suite.run_all(&cases, crate::parallel::cores());
+    let mut warned = Vec::new();
+    for (case, result) in cases.iter().zip(&results) {
+        for w in &result.warnings {
+            if !warned.contains(w) {
+                warned.push(w.clone());
+            }
+        }
+        if result.passed() {
+            continue;
+        }
+        let mut message = format!("test case `{}` fails", case.name);
+        for m in &result.mismatches {
+            message.push('\n');
+            if !m.path.is_empty() {
+                message.push_str(&m.path);
+                message.push_str(": ");
+            }
+            message.push_str(&m.message);
+        }
+        for e in &result.errors {
+            message.push('\n');
+            message.push_str(&e.full_text());
+        }
+        let failure = crate::files::Diagnostic::error(message).with_primary(case.span, "");
+        place(&mut out, convert(&failure, snapshot, Some("test-failure")));
+    }
+    for w in &warned {
+        place(&mut out, convert(w, snapshot, None));
+    }
+    out
+}
+
+/// Keeps a diagnostic that belongs to a test file (composition warnings a case
+/// repeats belong to the facets, which the main analysis reports).
+fn place(
+    out: &mut BTreeMap<PathBuf, Vec<lsp::Diagnostic>>,
+    (path, diagnostic): (Option<PathBuf>, lsp::Diagnostic),
+) {
+    if let Some(list) = path.and_then(|p| out.get_mut(&p)) {
+        list.push(diagnostic);
+    }
+}
+
+/// The test thread: give it snapshots; `latest` is the newest generation built, so a
+/// run that finishes after a newer snapshot exists publishes nothing.
+pub struct TestRuns {
+    pub queue: Sender<Arc<Snapshot>>,
+    pub latest: Arc<AtomicU64>,
+}
+
+impl TestRuns {
+    pub fn spawn(out: Sender<Message>) -> TestRuns {
+        let (queue, incoming) = crossbeam_channel::unbounded();
+        let latest = Arc::new(AtomicU64::new(0));
+        let newest = latest.clone();
+        std::thread::spawn(move || run(incoming, out, newest));
+        TestRuns { queue, latest }
+    }
+}
+
+fn run(incoming: Receiver<Arc<Snapshot>>, out: Sender<Message>, latest: Arc<AtomicU64>) {
+    let mut published: BTreeSet<PathBuf> = BTreeSet::new();
+    while let Ok(mut snapshot) = incoming.recv() {
+        while let Ok(newer) = incoming.try_recv() {
+            snapshot = newer;
+        }
+        let found = diagnostics(&snapshot);
+        if latest.load(Ordering::SeqCst) != snapshot.generation {
+            continue;
+        }
+        let now: BTreeSet<PathBuf> = found.keys().cloned().collect();
+        let cleared: Vec<PathBuf> = published.difference(&now).cloned().collect();
+        let all = found
+            .into_iter()
+            .chain(cleared.into_iter().map(|p| (p, Vec::new())));
+        for (path, diagnostics) in all {
+            if let Some(message) = super::server::publish(&path, diagnostics, None) {
+                if out.send(message).is_err() {
+                    return;
+                }
+            }
+        }
+        published = now;
+    }
+}

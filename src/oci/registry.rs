@@ -1,0 +1,377 @@
+//! Talking to a registry, through the `oci-client` crate: pulling an artifact's first
+//! layer (its digest and size checked against the manifest) and pushing an artifact.
+//! The calls are async; each runs to completion on a one-thread runtime made for it,
+//! so the rest of bpc stays synchronous.
+
+use super::auth::{self, AuthEnv, Credential, Lookup};
+use super::reference::Reference;
+use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::errors::{OciDistributionError, OciErrorCode};
+use oci_client::manifest::{OciDescriptor, OciImageManifest};
+use oci_client::secrets::RegistryAuth;
+use oci_client::Client;
+use oci_client::RegistryOperation;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Seconds to wait for a connection, and for the next bytes of a response
+/// (docs/limits.md).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+pub const READ_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The Windsor CLI's media types and manifest annotation keys.
+pub const MANIFEST_MEDIA_TYPE: &str = "application/vnd.oci.image.manifest.v1+json";
+pub const CONFIG_MEDIA_TYPE: &str = "application/vnd.windsorcli.blueprint.v1+json";
+pub const LAYER_MEDIA_TYPE: &str = "application/vnd.docker.image.rootfs.diff.tar.gzip";
+pub const CLI_VERSION_ANNOTATION: &str = "windsorcli.dev/cli-version";
+
+/// A failure, with a hint for the user when there is one.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl Failure {
+    fn new(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            help: None,
+        }
+    }
+}
+
+/// A pulled layer: its bytes as stored in the registry (compressed).
+pub struct Pulled {
+    pub layer: Vec<u8>,
+    pub layer_digest: String,
+    pub manifest_digest: String,
+    pub annotations: BTreeMap<String, String>,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    // rustls needs a process-wide crypto provider; a second install is a no-op error.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(format!("cannot start the network runtime: {e}")))
+}
+
+fn client(reference: &Reference) -> Client {
+    let protocol = if reference.plain_http() {
+        ClientProtocol::HttpsExcept(vec![reference.host().to_string()])
+    } else {
+        ClientProtocol::Https
+    };
+    Client::new(ClientConfig {
+        protocol,
+        platform_resolver: Some(Box::new(oci_client::client::linux_amd64_resolver)),
+        connect_timeout: Some(CONNECT_TIMEOUT),
+        read_timeout: Some(READ_TIMEOUT),
+        user_agent: concat!("bpc/", env!("CARGO_PKG_VERSION")),
+        ..ClientConfig::default()
+    })
+}
+
+fn client_reference(reference: &Reference) -> oci_client::Reference {
+    oci_client::Reference::with_tag(
+        reference.host().to_string(),
+        reference.path(),
+        reference.tag.clone(),
+    )
+}
+
+fn registry_auth(credential: &Credential) -> RegistryAuth {
+    match credential {
+        Credential::Anonymous => RegistryAuth::Anonymous,
+        Credential::Basic(u, p) => RegistryAuth::Basic(u.clone(), p.clone()),
+        Credential::Token(t) => RegistryAuth::Bearer(t.clone()),
+    }
+}
+
+/// Whether an error is the registry refusing access (401/403, UNAUTHORIZED, DENIED).
+fn refused(error: &OciDistributionError) -> bool {
+    match error {
+        OciDistributionError::AuthenticationFailure(_)
+        | OciDistributionError::UnauthorizedError { .. } => true,
+        OciDistributionError::RegistryError { envelope, .. } => envelope
+            .errors
+            .iter()
+            .any(|e| matches!(e.code, OciErrorCode::Unauthorized | OciErrorCode::Denied)),
+        OciDistributionError::ServerError { code, .. } => *code == 401 || *code == 403,
+        _ => false,
+    }
+}
+
+fn unknown_manifest(error: &OciDistributionError) -> bool {
+    match error {
+        OciDistributionError::ImageManifestNotFoundError(_) => true,
+        OciDistributionError::RegistryError { envelope, .. } => envelope.errors.iter().any(|e| {
+            matches!(
+                e.code,
+                OciErrorCode::ManifestUnknown | OciErrorCode::NameUnknown | OciErrorCode::NotFound
+            )
+        }),
+        OciDistributionError::ServerError { code, .. } => *code == 404,
+        _ => false,
+    }
+}
+
+fn describe(error: &OciDistributionError) -> String {
+    // reqwest's own message names the URL but not the cause; the chain has it.
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = s.source();
+    }
+    text
+}
+
+fn searched_help(lookup: &Lookup) -> String {
+    let mut help = String::from("credentials were looked for in: ");
+    if lookup.searched.is_empty() {
+        help.push_str("no file ($DOCKER_CONFIG, $HOME, $REGISTRY_AUTH_FILE and $XDG_RUNTIME_DIR are all unset)");
+    } else {
+        help.push_str(&lookup.searched.join("; "));
+    }
+    match &lookup.from {
+        Some(from) => help.push_str(&format!("; the registry refused the ones from {from}")),
+        None => help.push_str("; none matched, so the request was anonymous"),
+    }
+    help
+}
+
+/// Pulls the first layer of `reference` (at most `max_layer` bytes), checking its
+/// size and sha256 against the manifest. Credentials come from the keychain files of
+/// `env`; when the registry refuses them the manifest is asked for anonymously once,
+/// as the Windsor CLI does.
+pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pulled, Failure> {
+    let lookup = auth::lookup(env, reference).map_err(Failure::new)?;
+    let rt = runtime()?;
+    let image = client_reference(reference);
+    let at = reference.to_string();
+    rt.block_on(async {
+        let mut client = client(reference);
+        let mut result = client
+            .pull_image_manifest(&image, &registry_auth(&lookup.credential))
+            .await;
+        if let Err(e) = &result {
+            if refused(e) && lookup.credential != Credential::Anonymous {
+                // Refused credentials: once more anonymously, as the Windsor CLI does.
+                let anonymous = self::client(reference);
+                let retry = anonymous
+                    .pull_image_manifest(&image, &RegistryAuth::Anonymous)
+                    .await;
+                if retry.is_ok() {
+                    client = anonymous;
+                    result = retry;
+                }
+            }
+        }
+        let (manifest, manifest_digest) = result.map_err(|e| {
+            if refused(&e) {
+                Failure {
+                    message: format!(
+                        "failed to pull {at}: the registry {} refused access ({})",
+                        reference.registry,
+                        describe(&e)
+                    ),
+                    help: Some(searched_help(&lookup)),
+                }
+            } else if unknown_manifest(&e) {
+                Failure {
+                    message: format!(
+                        "failed to pull {at}: the registry {} has no tag `{}` in repository `{}` ({})",
+                        reference.registry,
+                        reference.tag,
+                        reference.repository,
+                        describe(&e)
+                    ),
+                    help: Some("check the tag (it is required: there is no implicit `latest`) and the repository".to_string()),
+                }
+            } else {
+                Failure::new(format!("failed to pull {at}: {}", describe(&e)))
+            }
+        })?;
+        let Some(layer) = manifest.layers.first() else {
+            return Err(Failure::new(format!("failed to pull {at}: no layers found in image")));
+        };
+        if layer.size < 0 || layer.size as u64 > max_layer {
+            return Err(Failure {
+                message: format!(
+                    "failed to pull {at}: its layer is {} bytes, over the limit of {} MiB",
+                    layer.size,
+                    max_layer >> 20
+                ),
+                help: Some("docs/limits.md lists the limits of pulled artifacts".to_string()),
+            });
+        }
+        let bytes = fetch_blob(&client, &image, layer, max_layer)
+            .await
+            .map_err(|m| Failure::new(format!("failed to pull {at}: {m}")))?;
+        Ok(Pulled {
+            layer: bytes,
+            layer_digest: layer.digest.clone(),
+            manifest_digest,
+            annotations: manifest.annotations.clone().unwrap_or_default(),
+        })
+    })
+}
+
+/// The blob of `layer`, read in chunks up to its declared size, then checked.
+async fn fetch_blob(
+    client: &Client,
+    image: &oci_client::Reference,
+    layer: &OciDescriptor,
+    max: u64,
+) -> Result<Vec<u8>, String> {
+    use futures_util::StreamExt;
+    let mut stream = client
+        .pull_blob_stream(image, layer)
+        .await
+        .map_err(|e| format!("failed to read layer data: {}", describe(&e)))?;
+    let expected = layer.size.max(0) as u64;
+    let mut out = Vec::with_capacity(expected.min(max) as usize);
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| format!("failed to read layer data: {e}"))?;
+        if out.len() as u64 + chunk.len() as u64 > expected {
+            return Err(format!(
+                "failed to read layer data: the registry sent more than the {expected} bytes the manifest declares"
+            ));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    if out.len() as u64 != expected {
+        return Err(format!(
+            "failed to read layer data: got {} of the {expected} bytes the manifest declares",
+            out.len()
+        ));
+    }
+    let actual = sha256(&out);
+    if actual != layer.digest {
+        return Err(format!(
+            "failed to read layer data: digest mismatch: the layer's bytes hash to {actual}, the manifest says {}",
+            layer.digest
+        ));
+    }
+    Ok(out)
+}
+
+/// `sha256:<hex>` of `data`.
+pub fn sha256(data: &[u8]) -> String {
+    let hash = Sha256::digest(data);
+    let mut hex = String::with_capacity(71);
+    hex.push_str("sha256:");
+    for b in hash.iter() {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    hex
+}
+
+/// An artifact to push: the gzip layer, the config blob and the manifest annotations.
+pub struct Artifact {
+    pub layer: Vec<u8>,
+    pub config: Vec<u8>,
+    pub annotations: BTreeMap<String, String>,
+}
+
+impl Artifact {
+    /// The manifest the Windsor CLI writes for such an artifact.
+    pub fn manifest(&self) -> OciImageManifest {
+        OciImageManifest {
+            schema_version: 2,
+            media_type: Some(MANIFEST_MEDIA_TYPE.to_string()),
+            config: OciDescriptor {
+                media_type: CONFIG_MEDIA_TYPE.to_string(),
+                digest: sha256(&self.config),
+                size: self.config.len() as i64,
+                urls: None,
+                annotations: None,
+                artifact_type: None,
+            },
+            layers: vec![OciDescriptor {
+                media_type: LAYER_MEDIA_TYPE.to_string(),
+                digest: sha256(&self.layer),
+                size: self.layer.len() as i64,
+                urls: None,
+                annotations: None,
+                artifact_type: None,
+            }],
+            subject: None,
+            artifact_type: None,
+            annotations: Some(self.annotations.clone()),
+        }
+    }
+}
+
+/// Pushes `artifact` as `reference`; returns the manifest's digest. There is no
+/// anonymous fallback: a refused push names where credentials were looked for.
+pub fn push(reference: &Reference, env: &AuthEnv, artifact: &Artifact) -> Result<String, Failure> {
+    let lookup = auth::lookup(env, reference).map_err(Failure::new)?;
+    let rt = runtime()?;
+    let image = client_reference(reference);
+    let manifest = artifact.manifest();
+    // The manifest's exact bytes are bpc's, so its digest is known before the push
+    // and the same template always gives the same digest.
+    let body = serde_json::to_vec(&manifest)
+        .map_err(|e| Failure::new(format!("cannot serialise the manifest: {e}")))?;
+    let digest = sha256(&body);
+    let fail = |e: OciDistributionError| {
+        if refused(&e) {
+            Failure {
+                message: format!(
+                    "failed to push {reference}: the registry {} refused access ({})",
+                    reference.registry,
+                    describe(&e)
+                ),
+                help: Some(format!(
+                    "{}; log in with `docker login {}`",
+                    searched_help(&lookup),
+                    reference.registry
+                )),
+            }
+        } else {
+            Failure::new(format!("failed to push {reference}: {}", describe(&e)))
+        }
+    };
+    rt.block_on(async {
+        let client = client(reference);
+        client
+            .auth(
+                &image,
+                &registry_auth(&lookup.credential),
+                RegistryOperation::Push,
+            )
+            .await
+            .map_err(fail)?;
+        for (blob, descriptor) in [
+            (&artifact.layer, &manifest.layers[0]),
+            (&artifact.config, &manifest.config),
+        ] {
+            let present = client
+                .blob_exists(&image, &descriptor.digest)
+                .await
+                .unwrap_or(false);
+            if !present {
+                client
+                    .push_blob(&image, blob.clone(), &descriptor.digest)
+                    .await
+                    .map_err(fail)?;
+            }
+        }
+        let content_type = MANIFEST_MEDIA_TYPE
+            .parse()
+            .map_err(|_| Failure::new("invalid manifest media type"))?;
+        client
+            .push_manifest_raw(&image, body, content_type)
+            .await
+            .map_err(fail)?;
+        Ok(digest)
+    })
+}

@@ -1,0 +1,531 @@
+//! `bpc lsp` at the protocol level: the binary spawned, JSON-RPC over its pipes, on a
+//! copy of the public windsor-core corpus (tests/conformance/windsor-core-eaa2bcea,
+//! MPL-2.0) with values for the `local` context and a misspelling seeded in the
+//! editor's copy of a facet.
+
+mod client;
+
+use client::{uri, Client};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+const BIN: &str = env!("CARGO_BIN_EXE_bpc");
+const FACET: &str = "contexts/_template/facets/platform-docker.yaml";
+const VALUES: &str = "platform: docker
+workstation:
+  runtime: colima
+dns:
+  domain: test.local
+gateway:
+  enabled: false
+network:
+  cidr_block: 10.5.0.0/16
+cluster:
+  driver: talos
+  controlplanes:
+    nodes:
+      controlplane-1:
+        endpoint: 10.5.0.10:50000
+        node: 10.5.0.10
+        hostname: controlplane-1
+";
+
+/// A copy of the corpus in a temporary directory, with `contexts/local/values.yaml`.
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/windsor-core-eaa2bcea");
+    copy_dir(&corpus, dir.path());
+    let local = dir.path().join("contexts/local");
+    std::fs::create_dir_all(&local).expect("mkdir");
+    std::fs::write(local.join("values.yaml"), VALUES).expect("values");
+    let root = dir.path().canonicalize().expect("canonical");
+    (dir, root)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+/// Zero-based (line, UTF-16 column) of the first `needle` in `text` (ASCII lines).
+fn position_of(text: &str, needle: &str) -> (u64, u64) {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in text"));
+    let line = text[..at].matches('\n').count();
+    let column = at - text[..at].rfind('\n').map_or(0, |i| i + 1);
+    (line as u64, column as u64)
+}
+
+fn start(root: &Path) -> Client {
+    let mut client = Client::start(BIN, root);
+    let result = client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(root),
+            "capabilities": {},
+            "initializationOptions": {"bpc": {"debounceMs": 10}},
+        }),
+    );
+    let caps = &result["capabilities"];
+    for cap in [
+        "hoverProvider",
+        "definitionProvider",
+        "completionProvider",
+        "documentSymbolProvider",
+        "workspaceSymbolProvider",
+    ] {
+        assert!(!caps[cap].is_null(), "{cap} missing: {caps}");
+    }
+    client.notify("initialized", json!({}));
+    client
+}
+
+fn diagnostics_of(client: &mut Client, file: &str, version: i64) -> Vec<Value> {
+    let params = client.wait_for("textDocument/publishDiagnostics", |p| {
+        p["uri"] == file && p["version"] == version
+    });
+    params["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn with_code<'d>(diagnostics: &'d [Value], code: &str) -> Vec<&'d Value> {
+    diagnostics.iter().filter(|d| d["code"] == code).collect()
+}
+
+fn hover_text(client: &mut Client, file: &str, (line, character): (u64, u64)) -> String {
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": file}, "position": {"line": line, "character": character}}),
+    );
+    hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn diagnostics_hover_definition_completion_over_the_protocol() {
+    let (_dir, root) = project();
+    let path = root.join(FACET);
+    let file = uri(&path);
+    let on_disk = std::fs::read_to_string(&path).expect("facet");
+    let seeded = on_disk.replacen("${cluster.endpoint ??", "${cluster.endpiont ??", 1);
+    assert_ne!(seeded, on_disk);
+    let mut client = start(&root);
+
+    // The editor's unsaved text counts: the misspelling is reported at its range.
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": file, "languageId": "yaml", "version": 1, "text": seeded}}),
+    );
+    let diagnostics = diagnostics_of(&mut client, &file, 1);
+    let unknown = with_code(&diagnostics, "unknown-reference");
+    assert_eq!(unknown.len(), 1, "{diagnostics:#?}");
+    let (line, column) = position_of(&seeded, "cluster.endpiont");
+    assert_eq!(
+        unknown[0]["range"],
+        json!({"start": {"line": line, "character": column},
+               "end": {"line": line, "character": column + "cluster.endpiont".len() as u64}})
+    );
+    let message = unknown[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("did you mean `cluster.endpoint`?"),
+        "{message}"
+    );
+    assert_eq!(unknown[0]["severity"], 2);
+
+    // Fix it with a ranged edit: the finding goes away.
+    let end = column + "cluster.endpiont".len() as u64;
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": file, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": line, "character": end - 6},
+                                             "end": {"line": line, "character": end}},
+                                   "text": "dpoint"}]}),
+    );
+    let diagnostics = diagnostics_of(&mut client, &file, 2);
+    assert!(
+        with_code(&diagnostics, "unknown-reference").is_empty(),
+        "{diagnostics:#?}"
+    );
+
+    // Hover on a config reference: its value in context `local` and its origin.
+    let at = position_of(&on_disk, "network.cidr_block, 10");
+    let text = hover_text(&mut client, &file, (at.0, at.1 + 9));
+    assert!(
+        text.contains("**`network.cidr_block`** : `string`"),
+        "{text}"
+    );
+    assert!(text.contains("10.5.0.0/16"), "{text}");
+    assert!(text.contains("context `local`"), "{text}");
+    assert!(text.contains("contexts/local/values.yaml"), "{text}");
+
+    // Hover on a function: signature and help.
+    let at = position_of(&on_disk, "cidrhost(");
+    let text = hover_text(&mut client, &file, (at.0, at.1 + 2));
+    assert!(text.contains("cidrhost(string, int) → string"), "{text}");
+
+    // Go to definition: `talos.talos_version` → the `talos` config block's key.
+    let at = position_of(&on_disk, "talos.talos_version");
+    let found = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": file}, "position": {"line": at.0, "character": at.1 + 8}}),
+    );
+    let found = found.as_array().cloned().unwrap_or_default();
+    assert!(!found.is_empty(), "no definition");
+    let target = &found[0];
+    let target_path = target["uri"]
+        .as_str()
+        .unwrap_or_default()
+        .trim_start_matches("file://")
+        .to_string();
+    let target_text = std::fs::read_to_string(&target_path).expect("target file");
+    let line = target["range"]["start"]["line"]
+        .as_u64()
+        .unwrap_or(u64::MAX) as usize;
+    let line_text = target_text.lines().nth(line).unwrap_or_default();
+    assert!(
+        line_text.trim_start().starts_with("talos_version:"),
+        "{target}: {line_text}"
+    );
+
+    // Find references of `network.cidr_block`: its reads across facets and the
+    // template, several facets of them.
+    let at = position_of(&on_disk, "network.cidr_block, 10");
+    let refs = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": file}, "position": {"line": at.0, "character": at.1 + 9},
+               "context": {"includeDeclaration": true}}),
+    );
+    let refs = refs.as_array().cloned().unwrap_or_default();
+    let here = refs.iter().any(|r| {
+        r["uri"] == file && r["range"]["start"] == json!({"line": at.0, "character": at.1})
+    });
+    assert!(here, "the read under the cursor is missing: {refs:#?}");
+    let files: std::collections::BTreeSet<&str> =
+        refs.iter().filter_map(|r| r["uri"].as_str()).collect();
+    assert!(files.len() > 1, "reads in one facet only: {files:?}");
+
+    // Completion after `cluster.` lists the schema's keys below `cluster`.
+    let at = position_of(&on_disk, "cluster.controlplanes.disks");
+    let items = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": file}, "position": {"line": at.0, "character": at.1 + 8}}),
+    );
+    let labels: Vec<&str> = items.as_array().map_or(Vec::new(), |a| {
+        a.iter().filter_map(|i| i["label"].as_str()).collect()
+    });
+    for expected in ["controlplanes", "workers", "driver"] {
+        assert!(labels.contains(&expected), "{expected} not in {labels:?}");
+    }
+    assert!(
+        !labels.contains(&"cidrhost"),
+        "functions only at the root: {labels:?}"
+    );
+
+    // The outline names the facet's components.
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": file}}),
+    );
+    let outline = symbols.to_string();
+    assert!(
+        outline.contains("\"cluster\"") && outline.contains("terraform component"),
+        "{outline}"
+    );
+
+    assert!(client.stop().success());
+}
+
+#[test]
+fn contexts_switch_and_composition_errors_name_the_context() {
+    let (_dir, root) = project();
+    let path = root.join(FACET);
+    let file = uri(&path);
+    let text = std::fs::read_to_string(&path).expect("facet");
+    let mut client = start(&root);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": file, "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    diagnostics_of(&mut client, &file, 1);
+    // Context `bare` has no values: `dns.enabled` is unset and a gateway expression fails.
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"bpc": {"context": "bare"}}}),
+    );
+    let gateway = uri(&root.join("contexts/_template/facets/option-gateway.yaml"));
+    let params = client.wait_for("textDocument/publishDiagnostics", |p| p["uri"] == gateway);
+    let messages: Vec<&str> = params["diagnostics"].as_array().map_or(Vec::new(), |a| {
+        a.iter().filter_map(|d| d["message"].as_str()).collect()
+    });
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("in context `bare`: expression failed")),
+        "{messages:#?}"
+    );
+    let at = position_of(&text, "network.cidr_block, 10");
+    let hover = hover_text(&mut client, &file, (at.0, at.1 + 9));
+    assert!(hover.contains("context `bare`"), "{hover}");
+    assert!(client.stop().success());
+}
+
+/// A real editor: Neovim's built-in LSP client, headless, shows the seeded
+/// misspelling at its range, a hover with the value and its origin, and a definition
+/// on the config block.
+#[test]
+fn neovim_shows_the_diagnostic_hover_and_definition() {
+    let found = std::process::Command::new("nvim").arg("--version").output();
+    let Ok(version) = found else {
+        eprintln!(
+            "\n\n*** SKIPPED: neovim is not installed (apt-get install -y neovim); \
+             the end-to-end editor test did not run ***\n"
+        );
+        return;
+    };
+    assert!(version.status.success());
+    let (dir, root) = project();
+    let out = dir.path().join("nvim-result.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lsp/nvim.lua");
+    let status = std::process::Command::new("nvim")
+        .args(["--headless", "--clean", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("BPC_ROOT", &root)
+        .env("BPC_BIN", BIN)
+        .env("BPC_OUT", &out)
+        .env_remove("WINDSOR_CONTEXT")
+        .stdin(std::process::Stdio::null())
+        .status()
+        .expect("run nvim");
+    assert!(status.success());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("nvim wrote no result"))
+            .expect("result JSON");
+    assert!(result["error"].is_null(), "{result:#}");
+    let text = std::fs::read_to_string(root.join(FACET)).expect("facet");
+    let (line, column) = position_of(&text, "cluster.endpoint ??");
+    let diagnostics = result["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(diagnostics.len(), 1, "{result:#}");
+    let d = &diagnostics[0];
+    assert_eq!(
+        (d["lnum"].as_u64(), d["col"].as_u64()),
+        (Some(line), Some(column)),
+        "{d}"
+    );
+    assert_eq!(
+        (d["end_lnum"].as_u64(), d["end_col"].as_u64()),
+        (Some(line), Some(column + 16)),
+        "{d}"
+    );
+    let hover = result["hover"].as_str().unwrap_or_default();
+    assert!(
+        hover.contains("10.5.0.0/16") && hover.contains("contexts/local/values.yaml"),
+        "{hover}"
+    );
+    let definition = &result["definition"];
+    let target = definition["uri"]
+        .as_str()
+        .unwrap_or_default()
+        .trim_start_matches("file://");
+    let target_text = std::fs::read_to_string(target).expect("definition target");
+    let line = definition["line"].as_u64().unwrap_or(u64::MAX) as usize;
+    let line_text = target_text.lines().nth(line).unwrap_or_default();
+    assert!(
+        line_text.trim_start().starts_with("talos_version:"),
+        "{definition}: {line_text}"
+    );
+}
+
+/// Test files: a failing expectation (in the editor's unsaved text) is a diagnostic on
+/// its case; code lenses run a case and show its blueprint.
+#[test]
+fn failing_expectations_and_test_lenses() {
+    let (_dir, root) = project();
+    let path = root.join("contexts/_template/tests/platform-docker.test.yaml");
+    let file = uri(&path);
+    let on_disk = std::fs::read_to_string(&path).expect("test file");
+    let broken = on_disk.replacen(
+        "cluster_endpoint: https://10.5.0.10:6443",
+        "cluster_endpoint: https://10.9.9.9:6443",
+        1,
+    );
+    assert_ne!(broken, on_disk);
+    let mut client = start(&root);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": file, "languageId": "yaml", "version": 1, "text": broken}}),
+    );
+    let case = "minimal config creates workstation compute cluster chain with default CSI";
+    let params = client.wait_for("textDocument/publishDiagnostics", |p| {
+        p["uri"] == file && p["diagnostics"].to_string().contains("test-failure")
+    });
+    let failures: Vec<Value> = params["diagnostics"].as_array().map_or(Vec::new(), |a| {
+        a.iter()
+            .filter(|d| d["code"] == "test-failure")
+            .cloned()
+            .collect()
+    });
+    assert_eq!(failures.len(), 1, "{failures:#?}");
+    let message = failures[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("test case `{case}` fails")),
+        "{message}"
+    );
+    assert!(message.contains("10.5.0.10"), "{message}");
+    let (line, _) = position_of(&broken, case);
+    assert_eq!(failures[0]["range"]["start"]["line"], line);
+
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": file}}),
+    );
+    let lenses = lenses.as_array().cloned().unwrap_or_default();
+    let commands: Vec<(&str, &str)> = lenses
+        .iter()
+        .filter(|l| l["command"]["arguments"][0] == case)
+        .filter_map(|l| {
+            Some((
+                l["command"]["command"].as_str()?,
+                l["command"]["title"].as_str()?,
+            ))
+        })
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            ("bpc.runTest", "▶ run test"),
+            ("bpc.showTest", "show blueprint")
+        ]
+    );
+    let ran = client.request(
+        "workspace/executeCommand",
+        json!({"command": "bpc.runTest", "arguments": [case]}),
+    );
+    assert_eq!(ran["passed"], false, "{ran}");
+    assert!(
+        ran["text"].as_str().unwrap_or_default().starts_with('✗'),
+        "{ran}"
+    );
+    let shown = client.request(
+        "workspace/executeCommand",
+        json!({"command": "bpc.showTest", "arguments": [case]}),
+    );
+    assert_eq!(shown["passed"], true, "{shown}");
+    assert!(
+        shown["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("kind: Blueprint"),
+        "{shown}"
+    );
+    assert!(client.stop().success());
+}
+
+/// The YAML around expressions: a dependsOn entry leads to its component, a facet
+/// only the editor has (never saved) joins the template, completion offers component
+/// keys and dependency names there, workspace symbols find it, and a schema key's
+/// hover gives its description, type and default.
+#[test]
+fn dependencies_new_facets_completion_symbols_and_schema() {
+    let (_dir, root) = project();
+    let mut client = start(&root);
+    let facet = uri(&root.join(FACET));
+    let text = std::fs::read_to_string(root.join(FACET)).expect("facet");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": facet, "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    let at = position_of(&text, "      - compute");
+    let found = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": facet}, "position": {"line": at.0, "character": at.1 + 9}}),
+    );
+    let found = found.as_array().cloned().unwrap_or_default();
+    let lands = found.iter().any(|l| {
+        let path = l["uri"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_start_matches("file://");
+        let line = l["range"]["start"]["line"].as_u64().unwrap_or(u64::MAX) as usize;
+        path.ends_with("facets/option-workstation.yaml")
+            && std::fs::read_to_string(path)
+                .ok()
+                .and_then(|t| t.lines().nth(line).map(|l| l.contains("name: compute")))
+                .unwrap_or(false)
+    });
+    assert!(lands, "{found:#?}");
+
+    let new_path = root.join("contexts/_template/facets/zz-new.yaml");
+    let new = uri(&new_path);
+    let new_text = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: zz-new\nterraform:\n  - name: extra\n    dependsOn:\n      - \n    \n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": new, "languageId": "yaml", "version": 1, "text": new_text}}),
+    );
+    let labels = |client: &mut Client, line: u64, character: u64| -> Vec<String> {
+        let items = client.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": new}, "position": {"line": line, "character": character}}),
+        );
+        items.as_array().map_or(Vec::new(), |a| {
+            a.iter()
+                .filter_map(|i| i["label"].as_str().map(String::from))
+                .collect()
+        })
+    };
+    let names = labels(&mut client, 7, 8);
+    assert!(
+        names.contains(&"compute".to_string()) && names.contains(&"cluster".to_string()),
+        "{names:?}"
+    );
+    let keys = labels(&mut client, 8, 4);
+    for key in ["inputs", "dependsOn", "path", "strategy"] {
+        assert!(keys.contains(&key.to_string()), "{key} not in {keys:?}");
+    }
+    let symbols = client.request("workspace/symbol", json!({"query": "zz-new"}));
+    assert!(
+        symbols
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["location"]["uri"] == new)),
+        "{symbols}"
+    );
+
+    let schema_path = root.join("contexts/_template/schema.yaml");
+    let schema = uri(&schema_path);
+    let schema_text = std::fs::read_to_string(&schema_path).expect("schema");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": schema, "languageId": "yaml", "version": 1, "text": schema_text}}),
+    );
+    let at = position_of(&schema_text, "\n  platform:");
+    let hover = hover_text(&mut client, &schema, (at.0 + 1, 4));
+    assert!(
+        hover.contains("**`platform`**") && hover.contains("Infrastructure platform"),
+        "{hover}"
+    );
+    assert!(
+        hover.contains("type: `string`") && hover.contains("default: `\"none\"`"),
+        "{hover}"
+    );
+    // A property with a `$ref` keeps its own description.
+    let at = position_of(&schema_text, "\n  id:\n");
+    let hover = hover_text(&mut client, &schema, (at.0 + 1, 3));
+    assert!(hover.contains("Context id (short identifier"), "{hover}");
+    assert!(client.stop().success());
+}

@@ -1,0 +1,36 @@
+//! The integration tests: one binary (linked once, not once per file) with a module
+//! per feature, as ripgrep and just arrange theirs. Run one feature's tests with
+//! `cargo test --test integration render::` (a module path filters by prefix).
+
+mod common;
+
+mod all_contexts;
+mod attack;
+mod check;
+mod completions;
+mod compose_errors;
+mod compose_examples;
+mod compose_sources;
+mod confinement;
+mod context_patches;
+mod corpus;
+mod corpus_compose;
+mod eval;
+mod explain;
+mod expr_conformance;
+mod expr_limits;
+mod graph;
+mod hardening;
+mod help;
+mod lsp;
+mod module_graph;
+mod oci;
+mod overlay;
+mod properties;
+mod render;
+mod render_e2e;
+mod render_fidelity;
+mod show_values;
+mod strategies;
+mod test_runner;
+mod watch;
