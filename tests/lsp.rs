@@ -5,6 +5,7 @@
 
 mod client;
 
+use crate::common::copy_dir;
 use client::{uri, Client};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -41,18 +42,6 @@ fn project() -> (tempfile::TempDir, PathBuf) {
     std::fs::write(local.join("values.yaml"), VALUES).expect("values");
     let root = dir.path().canonicalize().expect("canonical");
     (dir, root)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("copy");
-        }
-    }
 }
 
 /// Zero-based (line, UTF-16 column) of the first `needle` in `text` (ASCII lines).
