@@ -389,7 +389,7 @@ impl Session {
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
         let inputs = self.inputs(project, None, None)?;
-        let result = crate::compose::in_scope::with_scope(&inputs, |scope, host| {
+        let result = crate::compose::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;
         result.map_err(|e| vec![text_diagnostic(&e, file, text)])

@@ -1,14 +1,44 @@
-//! Stage 7, validate: `dependsOn` names existing components of the same kind and the
+//! Stage 9, validate: `dependsOn` names existing components of the same kind and the
 //! graph has no cycle (S9). A missing target says which facet would have defined it
 //! and which `when` left it out.
 
-use super::collect::Exclusion;
-use super::merge::Merged;
-use super::origin::Origins;
-use super::tracked::Tracked;
+use crate::compose::collect::Exclusion;
+use crate::compose::merge::Merged;
+use crate::compose::shared::origin::Origins;
+use crate::compose::shared::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
 use std::collections::HashMap;
+
+/// Validates the terraform components and every Flux Kustomization (systems'
+/// tiers included); all errors of both together.
+pub fn components(
+    terraform: &Merged,
+    kustomizations: &Merged,
+    exclusions: &[Exclusion],
+    template: &Template,
+    origins: &Origins,
+) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = validate(
+        ComponentKind::Terraform,
+        terraform,
+        exclusions,
+        template,
+        origins,
+    );
+    errors.extend(validate(
+        ComponentKind::Kustomize,
+        kustomizations,
+        exclusions,
+        template,
+        origins,
+    ));
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
 
 pub fn validate(
     kind: ComponentKind,
@@ -150,7 +180,7 @@ fn would_define(e: &Exclusion, kind: ComponentKind, name: &str) -> bool {
     if kind != ComponentKind::Kustomize || e.kind != ComponentKind::FluxSystem {
         return false;
     }
-    super::tier_names::belongs_to(name, &e.id)
+    crate::compose::shared::tier_names::belongs_to(name, &e.id)
 }
 
 /// The first dependency cycle found, as `a, b, …, a` (deterministic: components in
@@ -221,4 +251,61 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
+}
+
+/// Dependencies name what exists, and form no circle.
+#[cfg(test)]
+mod tests {
+    use crate::compose::fixture::{facet, messages, Fixture};
+    use crate::compose::shared::origin::Origins;
+
+    /// The errors of validating the template `files` makes.
+    fn errors(files: &[(&str, &str)]) -> String {
+        let fx = Fixture::new(files);
+        let mut origins = Origins::default();
+        let (collected, mut lists) = fx.merged(&mut origins);
+        let all = crate::compose::flux::kustomizations(&mut lists, &mut origins)
+            .expect("the tiers compile");
+        let result = super::components(
+            &lists.terraform,
+            &all,
+            &collected.exclusions,
+            &fx.template,
+            &origins,
+        );
+        result.err().map_or("valid".into(), |ds| messages(&ds))
+    }
+
+    #[test]
+    fn dependencies_on_existing_components_are_valid() {
+        let verdict = errors(&[(
+            "facets/a.yaml",
+            &facet("a", "terraform:\n  - name: net\n    path: net\n  - name: db\n    path: db\n    dependsOn: [net]\n"),
+        )]);
+        assert_eq!(verdict, "valid");
+    }
+
+    #[test]
+    fn a_missing_dependency_is_an_error() {
+        let verdict = errors(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "terraform:\n  - name: db\n    path: db\n    dependsOn: [net]\n",
+            ),
+        )]);
+        assert!(verdict.contains("`net`"), "{verdict}");
+    }
+
+    #[test]
+    fn a_circle_of_dependencies_is_an_error() {
+        let verdict = errors(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "kustomize:\n  - name: a\n    dependsOn: [b]\n  - name: b\n    dependsOn: [a]\n",
+            ),
+        )]);
+        assert!(verdict.contains("cycle"), "{verdict}");
+    }
 }

@@ -3,70 +3,15 @@
 //! `--values` files, `--set` pairs. Maps deep-merge; anything else replaces. The merged
 //! values are validated against `schema.yaml`, every violation reported at once.
 
-use super::schema::Schema;
+pub(crate) mod config_defaults;
+pub(crate) mod typed_values;
+
+pub use crate::compose::shared::inputs::{Builtins, Layer, LayerYaml};
+
+use crate::compose::shared::schema::Schema;
 use crate::expr::{Map, Value};
-use crate::files::{Diagnostic, FileMap, Span};
-use crate::yaml::Node;
+use crate::files::{Diagnostic, FileMap};
 use std::sync::Arc;
-
-/// One layer of context values, and where its YAML is when it has some (so a schema
-/// violation can point at the line that set the value).
-#[derive(Clone, Debug)]
-pub struct Layer {
-    /// Shown in messages and `explain`: `contexts/local/values.yaml`, `--set`, …
-    pub name: String,
-    pub value: Value,
-    pub yaml: Option<LayerYaml>,
-}
-
-/// Where a layer's values are written. Only the place is kept, not the parsed tree:
-/// a values file can be large, and its spans are needed only when a message points
-/// into it, so the text (kept in the source map anyway) is parsed again then.
-#[derive(Clone, Debug)]
-pub struct LayerYaml {
-    /// The span of the layer's root mapping (its file is the span's file).
-    pub span: Span,
-    /// Keys from the file's root down to the layer (`contexts`, `<ctx>` for a section
-    /// of windsor.yaml; empty for a whole file).
-    pub within: Vec<String>,
-}
-
-impl Layer {
-    /// The layer a whole YAML file makes. The tree is turned into values as it is
-    /// taken apart, so a large file is not held twice.
-    pub fn of_file(name: String, node: Node) -> Layer {
-        let span = node.span;
-        Layer {
-            name,
-            value: node.into_value(),
-            yaml: Some(LayerYaml {
-                span,
-                within: Vec::new(),
-            }),
-        }
-    }
-
-    /// The span of the value this layer writes at `path`, if its YAML writes that
-    /// whole path.
-    pub fn locate(&self, path: &[String], sources: &FileMap) -> Option<Span> {
-        let yaml = self.yaml.as_ref()?;
-        let text = sources.text(yaml.span.file)?;
-        let root = crate::yaml::parse(&text, yaml.span.file).ok()?;
-        let mut cur: &Node = &root;
-        for seg in yaml.within.iter().chain(path) {
-            cur = cur.get(seg)?;
-        }
-        Some(cur.span)
-    }
-}
-
-/// Built-in names every expression sees (S4).
-#[derive(Clone, Debug, Default)]
-pub struct Builtins {
-    pub context: String,
-    pub context_path: String,
-    pub project_root: String,
-}
 
 /// Deep merge of `overlay` into `base`: maps merge key by key, anything else replaces.
 pub fn deep_merge(base: &mut Value, overlay: &Value) {
@@ -86,16 +31,51 @@ pub fn deep_merge(base: &mut Value, overlay: &Value) {
     }
 }
 
+/// The value inputs every template of a composition shares.
+pub struct Values<'a> {
+    pub layers: &'a [Layer],
+    pub builtins: &'a Builtins,
+    /// Whether the schema's defaults apply.
+    pub schema_defaults: bool,
+    /// Whether the Windsor CLI's config defaults apply (S4).
+    pub config_defaults: bool,
+    /// Where the layers' files are, for messages.
+    pub sources: &'a FileMap,
+}
+
+/// The context values one template's expressions see: [`context_scope`] under
+/// `schema`, with `visible` (the config of the sources the template builds on) laid
+/// over them.
+pub fn for_template(
+    values: &Values<'_>,
+    schema: Option<&Schema>,
+    visible: Option<&Value>,
+) -> Result<Arc<Map>, Vec<Diagnostic>> {
+    let context = context_scope(values, schema)?;
+    let Some(visible) = visible else {
+        return Ok(context);
+    };
+    let mut merged = Value::map((*context).clone());
+    deep_merge(&mut merged, visible);
+    Ok(match merged {
+        Value::Map(m) => Arc::new(Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone())),
+        _ => context,
+    })
+}
+
 /// Builds the context scope: defaults (when asked), the layers in order, validation,
 /// then the built-ins.
 pub fn context_scope(
+    values: &Values<'_>,
     schema: Option<&Schema>,
-    apply_defaults: bool,
-    config_defaults: bool,
-    layers: &[Layer],
-    builtins: &Builtins,
-    sources: &FileMap,
 ) -> Result<Arc<Map>, Vec<Diagnostic>> {
+    let Values {
+        layers,
+        builtins,
+        schema_defaults: apply_defaults,
+        config_defaults,
+        sources,
+    } = *values;
     let windsor = config_defaults.then_some(builtins.context.as_str());
     let mut map = effective_values(schema, apply_defaults, layers, sources, windsor)?;
     map.insert("context".into(), Value::str(builtins.context.as_str()));
@@ -121,7 +101,7 @@ pub fn context_scope(
 /// The context's values without the built-ins: schema defaults (when asked) under the
 /// layers in order, validated, plus the typed fields Windsor materialises
 /// (`bpc show values`). `windsor` names the context when the Windsor CLI's config
-/// defaults apply ([`super::config_defaults`]; not under `bpc test`).
+/// defaults apply ([`crate::compose::scope::config_defaults`]; not under `bpc test`).
 pub fn effective_values(
     schema: Option<&Schema>,
     apply_defaults: bool,
@@ -144,14 +124,14 @@ pub fn effective_values(
         deep_merge(&mut merged, &layer.value);
     }
     if let Some(context) = windsor {
-        super::config_defaults::before_schema(context, &mut merged);
+        crate::compose::scope::config_defaults::before_schema(context, &mut merged);
     }
     if let Some(schema) = schema {
-        let apply_defaults =
-            apply_defaults && windsor.is_none_or(super::config_defaults::schema_defaults_apply);
+        let apply_defaults = apply_defaults
+            && windsor.is_none_or(crate::compose::scope::config_defaults::schema_defaults_apply);
         if apply_defaults {
             if windsor.is_some() {
-                super::config_defaults::builtin_schema_defaults(&mut merged);
+                crate::compose::scope::config_defaults::builtin_schema_defaults(&mut merged);
             }
             merged = schema.apply_defaults(&merged);
         }
@@ -165,9 +145,9 @@ pub fn effective_values(
         _ => Map::default(),
     };
     if windsor.is_some() {
-        super::config_defaults::after_schema(&mut map);
+        crate::compose::scope::config_defaults::after_schema(&mut map);
     }
-    super::typed_values::materialise(&mut map);
+    crate::compose::scope::typed_values::materialise(&mut map);
     Ok(map)
 }
 
@@ -189,5 +169,45 @@ pub fn set_path(target: &mut Value, path: &[&str], value: Value) {
         } else {
             set_path(slot, rest, value);
         }
+    }
+}
+
+/// The context values a template's expressions see.
+#[cfg(test)]
+mod tests {
+    use crate::compose::fixture::Fixture;
+    use crate::expr::Value;
+
+    fn text(v: Option<&Value>) -> String {
+        v.map_or("none".into(), crate::value::json::compact)
+    }
+
+    #[test]
+    fn later_layers_win_and_maps_merge_key_by_key() {
+        let fx = Fixture::empty()
+            .values("windsor.yaml", "pool: {size: 1, name: a}\nregion: eu\n")
+            .values("values.yaml", "pool: {size: 3}\n");
+        let context = fx.context();
+        assert_eq!(text(context.get("pool")), r#"{"size":3,"name":"a"}"#);
+        assert_eq!(text(context.get("region")), r#""eu""#);
+    }
+
+    #[test]
+    fn every_context_has_its_built_in_names() {
+        let context = Fixture::empty().context();
+        assert_eq!(text(context.get("context")), r#""test""#);
+        assert_eq!(text(context.get("project_root")), r#""/project""#);
+        assert_eq!(text(context.get("projectName")), r#""project""#);
+    }
+
+    #[test]
+    fn the_config_of_sources_a_template_builds_on_lies_over_the_values() {
+        let fx = Fixture::empty().values("values.yaml", "a: {x: 1}\n");
+        let visible = crate::yaml::parse("a: {y: 2}\n", crate::files::FileId(0))
+            .expect("parses")
+            .to_value();
+        let context = super::for_template(&fx.value_inputs(), None, Some(&visible))
+            .expect("the values are valid");
+        assert_eq!(text(context.get("a")), r#"{"x":1,"y":2}"#);
     }
 }

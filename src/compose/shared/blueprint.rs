@@ -1,10 +1,10 @@
-//! Stage 8 (the data half of emit): the composed blueprint as one ordered value (S10):
+//! The composed blueprint as one ordered value (S10):
 //! `kind, apiVersion, metadata, repository, sources, terraform, kustomize`, then
-//! anything else; component fields in the order of [`super::fields`].
+//! anything else; component fields in the order of [`crate::compose::shared::fields`].
 
-use super::merge::{Component, Merged};
-use super::origin::Origins;
-use super::tracked::Tracked;
+use crate::compose::merge::{Component, Merged};
+use crate::compose::shared::origin::Origins;
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::{Map, Value};
 use crate::template::ComponentKind;
 use std::sync::Arc;
@@ -46,7 +46,7 @@ pub fn finish(merged: &mut Merged, origins: &mut Origins) {
             let name = component.id.clone();
             let fields = Arc::make_mut(&mut component.fields);
             fields.insert("path", Tracked::Leaf(Value::str(name), origin));
-            super::fields::sort_in_order(component.kind, fields);
+            crate::compose::shared::fields::sort_in_order(component.kind, fields);
         }
     }
 }
@@ -328,18 +328,19 @@ fn sources(
         out.extend(
             listed
                 .into_iter()
-                .filter(|v| !matches!(source_name(v), Some(n) if n == p.name || n == super::flux_shape::TEMPLATE_SOURCE)),
+                .filter(|v| !matches!(source_name(v), Some(n) if n == p.name || n == crate::compose::finish::flux_shape::TEMPLATE_SOURCE)),
         );
         return out;
     }
-    let named_template = |v: &Value| source_name(v) == Some(super::flux_shape::TEMPLATE_SOURCE);
+    let named_template =
+        |v: &Value| source_name(v) == Some(crate::compose::finish::flux_shape::TEMPLATE_SOURCE);
     if listed.iter().any(named_template) {
         return listed;
     }
     let mut template = Map::default();
     template.insert(
         "name".into(),
-        Value::str(super::flux_shape::TEMPLATE_SOURCE),
+        Value::str(crate::compose::finish::flux_shape::TEMPLATE_SOURCE),
     );
     if crds.is_empty() {
         template.insert("install".into(), Value::Bool(true));

@@ -1,0 +1,940 @@
+//! Stage 5, collect: every component contribution of the base blueprint and of the
+//! active facets, evaluated against the full scope (S5: a component's `when` sees
+//! context and config), each with its origin. Components a facet would have defined
+//! but that a `when` excluded are recorded too, so errors can say why one is missing.
+
+pub mod facet_outputs;
+pub mod requires;
+
+use crate::compose::activate::{Activated, Activation};
+use crate::compose::config::BlockRecord;
+use crate::compose::config::Resolver;
+use crate::compose::shared::evaluate::{eval_condition, expr_diagnostic};
+use crate::compose::shared::fields::{sort_in_order, substitution_text};
+use crate::compose::shared::host::TemplateHost;
+use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::shared::tracked::Tracked;
+use crate::expr::windsor::format::go_format;
+use crate::expr::{Map, Value};
+use crate::files::Diagnostic;
+use crate::template::fields::{canonical, field_for, Eval, Field};
+use crate::template::identity::merge_key;
+use crate::template::{ComponentEntry, ComponentKind, FacetId, Strategy, Template, TemplateId};
+use crate::yaml::{Node, NodeKind};
+use facet_outputs::FacetOutputs;
+use indexmap::IndexMap;
+use std::sync::Arc;
+
+/// One contribution to one component identity.
+#[derive(Clone, Debug)]
+pub struct Contribution {
+    pub kind: ComponentKind,
+    pub id: String,
+    /// Application order (S3): effective ordinal, facet order, position in the file.
+    pub order: (i64, usize, usize),
+    pub strategy: Strategy,
+    pub fields: IndexMap<&'static str, Tracked>,
+    /// Only identity fields were given (a `remove` of the whole component).
+    pub identity_only: bool,
+    pub origin: OriginId,
+}
+
+/// A component a facet defines but that was left out, and why.
+#[derive(Clone, Debug)]
+pub struct Exclusion {
+    pub kind: ComponentKind,
+    pub id: String,
+    pub facet: FacetId,
+    pub reason: String,
+    pub when: Option<crate::template::Condition>,
+}
+
+/// One template's share of a composition (the composing template's or one local
+/// source's): its facets activated, config resolved and components collected on
+/// their own, ready for the shared merge.
+pub struct Part {
+    /// In application order (S3) within this template.
+    contributions: Vec<Contribution>,
+    exclusions: Vec<Exclusion>,
+    outputs: FacetOutputs,
+    messages: Vec<String>,
+    /// Config block values by block name; an error is reported only if merging and
+    /// validating the components found nothing worse.
+    config: Result<Map, Diagnostic>,
+    activation: Activated,
+    context: Arc<Map>,
+    config_log: Vec<BlockRecord>,
+}
+
+impl Part {
+    /// This template's evaluated config blocks (what downstream sources see).
+    pub fn config(&self) -> Result<Map, Vec<Diagnostic>> {
+        self.config.clone().map_err(|d| vec![d])
+    }
+}
+
+/// Collects one template's part: its components, checked against their
+/// `requires:`, the blueprint-wide outputs and messages of its active facets, and its
+/// config blocks evaluated whole.
+pub fn part(
+    id: TemplateId,
+    resolver: &Resolver<'_>,
+    activation: Activated,
+    context: Arc<Map>,
+    origins: &mut Origins,
+) -> Result<Part, Vec<Diagnostic>> {
+    let template = resolver.template;
+    origins.begin(id);
+    let (contributions, exclusions) = collect(id, template, resolver, &activation, origins)?;
+    let owners = requirement_owners(template, resolver, &activation, &contributions)?;
+    requires::check(resolver, &owners)?;
+    let outputs = facet_outputs::collect(resolver, &activation.active)?;
+    let messages = facet_outputs::messages(resolver, &activation.active)?;
+    let config = resolver.materialize_all().map(|config| {
+        config
+            .into_iter()
+            // A lookup per key: scanning every block name for each was quadratic.
+            .filter(|(k, _)| resolver.has_block(k))
+            .collect()
+    });
+    Ok(Part {
+        contributions,
+        exclusions,
+        outputs,
+        messages,
+        config,
+        activation,
+        context,
+        config_log: resolver.block_log(),
+    })
+}
+
+/// The owners of requirements that count: every active facet, the config blocks
+/// their `when`s let in and the components that made it into `contributions`.
+fn requirement_owners<'t>(
+    template: &'t Template,
+    resolver: &Resolver<'_>,
+    activation: &Activated,
+    contributions: &[Contribution],
+) -> Result<Vec<requires::Owner<'t>>, Vec<Diagnostic>> {
+    let mut owners = Vec::new();
+    // Which (kind, facet, position) made it into the contributions: a set, so this
+    // stays linear in the number of components.
+    let included: std::collections::HashSet<_> = contributions
+        .iter()
+        .map(|k| (k.kind, k.order.1, k.order.2))
+        .collect();
+    for &i in &activation.active {
+        let facet = &template.facets[i];
+        owners.push(requires::Owner {
+            facet: i,
+            what: format!("facet `{}`", facet.name),
+            requirements: &facet.requires,
+        });
+        for block in &facet.config {
+            // A block whose own `when` is false requires nothing (later format: requires).
+            if !resolver
+                .block_included(&block.name, i, block.position)
+                .map_err(|d| vec![d])?
+            {
+                continue;
+            }
+            owners.push(requires::Owner {
+                facet: i,
+                what: format!("config block `{}` of facet `{}`", block.name, facet.name),
+                requirements: &block.requires,
+            });
+        }
+        for c in &facet.components {
+            if !included.contains(&(c.kind, i + 1, c.position)) {
+                continue;
+            }
+            let id = identity(c.kind, &c.node).unwrap_or_default();
+            owners.push(requires::Owner {
+                facet: i,
+                what: format!("{} `{id}` of facet `{}`", c.kind.noun(), facet.name),
+                requirements: &c.requires,
+            });
+        }
+    }
+    Ok(owners)
+}
+
+/// The contributions of every part, by kind, in merge order.
+#[derive(Default)]
+pub struct Contributions {
+    pub terraform: Vec<Contribution>,
+    pub kustomize: Vec<Contribution>,
+    pub systems: Vec<Contribution>,
+}
+
+/// Every part of a composition taken together, for the stages after this one.
+pub struct Collected {
+    pub contributions: Contributions,
+    pub exclusions: Vec<Exclusion>,
+    pub outputs: FacetOutputs,
+    pub messages: Vec<String>,
+    /// Each part's config blocks, in merge order.
+    pub configs: Vec<Result<Map, Diagnostic>>,
+    /// The composing template's (the last part's) activation, context values and
+    /// config log.
+    pub activation: Activated,
+    pub context: Arc<Map>,
+    pub config_log: Vec<BlockRecord>,
+}
+
+/// The parts, sources first and the composing template last, taken together.
+pub fn gather(parts: Vec<Part>) -> Result<Collected, Vec<Diagnostic>> {
+    let mut contributions = Contributions::default();
+    let mut exclusions = Vec::new();
+    let mut outputs = FacetOutputs::default();
+    let mut messages = Vec::new();
+    let mut configs = Vec::new();
+    let mut last = None;
+    for part in parts {
+        for c in part.contributions {
+            match c.kind {
+                ComponentKind::Terraform => contributions.terraform.push(c),
+                ComponentKind::Kustomize => contributions.kustomize.push(c),
+                ComponentKind::FluxSystem => contributions.systems.push(c),
+            }
+        }
+        exclusions.extend(part.exclusions);
+        outputs.absorb(part.outputs);
+        messages.extend(part.messages);
+        configs.push(part.config);
+        last = Some((part.activation, part.context, part.config_log));
+    }
+    let Some((activation, context, config_log)) = last else {
+        return Err(vec![Diagnostic::error("nothing to compose")]);
+    };
+    Ok(Collected {
+        contributions,
+        exclusions,
+        outputs,
+        messages,
+        configs,
+        activation,
+        context,
+        config_log,
+    })
+}
+
+/// A component's identity from its literal fields (S9): terraform `name`, else
+/// `path` (with `source` when set); kustomization `name`.
+pub fn identity(kind: ComponentKind, node: &Node) -> Option<String> {
+    merge_key(kind, |k| node.get(k).and_then(Node::as_str))
+}
+
+struct Collector<'a, 't> {
+    id: TemplateId,
+    template: &'t Template,
+    resolver: &'a Resolver<'t>,
+    origins: &'a mut Origins,
+    errors: Vec<Diagnostic>,
+    /// Estimated bytes of expression results copied into components so far (the
+    /// output budget bounds their sum, not only each one).
+    spent: usize,
+}
+
+pub fn collect(
+    id: TemplateId,
+    template: &Template,
+    resolver: &Resolver<'_>,
+    activated: &Activated,
+    origins: &mut Origins,
+) -> Result<(Vec<Contribution>, Vec<Exclusion>), Vec<Diagnostic>> {
+    let mut c = Collector {
+        id,
+        template,
+        resolver,
+        origins,
+        errors: Vec::new(),
+        spent: 0,
+    };
+    let mut contributions = Vec::new();
+    let mut exclusions = Vec::new();
+
+    if let Some(base) = &template.base {
+        for kind in [ComponentKind::Terraform, ComponentKind::Kustomize] {
+            if let Some(NodeKind::Seq(items)) = base.get(kind.list_key()).map(|n| &n.kind) {
+                for (pos, item) in items.iter().enumerate() {
+                    if let Some(contribution) = c.base_component(kind, item, pos) {
+                        contributions.push(contribution);
+                    }
+                }
+            }
+        }
+    }
+
+    for (i, facet) in template.facets.iter().enumerate() {
+        if activated.outcome[i] == Activation::Inactive {
+            for entry in &facet.components {
+                if let Some(id) = identity(entry.kind, &entry.node) {
+                    exclusions.push(Exclusion {
+                        kind: entry.kind,
+                        id,
+                        facet: FacetId {
+                            template: c.id,
+                            index: i,
+                        },
+                        reason: format!("facet `{}` is not active", facet.name),
+                        when: facet.when.clone(),
+                    });
+                }
+            }
+            continue;
+        }
+        for entry in &facet.components {
+            match c.facet_component(i, entry) {
+                Ok(Some(contribution)) => contributions.push(contribution),
+                Ok(None) => {
+                    if let Some(id) = identity(entry.kind, &entry.node) {
+                        exclusions.push(Exclusion {
+                            kind: entry.kind,
+                            id,
+                            facet: FacetId {
+                                template: c.id,
+                                index: i,
+                            },
+                            reason: format!("its `when` in facet `{}` is false", facet.name),
+                            when: entry.when.clone(),
+                        });
+                    }
+                }
+                Err(d) => c.errors.push(d),
+            }
+        }
+    }
+    if !c.errors.is_empty() {
+        return Err(c.errors);
+    }
+    contributions.sort_by_key(|c| c.order);
+    Ok((contributions, exclusions))
+}
+
+impl<'t> Collector<'_, 't> {
+    fn base_component(
+        &mut self,
+        kind: ComponentKind,
+        node: &Node,
+        pos: usize,
+    ) -> Option<Contribution> {
+        let Some(id) = identity(kind, node) else {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "a {} in blueprint.yaml has no identity",
+                    kind.noun()
+                ))
+                .with_primary(node.span, "needs a `name` (or a `path` for terraform)"),
+            );
+            return None;
+        };
+        let entry_origin = Origin {
+            contributor: Contributor::Base,
+            span: node.span,
+            ordinal: i64::MIN,
+            strategy: Strategy::Merge,
+            expression: None,
+            deferred: false,
+        };
+        let origin = self.origins.add(entry_origin.clone());
+        let host = TemplateHost {
+            tree: &self.template.tree,
+            file: "blueprint.yaml",
+            environment: self.resolver.environment,
+            terraform: self.resolver.terraform,
+            jsonnet: self.resolver.limits.jsonnet,
+        };
+        let what = format!("{} `{id}` of blueprint.yaml", kind.noun());
+        match self.fields(kind, node, &host, &entry_origin, &what) {
+            Ok((fields, identity_only)) => Some(Contribution {
+                kind,
+                id,
+                order: (i64::MIN, 0, pos),
+                strategy: Strategy::Merge,
+                fields,
+                identity_only,
+                origin,
+            }),
+            Err(d) => {
+                self.errors.push(d);
+                None
+            }
+        }
+    }
+
+    fn facet_component(
+        &mut self,
+        facet_index: usize,
+        entry: &ComponentEntry,
+    ) -> Result<Option<Contribution>, Diagnostic> {
+        let facet = &self.template.facets[facet_index];
+        let host = self.resolver.host_for(facet_index);
+        let id = identity(entry.kind, &entry.node).unwrap_or_default();
+        let what = format!("{} `{id}` of facet `{}`", entry.kind.noun(), facet.name);
+        if let Some(cond) = &entry.when {
+            let context = || format!("in the `when` of {what}");
+            if !eval_condition(
+                self.resolver.engine,
+                cond,
+                self.resolver,
+                &host,
+                &self.template.sources,
+                &context,
+            )? {
+                return Ok(None);
+            }
+        }
+        let ordinal = entry.ordinal.unwrap_or(facet.ordinal);
+        let contributor = Contributor::Facet(FacetId {
+            template: self.id,
+            index: facet_index,
+        });
+        let entry_origin = Origin {
+            contributor,
+            span: entry.node.span,
+            ordinal,
+            strategy: entry.strategy,
+            expression: None,
+            deferred: false,
+        };
+        let origin = self.origins.add(entry_origin.clone());
+        let (fields, identity_only) =
+            self.fields(entry.kind, &entry.node, &host, &entry_origin, &what)?;
+        Ok(Some(Contribution {
+            kind: entry.kind,
+            id,
+            order: (ordinal, facet_index + 1, entry.position),
+            strategy: entry.strategy,
+            fields,
+            identity_only,
+            origin,
+        }))
+    }
+
+    /// Evaluates the fields of one entry. Keys that are not component fields (`when`,
+    /// `strategy`, unknown keys already warned about at load) are skipped. Each
+    /// field's origin is the entry's, at the field's own span.
+    fn fields(
+        &mut self,
+        kind: ComponentKind,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        entry: &Origin,
+        what: &str,
+    ) -> Result<(IndexMap<&'static str, Tracked>, bool), Diagnostic> {
+        let NodeKind::Map(entries) = &node.kind else {
+            return Ok((IndexMap::new(), true));
+        };
+        let mut out: IndexMap<&'static str, Tracked> = IndexMap::new();
+        let mut identity_only = true;
+        for (key, value) in entries {
+            let Some(field) = field_for(kind, &key.name) else {
+                continue;
+            };
+            if value.is_null() {
+                continue;
+            }
+            // Only lists and maps name things to remove; scalar fields (`path`,
+            // `timeout`) merely describe the component (S9).
+            if !field.identity && is_collection(value) {
+                identity_only = false;
+            }
+            let context = || format!("in `{}` of {what}", key.name);
+            let origin = Origin {
+                span: value.span,
+                ..entry.clone()
+            };
+            let tracked = self.field(field, value, host, origin, &context)?;
+            match out.get_mut(field.name) {
+                // `substitute` and `substitutions` in one entry feed one map.
+                Some(existing) => existing.merge_from(tracked),
+                None => {
+                    out.insert(field.name, tracked);
+                }
+            }
+        }
+        // In the field table's order (S10), whatever order the entry wrote them in:
+        // a component created by this one contribution shares these fields.
+        sort_in_order(kind, &mut out);
+        Ok((out, identity_only))
+    }
+
+    fn field(
+        &mut self,
+        field: &Field,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        match field.eval {
+            Eval::Literal => {
+                let id = self.origins.add(origin);
+                Ok(Tracked::from_value(&node.to_value(), id))
+            }
+            Eval::Template => self.tracked(node, host, origin, context),
+            Eval::Names => {
+                let items: Vec<&Node> = match &node.kind {
+                    NodeKind::Seq(items) => items.iter().collect(),
+                    _ => vec![node],
+                };
+                let mut out = Vec::new();
+                for item in items {
+                    let t = self.tracked(item, host, origin.clone(), context)?;
+                    flatten_names(t, &mut out);
+                }
+                let id = self.origins.add(origin);
+                Ok(Tracked::List(out, id))
+            }
+            Eval::Bool => {
+                let t = self.tracked(node, host, origin, context)?;
+                as_bool(field, t, node, context)
+            }
+            Eval::Int => {
+                let t = self.tracked(node, host, origin, context)?;
+                as_int(field, t, node, context)
+            }
+            Eval::Strings => {
+                let t = self.tracked(node, host, origin, context)?;
+                as_strings(field, t, node, context)
+            }
+            Eval::Tier => self.tier(node, host, origin, context),
+            Eval::Variants => self.variants(node, host, origin, context),
+            Eval::Patches => self.patches(node, host, origin, context),
+        }
+    }
+
+    /// A system's `resources`: the variants whose `when` holds, each a tier.
+    fn variants(
+        &mut self,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        let NodeKind::Seq(items) = &node.kind else {
+            return Err(Diagnostic::error("`resources` must be a list of variants")
+                .with_primary(node.span, "expected a list")
+                .with_context(context()));
+        };
+        let mut out = Vec::new();
+        for item in items {
+            // A variant's `when` is ANDed with its system's (already true here).
+            if let Some(w) = item.get("when") {
+                let cond = crate::template::Condition {
+                    text: match w.to_value() {
+                        Value::Str(s) => s.to_string(),
+                        other => go_format(&other),
+                    },
+                    node: w.clone(),
+                };
+                if !eval_condition(
+                    self.resolver.engine,
+                    &cond,
+                    self.resolver,
+                    host,
+                    &self.template.sources,
+                    context,
+                )? {
+                    continue;
+                }
+            }
+            out.push(self.tier(item, host, origin.clone(), context)?);
+        }
+        let id = self.origins.add(origin);
+        Ok(Tracked::List(out, id))
+    }
+
+    /// A kustomization's `patches`: maps kept as written, `patch` text evaluated.
+    fn patches(
+        &mut self,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        let NodeKind::Seq(items) = &node.kind else {
+            return Err(Diagnostic::error("`patches` must be a list")
+                .with_primary(node.span, "expected a list")
+                .with_context(context()));
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let mut patch = match &item.kind {
+                NodeKind::Map(_) => {
+                    let id = self.origins.add(Origin {
+                        span: item.span,
+                        ..origin.clone()
+                    });
+                    Tracked::from_value(&item.to_value(), id)
+                }
+                _ => {
+                    return Err(
+                        Diagnostic::error("a patch must be a map with `path` or `patch`")
+                            .with_primary(item.span, "expected a map")
+                            .with_context(context()),
+                    )
+                }
+            };
+            // `patch` text supports `${…}` (docs/format.md).
+            if let (Some(text_node), Tracked::Map(entries, _)) = (item.get("patch"), &mut patch) {
+                let t = self.tracked(text_node, host, origin.clone(), context)?;
+                let text = match t.to_value() {
+                    Value::Str(s) => Value::Str(s),
+                    other => Value::str(crate::expr::windsor::format::yaml_marshal(&other)),
+                };
+                entries.insert(Arc::from("patch"), Tracked::Leaf(text, t.origin()));
+            }
+            out.push(patch);
+        }
+        let id = self.origins.add(origin);
+        Ok(Tracked::List(out, id))
+    }
+
+    /// An install tier or resources variant: its keys evaluated as the same keys of a
+    /// kustomization are; `name` kept as written.
+    fn tier(
+        &mut self,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        let NodeKind::Map(entries) = &node.kind else {
+            return Err(Diagnostic::error("a flux tier must be a map")
+                .with_primary(node.span, "expected a map")
+                .with_context(context()));
+        };
+        let mut out: IndexMap<Arc<str>, Tracked> = IndexMap::new();
+        for (key, value) in entries {
+            if value.is_null() || &*key.name == "when" {
+                continue;
+            }
+            let tracked = if &*key.name == "name" {
+                let id = self.origins.add(Origin {
+                    span: value.span,
+                    ..origin.clone()
+                });
+                Tracked::Leaf(value.to_value(), id)
+            } else {
+                let Some(field) = field_for(ComponentKind::Kustomize, &key.name) else {
+                    continue;
+                };
+                let o = Origin {
+                    span: value.span,
+                    ..origin.clone()
+                };
+                self.field(field, value, host, o, context)?
+            };
+            let name: Arc<str> = Arc::from(canonical(ComponentKind::Kustomize, &key.name));
+            match out.get_mut(&name) {
+                Some(existing) => existing.merge_from(tracked),
+                None => {
+                    out.insert(name, tracked);
+                }
+            }
+        }
+        let id = self.origins.add(Origin {
+            span: node.span,
+            ..origin
+        });
+        Ok(Tracked::Map(Box::new(out), id))
+    }
+
+    /// Evaluates `node` (templates in every string) into a tracked value whose leaves
+    /// point at the scalar that produced them.
+    fn tracked(
+        &mut self,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        match &node.kind {
+            NodeKind::Map(entries) => {
+                let mut out = IndexMap::with_capacity(entries.len());
+                for (k, v) in entries {
+                    out.insert(
+                        Arc::clone(&k.name),
+                        self.tracked(v, host, origin.clone(), context)?,
+                    );
+                }
+                let id = self.origins.add(Origin {
+                    span: node.span,
+                    ..origin
+                });
+                Ok(Tracked::Map(Box::new(out), id))
+            }
+            NodeKind::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(self.tracked(item, host, origin.clone(), context)?);
+                }
+                let id = self.origins.add(Origin {
+                    span: node.span,
+                    ..origin
+                });
+                Ok(Tracked::List(out, id))
+            }
+            NodeKind::Str(s) if crate::expr::template::contains_expression(s) => {
+                let value = self
+                    .resolver
+                    .engine
+                    .render_template(s, self.resolver, host)
+                    .map_err(|e| expr_diagnostic(&e, node, &self.template.sources, context))?;
+                // Copying the shared result into a component is where repetition
+                // multiplies; stop before that if it is over the output budget.
+                let budget = self.resolver.limits.output_bytes;
+                let left = budget.saturating_sub(self.spent);
+                let size = crate::compose::shared::budget::size_within(&value, left);
+                if let Err(at) = &size {
+                    let span = node.span;
+                    return Err(Diagnostic::error(format!(
+                        "this value takes the blueprint past the output budget of {} (crossed at `{}`)",
+                        crate::compose::shared::budget::amount(budget),
+                        if at.is_empty() {
+                            "the value itself".to_string()
+                        } else {
+                            format!("(value){at}")
+                        }
+                    ))
+                    .with_primary(span, "expands past the output budget")
+                    .with_context(context())
+                    .with_help(crate::compose::shared::budget::HELP));
+                }
+                self.spent += size.unwrap_or(0);
+                let deferred = matches!(&value, Value::Str(out) if crate::expr::template::contains_expression(out));
+                let id = self.origins.add(Origin {
+                    span: node.span,
+                    expression: Some(Arc::clone(s)),
+                    deferred,
+                    ..origin
+                });
+                Ok(Tracked::from_value(&value, id))
+            }
+            _ => {
+                let id = self.origins.add(Origin {
+                    span: node.span,
+                    ..origin
+                });
+                Ok(Tracked::Leaf(node.to_value(), id))
+            }
+        }
+    }
+}
+
+/// A boolean field: `true`/`false` text becomes a boolean. An unresolved (deferred) expression is carried as written.
+fn as_bool(
+    field: &Field,
+    t: Tracked,
+    node: &Node,
+    context: &dyn Fn() -> String,
+) -> Result<Tracked, Diagnostic> {
+    match t {
+        Tracked::Leaf(Value::Bool(_), _) => Ok(t),
+        Tracked::Leaf(Value::Str(s), o) if &*s == "true" || &*s == "false" => {
+            Ok(Tracked::Leaf(Value::Bool(&*s == "true"), o))
+        }
+        // Still an unresolved (deferred) expression: carried as written.
+        Tracked::Leaf(Value::Str(s), o) if crate::expr::template::contains_expression(&s) => {
+            Ok(Tracked::Leaf(Value::Str(s), o))
+        }
+        other => Err(Diagnostic::error(format!(
+            "`{}` must be a boolean, got {}",
+            field.name,
+            describe(&other.to_value())
+        ))
+        .with_primary(node.span, "expected true or false")
+        .with_context(context())),
+    }
+}
+
+/// An integer field: whole floats and integer text become integers. An unresolved (deferred) expression is carried as written.
+fn as_int(
+    field: &Field,
+    t: Tracked,
+    node: &Node,
+    context: &dyn Fn() -> String,
+) -> Result<Tracked, Diagnostic> {
+    let o = t.origin();
+    match t.to_value() {
+        Value::Int(n) => Ok(Tracked::Leaf(Value::Int(n), o)),
+        Value::Uint(n) if i64::try_from(n).is_ok() => Ok(Tracked::Leaf(Value::Int(n as i64), o)),
+        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+            Ok(Tracked::Leaf(Value::Int(f as i64), o))
+        }
+        Value::Str(s) if s.trim().parse::<i64>().is_ok() => Ok(Tracked::Leaf(
+            Value::Int(s.trim().parse::<i64>().unwrap_or_default()),
+            o,
+        )),
+        Value::Str(s) if crate::expr::template::contains_expression(&s) => {
+            Ok(Tracked::Leaf(Value::Str(s), o))
+        }
+        other => Err(Diagnostic::error(format!(
+            "`{}` must be an integer, got {}",
+            field.name,
+            describe(&other)
+        ))
+        .with_primary(node.span, "expected an integer")
+        .with_context(context())),
+    }
+}
+
+/// A map of strings (`substitutions`): every value as its text (S10).
+fn as_strings(
+    field: &Field,
+    t: Tracked,
+    node: &Node,
+    context: &dyn Fn() -> String,
+) -> Result<Tracked, Diagnostic> {
+    match t {
+        Tracked::Map(mut entries, o) => {
+            for v in entries.values_mut() {
+                let text = substitution_text(&v.to_value());
+                *v = Tracked::Leaf(Value::str(text), v.origin());
+            }
+            Ok(Tracked::Map(entries, o))
+        }
+        other => Err(Diagnostic::error(format!(
+            "`{}` must be a map of names to values, got {}",
+            field.name,
+            describe(&other.to_value())
+        ))
+        .with_primary(node.span, "expected a map")
+        .with_context(context())),
+    }
+}
+
+fn is_collection(node: &Node) -> bool {
+    matches!(node.kind, NodeKind::Seq(_) | NodeKind::Map(_))
+}
+
+/// Names lists: list results flattened, nulls dropped, non-strings as text.
+fn flatten_names(t: Tracked, out: &mut Vec<Tracked>) {
+    match t {
+        Tracked::List(items, _) => {
+            for item in items {
+                flatten_names(item, out);
+            }
+        }
+        Tracked::Leaf(Value::Nil, _) => {}
+        Tracked::Leaf(Value::Str(s), o) => out.push(Tracked::Leaf(Value::Str(s), o)),
+        Tracked::Leaf(v, o) => out.push(Tracked::Leaf(Value::str(go_format(&v)), o)),
+        Tracked::Map(_, o) => {
+            let v = t.to_value();
+            out.push(Tracked::Leaf(Value::str(substitution_text(&v)), o))
+        }
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!("the string {s:?}"),
+        other => format!("{} `{}`", other.type_name(), go_format(other)),
+    }
+}
+
+/// What one template contributes, and what its `when`s left out.
+#[cfg(test)]
+mod tests {
+    use crate::compose::fixture::{facet, messages, Fixture};
+    use crate::compose::shared::origin::Origins;
+
+    #[test]
+    fn components_of_active_facets_contribute_in_application_order() {
+        let fx = Fixture::new(&[
+            (
+                "facets/late.yaml",
+                &facet("late", "ordinal: 300\nterraform:\n  - name: dns\n    path: dns\n"),
+            ),
+            (
+                "facets/early.yaml",
+                &facet("early", "ordinal: 100\nterraform:\n  - name: network\n    path: network\n    inputs:\n      cidr: ${cidr}\n"),
+            ),
+        ])
+        .values("values.yaml", "cidr: 10.0.0.0/16\n");
+        let collected = fx.collected(&mut Origins::default());
+        let ids: Vec<&str> = collected
+            .contributions
+            .terraform
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(ids, ["network", "dns"]);
+        let inputs = collected.contributions.terraform[0].fields["inputs"].to_value();
+        assert_eq!(
+            crate::value::json::compact(&inputs),
+            r#"{"cidr":"10.0.0.0/16"}"#
+        );
+    }
+
+    #[test]
+    fn a_component_left_out_says_which_when_did_it() {
+        let fx = Fixture::new(&[
+            (
+                "facets/aws.yaml",
+                &facet(
+                    "aws",
+                    "when: provider == 'aws'\nterraform:\n  - name: vpc\n    path: vpc\n",
+                ),
+            ),
+            (
+                "facets/dns.yaml",
+                &facet(
+                    "dns",
+                    "terraform:\n  - name: dns\n    path: dns\n    when: dns?.enabled ?? false\n",
+                ),
+            ),
+        ]);
+        let collected = fx.collected(&mut Origins::default());
+        assert!(collected.contributions.terraform.is_empty());
+        let reasons: Vec<(&str, &str)> = collected
+            .exclusions
+            .iter()
+            .map(|e| (e.id.as_str(), e.reason.as_str()))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                ("vpc", "facet `aws` is not active"),
+                ("dns", "its `when` in facet `dns` is false")
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unmet_requirement_of_an_active_facet_is_an_error() {
+        let fx = Fixture::new(&[(
+            "facets/dns.yaml",
+            &facet(
+                "dns",
+                "requires:\n  - paths: [dns.domain]\n    message: set the DNS domain\n",
+            ),
+        )]);
+        let part = fx.resolved(|resolver, activation| {
+            let activation = crate::compose::activate::Activated {
+                active: activation.active.clone(),
+                outcome: activation.outcome.clone(),
+            };
+            let context = resolver.context.clone();
+            let mut origins = Origins::default();
+            super::part(
+                crate::template::TemplateId::Composing,
+                resolver,
+                activation,
+                context,
+                &mut origins,
+            )
+            .err()
+        });
+        let errors = part.expect("the requirement is unmet");
+        assert_eq!(messages(&errors), "1 required value(s) are missing");
+        let said = format!("{errors:?}");
+        assert!(
+            said.contains("dns.domain") && said.contains("set the DNS domain"),
+            "{said}"
+        );
+    }
+}
