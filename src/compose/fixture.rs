@@ -2,7 +2,7 @@
 //! tests: `Fixture::new(&[("facets/a.yaml", "…")])`, then each stage called in turn.
 
 use crate::compose::activate::{self, Activated};
-use crate::compose::collect::{self, Collected};
+use crate::compose::collect::{self, part::Collected};
 use crate::compose::config::Resolver;
 use crate::compose::merge::{self, Lists};
 use crate::compose::scope::{self, Values};
