@@ -76,6 +76,17 @@ pub struct Inputs<'a> {
     pub overlay: Option<&'a overlay::Overlay>,
     /// The context's `patches/<name>/` files, added after the overlay (S13).
     pub context_patches: Option<&'a context_patches::ContextPatches>,
+    /// What a `dependsOn` cycle does: fail the composition, or (for `bpc graph`,
+    /// which draws it) stay in [`Composition::cycles`].
+    pub cycles: Cycles,
+}
+
+/// Whether a dependency cycle is an error or is kept to be shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cycles {
+    #[default]
+    Reject,
+    Keep,
 }
 
 /// Budgets of one composition beyond the expression engine's own (docs/limits.md).
@@ -122,6 +133,9 @@ pub struct Composition {
     pub config_log: Vec<config::BlockRecord>,
     /// The local sources composed in, with their depths; empty for one template.
     pub sources: source_tags::SourceTags,
+    /// The `dependsOn` cycles found, as errors; only under [`Cycles::Keep`], else
+    /// they fail the composition.
+    pub cycles: Vec<Diagnostic>,
 }
 
 pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
@@ -345,20 +359,19 @@ pub fn finish(
     flux::expand(&flux, &mut kustomizations)?;
     blueprint::finish(&mut kustomizations, &mut origins);
 
-    let mut errors = validate::validate(
-        ComponentKind::Terraform,
-        &terraform,
-        &exclusions,
-        template,
-        &origins,
-    );
-    errors.extend(validate::validate(
-        ComponentKind::Kustomize,
-        &kustomizations,
-        &exclusions,
-        template,
-        &origins,
-    ));
+    let mut errors = Vec::new();
+    let mut cycles = Vec::new();
+    for (kind, merged) in [
+        (ComponentKind::Terraform, &terraform),
+        (ComponentKind::Kustomize, &kustomizations),
+    ] {
+        let found = validate::validate(kind, merged, &exclusions, template, &origins);
+        errors.extend(found.errors);
+        cycles.extend(found.cycle);
+    }
+    if inputs.cycles == Cycles::Reject {
+        errors.append(&mut cycles);
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -433,6 +446,7 @@ pub fn finish(
         layers: inputs.layers.clone(),
         config_log,
         sources: tags.cloned().unwrap_or_default(),
+        cycles,
     })
 }
 

@@ -10,13 +10,21 @@ use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
 use std::collections::HashMap;
 
+/// What validation found: errors, and apart from them the dependency cycle (if any),
+/// which `bpc graph` may keep in order to draw it.
+#[derive(Default)]
+pub struct Findings {
+    pub errors: Vec<Diagnostic>,
+    pub cycle: Option<Diagnostic>,
+}
+
 pub fn validate(
     kind: ComponentKind,
     merged: &Merged,
     exclusions: &[Exclusion],
     template: &Template,
     origins: &Origins,
-) -> Vec<Diagnostic> {
+) -> Findings {
     let mut errors = path_names(kind, merged, origins);
     for component in merged.components.values() {
         let Some(Tracked::List(deps, _)) = component.get("dependsOn") else {
@@ -71,22 +79,20 @@ pub fn validate(
             errors.push(d);
         }
     }
-    if let Some(cycle) = find_cycle(merged) {
+    let cycle = find_cycle(merged).map(|cycle| {
         let first = &merged.components[&cycle[0]];
         let span = first
             .get("dependsOn")
             .map(|t| origins.get(t.origin()).span)
             .unwrap_or_default();
-        errors.push(
-            Diagnostic::error(format!(
-                "{}s depend on each other in a cycle: {}",
-                kind.noun(),
-                cycle.join(" -> ")
-            ))
-            .with_primary(span, "this dependsOn is part of the cycle"),
-        );
-    }
-    errors
+        Diagnostic::error(format!(
+            "{}s depend on each other in a cycle: {}",
+            kind.noun(),
+            cycle.join(" -> ")
+        ))
+        .with_primary(span, "this dependsOn is part of the cycle")
+    });
+    Findings { errors, cycle }
 }
 
 /// Names that `bpc render` turns into paths (a component's id, a terraform `path`)
