@@ -14,7 +14,7 @@ use crate::compose::overlay::Overlay;
 use crate::compose::precedence::Precedence;
 use crate::compose::schema::Schema;
 use crate::compose::scope::Layer;
-use crate::compose::{Composition, Inputs, Limits};
+use crate::compose::{Composition, Cycles, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
@@ -306,6 +306,7 @@ impl Session {
         project: &Project,
         overlay: Option<&'s Overlay>,
         context_patches: Option<&'s ContextPatches>,
+        cycles: Cycles,
     ) -> Result<Inputs<'s>, Vec<Diagnostic>> {
         Ok(Inputs {
             template: &self.template,
@@ -321,6 +322,7 @@ impl Session {
             limits: self.options.limits,
             overlay,
             context_patches,
+            cycles,
         })
     }
 
@@ -332,25 +334,43 @@ impl Session {
     /// Composes the context the options name; the project's discovery warnings come
     /// first among the composition's warnings.
     pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
-        self.compose_project(&self.project)
+        self.compose_project(&self.project, Cycles::Reject)
     }
 
     /// Composes context `name` over the template this session loaded, without loading
     /// it again; safe to call from many threads at once.
     pub fn compose_context(&self, name: &str) -> Result<Composition, Vec<Diagnostic>> {
+        self.compose_named(name, Cycles::Reject)
+    }
+
+    /// As [`Session::compose`] (context `name`, if given), except that `dependsOn`
+    /// cycles do not fail it: they are kept in [`Composition::cycles`] for
+    /// `bpc graph` to draw. Such a composition must not be rendered to disk.
+    pub fn compose_to_draw(&self, name: Option<&str>) -> Result<Composition, Vec<Diagnostic>> {
+        match name {
+            Some(name) => self.compose_named(name, Cycles::Keep),
+            None => self.compose_project(&self.project, Cycles::Keep),
+        }
+    }
+
+    fn compose_named(&self, name: &str, cycles: Cycles) -> Result<Composition, Vec<Diagnostic>> {
         project::check_context_name(name).map_err(|d| vec![d])?;
         self.project
             .same_published(name, &self.sources)
             .map_err(|d| vec![d])?;
-        self.compose_project(&self.project.for_context(name, true))
+        self.compose_project(&self.project.for_context(name, true), cycles)
     }
 
-    fn compose_project(&self, project: &Project) -> Result<Composition, Vec<Diagnostic>> {
+    fn compose_project(
+        &self,
+        project: &Project,
+        cycles: Cycles,
+    ) -> Result<Composition, Vec<Diagnostic>> {
         let overlay = project.overlay(&self.sources).map_err(|d| vec![d])?;
         let patches = project
             .context_patches(&self.sources)
             .map_err(|d| vec![d])?;
-        let inputs = self.inputs(project, overlay.as_ref(), Some(&patches))?;
+        let inputs = self.inputs(project, overlay.as_ref(), Some(&patches), cycles)?;
         let mut composition = crate::compose::compose(&inputs)?;
         composition
             .warnings
@@ -388,7 +408,7 @@ impl Session {
         let file = self.sources.add("<expression>", text);
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
-        let inputs = self.inputs(project, None, None)?;
+        let inputs = self.inputs(project, None, None, Cycles::Reject)?;
         let result = crate::compose::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;

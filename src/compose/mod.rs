@@ -38,7 +38,7 @@ pub(crate) mod validate;
 // What other modules read, under the paths they have always used.
 pub(crate) use finish::duration;
 pub(crate) use overlay::context_patches;
-pub use shared::inputs::Limits;
+pub use shared::inputs::{Cycles, Limits};
 pub(crate) use shared::{blueprint, evaluate, origin, schema, tier_names, tracked};
 pub use shared::{budget, host, precedence};
 
@@ -76,6 +76,9 @@ pub struct Inputs<'a> {
     pub overlay: Option<&'a overlay::Overlay>,
     /// The context's `patches/<name>/` files, added after the overlay (S13).
     pub context_patches: Option<&'a context_patches::ContextPatches>,
+    /// What a `dependsOn` cycle does: fail the composition, or (for `bpc graph`,
+    /// which draws it) stay in [`Composition::cycles`].
+    pub cycles: Cycles,
 }
 
 impl Inputs<'_> {
@@ -129,6 +132,9 @@ pub struct Composition {
     pub config_log: Vec<config::BlockRecord>,
     /// The local sources composed in, with their depths; empty for one template.
     pub sources: sources::source_tags::SourceTags,
+    /// The `dependsOn` cycles found, as errors; only under [`Cycles::Keep`], else
+    /// they fail the composition.
+    pub cycles: Vec<Diagnostic>,
 }
 
 pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
@@ -165,12 +171,13 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
     let mut kustomizations = flux::kustomizations(&mut lists, &mut origins)?;
     // 9. validate
     let exclusions = &collected.exclusions;
-    validate::components(
+    let cycles = validate::components(
         &lists.terraform,
         &kustomizations,
         exclusions,
         template,
         &origins,
+        inputs.cycles,
     )?;
     // 10. finish
     let has_crds = !collected.outputs.crds.is_empty();
@@ -213,6 +220,7 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         layers: inputs.layers.clone(),
         config_log: collected.config_log,
         sources: tags.cloned().unwrap_or_default(),
+        cycles,
     })
 }
 

@@ -27,6 +27,14 @@ impl Default for Limits {
     }
 }
 
+/// Whether a dependency cycle is an error or is kept to be shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cycles {
+    #[default]
+    Reject,
+    Keep,
+}
+
 /// What activation, config and collection evaluate with (borrowed from the
 /// composition's `Inputs`).
 #[derive(Clone, Copy)]
