@@ -121,6 +121,49 @@ fn compose_stages_never_name_the_driver() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// The driver's `// N. stage` comments count up, and each stands right before a call
+/// into the stage it names.
+#[test]
+fn compose_stage_numbers_follow_the_calls() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/compose/mod.rs");
+    let text = std::fs::read_to_string(path).expect("compose/mod.rs reads");
+    let mut numbers = Vec::new();
+    let mut wrong = Vec::new();
+    for (at, _) in text.match_indices("// ") {
+        let rest = &text[at + 3..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let Some(after) = rest[digits.len()..].strip_prefix(". ") else {
+            continue;
+        };
+        if digits.is_empty() {
+            continue;
+        }
+        let stage: String = after.chars().take_while(|c| c.is_alphanumeric()).collect();
+        // The first `path::` after the comment's line.
+        let code = &rest[rest.find('\n').unwrap_or(rest.len())..];
+        let called = code
+            .match_indices("::")
+            .map(|(k, _)| {
+                let head = &code[..k];
+                let start = head
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .map_or(0, |s| s + 1);
+                head[start..].to_lowercase()
+            })
+            .find(|name| !name.is_empty())
+            .unwrap_or_default();
+        if called != stage {
+            wrong.push(format!(
+                "`// {digits}. {stage}` is followed by a call into `{called}`"
+            ));
+        }
+        numbers.push(digits.parse::<usize>().expect("digits"));
+    }
+    // Stage 1 and stages 6– in `compose`, then 2–5 in `compose_template`.
+    assert_eq!(numbers, [1, 6, 7, 8, 9, 10, 11, 2, 3, 4, 5], "{wrong:?}");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn compose_functions_fit_on_a_screen() {
     const MOST_LINES: usize = 100;

@@ -251,7 +251,7 @@ const AT_ROOT: &str = "<expression>";
 /// whose files are the template's. Fails only where composing would: value layers that
 /// break the schema, a `when` that cannot be evaluated, a local source that does not
 /// compose.
-pub fn with_scope<T>(
+pub(crate) fn with_scope<T>(
     inputs: &Inputs<'_>,
     run: impl FnOnce(&dyn Scope, &dyn Host) -> T,
 ) -> Result<T, Vec<Diagnostic>> {
