@@ -33,4 +33,3 @@ mod render_fidelity;
 mod show_values;
 mod strategies;
 mod test_runner;
-mod watch;

@@ -444,7 +444,7 @@ fn local_module_variables_are_checked_against_inputs() {
         .args(["render", "--out", "out", "--strict"])
         .status(1)
         .stderr(format!(
-            "{warnings}error: 2 warning(s) and 0 deferred value(s) with --strict; nothing written\n"
+            "{warnings}error: 2 warning(s) with --strict; nothing written\n"
         ))
         .run();
 }

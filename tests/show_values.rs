@@ -137,8 +137,9 @@ fn values_text_matches_the_binary() {
     let mut options = bpc::session::Options::at(repo());
     options.locate.project = Some(dir.path().to_path_buf());
     let session = bpc::session::Session::open(options, sources).expect("session");
-    let text =
-        bpc::cli::show::values_text(&session, bpc::cli::compose::Format::Yaml).expect("values");
+    let text = session
+        .values_text(bpc::emit::Format::Yaml)
+        .expect("values");
     assert!(session.project.warnings.is_empty());
     assert_eq!(text, show_values(dir.path(), &[]).0);
 }
