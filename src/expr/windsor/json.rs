@@ -77,13 +77,15 @@ mod tests {
 
     #[test]
     fn marshals_like_go() {
-        let mut m = Map::default();
-        m.insert("z".into(), Value::Int(1));
-        m.insert(
-            "a".into(),
-            Value::list(vec![Value::Float(1e21), Value::Float(2.5), Value::Nil]),
-        );
-        m.insert("h".into(), Value::from("<a&b>\n\u{1}\u{2028}é"));
+        let floats = vec![Value::Float(1e21), Value::Float(2.5), Value::Nil];
+        let m: Map = [
+            ("z", Value::Int(1)),
+            ("a", Value::list(floats)),
+            ("h", Value::from("<a&b>\n\u{1}\u{2028}é")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v))
+        .collect();
         assert_eq!(
             marshal(&Value::map(m)).ok(),
             Some(
