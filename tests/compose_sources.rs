@@ -86,7 +86,7 @@ fn example_merges_replaces_and_removes_upstream_components() {
     );
     // Remove: monitoring is gone unless asked for.
     assert!(!out.contains("addon-monitoring"), "{out}");
-    snap("sources_example", &out);
+    snap!("sources_example", &out);
 }
 
 #[test]
@@ -247,7 +247,7 @@ fn cycles_between_sources_print_the_whole_chain() {
     let e = &run.stderr;
     assert!(e.contains("a -> b -> c -> a"), "{e}");
     assert!(e.contains("c/blueprint.yaml:6:"), "{e}");
-    run.snap("sources_cycle", "stderr", e);
+    snap!("sources_cycle", run.with_input("stderr", e));
 }
 
 #[test]
@@ -271,7 +271,7 @@ fn a_missing_source_is_reported_at_its_entry() {
     let e = &run.stderr;
     assert!(e.contains("local source `platform`"), "{e}");
     assert!(e.contains("top/blueprint.yaml:7:10"), "{e}");
-    run.snap("sources_missing", "stderr", e);
+    snap!("sources_missing", run.with_input("stderr", e));
 }
 
 #[test]

@@ -94,7 +94,7 @@ fn compose(dir: &Path) -> String {
 /// Snapshot `snapshots/NAME.snap`: the overlay file (the template is the one above),
 /// then the command and what it printed.
 fn snap(name: &str, overlay: &str, command: &str, text: String) {
-    crate::common::snap(
+    snap!(
         name,
         &format!(
             "# contexts/local/blueprint.yaml\n{overlay}{}{command}\n{text}",

@@ -51,7 +51,7 @@ pub fn run(args: ComposeArgs) -> ExitCode {
         Ok((text, warnings)) => {
             report(&warnings, &sources);
             if let Some(error) = args.project.strict_failure(&warnings, 0) {
-                report(&[error], &sources);
+                eprintln!("error: {}", error.message);
                 return ExitCode::from(1);
             }
             match emit(args.out.as_deref(), &text) {

@@ -79,7 +79,7 @@ pub fn run(args: RenderArgs) -> ExitCode {
         .project
         .strict_failure(&rendered.warnings, rendered.deferred.len())
     {
-        report(&[error], &sources);
+        eprintln!("error: {}", error.message);
         return ExitCode::from(1);
     }
     match deliver(&args, &rendered, &args.out) {

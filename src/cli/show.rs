@@ -64,7 +64,7 @@ fn run_values(args: ValuesArgs) -> ExitCode {
         Ok((text, warnings)) => {
             report(&warnings, &sources);
             if let Some(error) = args.project.strict_failure(&warnings, 0) {
-                report(&[error], &sources);
+                eprintln!("error: {}", error.message);
                 return ExitCode::from(1);
             }
             print!("{text}");
