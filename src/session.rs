@@ -526,4 +526,22 @@ impl Session {
             patches: context_patches::read(&self.template.tree, "patches", &self.sources),
         }
     }
+    /// The context's effective values as `bpc show values` prints them: schema defaults
+    /// under the value layers, with the typed fields Windsor fills in, descriptions as
+    /// comments (YAML) and sensitive values masked ([`crate::emit::values`]).
+    pub fn values_text(&self, format: crate::emit::Format) -> Result<String, Vec<Diagnostic>> {
+        let values = crate::compose::scope::effective_values(
+            self.schema.as_ref(),
+            true,
+            &self.layers()?,
+            &self.sources,
+            Some(self.project.builtins().context.as_str()),
+        )?;
+        crate::emit::values::values_text(
+            values,
+            self.schema.as_ref(),
+            format,
+            self.options.limits.output_bytes,
+        )
+    }
 }

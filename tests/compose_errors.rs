@@ -9,7 +9,7 @@ use crate::common::*;
 #[track_caller]
 fn error(test: Test, name: &str) -> String {
     let out = test.compose().status(1).run();
-    out.snap(name, "stderr", &out.stderr);
+    snap!(name, out.with_input("stderr", &out.stderr));
     out.stderr
 }
 

@@ -167,13 +167,13 @@ fn dump(rendered: &Rendered) -> String {
 fn embedded_template_render() {
     let out = dump(&render(&repo(), None));
     assert_eq!(out, dump(&render(&repo(), None)), "byte-stable");
-    snap("render__render_template_default", &out);
+    snap!("render__render_template_default", &out);
 }
 
 #[test]
 fn platform_example_render() {
     let project = repo().join("examples/platform");
-    snap(
+    snap!(
         "render__render_example_platform",
         &dump(&render(&project, None)),
     );
@@ -299,7 +299,7 @@ fn sources_backends_patches_and_deferred_substitutions() {
     let plan = text("terraform/plan.json");
     assert!(plan.find("\"id\": \"net\"") < plan.find("\"id\": \"cluster\""));
     assert!(!text("flux/configmaps/values-extra.yaml").contains("${"));
-    snap("render__render_sources_backends", &dump(&r));
+    snap!("render__render_sources_backends", &dump(&r));
 
     // --strict refuses deferred values; an unknown backend names where it was set.
     let out = dir.path().join("render");
@@ -365,7 +365,7 @@ fn windsor_core(values: &str, context: Option<&str>) -> Rendered {
 fn windsor_core_render() {
     let r = windsor_core("windsor-core-metal-dev", None);
     assert!(validate_flux(&r) > 10);
-    snap("render__render_windsor_core_metal_dev", &dump(&r));
+    snap!("render__render_windsor_core_metal_dev", &dump(&r));
 }
 
 /// A second case of the same corpus (its `platform-aws` tests, first case): AWS EKS,
@@ -384,7 +384,7 @@ fn windsor_core_aws_render() {
     let plan = String::from_utf8_lossy(&r.files["terraform/plan.json"]).to_string();
     assert!(plan.find("\"id\": \"backend\"") < plan.find("\"id\": \"network\""));
     assert!(plan.find("\"id\": \"network\"") < plan.find("\"id\": \"cluster\""));
-    snap("render__render_windsor_core_aws", &dump(&r));
+    snap!("render__render_windsor_core_aws", &dump(&r));
 }
 
 /// A local module's `variable` blocks against the component's inputs: a misspelt
@@ -444,7 +444,7 @@ fn local_module_variables_are_checked_against_inputs() {
         .args(["render", "--out", "out", "--strict"])
         .status(1)
         .stderr(format!(
-            "{warnings}error: 2 warning(s) and 0 deferred value(s) with --strict; nothing written\n"
+            "{warnings}error: 2 warning(s) with --strict; nothing written\n"
         ))
         .run();
 }
