@@ -125,9 +125,11 @@ fn evaluate(
         return evaluate_bare(args, request, sources);
     }
     let session = Session::open(options, sources.clone())?;
-    report(&session.project.warnings, sources);
-    if args.project.strict && !session.project.warnings.is_empty() {
-        let count = session.project.warnings.len();
+    let mut warnings = session.project.warnings.clone();
+    warnings.extend(session.value_warnings()?);
+    report(&warnings, sources);
+    if args.project.strict && !warnings.is_empty() {
+        let count = warnings.len();
         return Err(vec![Diagnostic::error(format!(
             "{count} warning(s) with --strict"
         ))]);

@@ -74,7 +74,9 @@ pub fn run(args: RenderArgs) -> ExitCode {
         .project
         .session_options(env_context(), args.terraform_outputs.clone())
         .and_then(|options| Session::open(options, sources.clone()));
-    let rendered = match session.and_then(|s| s.render(args.manifest_format())) {
+    let rendered = session
+        .and_then(|s| s.render_composition_to(s.compose()?, args.manifest_format(), &args.out));
+    let rendered = match rendered {
         Ok(r) => r,
         Err(d) => {
             report(&d, &sources);
@@ -84,6 +86,9 @@ pub fn run(args: RenderArgs) -> ExitCode {
     report(&rendered.warnings, &sources);
     for d in &rendered.deferred {
         eprintln!("note: deferred: {d}");
+    }
+    for note in &rendered.notes {
+        eprintln!("note: {note}");
     }
     if let Some(error) = contexts::strict_failure(
         args.project.strict,
@@ -181,7 +186,7 @@ fn render_context_to(session: &Session, args: &RenderArgs, name: &str, dir: &Pat
         let counts = Counts::of(&composition);
         Ok((
             counts,
-            session.render_composition(composition, args.manifest_format())?,
+            session.render_composition_to(composition, args.manifest_format(), dir)?,
         ))
     });
     let (counts, rendered) = match composed {
@@ -194,6 +199,7 @@ fn render_context_to(session: &Session, args: &RenderArgs, name: &str, dir: &Pat
             .deferred
             .iter()
             .map(|d| format!("deferred: {d}"))
+            .chain(rendered.notes.iter().cloned())
             .collect(),
         ..Done::default()
     };

@@ -63,7 +63,9 @@ fn run_values(args: ValuesArgs) -> ExitCode {
         })
         .and_then(|session| {
             let text = values_text(&session, args.format)?;
-            Ok((text, session.project.warnings))
+            let mut warnings = session.project.warnings.clone();
+            warnings.extend(session.value_warnings()?);
+            Ok((text, warnings))
         });
     match text {
         Ok((text, warnings)) => {

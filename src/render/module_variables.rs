@@ -115,34 +115,46 @@ pub fn companions(
             Some(crate::expr::Value::Map(m)) => Some(m),
             _ => None,
         };
-        let mut list = serde_json::Map::new();
-        for v in &variables.declared {
-            let mut entry = serde_json::Map::new();
-            if let Some(d) = &v.description {
-                entry.insert("description".into(), d.clone().into());
-            }
-            if v.sensitive {
-                entry.insert("sensitive".into(), true.into());
-            } else if let Some(d) = &v.default {
-                entry.insert("default".into(), d.clone());
-            }
-            entry.insert("required".into(), v.required.into());
-            let input = inputs.as_ref().and_then(|m| m.get(v.name.as_str()));
-            let from = match input {
-                None | Some(crate::expr::Value::Nil) => "none",
-                Some(value) if value_has_expression(value) => "deferred",
-                Some(_) => "tfvars",
-            };
-            entry.insert("input".into(), from.into());
-            list.insert(v.name.clone(), serde_json::Value::Object(entry));
-        }
-        let doc = serde_json::json!({"module": dir, "variables": list});
-        if let Ok(mut text) = serde_json::to_string_pretty(&doc) {
-            text.push('\n');
+        if let Some(text) = variables_json(&dir, &variables, inputs.as_deref()) {
             out.push((format!("terraform/{id}/variables.json"), text));
         }
     }
     out
+}
+
+/// The `variables.json` of a module (`module` names it): each variable's description,
+/// literal default (not for sensitive ones), whether it is sensitive or required, and
+/// where its value comes from given the component's `inputs`.
+pub fn variables_json(
+    module: &str,
+    variables: &Variables,
+    inputs: Option<&crate::expr::Map>,
+) -> Option<String> {
+    let mut list = serde_json::Map::new();
+    for v in &variables.declared {
+        let mut entry = serde_json::Map::new();
+        if let Some(d) = &v.description {
+            entry.insert("description".into(), d.clone().into());
+        }
+        if v.sensitive {
+            entry.insert("sensitive".into(), true.into());
+        } else if let Some(d) = &v.default {
+            entry.insert("default".into(), d.clone());
+        }
+        entry.insert("required".into(), v.required.into());
+        let input = inputs.and_then(|m| m.get(v.name.as_str()));
+        let from = match input {
+            None | Some(crate::expr::Value::Nil) => "none",
+            Some(value) if value_has_expression(value) => "deferred",
+            Some(_) => "tfvars",
+        };
+        entry.insert("input".into(), from.into());
+        list.insert(v.name.clone(), serde_json::Value::Object(entry));
+    }
+    let doc = serde_json::json!({"module": module, "variables": list});
+    let mut text = serde_json::to_string_pretty(&doc).ok()?;
+    text.push('\n');
+    Some(text)
 }
 
 fn value_has_expression(v: &crate::expr::Value) -> bool {
