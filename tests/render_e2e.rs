@@ -385,3 +385,38 @@ fn an_oci_source_in_the_cache_gets_a_shim_that_terraform_applies() {
     let outputs = apply_shim(&root);
     assert_eq!(outputs["cidr"]["value"], "10.0.0.0/16");
 }
+
+/// A shim's module read by bpc is checked as a local module is: an input no variable
+/// declares is a warning naming the facet line, with a did-you-mean.
+#[test]
+fn a_read_remote_module_checks_the_inputs() {
+    let ws = tempfile::tempdir().expect("tmp");
+    let root = remote_project(ws.path(), "oci://registry.example/acme/mods:v1", None);
+    let entry = root.join(".windsor/cache/oci/registry.example_acme_mods_v1");
+    std::fs::create_dir_all(entry.join("terraform/net")).expect("mkdir");
+    std::fs::write(entry.join("terraform/net/main.tf"), SHIM_MODULE).expect("write");
+    std::fs::write(entry.join("artifact.tar"), b"layer").expect("write");
+    let facet = root.join("contexts/_template/facets/net.yaml");
+    let text = std::fs::read_to_string(&facet).expect("facet");
+    std::fs::write(&facet, text.replace("      cidr:", "      cidrr:")).expect("write");
+    let out = bpc(
+        &root,
+        &[
+            "render",
+            "--context",
+            "prod",
+            "--out",
+            "render",
+            "--offline",
+        ],
+    );
+    assert!(out.success(), "{}", out.stderr);
+    for want in [
+        "input `cidrr` of terraform component `net` matches no variable of .windsor/cache/oci/registry.example_acme_mods_v1/terraform/net",
+        "facets/net.yaml:",
+        "did you mean `cidr`?",
+        "required variable `cidr`",
+    ] {
+        assert!(out.stderr.contains(want), "{want} in {}", out.stderr);
+    }
+}

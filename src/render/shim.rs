@@ -50,6 +50,8 @@ pub struct Shim {
     pub files: Vec<(String, String)>,
     /// Said on stderr and in `plan.json` when the module's variables are unknown.
     pub note: Option<String>,
+    /// The module's variables when bpc read them, and where (`variables.tf` names).
+    pub variables: Option<(String, module_variables::Variables)>,
     pub warning: Option<Diagnostic>,
 }
 
@@ -126,6 +128,7 @@ pub fn shim(
         return Shim {
             files: out,
             note: Some(note),
+            variables: None,
             warning,
         };
     };
@@ -159,15 +162,17 @@ pub fn shim(
         .collect();
     out.push((format!("{dir}/outputs.tf"), blocks("output", &outputs)));
     // What the module takes, as for a local module (docs/render.md, `variables.json`).
-    if let Ok(parsed) = module_variables::parse(&at, &files) {
+    let parsed = module_variables::parse(&at, &files).ok();
+    if let Some(parsed) = &parsed {
         let inputs = inputs.and_then(Value::as_map);
-        if let Some(text) = module_variables::variables_json(remote.address, &parsed, inputs) {
+        if let Some(text) = module_variables::variables_json(remote.address, parsed, inputs) {
             out.push((format!("{dir}/variables.json"), text));
         }
     }
     Shim {
         files: out,
         note: None,
+        variables: parsed.map(|p| (at, p)),
         warning,
     }
 }

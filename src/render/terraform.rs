@@ -2,6 +2,7 @@
 //! `deferred.json` (inputs that wait on another component) and `backend.tf.json`; and
 //! `terraform/plan.json`, the components in apply order (docs/render.md, Terraform).
 
+use super::module_variables;
 use super::shim::{self, Remote};
 use super::{json, lookup, obj, waits_for, Place, Rendered};
 use crate::compose::merge::Component;
@@ -103,6 +104,19 @@ pub fn render(
                 out.add(path, text);
             }
             out.warnings.extend(made.warning);
+            // Inputs against the module's variables, as for a local module (unless
+            // that check already covers it: a published template's own modules).
+            if let Some((at, variables)) = &made.variables {
+                if !module_variables::checked_here(composition, &id) {
+                    out.warnings.extend(module_variables::input_warnings(
+                        composition,
+                        &id,
+                        component,
+                        at,
+                        variables,
+                    ));
+                }
+            }
             if let Some(note) = made.note {
                 if let Value::Map(m) = &mut entry {
                     std::sync::Arc::make_mut(m).insert("note".into(), Value::str(note.as_str()));
