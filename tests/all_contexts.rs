@@ -275,7 +275,8 @@ fn render_writes_one_tree_per_context() {
     );
     assert!(out.success(), "{}", out.stderr);
     for context in ["dev", "prod"] {
-        let single_dir = format!("single-{context}");
+        // At the same depth as `r/<context>`: shims reach the project from there.
+        let single_dir = format!("single/{context}");
         let one = bpc(
             root,
             &["render", "--context", context, "--out", single_dir.as_str()],

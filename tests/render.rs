@@ -549,3 +549,55 @@ fn a_local_module_gets_its_variables_listed() {
     assert!(v["computed"].get("default").is_none(), "{text}");
     assert_eq!(v["computed"]["required"], false);
 }
+
+/// A schema violation in the context values warns with its place and the render goes
+/// on (as the Windsor CLI's render does); `--strict` makes it exit 1 writing nothing
+/// (docs/semantics.md S4).
+#[test]
+fn schema_violations_warn_and_strict_writes_nothing() {
+    let dir = crate::common::project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "contexts/_template/schema.yaml",
+            "$schema: https://json-schema.org/draft/2020-12/schema\ntype: object\nproperties:\n  gitops:\n    type: object\n    properties:\n      interval: {type: string}\n    additionalProperties: false\n",
+        ),
+        (
+            "contexts/_template/facets/app.yaml",
+            "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nkustomize:\n  - name: app\n",
+        ),
+        (
+            "contexts/prod/values.yaml",
+            "id: wprod001\ngitops:\n  namespace: other-gitops\n",
+        ),
+    ]);
+    let root = dir.path();
+    let out = crate::common::bpc(root, &["render", "--context", "prod", "--out", "r"]);
+    assert!(out.success(), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("warning: invalid value at `gitops`")
+            && out.stderr.contains("contexts/prod/values.yaml:3:3"),
+        "{}",
+        out.stderr
+    );
+    // Rendered with the value as written, as Windsor does.
+    assert!(root.join("r/flux/namespaces/other-gitops.yaml").is_file());
+    let strict = crate::common::bpc(
+        root,
+        &["render", "--context", "prod", "--out", "s", "--strict"],
+    );
+    assert_eq!(strict.status, Some(1), "{}", strict.stderr);
+    assert!(!root.join("s").exists());
+    let eval = crate::common::bpc(root, &["eval", "--context", "prod", "gitops.namespace"]);
+    assert!(eval.success(), "{}", eval.stderr);
+    assert!(eval.stdout.contains("other-gitops"), "{}", eval.stdout);
+    assert!(
+        eval.stderr.contains("warning: invalid value"),
+        "{}",
+        eval.stderr
+    );
+    let eval = crate::common::bpc(
+        root,
+        &["eval", "--context", "prod", "--strict", "gitops.namespace"],
+    );
+    assert_eq!(eval.status, Some(1), "{}", eval.stderr);
+}

@@ -129,11 +129,19 @@ fn json_parses_and_is_masked() {
 }
 
 #[test]
-fn schema_violations_are_errors() {
+fn schema_violations_warn_and_fail_under_strict() {
     let dir = fixture();
-    let (_, err, code) = show_values(dir.path(), &["--set", "cluster.workers.count=many"]);
-    assert_eq!(code, Some(1));
-    assert!(err.contains("cluster.workers.count"), "{err}");
+    let set = ["--set", "cluster.workers.count=many"];
+    let (out, err, code) = show_values(dir.path(), &set);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("warning: invalid value at `cluster.workers.count`"),
+        "{err}"
+    );
+    assert!(out.contains("count: many"), "{out}");
+    let (out, err, code) = show_values(dir.path(), &[set[0], set[1], "--strict"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.is_empty(), "{out}");
 }
 
 #[test]

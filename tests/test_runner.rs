@@ -119,7 +119,7 @@ fn expect_error_passes_only_when_composition_fails() {
         ✗ wrong error text fails
           composition failed, but no error contains "no such words"; it said: invalid value at `provider`: 42 is not of type "string"
             error: invalid value at `provider`: 42 is not of type "string"
-            = note: rule `type` of schema.yaml
+            = note: rule `type` of schema.yaml, at /properties/provider/type
             = note: set by values of case `wrong error text fails`
 
         1 passed, 2 failed

@@ -123,8 +123,10 @@ fn evaluate(
         return evaluate_bare(args, request, sources);
     }
     let session = Session::open(options, sources.clone())?;
-    report(&session.project.warnings, sources);
-    if let Some(error) = args.project.strict_failure(&session.project.warnings, 0) {
+    let mut warnings = session.project.warnings.clone();
+    warnings.extend(session.value_warnings()?);
+    report(&warnings, sources);
+    if let Some(error) = args.project.strict_failure(&warnings, 0) {
         return Err(vec![error]);
     }
     session.eval(&request.text, request.syntax)

@@ -64,7 +64,9 @@ pub fn run(args: RenderArgs) -> ExitCode {
         .project
         .session_options(env_context(), args.terraform_outputs.clone())
         .and_then(|options| Session::open(options, sources.clone()));
-    let rendered = match session.and_then(|s| s.render(args.manifest_format())) {
+    let rendered = session
+        .and_then(|s| s.render_composition_to(s.compose()?, args.manifest_format(), &args.out));
+    let rendered = match rendered {
         Ok(r) => r,
         Err(d) => {
             report(&d, &sources);
@@ -74,6 +76,9 @@ pub fn run(args: RenderArgs) -> ExitCode {
     report(&rendered.warnings, &sources);
     for d in &rendered.deferred {
         eprintln!("note: deferred: {d}");
+    }
+    for note in &rendered.notes {
+        eprintln!("note: {note}");
     }
     if let Some(error) = args
         .project
@@ -170,7 +175,7 @@ fn render_context_to(session: &Session, args: &RenderArgs, name: &str, dir: &Pat
         let counts = Counts::of(&composition);
         Ok((
             counts,
-            session.render_composition(composition, args.manifest_format())?,
+            session.render_composition_to(composition, args.manifest_format(), dir)?,
         ))
     });
     let (counts, rendered) = match composed {
@@ -183,6 +188,7 @@ fn render_context_to(session: &Session, args: &RenderArgs, name: &str, dir: &Pat
             .deferred
             .iter()
             .map(|d| format!("deferred: {d}"))
+            .chain(rendered.notes.iter().cloned())
             .collect(),
         ..Done::default()
     };

@@ -58,7 +58,9 @@ fn run_values(args: ValuesArgs) -> ExitCode {
         })
         .and_then(|session| {
             let text = session.values_text(args.format.text())?;
-            Ok((text, session.project.warnings))
+            let mut warnings = session.project.warnings.clone();
+            warnings.extend(session.value_warnings()?);
+            Ok((text, warnings))
         });
     match text {
         Ok((text, warnings)) => {

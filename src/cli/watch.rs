@@ -211,7 +211,11 @@ impl Job for RenderJob {
         let rendered = session.and_then(|session| {
             let composition = session.compose()?;
             let shape = Shape::of(&composition.blueprint);
-            let rendered = session.render_composition(composition, self.args.manifest_format())?;
+            let rendered = session.render_composition_to(
+                composition,
+                self.args.manifest_format(),
+                &self.args.out,
+            )?;
             Ok((shape, rendered))
         });
         let outcome = match rendered {
@@ -222,6 +226,9 @@ impl Job for RenderJob {
                 let mut report = text_of(&rendered.warnings, &sources, self.color);
                 for deferred in &rendered.deferred {
                     report.push_str(&format!("note: deferred: {deferred}\n"));
+                }
+                for note in &rendered.notes {
+                    report.push_str(&format!("note: {note}\n"));
                 }
                 let target = self.args.out.display().to_string();
                 let strict = self

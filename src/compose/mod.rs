@@ -64,7 +64,9 @@ pub struct Inputs<'a> {
     pub layers: Vec<Layer>,
     pub apply_schema_defaults: bool,
     /// Whether the Windsor CLI's config defaults apply (docs/semantics.md S4): yes
-    /// for a project's context, no for a test case (as `windsor test`).
+    /// for a project's context, no for a test case (as `windsor test`). The same line
+    /// splits schema violations of the values: warnings for a project's context (as
+    /// Windsor's config loader), errors for a test case (as Windsor's test runner).
     pub config_defaults: bool,
     pub builtins: Builtins,
     pub environment: Environment,
@@ -319,6 +321,15 @@ pub fn finish(
     let mut kustomize = merge::merge(kustomize);
     let mut flux = merge::merge(systems);
     let mut warnings = template.warnings.clone();
+    warnings.extend(scope::schema_warnings(
+        inputs.schema,
+        inputs.apply_schema_defaults,
+        &inputs.layers,
+        &template.sources,
+        inputs
+            .config_defaults
+            .then_some(inputs.builtins.context.as_str()),
+    ));
     if let Some(overlay) = inputs.overlay {
         let mut scope = Value::map((*context).clone());
         scope::deep_merge(&mut scope, &Value::map(merged_config(&configs)?));
