@@ -50,8 +50,8 @@ fn windsor_core() -> tempfile::TempDir {
 
 #[test]
 fn the_example_template_as_dot_and_mermaid() {
-    snap("graph_example_dot", &example(&["--format", "dot"]).stdout);
-    snap(
+    snap!("graph_example_dot", &example(&["--format", "dot"]).stdout);
+    snap!(
         "graph_example_mermaid",
         &example(&["--format", "mermaid"]).stdout,
     );
@@ -65,7 +65,7 @@ fn a_windsor_core_context_as_mermaid() {
         &["graph", "--context", "metal-dev", "--format", "mermaid"],
     );
     assert!(out.success(), "{}", out.stderr);
-    snap("graph_windsor_core_metal_dev_mermaid", &out.stdout);
+    snap!("graph_windsor_core_metal_dev_mermaid", &out.stdout);
 }
 
 /// `"a" -> "b" [style=solid, …` lines of a DOT graph: `(a, b)` for each `dependsOn`.

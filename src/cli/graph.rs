@@ -1,9 +1,9 @@
 //! `bpc graph`: a context's deployment order as a picture (DOT, Mermaid, SVG or a
 //! self-contained HTML page); with several contexts, one file per context.
 
-use super::compose::{env_context, ProjectArgs};
-use super::contexts::{self, ContextsArgs};
-use super::report;
+use super::args::{env_context, ContextsArgs, ProjectArgs};
+use super::contexts;
+use super::terminal::report;
 use crate::all_contexts::{Counts, Done};
 use crate::files::{Diagnostic, FileMap};
 use crate::graph::{self, Graph};

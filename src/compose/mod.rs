@@ -64,7 +64,9 @@ pub struct Inputs<'a> {
     pub layers: Vec<Layer>,
     pub apply_schema_defaults: bool,
     /// Whether the Windsor CLI's config defaults apply (docs/semantics.md S4): yes
-    /// for a project's context, no for a test case (as `windsor test`).
+    /// for a project's context, no for a test case (as `windsor test`). The same line
+    /// splits schema violations of the values: warnings for a project's context (as
+    /// Windsor's config loader), errors for a test case (as Windsor's test runner).
     pub config_defaults: bool,
     pub builtins: Builtins,
     pub environment: Environment,
@@ -160,6 +162,16 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         sources: &template.sources,
     };
     let mut warnings = template.warnings.clone();
+    // A project context's values that break the schema only warn (S4).
+    warnings.extend(scope::schema_warnings(
+        inputs.schema,
+        inputs.apply_schema_defaults,
+        &inputs.layers,
+        &template.sources,
+        inputs
+            .config_defaults
+            .then_some(inputs.builtins.context.as_str()),
+    ));
     warnings.extend(overlay::apply_context(
         &own,
         &mut lists,

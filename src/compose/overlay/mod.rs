@@ -23,7 +23,7 @@ use crate::compose::shared::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Engine;
 use crate::files::{Diagnostic, FileMap, FileTree};
-use crate::template::fields::{field_for, fields, Combine, Eval};
+use crate::template::fields::{field_for, fields, is_directive, Combine, Eval};
 use crate::template::{ComponentKind, Strategy};
 use crate::value::{Map, Value};
 use crate::yaml::{Node, NodeKind};
@@ -52,10 +52,6 @@ const KEYS: &[&str] = &[
     "kustomize",
     "listStrategies",
 ];
-
-/// Facet-only keys of a component entry: Windsor's context blueprint has no strategies,
-/// conditions or ordinals, so they are ignored there.
-const FACET_ONLY: &[&str] = &["when", "strategy", "ordinal", "requires"];
 
 /// What evaluating the overlay's terraform inputs needs.
 pub struct Evaluation<'a> {
@@ -300,7 +296,8 @@ impl Reader<'_, '_> {
         };
         let mut out = FieldMap::new();
         for (key, value) in pairs {
-            if FACET_ONLY.contains(&&*key.name) {
+            // Windsor's context blueprint has no strategies, conditions or ordinals.
+            if is_directive(&key.name) {
                 self.warnings.push(
                     Diagnostic::warning(format!(
                         "`{}` is ignored in a context blueprint: its entries always merge",

@@ -135,9 +135,14 @@ pub fn effective_values(
             }
             merged = schema.apply_defaults(&merged);
         }
-        let violations = schema.validate(&merged, layers, sources);
-        if !violations.is_empty() {
-            return Err(violations);
+        // A project's context (`windsor` set) only warns, as the Windsor CLI's config
+        // loader does ("validation failed (config still loaded)"); the warnings come
+        // from [`schema_warnings`]. A test case fails, as in `windsor test`.
+        if windsor.is_none() {
+            let violations = schema.validate(&merged, layers, sources);
+            if !violations.is_empty() {
+                return Err(violations);
+            }
         }
     }
     let mut map = match merged {
@@ -149,6 +154,45 @@ pub fn effective_values(
     }
     crate::compose::scope::typed_values::materialise(&mut map);
     Ok(map)
+}
+
+/// The schema violations of a project context's values, as warnings (docs/semantics.md
+/// S4, "Schema violations"): the values as [`effective_values`] merges them, checked
+/// against `schema`. Empty for a test case (`windsor` unset), where a violation is an
+/// error of [`effective_values`].
+pub fn schema_warnings(
+    schema: Option<&Schema>,
+    apply_defaults: bool,
+    layers: &[Layer],
+    sources: &FileMap,
+    windsor: Option<&str>,
+) -> Vec<Diagnostic> {
+    let (Some(schema), Some(context)) = (schema, windsor) else {
+        return Vec::new();
+    };
+    let mut merged = Value::map(Map::default());
+    for layer in layers {
+        if matches!(layer.value, Value::Map(_)) {
+            deep_merge(&mut merged, &layer.value);
+        }
+    }
+    config_defaults::before_schema(context, &mut merged);
+    if apply_defaults && config_defaults::schema_defaults_apply(context) {
+        config_defaults::builtin_schema_defaults(&mut merged);
+        merged = schema.apply_defaults(&merged);
+    }
+    schema
+        .validate(&merged, layers, sources)
+        .into_iter()
+        .map(|mut d| {
+            d.severity = crate::files::Severity::Warning;
+            d.help = Some(
+                "composition goes on with the value as written, as the Windsor CLI does; --strict makes this an error"
+                    .to_string(),
+            );
+            d
+        })
+        .collect()
 }
 
 /// Sets `a.b.c = value` in a map value, creating maps on the way (`--set`, test

@@ -6,17 +6,21 @@ use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::origin::Origins;
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::{Map, Value};
+use crate::template::fields::field_for;
 use crate::template::ComponentKind;
 use std::sync::Arc;
 
 const KIND: &str = "Blueprint";
+/// A flux tier's fields are a kustomization's.
+const TIER: ComponentKind = ComponentKind::Kustomize;
 pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 
 /// S9 clean-up, applied once after merging: `""` items dropped from inputs, name
 /// lists and substitutions; empty `dependsOn` dropped.
 pub fn clean(merged: &mut Merged) {
     for component in merged.components.values_mut() {
-        let cleaned = |name: &str| CLEANED_FIELDS.contains(&name);
+        let kind = component.kind;
+        let cleaned = |name: &str| field_for(kind, name).is_some_and(|f| f.cleaned);
         // Fields are shared with the step that set them (copy-on-write): only a
         // component that actually changes gets its own copy.
         if component
@@ -51,19 +55,18 @@ pub fn finish(merged: &mut Merged, origins: &mut Origins) {
     }
 }
 
-/// The fields whose `""` items the S9 clean-up drops.
-const CLEANED_FIELDS: &[&str] = &[
-    "inputs",
-    "substitutions",
-    "dependsOn",
-    "components",
-    "cleanup",
-];
+/// Whether a component's field (or, with [`ComponentKind::Kustomize`], a tier's) is
+/// one the Windsor CLI holds as a Go map, written with its keys sorted at every depth
+/// (S10). (`secrets` is a map of names to a struct; see [`sort_secrets`].)
+fn go_map(kind: ComponentKind, name: &str) -> bool {
+    field_for(kind, name).is_some_and(|f| f.go_map)
+}
 
-/// Fields the Windsor CLI holds as Go maps and so writes with their keys sorted, at
-/// every depth (S10); in a flux system, also inside its tiers. (`secrets` is a map of
-/// names to a struct; see [`sort_secrets`].)
-const GO_MAPS: &[&str] = &["inputs", "substitutions"];
+/// Whether Windsor leaves the field out of its blueprint when it is empty (Go's
+/// `omitempty`).
+fn omit_empty(kind: ComponentKind, name: &str) -> bool {
+    field_for(kind, name).is_some_and(|f| f.omit_empty)
+}
 
 /// The fields of a flux secret, in the order Windsor writes them.
 const SECRET_FIELDS: &[&str] = &["namespaces", "data"];
@@ -76,7 +79,7 @@ pub fn component_value(component: &Component) -> Value {
         .iter()
         .map(|(k, v)| {
             let mut value = v.to_value();
-            if GO_MAPS.contains(k) {
+            if go_map(component.kind, k) {
                 sort_keys_deep(&mut value);
             } else if *k == "secrets" {
                 sort_secrets(&mut value);
@@ -86,21 +89,10 @@ pub fn component_value(component: &Component) -> Value {
             }
             (Arc::from(*k), value)
         })
-        .filter(|(k, v)| !(OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)))
+        .filter(|(k, v)| !(omit_empty(component.kind, k) && is_empty_collection(v)))
         .collect();
     Value::map(map)
 }
-
-/// Component and tier fields Windsor holds as Go slices and maps tagged `omitempty`:
-/// an empty one (`inputs: {}`, `components: []`) is not in its blueprint.
-const OMIT_EMPTY: &[&str] = &[
-    "inputs",
-    "substitutions",
-    "components",
-    "patches",
-    "dependsOn",
-    "cleanup",
-];
 
 fn is_empty_collection(v: &Value) -> bool {
     match v {
@@ -110,16 +102,15 @@ fn is_empty_collection(v: &Value) -> bool {
     }
 }
 
-/// [`OMIT_EMPTY`] inside a tier, or each tier of a list.
+/// [`omit_empty`] inside a tier, or each tier of a list.
 fn drop_empty_tier_fields(value: &mut Value) {
     match value {
         Value::Map(tier)
             if tier
                 .iter()
-                .any(|(k, v)| OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)) =>
+                .any(|(k, v)| omit_empty(TIER, k) && is_empty_collection(v)) =>
         {
-            Arc::make_mut(tier)
-                .retain(|k, v| !(OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)));
+            Arc::make_mut(tier).retain(|k, v| !(omit_empty(TIER, k) && is_empty_collection(v)));
         }
         Value::List(tiers) => Arc::make_mut(tiers)
             .iter_mut()
@@ -133,7 +124,7 @@ fn sort_tier_maps(value: &mut Value) {
     match value {
         Value::Map(tier) => {
             for (k, v) in Arc::make_mut(tier).iter_mut() {
-                if GO_MAPS.contains(&&**k) {
+                if go_map(TIER, k) {
                     sort_keys_deep(v);
                 }
             }

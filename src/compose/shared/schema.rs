@@ -92,10 +92,10 @@ impl Schema {
             } else {
                 path.join(".")
             };
-            let rule = error.schema_path().to_string();
-            let rule = rule.rsplit('/').next().unwrap_or_default().to_string();
+            let schema_path = error.schema_path().to_string();
+            let rule = schema_path.rsplit('/').next().unwrap_or_default();
             let mut d = Diagnostic::error(format!("invalid value at `{dotted}`: {error}"))
-                .with_note(format!("rule `{rule}` of schema.yaml"));
+                .with_note(format!("rule `{rule}` of schema.yaml, at {schema_path}"));
             match locate(layers, &path, sources) {
                 Some((layer, span)) => {
                     d = d.with_primary(span, format!("set by {layer}"));
