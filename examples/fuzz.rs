@@ -32,6 +32,10 @@ use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// YAML inputs the fast front end read itself, and those that loaded at all.
+static YAML_FAST: AtomicU64 = AtomicU64::new(0);
+static YAML_LOADED: AtomicU64 = AtomicU64::new(0);
 use std::time::{Duration, Instant};
 
 /// splitmix64: one u64 of state, so any run is reproducible from (seed, run).
@@ -705,7 +709,11 @@ impl Corpus {
                     same,
                     "the fast YAML front end and the full loader disagree: {parsed:?} against {full:?}"
                 );
+                if bpc::yaml::parse_fast(text, file).is_some() {
+                    YAML_FAST.fetch_add(1, Ordering::Relaxed);
+                }
                 if let Ok((node, _)) = parsed {
+                    YAML_LOADED.fetch_add(1, Ordering::Relaxed);
                     let value = node.to_value();
                     let _ = bpc::emit::to_yaml(&value);
                 }
@@ -1165,4 +1173,11 @@ fn main() {
         slowest.as_millis(),
         meter.peak() >> 20
     );
+    let loaded = YAML_LOADED.load(Ordering::Relaxed);
+    if loaded > 0 {
+        println!(
+            "fuzz: {loaded} YAML inputs loaded, {} of them read by the fast front end",
+            YAML_FAST.load(Ordering::Relaxed)
+        );
+    }
 }

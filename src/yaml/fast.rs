@@ -39,7 +39,9 @@ const SHORT_STRING: usize = 16;
 /// Parses `text` when it uses only the constructs this front end reads; `None` means
 /// "use the full loader".
 pub(crate) fn parse(text: &str, file: FileId) -> Option<Node> {
-    if text.len() >= u32::MAX as usize || !plain_text(text) {
+    // saphyr-parser ends the last token's span past blanks that close a text
+    // without a final line break; such texts are left to it.
+    if text.len() >= u32::MAX as usize || text.ends_with(' ') || !plain_text(text) {
         return None;
     }
     let mut reader = Reader {
@@ -604,8 +606,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Where saphyr-parser ends a quoted scalar's span (`close` is after its closing
-    /// quote), or places a `-` token (`close` is after the `-`): past the spaces that
-    /// follow, and past a comment after them.
+    /// quote) or a closing bracket's, or places a `-` token (`close` is after the
+    /// `-`): past the spaces that follow, and past a comment after them.
     fn quoted_end(&self, close: usize) -> usize {
         let r = self.skip_spaces(close);
         if r > close && self.at(r) == b'#' {
@@ -710,9 +712,11 @@ impl<'a> Reader<'a> {
         } else {
             NodeKind::Map(self.entries.drain(entries_base..).collect())
         };
+        // saphyr-parser's closing bracket token runs past the blanks (and a comment)
+        // after it, and the collection's span ends with that token.
         let node = Node {
             kind,
-            span: self.span(i, r + 1),
+            span: self.span(i, self.quoted_end(r + 1)),
             style: None,
         };
         Some((node, r + 1))
@@ -726,7 +730,7 @@ impl<'a> Reader<'a> {
                 (name, end, self.quoted_end(end))
             }
             c => {
-                if !starts_plain(c, self.at(i + 1)) || is_flow_indicator(c) {
+                if !starts_plain_in_flow(c, self.at(i + 1)) {
                     return None;
                 }
                 let end = self.flow_plain_end(i, true)?;
@@ -762,7 +766,7 @@ impl<'a> Reader<'a> {
                 Some((self.scalar(&value, style, i, self.quoted_end(end)), end))
             }
             c => {
-                if !starts_plain(c, self.at(i + 1)) || is_flow_indicator(c) {
+                if !starts_plain_in_flow(c, self.at(i + 1)) {
                     return None;
                 }
                 let end = self.flow_plain_end(i, false)?;
@@ -921,6 +925,12 @@ fn starts_plain(c: u8, next: u8) -> bool {
         | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ' | b'\n' => false,
         _ => true,
     }
+}
+
+/// [`starts_plain`] inside a flow collection, where `-` before a flow indicator is
+/// no scalar either.
+fn starts_plain_in_flow(c: u8, next: u8) -> bool {
+    starts_plain(c, next) && !is_flow_indicator(c) && !(c == b'-' && is_flow_indicator(next))
 }
 
 fn is_flow_indicator(c: u8) -> bool {

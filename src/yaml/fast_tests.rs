@@ -135,6 +135,39 @@ fn rarer_constructs_go_to_the_full_loader() {
     }
 }
 
+/// Inputs the fuzz driver's `yaml` surface found.
+#[test]
+fn found_by_the_fuzz_driver() {
+    for text in [
+        "n: e\ne:\n s: [] ",
+        "m: []\ne: [] \n",
+        "m: []\ne: [] ",
+        "    c: {e: i,m: -,t: 1}\n",
+        "c: [-, -]\n",
+        "c: [-1, -x]\n",
+        "a: [[1] , {k: [2]  }, 3]  # c\n",
+        "e:\n s: []",
+        "a: x",
+        "a: [x]",
+        "a: {k: v}",
+        "- a",
+        "a:\n  - b",
+        "a: \"x\"",
+        "a: 'x'  # c",
+        "a: x # c",
+        "a: x\n# c",
+        "a:\n- x",
+        "a: x\n  y",
+        "a: 'x'\n\n\n",
+        "a: >\n  x\n\n",
+        "a: |+\n  x\n\n",
+        "- - a\n  - b",
+        "a:\n  - b\n\n  - c\n",
+    ] {
+        check(text);
+    }
+}
+
 #[test]
 fn empty_documents() {
     fast("");

@@ -43,6 +43,12 @@ pub fn parse_with_warnings(text: &str, file: FileId) -> Result<(Node, Vec<YamlEr
     parse_full(text, file)
 }
 
+/// The fast front end alone: `None` where it hands the text to the full loader.
+#[doc(hidden)]
+pub fn parse_fast(text: &str, file: FileId) -> Option<Node> {
+    super::fast::parse(text, file)
+}
+
 /// [`parse_with_warnings`] on saphyr-parser's events alone, without the fast front end
 /// (`super::fast`) that reads the common shapes. Every error comes from here; the
 /// benchmark and the fuzz driver compare the two.

@@ -15,7 +15,7 @@ mod load_tests;
 
 pub use error::YamlError;
 pub use load::{
-    parse, parse_all, parse_full, parse_with_warnings, ALIAS_EXPANSION_LIMIT, MAX_DEPTH,
+    parse, parse_all, parse_fast, parse_full, parse_with_warnings, ALIAS_EXPANSION_LIMIT, MAX_DEPTH,
 };
 pub use node::{Key, Node, NodeKind, ScalarStyle};
 pub use offset::content_offset;
