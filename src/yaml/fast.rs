@@ -790,6 +790,8 @@ impl<'a> Reader<'a> {
                 b',' | b'[' | b']' | b'{' | b'}' => return Some(end),
                 b':' if key && self.at(r + 1) == b' ' => return Some(end),
                 b'\n' | b':' => return None,
+                // saphyr-parser reads a `-` before a flow indicator as its own token.
+                b'-' if is_flow_indicator(self.at(r + 1)) => return None,
                 b'#' if self.b[r - 1] == b' ' => return None,
                 b' ' => {}
                 _ => end = r + 1,
