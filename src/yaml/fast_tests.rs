@@ -211,7 +211,7 @@ fn the_repository_s_yaml_files() {
         }
     }
     if std::env::var_os("BPC_FAST_LIST").is_some() {
-        eprintln!("{}", left.join("\n"));
+        eprintln!("{}\nread {read} of the {total} that load", left.join("\n"));
     }
     // Most real files that load are in the common shapes (the rest use anchors and
     // merge keys); a drop here means the fast path stopped reading them (correct, but
