@@ -236,25 +236,3 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// `BPC_FAST_WHY=FILE cargo test --lib fast_tests::why`: the first line where the
-/// fast path stops reading FILE (the shortest prefix the loader reads and it does not).
-#[test]
-fn why() {
-    let Some(path) = std::env::var_os("BPC_FAST_WHY") else {
-        return;
-    };
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut last = 0;
-    for n in 1..=lines.len() {
-        let prefix: String = lines[..n].concat();
-        if check(&prefix) {
-            last = n;
-        }
-    }
-    let upto = (last + 4).min(lines.len());
-    eprintln!(
-        "read up to line {last}; then:\n{}",
-        lines[last..upto].concat()
-    );
-}
