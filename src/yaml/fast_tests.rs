@@ -235,4 +235,3 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
-
