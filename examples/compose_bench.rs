@@ -5,15 +5,19 @@
 //! `cargo run --release --example compose_bench [-- --sizes 100,1000,10000 --runs 5]`
 //!
 //! Each size runs in its own child process so its peak memory (VmHWM) is its own.
-//! Prints one TSV row per template: name, facets, parse ms, compose ms, compose/parse,
+//! Prints one TSV row per template: name, facets, parse ms (bpc's loader: the fast
+//! front end), saphyr parse ms (the full loader alone, on saphyr-parser's events, as
+//! before issue 25), their ratio, compose ms, compose ÷ parse, compose ÷ saphyr parse,
 //! peak MiB — then the growth ratio between consecutive sizes. Times are the fastest
-//! of the runs: on a shared machine noise only ever adds time.
+//! of the runs: on a shared machine noise only ever adds time. Run it under
+//! `taskset -c 0` to compare compose and parse on one core each (compose parses on
+//! every core it is given).
 //!
 //! `--chain 1000,10000` instead measures activation chains (issue 14): facet i's `when`
 //! reads the config block of facet i-1, so each round of activation switches on one
 //! more facet.
 //!
-//! `--measure DIR [--values FILE] --only parse|compose` runs one side alone, for
+//! `--measure DIR [--values FILE] --only parse|saphyr|compose` runs one side alone, for
 //! counting instructions under `valgrind --tool=callgrind` (repeatable where wall time
 //! is not).
 
@@ -72,22 +76,37 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
             0
         }
     };
-    let parse_ms: Vec<f64> = (0..runs_of("parse"))
-        .map(|_| {
-            let start = Instant::now();
-            let sources = FileMap::new();
-            for f in &files {
-                let Ok(text) = std::fs::read_to_string(f) else {
-                    continue;
-                };
-                let id = sources.add(f.to_string_lossy().to_string(), text);
-                if let Some(text) = sources.text(id) {
+    // The bare parse, one file after another on one core: with bpc's loader (the fast
+    // front end, the full loader where it hands over), and with the full loader alone
+    // (saphyr-parser's events, the loader before issue 25). Both sides alternate run by
+    // run, so load on the machine falls on both alike.
+    let bare = |full: bool| {
+        let start = Instant::now();
+        let sources = FileMap::new();
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else {
+                continue;
+            };
+            let id = sources.add(f.to_string_lossy().to_string(), text);
+            if let Some(text) = sources.text(id) {
+                if full {
+                    let _ = std::hint::black_box(bpc::yaml::parse_full(&text, id));
+                } else {
                     let _ = std::hint::black_box(bpc::yaml::parse(&text, id));
                 }
             }
-            start.elapsed().as_secs_f64() * 1000.0
-        })
-        .collect();
+        }
+        start.elapsed().as_secs_f64() * 1000.0
+    };
+    let (mut parse_ms, mut saphyr_ms) = (Vec::new(), Vec::new());
+    for _ in 0..runs_of("parse").max(runs_of("saphyr")) {
+        if runs_of("parse") > 0 {
+            parse_ms.push(bare(false));
+        }
+        if runs_of("saphyr") > 0 {
+            saphyr_ms.push(bare(true));
+        }
+    }
 
     let mut options = Options::at(template_dir);
     options.locate.context = Some("bench".into());
@@ -112,10 +131,12 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
             start.elapsed().as_secs_f64() * 1000.0
         })
         .collect();
-    let (p, c) = (fastest(parse_ms), fastest(compose_ms));
+    let (p, f, c) = (fastest(parse_ms), fastest(saphyr_ms), fastest(compose_ms));
     println!(
-        "{name}\t{facets}\t{p:.2}\t{c:.2}\t{:.2}\t{:.1}",
+        "{name}\t{facets}\t{p:.2}\t{f:.2}\t{:.2}\t{c:.2}\t{:.2}\t{:.2}\t{:.1}",
+        f / p,
         c / p,
+        c / f,
         peak_mib()
     );
 }
@@ -144,7 +165,9 @@ fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let exe = std::env::current_exe().expect("own path");
     let work = std::env::temp_dir().join(format!("bpc-bench-{}", std::process::id()));
-    println!("template\tfacets\tparse_ms\tcompose_ms\tcompose/parse\tpeak_mib");
+    println!(
+        "template\tfacets\tparse_ms\tsaphyr_parse_ms\tsaphyr/parse\tcompose_ms\tcompose/parse\tcompose/saphyr\tpeak_mib"
+    );
     let run_child = |name: &str, dir: &Path, values: Option<&Path>, runs: usize| -> Option<f64> {
         let mut cmd = Command::new(&exe);
         cmd.args([
@@ -162,7 +185,7 @@ fn main() {
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         eprint!("{}", String::from_utf8_lossy(&out.stderr));
         print!("{text}");
-        text.split('\t').nth(3).and_then(|c| c.parse().ok())
+        text.split('\t').nth(5).and_then(|c| c.parse().ok())
     };
     if let Some(chains) = flag("--chain") {
         let mut times = Vec::new();

@@ -3,10 +3,11 @@
 //! any panic, any input over the time budget and any input over the memory budget.
 //!
 //! `cargo run --release --example fuzz -- --runs N --seed S [--time-ms T] [--memory-mib M]
-//! [--surface mixed|render|set|deep|tar]`
+//! [--surface mixed|yaml|render|set|deep|tar]`
 //!
 //! Surfaces (issue 21): `mixed` (the default) is the original blend of expressions,
-//! YAML and templates. `render` renders mutated templates, checks every output path is
+//! YAML and templates. `yaml` (issue 25) parses mutated YAML files only, each with the
+//! fast front end and with the full loader, and fails where the two disagree. `render` renders mutated templates, checks every output path is
 //! confined, compares the result with a hostile tree (`--check`: links to a secret, a
 //! FIFO, a `/dev/zero` link, an oversized file) and fails if the secret is printed, and
 //! every 500th render is written to a scratch directory that must then hold the output
@@ -31,6 +32,10 @@ use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// YAML inputs the fast front end read itself, and those that loaded at all.
+static YAML_FAST: AtomicU64 = AtomicU64::new(0);
+static YAML_LOADED: AtomicU64 = AtomicU64::new(0);
 use std::time::{Duration, Instant};
 
 /// splitmix64: one u64 of state, so any run is reproducible from (seed, run).
@@ -346,6 +351,7 @@ impl Input {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Surface {
     Mixed,
+    Yaml,
     Render,
     Set,
     Deep,
@@ -508,6 +514,10 @@ impl Corpus {
             Surface::Set => return set_input(&mut rng, &self.donors),
             Surface::Deep => return self.deep_input(&mut rng),
             Surface::Tar => return self.tar_input(&mut rng),
+            Surface::Yaml => {
+                let original = rng.pick(&self.donors).clone();
+                return Input::Yaml(mutate(&mut rng, &original, &self.donors));
+            }
         }
         let roll = rng.below(100);
         if roll < 3 && !self.templates.is_empty() {
@@ -685,7 +695,25 @@ impl Corpus {
             Input::Yaml(text) => {
                 let sources = FileMap::new();
                 let file = sources.add("fuzz.yaml".to_string(), text.clone());
-                if let Ok(node) = bpc::yaml::parse(text, file) {
+                let parsed = bpc::yaml::parse_with_warnings(text, file);
+                // The fast front end reads the common shapes and hands the rest to the
+                // full loader: whatever it reads must come out as the full loader reads
+                // it (values, styles, spans, warnings), errors included.
+                let full = bpc::yaml::parse_full(text, file);
+                let same = match (&parsed, &full) {
+                    (Ok(a), Ok(b)) => format!("{a:?}") == format!("{b:?}"),
+                    (Err(a), Err(b)) => a == b,
+                    _ => false,
+                };
+                assert!(
+                    same,
+                    "the fast YAML front end and the full loader disagree: {parsed:?} against {full:?}"
+                );
+                if bpc::yaml::parse_fast(text, file).is_some() {
+                    YAML_FAST.fetch_add(1, Ordering::Relaxed);
+                }
+                if let Ok((node, _)) = parsed {
+                    YAML_LOADED.fetch_add(1, Ordering::Relaxed);
                     let value = node.to_value();
                     let _ = bpc::emit::to_yaml(&value);
                 }
@@ -1001,8 +1029,11 @@ fn options() -> Options {
                 Some("set") => Surface::Set,
                 Some("deep") => Surface::Deep,
                 Some("tar") => Surface::Tar,
+                Some("yaml") => Surface::Yaml,
                 other => {
-                    eprintln!("--surface takes mixed, render, set, deep or tar, not {other:?}");
+                    eprintln!(
+                        "--surface takes mixed, yaml, render, set, deep or tar, not {other:?}"
+                    );
                     std::process::exit(2);
                 }
             };
@@ -1142,4 +1173,11 @@ fn main() {
         slowest.as_millis(),
         meter.peak() >> 20
     );
+    let loaded = YAML_LOADED.load(Ordering::Relaxed);
+    if loaded > 0 {
+        println!(
+            "fuzz: {loaded} YAML inputs loaded, {} of them read by the fast front end",
+            YAML_FAST.load(Ordering::Relaxed)
+        );
+    }
 }

@@ -37,6 +37,23 @@ pub fn parse(text: &str, file: FileId) -> Result<Node, YamlError> {
 /// with no meaning for bpc (`!custom`), `!!binary` (kept as its base64 text). Each is
 /// a warning at the tag's node.
 pub fn parse_with_warnings(text: &str, file: FileId) -> Result<(Node, Vec<YamlError>), YamlError> {
+    if let Some(node) = super::fast::parse(text, file) {
+        return Ok((node, Vec::new()));
+    }
+    parse_full(text, file)
+}
+
+/// The fast front end alone: `None` where it hands the text to the full loader.
+#[doc(hidden)]
+pub fn parse_fast(text: &str, file: FileId) -> Option<Node> {
+    super::fast::parse(text, file)
+}
+
+/// [`parse_with_warnings`] on saphyr-parser's events alone, without the fast front end
+/// (`super::fast`) that reads the common shapes. Every error comes from here; the
+/// benchmark and the fuzz driver compare the two.
+#[doc(hidden)]
+pub fn parse_full(text: &str, file: FileId) -> Result<(Node, Vec<YamlError>), YamlError> {
     let mut loader = Loader::new(text, file);
     let mut docs = loader
         .documents(true)
@@ -579,7 +596,7 @@ fn scalar_kind(
 ) -> Result<NodeKind, YamlError> {
     let Some(tag) = tag else {
         return Ok(if style == ScalarStyle::Plain {
-            plain_kind(value)
+            plain_kind(&value)
         } else {
             NodeKind::Str(Arc::from(value.as_ref()))
         });
@@ -590,7 +607,7 @@ fn scalar_kind(
             if (tag.handle.is_empty() && tag.suffix == "!") || style != ScalarStyle::Plain {
                 NodeKind::Str(Arc::from(value.as_ref()))
             } else {
-                plain_kind(value)
+                plain_kind(&value)
             },
         );
     }
@@ -633,14 +650,14 @@ fn scalar_kind(
     })
 }
 
-fn plain_kind(value: Cow<'_, str>) -> NodeKind {
-    match scalar::resolve_plain(&value) {
+pub(super) fn plain_kind(value: &str) -> NodeKind {
+    match scalar::resolve_plain(value) {
         PlainScalar::Null => NodeKind::Null,
         PlainScalar::Bool(b) => NodeKind::Bool(b),
         PlainScalar::Int(n) => NodeKind::Int(n),
         PlainScalar::Uint(n) => NodeKind::Uint(n),
         PlainScalar::Float(f) => NodeKind::Float(f),
-        PlainScalar::Str(_) => NodeKind::Str(Arc::from(value.as_ref())),
+        PlainScalar::Str(_) => NodeKind::Str(Arc::from(value)),
     }
 }
 

@@ -2,6 +2,7 @@
 //! Writing YAML is `emit`'s job.
 
 pub(crate) mod error;
+mod fast;
 pub(crate) mod load;
 mod map_builder;
 pub(crate) mod node;
@@ -13,6 +14,11 @@ pub(crate) mod scalar;
 mod load_tests;
 
 pub use error::YamlError;
-pub use load::{parse, parse_all, parse_with_warnings, ALIAS_EXPANSION_LIMIT, MAX_DEPTH};
+pub use load::{
+    parse, parse_all, parse_fast, parse_full, parse_with_warnings, ALIAS_EXPANSION_LIMIT, MAX_DEPTH,
+};
 pub use node::{Key, Node, NodeKind, ScalarStyle};
 pub use offset::content_offset;
+
+#[cfg(test)]
+mod fast_tests;
