@@ -27,29 +27,7 @@ pub const MAX_DEPTH: usize = 256;
 /// few hundred nodes; an exponential alias bomb hits this within microseconds.
 pub const ALIAS_EXPANSION_LIMIT: usize = 100_000;
 
-/// Parses a single-document YAML text. An empty text (or one with only comments) is a
-/// null node; a second document is an error.
-pub fn parse(text: &str, file: FileId) -> Result<Node, YamlError> {
-    parse_with_warnings(text, file).map(|(node, _)| node)
-}
-
-/// [`parse`], with what the document says that bpc reads but does not honour: tags
-/// with no meaning for bpc (`!custom`), `!!binary` (kept as its base64 text). Each is
-/// a warning at the tag's node.
-pub fn parse_with_warnings(text: &str, file: FileId) -> Result<(Node, Vec<YamlError>), YamlError> {
-    if let Some(node) = super::fast::parse(text, file) {
-        return Ok((node, Vec::new()));
-    }
-    parse_full(text, file)
-}
-
-/// The fast front end alone: `None` where it hands the text to the full loader.
-#[doc(hidden)]
-pub fn parse_fast(text: &str, file: FileId) -> Option<Node> {
-    super::fast::parse(text, file)
-}
-
-/// [`parse_with_warnings`] on saphyr-parser's events alone, without the fast front end
+/// [`super::parse_with_warnings`] on saphyr-parser's events alone, without the fast front end
 /// (`super::fast`) that reads the common shapes. Every error comes from here; the
 /// benchmark and the fuzz driver compare the two.
 #[doc(hidden)]
@@ -133,7 +111,7 @@ struct Loader<'a> {
     keys: FxHashSet<Arc<str>>,
     /// Short string values seen in this file.
     short_strings: FxHashSet<Arc<str>>,
-    /// Tags read but not honoured (see [`parse_with_warnings`]); at most
+    /// Tags read but not honoured (see [`super::parse_with_warnings`]); at most
     /// [`TAG_WARNINGS_LIMIT`].
     warnings: Vec<YamlError>,
 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod error;
 mod fast;
+mod front;
 pub(crate) mod load;
 mod map_builder;
 pub(crate) mod node;
@@ -14,9 +15,8 @@ pub(crate) mod scalar;
 mod load_tests;
 
 pub use error::YamlError;
-pub use load::{
-    parse, parse_all, parse_fast, parse_full, parse_with_warnings, ALIAS_EXPANSION_LIMIT, MAX_DEPTH,
-};
+pub use front::{parse, parse_fast, parse_with_warnings};
+pub use load::{parse_all, parse_full, ALIAS_EXPANSION_LIMIT, MAX_DEPTH};
 pub use node::{Key, Node, NodeKind, ScalarStyle};
 pub use offset::content_offset;
 

@@ -174,7 +174,7 @@ fn block_offset(source: &str, start: usize, end: usize, value: &str, target: usi
 mod tests {
     use super::*;
     use crate::files::FileId;
-    use crate::yaml::load::parse;
+    use crate::yaml::parse;
 
     /// The source offset of the first `$` of the value of key `k`.
     fn caret(source: &str) -> usize {

@@ -37,7 +37,7 @@ mod tests {
     use crate::value::Value;
 
     fn tracked(yaml: &str) -> Tracked {
-        let node = crate::yaml::load::parse(yaml, crate::files::FileId(0)).expect("yaml");
+        let node = crate::yaml::parse(yaml, crate::files::FileId(0)).expect("yaml");
         Tracked::from_value(&node.to_value(), OriginId(0))
     }
 

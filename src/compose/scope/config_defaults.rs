@@ -170,7 +170,7 @@ mod tests {
     fn yaml(text: &str) -> Value {
         let sources = crate::files::FileMap::default();
         let id = sources.add("t.yaml", text);
-        crate::yaml::load::parse(text, id)
+        crate::yaml::parse(text, id)
             .expect("test YAML parses")
             .to_value()
     }

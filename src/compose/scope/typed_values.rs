@@ -67,7 +67,7 @@ mod tests {
     fn yaml(text: &str) -> Map {
         let sources = crate::files::FileMap::default();
         let id = sources.add("t.yaml", text);
-        let node = crate::yaml::load::parse(text, id).expect("test YAML parses");
+        let node = crate::yaml::parse(text, id).expect("test YAML parses");
         node.to_value().as_map().cloned().unwrap_or_default()
     }
 
