@@ -25,6 +25,7 @@ pub(crate) mod flux_shape;
 pub mod host;
 pub(crate) mod in_scope;
 pub(crate) mod list_strategy;
+pub mod memo;
 pub(crate) mod merge;
 pub(crate) mod ordering;
 pub(crate) mod origin;
@@ -137,6 +138,15 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         None,
         &mut origins,
     )?;
+    finish_one(inputs, part, origins)
+}
+
+/// Merge → validate → assemble for a template without local sources.
+fn finish_one(
+    inputs: &Inputs<'_>,
+    part: Part,
+    origins: Origins,
+) -> Result<Composition, Vec<Diagnostic>> {
     let base = inputs
         .template
         .base
@@ -199,7 +209,13 @@ pub fn compose_part(
             .filter(|(k, _)| resolver.has_block(k))
             .collect()
     });
-    let config_log = resolver.block_log();
+    let mut config_log = resolver.block_log();
+    // In block order, not in the order expressions happened to read them first (which
+    // an incremental composition, skipping unchanged facets, cannot reproduce).
+    memo::canonical_log(
+        &memo::block_order(template, &activation.active),
+        &mut config_log,
+    );
     Ok(Part {
         contributions,
         exclusions,

@@ -1,0 +1,505 @@
+//! Incremental composition (issue 25): what the activate → config → collect stages
+//! found for one composition, kept for the next, so that after an edit only the
+//! facets whose inputs changed are collected again.
+//!
+//! The rule is Salsa's: a facet's contributions are a function of the facet (its
+//! parsed content, shared as one `Arc` while its file's text is unchanged), of
+//! whether it is active, and of the values of the top-level names its expressions
+//! read — directly, or through the config values and block `when`s they read, which
+//! the [`Resolver`] records. If none of these changed, collecting it again would
+//! give the same contributions, exclusions and origins, so they are replayed. What
+//! "changed" means for a name:
+//!
+//! * the context values or the environment and Terraform outputs changed: every name;
+//! * a config block name changed when a facet contributing to it was edited, added,
+//!   removed or switched on or off, when the previous composition's value of the
+//!   block read a changed name (transitively), and always when its facet calls a
+//!   function that reads files or the environment (those are read anew each time);
+//! * a block name that no facet of the previous template had is read without being
+//!   recorded (it was a plain context value then): nothing is reused.
+//!
+//! Activation, merge, validation and assembly run whole every time. Any error on the
+//! way (a failing expression, a cycle, the output budget) composes cold instead, so a
+//! failure reads exactly as a cold composition's; the memo is only ever updated by a
+//! composition that succeeded up to merging.
+
+use super::activate::Activation;
+use super::collect::{self, Collected, Contribution, Exclusion};
+use super::config::{BlockIndex, BlockRecord, Resolver};
+use super::origin::{Contributor, Origin, OriginId, Origins};
+use super::tracked::Tracked;
+use super::{facet_outputs, requires, Composition, Inputs, Part};
+use crate::expr::host::TerraformOutputs;
+use crate::expr::{Map, Scope};
+use crate::files::Diagnostic;
+use crate::template::{Facet, Template, TemplateId};
+use crate::value::Equality;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// What one composition leaves for the next (see the module documentation). Empty
+/// until the first composition; one memo serves one project and context.
+#[derive(Default)]
+pub struct Memo {
+    state: Option<State>,
+    /// How the last composition went: facets replayed and collected again.
+    pub last: Reuse,
+}
+
+/// How much of the last composition came from the memo.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reuse {
+    /// Active facets whose contributions were replayed.
+    pub replayed: usize,
+    /// Facets collected (again): changed, reading a changed name, or inactive.
+    pub collected: usize,
+    /// The composition ran cold (first run, an error, or inputs the memo cannot use).
+    pub cold: bool,
+}
+
+struct State {
+    context: Arc<Map>,
+    /// The environment and Terraform outputs as text: any change invalidates all.
+    fingerprint: String,
+    /// Per facet path: the facet and whether it was active.
+    facets: HashMap<String, (Arc<Facet>, bool)>,
+    /// Every config block name of the template, of active facets or not.
+    names: HashSet<String>,
+    /// For each name, the blocks whose value read it.
+    readers: HashMap<String, Vec<String>>,
+    /// Blocks whose value read the whole scope: changed whenever anything is.
+    whole_scope: Vec<String>,
+    /// Active facets collected without error, by path.
+    entries: HashMap<String, Entry>,
+}
+
+/// One active facet's collection, with origin ids relative to its first origin.
+struct Entry {
+    facet: Arc<Facet>,
+    reads: HashSet<String>,
+    contributions: Vec<Contribution>,
+    exclusions: Vec<Exclusion>,
+    origins: Vec<Origin>,
+    spent: usize,
+}
+
+impl Memo {
+    /// Forgets everything: the next composition runs cold.
+    pub fn clear(&mut self) {
+        self.state = None;
+    }
+}
+
+/// Composes as [`super::compose`] does, reusing what `memo` kept from the last
+/// composition where its inputs did not change, and keeping this one's for the next.
+/// The result is the same as a cold composition's.
+pub fn compose(inputs: &Inputs<'_>, memo: &mut Memo) -> Result<Composition, Vec<Diagnostic>> {
+    let usable = inputs.template.upstream.is_empty()
+        && matches!(
+            inputs.terraform,
+            TerraformOutputs::Unregistered
+                | TerraformOutputs::Deferred
+                | TerraformOutputs::Provider(_)
+        );
+    if usable {
+        if let Some((part, origins)) = part(inputs, memo) {
+            return super::finish_one(inputs, part, origins);
+        }
+    }
+    memo.state = None;
+    memo.last = Reuse {
+        cold: true,
+        ..Reuse::default()
+    };
+    super::compose(inputs)
+}
+
+/// Scope → activate → config → collect with the memo; `None` where a cold
+/// composition must decide (the memo is then left for the caller to clear).
+fn part(inputs: &Inputs<'_>, memo: &mut Memo) -> Option<(Part, Origins)> {
+    let template = inputs.template;
+    let (context, activation) =
+        super::activated_scope(inputs, template, inputs.schema, None).ok()?;
+    let fingerprint = format!("{:?}\n{:?}", inputs.environment, inputs.terraform);
+    let n = template.facets.len();
+    let active: Vec<bool> = activation
+        .outcome
+        .iter()
+        .map(|o| *o != Activation::Inactive)
+        .collect();
+    let volatile: Vec<bool> = template
+        .facets
+        .iter()
+        .map(|f| reads_outside(template, f))
+        .collect();
+    let mut old = memo.state.take();
+    let changed = old
+        .as_ref()
+        .and_then(|s| s.changed(template, &context, &fingerprint, &active, &volatile));
+
+    // One index over every facet's blocks, so that every block name read goes
+    // through the resolver (and is recorded), active or not.
+    let all: Vec<usize> = (0..n).collect();
+    let mut resolver = Resolver::over(
+        template,
+        inputs.engine,
+        context.clone(),
+        &inputs.environment,
+        &inputs.terraform,
+        inputs.limits,
+        Rc::new(BlockIndex::new(template, &all)),
+        Some(Rc::new(active.clone())),
+    );
+    resolver.precedence = inputs.precedence;
+    let mut origins = Origins::default();
+    origins.begin(TemplateId::Composing);
+    let mut collected =
+        collect::collect_base(TemplateId::Composing, template, &resolver, &mut origins);
+    let mut entries = HashMap::new();
+    let mut reuse = Reuse::default();
+    for (i, facet) in template.facets.iter().enumerate() {
+        let memoisable = active[i] && !volatile[i];
+        if let (true, Some(changed), Some(state)) = (memoisable, &changed, old.as_mut()) {
+            let fits = state
+                .entries
+                .get(&facet.path)
+                .is_some_and(|e| Arc::ptr_eq(&e.facet, facet) && e.reads.is_disjoint(changed));
+            if fits {
+                if let Some(entry) = state.entries.remove(&facet.path) {
+                    collected.absorb(entry.replay(i, &mut origins, collected.spent));
+                    entries.insert(facet.path.clone(), entry);
+                    reuse.replayed += 1;
+                    continue;
+                }
+            }
+        }
+        reuse.collected += 1;
+        let start = origins.len();
+        resolver.record();
+        let step = collect::collect_facet(
+            TemplateId::Composing,
+            template,
+            &resolver,
+            &activation,
+            i,
+            &mut origins,
+            collected.spent,
+        );
+        let reads = resolver.recorded();
+        if memoisable && step.errors.is_empty() && !reads.all {
+            let entry = Entry::keep(facet, reads.names, &step, &origins, start, collected.spent);
+            entries.insert(facet.path.clone(), entry);
+        }
+        collected.absorb(step);
+    }
+    drop(old);
+    if !collected.errors.is_empty() || collected.spent > inputs.limits.output_bytes {
+        return None;
+    }
+    let mut contributions = collected.contributions;
+    contributions.sort_by_key(|c| c.order);
+
+    // The rest of the stage as `compose_part` runs it.
+    let owners =
+        super::requirement_owners(template, &resolver, &activation, &contributions).ok()?;
+    requires::check(&resolver, &owners).ok()?;
+    let outputs = facet_outputs::collect(&resolver, &activation.active).ok()?;
+    let messages = facet_outputs::messages(&resolver, &activation.active).ok()?;
+    let order = block_order(template, &activation.active);
+    let scope = resolver.materialize_all().ok()?;
+    // The order a resolver over the active facets alone gives (see `ordered_config`).
+    let config = ordered_config(&scope, &context, &order, &resolver);
+    let mut config_log = resolver.block_log();
+    canonical_log(&order, &mut config_log);
+
+    // What each block's value read, for the next composition's invalidation.
+    let mut readers: HashMap<String, Vec<String>> = HashMap::new();
+    let mut whole_scope = Vec::new();
+    for name in &order {
+        resolver.record();
+        let looked = resolver.lookup(&[name.as_str()]);
+        let reads = resolver.recorded();
+        looked.ok()?;
+        if reads.all {
+            whole_scope.push(name.clone());
+        }
+        for read in reads.names {
+            if read != *name {
+                readers.entry(read).or_default().push(name.clone());
+            }
+        }
+    }
+    drop(resolver);
+    memo.state = Some(State {
+        context: context.clone(),
+        fingerprint,
+        facets: template
+            .facets
+            .iter()
+            .zip(&active)
+            .map(|(f, a)| (f.path.clone(), (f.clone(), *a)))
+            .collect(),
+        names: template
+            .facets
+            .iter()
+            .flat_map(|f| f.config.iter().map(|b| b.name.clone()))
+            .collect(),
+        readers,
+        whole_scope,
+        entries,
+    });
+    memo.last = reuse;
+    let part = Part {
+        contributions,
+        exclusions: collected.exclusions,
+        outputs,
+        messages,
+        config: Ok(config),
+        activation,
+        context,
+        config_log,
+    };
+    Some((part, origins))
+}
+
+impl State {
+    /// The block names whose value may differ from this state's; `None`: any may.
+    fn changed(
+        &self,
+        template: &Template,
+        context: &Arc<Map>,
+        fingerprint: &str,
+        active: &[bool],
+        volatile: &[bool],
+    ) -> Option<HashSet<String>> {
+        let same_context = Arc::ptr_eq(&self.context, context)
+            || crate::expr::Value::map((*self.context).clone()).equals(
+                &crate::expr::Value::map((**context).clone()),
+                Equality::IDENTICAL,
+            );
+        if !same_context || self.fingerprint != fingerprint {
+            return None;
+        }
+        let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+        let mut changed: HashSet<String> = HashSet::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (i, facet) in template.facets.iter().enumerate() {
+            if facet.config.iter().any(|b| !self.names.contains(&b.name)) {
+                return None;
+            }
+            seen.insert(facet.path.as_str());
+            match self.facets.get(&facet.path) {
+                Some((was, was_active)) if Arc::ptr_eq(was, facet) && *was_active == active[i] => {
+                    if active[i] && volatile[i] {
+                        changed.extend(names_of(facet));
+                    }
+                }
+                Some((was, was_active)) => {
+                    if *was_active {
+                        changed.extend(names_of(was));
+                    }
+                    if active[i] {
+                        changed.extend(names_of(facet));
+                    }
+                }
+                None if active[i] => changed.extend(names_of(facet)),
+                None => {}
+            }
+        }
+        for (path, (was, was_active)) in &self.facets {
+            if *was_active && !seen.contains(path.as_str()) {
+                changed.extend(names_of(was));
+            }
+        }
+        if !changed.is_empty() {
+            changed.extend(self.whole_scope.iter().cloned());
+        }
+        let mut queue: Vec<String> = changed.iter().cloned().collect();
+        while let Some(name) = queue.pop() {
+            for reader in self.readers.get(&name).into_iter().flatten() {
+                if changed.insert(reader.clone()) {
+                    queue.push(reader.clone());
+                }
+            }
+        }
+        Some(changed)
+    }
+}
+
+impl Entry {
+    /// Keeps what collecting `facet` gave (`step`, whose origins start at `start`).
+    fn keep(
+        facet: &Arc<Facet>,
+        reads: HashSet<String>,
+        step: &Collected,
+        origins: &Origins,
+        start: usize,
+        spent_before: usize,
+    ) -> Entry {
+        let shift = |id: OriginId| OriginId(id.0 - start as u32);
+        Entry {
+            facet: facet.clone(),
+            reads,
+            contributions: step
+                .contributions
+                .iter()
+                .map(|c| relocate(c, shift))
+                .collect(),
+            exclusions: step.exclusions.clone(),
+            origins: (start..origins.len())
+                .map(|k| origins.get(OriginId(k as u32)).clone())
+                .collect(),
+            spent: step.spent - spent_before,
+        }
+    }
+
+    /// This facet's contributions as collecting it at index `i` now gives them, its
+    /// origins added to `origins`.
+    fn replay(&self, i: usize, origins: &mut Origins, spent_before: usize) -> Collected {
+        let start = origins.len() as u32;
+        for origin in &self.origins {
+            let mut origin = origin.clone();
+            if let Contributor::Facet(id) = &mut origin.contributor {
+                id.index = i;
+            }
+            origins.add(origin);
+        }
+        let shift = |id: OriginId| OriginId(id.0 + start);
+        Collected {
+            contributions: self
+                .contributions
+                .iter()
+                .map(|c| {
+                    let mut c = relocate(c, shift);
+                    c.order.1 = i + 1;
+                    c
+                })
+                .collect(),
+            exclusions: self
+                .exclusions
+                .iter()
+                .map(|e| {
+                    let mut e = e.clone();
+                    e.facet.index = i;
+                    e
+                })
+                .collect(),
+            errors: Vec::new(),
+            spent: spent_before + self.spent,
+        }
+    }
+}
+
+/// `c` with every origin id mapped by `shift`.
+fn relocate(c: &Contribution, shift: impl Fn(OriginId) -> OriginId + Copy) -> Contribution {
+    Contribution {
+        kind: c.kind,
+        id: c.id.clone(),
+        order: c.order,
+        strategy: c.strategy,
+        fields: c
+            .fields
+            .iter()
+            .map(|(k, v)| (*k, relocate_tracked(v, shift)))
+            .collect(),
+        identity_only: c.identity_only,
+        origin: shift(c.origin),
+    }
+}
+
+fn relocate_tracked(t: &Tracked, shift: impl Fn(OriginId) -> OriginId + Copy) -> Tracked {
+    match t {
+        Tracked::Leaf(v, o) => Tracked::Leaf(v.clone(), shift(*o)),
+        Tracked::List(items, o) => Tracked::List(
+            items.iter().map(|t| relocate_tracked(t, shift)).collect(),
+            shift(*o),
+        ),
+        Tracked::Map(entries, o) => Tracked::Map(
+            Box::new(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), relocate_tracked(v, shift)))
+                    .collect(),
+            ),
+            shift(*o),
+        ),
+    }
+}
+
+/// Whether a facet calls a function that reads files or the environment (`file`,
+/// `jsonnet`, `yaml`, `yamlString`, `env`): what those read may change with no facet
+/// changing, so such a facet is collected every time and its blocks count as changed.
+/// Looks at the facet's text, so a mention in a comment counts too (harmless).
+fn reads_outside(template: &Template, facet: &Facet) -> bool {
+    let Some(text) = template.sources.text(facet.file) else {
+        return true;
+    };
+    const NAMES: [&str; 5] = ["file", "jsonnet", "yaml", "yamlString", "env"];
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    NAMES.iter().any(|name| {
+        text.match_indices(name).any(|(at, _)| {
+            let before = at.checked_sub(1).map(|k| bytes[k]);
+            if before.is_some_and(word) {
+                return false;
+            }
+            let rest = &text[at + name.len()..];
+            rest.trim_start().starts_with('(')
+        })
+    })
+}
+
+/// Config block names of the `active` facets in the order of their first
+/// contribution (S3): the order a block index over those facets lists them in.
+pub(crate) fn block_order(template: &Template, active: &[usize]) -> Vec<String> {
+    let mut firsts: Vec<((i64, usize, usize), &str)> = Vec::new();
+    for &i in active {
+        let facet = &template.facets[i];
+        for block in &facet.config {
+            let ordinal = block.ordinal.unwrap_or(facet.ordinal);
+            firsts.push(((ordinal, i, block.position), &block.name));
+        }
+    }
+    firsts.sort_by_key(|(order, _)| *order);
+    let mut seen = HashSet::new();
+    firsts
+        .into_iter()
+        .filter(|(_, name)| seen.insert(*name))
+        .map(|(_, name)| name.to_string())
+        .collect()
+}
+
+/// Puts the block log in a fixed order, whatever order the blocks were first read
+/// in: by block name as `order` lists them, each name's contributions in
+/// application order (as they were logged).
+pub(crate) fn canonical_log(order: &[String], log: &mut [BlockRecord]) {
+    let rank: HashMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.as_str(), k))
+        .collect();
+    log.sort_by_key(|r| rank.get(r.name.as_str()).copied().unwrap_or(usize::MAX));
+}
+
+/// The config blocks' values as `compose_part` keeps them: the context's keys that
+/// are block names first (in the context's order), then the other blocks with a
+/// value in `order`. `scope` is the resolver's whole scope.
+fn ordered_config(scope: &Map, context: &Map, order: &[String], resolver: &Resolver<'_>) -> Map {
+    let mut config = Map::default();
+    for key in context.keys() {
+        if resolver.has_block(key) {
+            if let Some(v) = scope.get(key) {
+                config.insert(key.clone(), v.clone());
+            }
+        }
+    }
+    for name in order {
+        if !context.contains_key(name.as_str()) {
+            if let Some((key, v)) = scope.get_key_value(name.as_str()) {
+                config.insert(key.clone(), v.clone());
+            }
+        }
+    }
+    config
+}
