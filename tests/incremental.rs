@@ -3,8 +3,10 @@
 //! blocks, edited at random (a value changed, a `when` flipped, a facet added or
 //! removed, a config key renamed), recomposed after each edit by one
 //! [`Recomposer`] and by a fresh session; blueprint, warnings or errors (as text),
-//! config, messages, exclusions and block log must be the same.
+//! config, messages, exclusions and block log must be the same, and so must the
+//! findings of `bpc check` with a memo kept across the edits and without.
 
+use bpc::check::{check, check_incremental, Memo as CheckMemo};
 use bpc::compose::Composition;
 use bpc::files::{render_all, Diagnostic, FileMap};
 use bpc::session::{Options, Recomposer, Session};
@@ -249,6 +251,20 @@ fn outcome(result: &Result<Composition, Vec<Diagnostic>>, sources: &FileMap) -> 
     }
 }
 
+/// A check's findings as text, in order.
+fn findings(report: &bpc::check::Report, sources: &FileMap) -> String {
+    let diagnostics: Vec<Diagnostic> = report
+        .findings
+        .iter()
+        .map(|f| f.diagnostic.clone())
+        .collect();
+    format!(
+        "{}\nsilenced {}",
+        render_all(&diagnostics, sources, false),
+        report.silenced
+    )
+}
+
 fn same_blueprint(a: &Composition, b: &Composition) -> bool {
     a.blueprint.equals(&b.blueprint, Equality::IDENTICAL)
 }
@@ -266,6 +282,7 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
     options.locate.context = Some("local".into());
     options.environment = bpc::compose::host::Environment::Fixed(Default::default());
     let mut engine = Recomposer::new(options.clone());
+    let mut checked = CheckMemo::default();
     let mut facets = initial;
     let mut replayed = 0;
     for (step, edit) in std::iter::once(None)
@@ -276,13 +293,30 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
             apply(&mut facets, edit);
         }
         write(root, &facets);
-        let warm = engine.open().and_then(|session| engine.compose(&session));
+        let warm_session = engine.open();
+        let warm_check = warm_session.as_ref().ok().map(|s| {
+            let report = check_incremental(&s.template, &s.engine, &[], &mut checked);
+            findings(&report, engine.sources())
+        });
+        let warm = warm_session.and_then(|session| engine.compose(&session));
         let warm_text = outcome(&warm, engine.sources());
         replayed += engine.reuse("local").replayed;
         let sources = Arc::new(FileMap::new());
-        let cold = Session::open(options.clone(), sources.clone()).and_then(|s| s.compose());
+        let cold_session = Session::open(options.clone(), sources.clone());
+        let cold_check = cold_session
+            .as_ref()
+            .ok()
+            .map(|s| findings(&check(&s.template, &s.engine, &[]), &sources));
+        let cold = cold_session.and_then(|s| s.compose());
         let cold_text = outcome(&cold, &sources);
         prop_assert_eq!(&warm_text, &cold_text, "step {} ({:?})", step, edit);
+        prop_assert_eq!(
+            &warm_check,
+            &cold_check,
+            "check, step {} ({:?})",
+            step,
+            edit
+        );
         if let (Ok(w), Ok(c)) = (&warm, &cold) {
             prop_assert!(
                 same_blueprint(w, c),

@@ -55,6 +55,10 @@ impl Snapshot {
         options.locate.context = settings.context.clone();
         options.env_context = std::env::var("WINDSOR_CONTEXT").ok();
         *reuse.engine.options_mut() = options;
+        if !settings.incremental {
+            reuse.engine.forget();
+            reuse.check = crate::check::Memo::default();
+        }
         let overlay = |tree: &FileTree| overlay_of(tree, documents);
         let started = Instant::now();
         let session = reuse.engine.open_overlaid(overlay);
