@@ -289,22 +289,22 @@ impl State {
                 return None;
             }
             seen.insert(facet.path.as_str());
-            match self.facets.get(&facet.path) {
-                Some((was, was_active)) if Arc::ptr_eq(was, facet) && *was_active == active[i] => {
-                    if active[i] && volatile[i] {
-                        changed.extend(names_of(facet));
-                    }
+            let before = self.facets.get(&facet.path);
+            let unchanged = before.is_some_and(|(was, was_active)| {
+                Arc::ptr_eq(was, facet) && *was_active == active[i]
+            });
+            if unchanged {
+                // Its blocks read files or the environment: read anew each time.
+                if active[i] && volatile[i] {
+                    changed.extend(names_of(facet));
                 }
-                Some((was, was_active)) => {
-                    if *was_active {
-                        changed.extend(names_of(was));
-                    }
-                    if active[i] {
-                        changed.extend(names_of(facet));
-                    }
-                }
-                None if active[i] => changed.extend(names_of(facet)),
-                None => {}
+                continue;
+            }
+            if let Some((was, true)) = before {
+                changed.extend(names_of(was));
+            }
+            if active[i] {
+                changed.extend(names_of(facet));
             }
         }
         for (path, (was, was_active)) in &self.facets {
