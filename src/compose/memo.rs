@@ -63,7 +63,9 @@ struct State {
     /// The environment and Terraform outputs as text: any change invalidates all.
     fingerprint: String,
     /// Per facet path: the facet and whether it was active.
-    facets: HashMap<String, (Arc<Facet>, bool)>,
+    /// Per facet path: the facet, whether it was active and whether it reads files
+    /// or the environment (see [`reads_outside`]; found once per parsed facet).
+    facets: HashMap<String, (Arc<Facet>, bool, bool)>,
     /// Every config block name of the template, of active facets or not.
     names: HashSet<String>,
     /// For each name, the blocks whose value read it.
@@ -128,12 +130,18 @@ fn part(inputs: &Inputs<'_>, memo: &mut Memo) -> Option<(Part, Origins)> {
         .iter()
         .map(|o| *o != Activation::Inactive)
         .collect();
+    let mut old = memo.state.take();
     let volatile: Vec<bool> = template
         .facets
         .iter()
-        .map(|f| reads_outside(template, f))
+        .map(|f| {
+            let known = old.as_ref().and_then(|s| s.facets.get(&f.path));
+            match known {
+                Some((was, _, volatile)) if Arc::ptr_eq(was, f) => *volatile,
+                _ => reads_outside(template, f),
+            }
+        })
         .collect();
-    let mut old = memo.state.take();
     let changed = old
         .as_ref()
         .and_then(|s| s.changed(template, &context, &fingerprint, &active, &volatile));
@@ -237,8 +245,8 @@ fn part(inputs: &Inputs<'_>, memo: &mut Memo) -> Option<(Part, Origins)> {
         facets: template
             .facets
             .iter()
-            .zip(&active)
-            .map(|(f, a)| (f.path.clone(), (f.clone(), *a)))
+            .zip(active.iter().zip(&volatile))
+            .map(|(f, (a, v))| (f.path.clone(), (f.clone(), *a, *v)))
             .collect(),
         names: template
             .facets
@@ -290,7 +298,7 @@ impl State {
             }
             seen.insert(facet.path.as_str());
             let before = self.facets.get(&facet.path);
-            let unchanged = before.is_some_and(|(was, was_active)| {
+            let unchanged = before.is_some_and(|(was, was_active, _)| {
                 Arc::ptr_eq(was, facet) && *was_active == active[i]
             });
             if unchanged {
@@ -300,14 +308,14 @@ impl State {
                 }
                 continue;
             }
-            if let Some((was, true)) = before {
+            if let Some((was, true, _)) = before {
                 changed.extend(names_of(was));
             }
             if active[i] {
                 changed.extend(names_of(facet));
             }
         }
-        for (path, (was, was_active)) in &self.facets {
+        for (path, (was, was_active, _)) in &self.facets {
             if *was_active && !seen.contains(path.as_str()) {
                 changed.extend(names_of(was));
             }
