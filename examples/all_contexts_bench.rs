@@ -11,8 +11,6 @@
 //! single-context run opens its session as the binary does, minus process start-up.
 //! Prints both wall times and their ratio per run, and checks the outputs agree.
 
-use bpc::cli::{self, Cli};
-use clap::Parser;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -82,13 +80,7 @@ fn compose(root: &Path, extra: &[&str]) -> bool {
     let argv = ["bpc", "compose", "--project", root.as_str()]
         .into_iter()
         .chain(extra.iter().copied());
-    match Cli::try_parse_from(argv) {
-        Ok(cli) => cli::run(cli) == ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            false
-        }
-    }
+    bpc::run(argv) == ExitCode::SUCCESS
 }
 
 /// The example template and `contexts` contexts whose values differ.

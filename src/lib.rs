@@ -27,16 +27,16 @@
 //! [`explain::Explainer`] says where a value came from, [`files::Diagnostic`]s render
 //! with [`files::render`] against the session's [`files::FileMap`], and
 //! [`expr::Engine`] evaluates an expression on its own (with host functions of your
-//! own through [`expr::native`]). [`cli`] is the `bpc` binary's command line;
-//! [`watch::watch`] runs a job again on every change to its inputs (the commands' jobs:
-//! [`cli::watch::job`]); [`lsp::serve_stdio`] is `bpc lsp`, the language server.
+//! own through [`expr::native`]). [`run`] is the `bpc` binary's command line, a thin
+//! shell over all this (its files are private); [`watch::watch`] runs a job again on
+//! every change to its inputs; [`lsp::serve_stdio`] is `bpc lsp`, the language server.
 //!
 //! Everything else is `pub(crate)`: modules the pipeline uses between its stages.
 
 pub(crate) mod all_contexts;
 pub mod alloc;
 pub mod check;
-pub mod cli;
+mod cli;
 pub mod compose;
 pub(crate) mod diff;
 pub mod emit;
@@ -55,3 +55,5 @@ pub mod testing;
 pub mod value;
 pub mod watch;
 pub mod yaml;
+
+pub use cli::run;

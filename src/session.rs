@@ -15,13 +15,14 @@ use crate::compose::overlay::Overlay;
 use crate::compose::precedence::Precedence;
 use crate::compose::schema::Schema;
 use crate::compose::scope::Layer;
-use crate::compose::{Composition, Inputs, Limits};
+use crate::compose::{Composition, Cycles, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
 use crate::graph::Graph;
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
+use crate::render::shim;
 use crate::render::{ManifestFormat, Rendered};
 use crate::template::{FacetCache, Template};
 use crate::testing::runner::{RunOptions, Suite};
@@ -284,6 +285,18 @@ impl Session {
         self.layers_of(&self.project)
     }
 
+    /// The schema violations of the context's values, as warnings (docs/semantics.md
+    /// S4: composition goes on, as in the Windsor CLI; `--strict` fails).
+    pub fn value_warnings(&self) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+        Ok(crate::compose::scope::schema_warnings(
+            self.schema.as_ref(),
+            true,
+            &self.layers()?,
+            &self.sources,
+            Some(self.project.builtins().context.as_str()),
+        ))
+    }
+
     fn layers_of(&self, project: &Project) -> Result<Vec<Layer>, Vec<Diagnostic>> {
         project
             .layers(&self.options.locate, &self.options.cwd, &self.sources)
@@ -307,6 +320,7 @@ impl Session {
         project: &Project,
         overlay: Option<&'s Overlay>,
         context_patches: Option<&'s ContextPatches>,
+        cycles: Cycles,
     ) -> Result<Inputs<'s>, Vec<Diagnostic>> {
         Ok(Inputs {
             template: &self.template,
@@ -322,6 +336,7 @@ impl Session {
             limits: self.options.limits,
             overlay,
             context_patches,
+            cycles,
         })
     }
 
@@ -333,14 +348,14 @@ impl Session {
     /// Composes the context the options name; the project's discovery warnings come
     /// first among the composition's warnings.
     pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
-        self.compose_project(&self.project, None)
+        self.compose_project(&self.project, Cycles::Reject, None)
     }
 
     /// As [`Session::compose`], reusing what `memo` kept from an earlier composition
     /// of this project's context where its inputs did not change (and keeping this
     /// one's): the same result, faster after a small edit. A memo serves one context.
     pub fn compose_incremental(&self, memo: &mut Memo) -> Result<Composition, Vec<Diagnostic>> {
-        self.compose_project(&self.project, Some(memo))
+        self.compose_project(&self.project, Cycles::Reject, Some(memo))
     }
 
     /// As [`Session::compose_context`], with a memo of context `name`'s compositions.
@@ -349,35 +364,51 @@ impl Session {
         name: &str,
         memo: &mut Memo,
     ) -> Result<Composition, Vec<Diagnostic>> {
-        project::check_context_name(name).map_err(|d| vec![d])?;
-        self.project
-            .same_published(name, &self.sources)
-            .map_err(|d| vec![d])?;
-        self.compose_project(&self.project.for_context(name, true), Some(memo))
+        self.compose_named(name, Cycles::Reject, Some(memo))
     }
 
     /// Composes context `name` over the template this session loaded, without loading
     /// it again; safe to call from many threads at once.
     pub fn compose_context(&self, name: &str) -> Result<Composition, Vec<Diagnostic>> {
+        self.compose_named(name, Cycles::Reject, None)
+    }
+
+    /// As [`Session::compose`] (context `name`, if given), except that `dependsOn`
+    /// cycles do not fail it: they are kept in [`Composition::cycles`] for
+    /// `bpc graph` to draw. Such a composition must not be rendered to disk.
+    pub fn compose_to_draw(&self, name: Option<&str>) -> Result<Composition, Vec<Diagnostic>> {
+        match name {
+            Some(name) => self.compose_named(name, Cycles::Keep, None),
+            None => self.compose_project(&self.project, Cycles::Keep, None),
+        }
+    }
+
+    fn compose_named(
+        &self,
+        name: &str,
+        cycles: Cycles,
+        memo: Option<&mut Memo>,
+    ) -> Result<Composition, Vec<Diagnostic>> {
         project::check_context_name(name).map_err(|d| vec![d])?;
         self.project
             .same_published(name, &self.sources)
             .map_err(|d| vec![d])?;
-        self.compose_project(&self.project.for_context(name, true), None)
+        self.compose_project(&self.project.for_context(name, true), cycles, memo)
     }
 
     fn compose_project(
         &self,
         project: &Project,
+        cycles: Cycles,
         memo: Option<&mut Memo>,
     ) -> Result<Composition, Vec<Diagnostic>> {
         let overlay = project.overlay(&self.sources).map_err(|d| vec![d])?;
         let patches = project
             .context_patches(&self.sources)
             .map_err(|d| vec![d])?;
-        let inputs = self.inputs(project, overlay.as_ref(), Some(&patches))?;
+        let inputs = self.inputs(project, overlay.as_ref(), Some(&patches), cycles)?;
         let mut composition = match memo {
-            Some(memo) => crate::compose::memo::compose(&inputs, memo)?,
+            Some(memo) => crate::compose::compose_incremental(&inputs, memo)?,
             None => crate::compose::compose(&inputs)?,
         };
         composition
@@ -416,8 +447,8 @@ impl Session {
         let file = self.sources.add("<expression>", text);
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
-        let inputs = self.inputs(project, None, None)?;
-        let result = crate::compose::in_scope::with_scope(&inputs, |scope, host| {
+        let inputs = self.inputs(project, None, None, Cycles::Reject)?;
+        let result = crate::compose::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;
         result.map_err(|e| vec![text_diagnostic(&e, file, text)])
@@ -445,13 +476,25 @@ impl Session {
         composition: Composition,
         format: ManifestFormat,
     ) -> Result<Rendered, Vec<Diagnostic>> {
-        self.render_of(&composition, format)
+        self.render_of(&composition, format, None)
+    }
+
+    /// As [`Session::render_composition`], for a tree written to `out`: the shims'
+    /// module sources and local state paths lead from there to the project.
+    pub fn render_composition_to(
+        &self,
+        composition: Composition,
+        format: ManifestFormat,
+        out: &std::path::Path,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
+        self.render_of(&composition, format, Some(out))
     }
 
     fn render_of(
         &self,
         composition: &Composition,
         format: ManifestFormat,
+        out: Option<&std::path::Path>,
     ) -> Result<Rendered, Vec<Diagnostic>> {
         // The files hold the blueprint's values reshaped: its size as text bounds
         // theirs, checked before any of them is built.
@@ -462,11 +505,34 @@ impl Session {
         )
         .map_err(|d| vec![d])?;
         let origin = crate::render::git_origin::origin(&self.project.root);
-        let mut rendered = crate::render::render_with_origin(
+        let root = shim::resolved(&self.project.root);
+        let to_project = match out {
+            Some(out) => {
+                let target = crate::files::out_path::follow_symlinks(out)
+                    .unwrap_or_else(|_| out.to_path_buf());
+                shim::relative(&shim::resolved(&target), &root)
+            }
+            None => crate::render::Place::default_place().to_project,
+        };
+        let local_sources: std::collections::BTreeMap<String, std::path::PathBuf> = self
+            .template
+            .upstream
+            .iter()
+            .filter_map(|u| Some((u.name.clone(), u.template.tree.root_dir()?)))
+            .collect();
+        let find = |remote: &shim::Remote<'_>| {
+            shim::locate(remote, &root, &local_sources, read_module_dir)
+        };
+        let place = crate::render::Place {
+            to_project,
+            modules: &find,
+        };
+        let mut rendered = crate::render::render_at(
             composition,
             &self.template,
             format,
             origin.as_deref(),
+            &place,
         )?;
         let mut warnings = composition.warnings.clone();
         warnings.append(&mut rendered.warnings);
@@ -485,7 +551,7 @@ impl Session {
     /// (so it shows exactly what is applied), with the composition's origins saying
     /// why each edge exists.
     pub fn graph(&self, composition: &Composition) -> Result<Graph, Vec<Diagnostic>> {
-        let rendered = self.render_of(composition, ManifestFormat::Json)?;
+        let rendered = self.render_of(composition, ManifestFormat::Json, None)?;
         crate::graph::build(&rendered, composition, &self.template, &self.sources)
             .map_err(|d| vec![d])
     }
@@ -498,28 +564,7 @@ impl Session {
             Some(p) => p.cache_dir.clone(),
             None => self.project.root.clone(),
         };
-        let dir = base.join(dir);
-        let mut files = Vec::new();
-        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let regular = entry.file_type().is_ok_and(|t| t.is_file());
-            if !regular || !name.ends_with(".tf") {
-                continue;
-            }
-            let limit = Some(crate::files::tree::MAX_FILE_BYTES);
-            let text = crate::files::tree::open_regular(&entry.path(), &name, limit)
-                .ok()
-                .and_then(|mut f| {
-                    let mut text = String::new();
-                    std::io::Read::read_to_string(&mut f, &mut text).ok()?;
-                    Some(text)
-                });
-            if let Some(text) = text {
-                files.push((name, text));
-            }
-        }
-        files.sort();
-        Some(files)
+        read_module_dir(&base.join(dir))
     }
 
     /// A test suite over this session's template; cases compose in isolation from
@@ -534,6 +579,50 @@ impl Session {
             patches: context_patches::read(&self.template.tree, "patches", &self.sources),
         }
     }
+    /// The context's effective values as `bpc show values` prints them: schema defaults
+    /// under the value layers, with the typed fields Windsor fills in, descriptions as
+    /// comments (YAML) and sensitive values masked ([`crate::emit::values`]).
+    pub fn values_text(&self, format: crate::emit::Format) -> Result<String, Vec<Diagnostic>> {
+        let values = crate::compose::scope::effective_values(
+            self.schema.as_ref(),
+            true,
+            &self.layers()?,
+            &self.sources,
+            Some(self.project.builtins().context.as_str()),
+        )?;
+        crate::emit::values::values_text(
+            values,
+            self.schema.as_ref(),
+            format,
+            self.options.limits.output_bytes,
+        )
+    }
+}
+
+/// The `*.tf` files of a directory, in name order; `None` when it is not a directory.
+/// Only regular files are read.
+fn read_module_dir(dir: &std::path::Path) -> ModuleFiles {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if !regular || !name.ends_with(".tf") {
+            continue;
+        }
+        let limit = Some(crate::files::tree::MAX_FILE_BYTES);
+        let text = crate::files::tree::open_regular(&entry.path(), &name, limit)
+            .ok()
+            .and_then(|mut f| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut f, &mut text).ok()?;
+                Some(text)
+            });
+        if let Some(text) = text {
+            files.push((name, text));
+        }
+    }
+    files.sort();
+    Some(files)
 }
 
 /// One engine for recomposing a project again and again (watch mode, the language

@@ -55,9 +55,7 @@ fn seeded_template_gets_one_finding_of_each_kind() {
         .map(|f| bpc::files::render(&f.diagnostic, &sources, false))
         .collect::<Vec<_>>()
         .join("\n");
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-        insta::assert_snapshot!("check__check_seeded", text);
-    });
+    snap!("check__check_seeded", text);
 }
 
 #[test]

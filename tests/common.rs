@@ -55,15 +55,18 @@ fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
     std::fs::write(full, text).expect("write");
 }
 
-/// Asserts `text` against the snapshot `snapshots/NAME.snap`.
-pub fn snap(name: &str, text: &str) {
-    insta::with_settings!({
-        snapshot_path => "../snapshots",
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!(name, text);
-    });
+/// Asserts `text` against the snapshot `snapshots/NAME.snap`. A macro, not a function,
+/// so that the snapshot records the test file that made it as its `source`.
+macro_rules! snap {
+    ($name:expr, $text:expr $(,)?) => {
+        insta::with_settings!({
+            snapshot_path => "../snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!($name, $text);
+        })
+    };
 }
 
 /// The separator between the input and the output in a snapshot made by `Output::snap`.
@@ -411,11 +414,11 @@ impl Output {
         self.root.join(rel)
     }
 
-    /// Snapshot `snapshots/NAME.snap` of the run's input (its files and command line)
-    /// and then, after a line `=== LABEL`, `text` (what bpc printed), so the file reads
-    /// as what was run above what it printed.
-    pub fn snap(&self, name: &str, label: &str, text: &str) {
-        snap(name, &format!("{}{OUTPUT_MARK}{label}\n{text}", self.input));
+    /// The text of a snapshot of the run: its input (its files and command line) and
+    /// then, after a line `=== LABEL`, `text` (what bpc printed), so the snapshot reads
+    /// as what was run above what it printed (`snap!(name, out.with_input(…))`).
+    pub fn with_input(&self, label: &str, text: &str) -> String {
+        format!("{}{OUTPUT_MARK}{label}\n{text}", self.input)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::common::*;
 #[track_caller]
 fn error(test: Test, name: &str) -> String {
     let out = test.compose().status(1).run();
-    out.snap(name, "stderr", &out.stderr);
+    snap!(name, out.with_input("stderr", &out.stderr));
     out.stderr
 }
 
@@ -195,9 +195,9 @@ fn dependency_cycles_are_printed_whole() {
     assert!(e.contains("a -> b -> c -> a"), "{e}");
 }
 
-#[test]
-fn schema_violations_are_all_reported() {
-    let test = Test::new()
+/// A project whose values break two rules of its schema.
+fn violating() -> Test {
+    Test::new()
         .schema(indoc! {"
             $schema: https://json-schema.org/draft/2020-12/schema
             type: object
@@ -225,13 +225,36 @@ fn schema_violations_are_all_reported() {
             metadata:
               name: x
         "},
-        );
-    let e = error(test, "error_schema_violations");
+        )
+}
+
+/// Under `--strict` the warnings fail the run (docs/semantics.md S4).
+#[test]
+fn schema_violations_are_all_reported() {
+    let e = error(violating().arg("--strict"), "error_schema_violations");
     assert!(
         e.contains("provider") && e.contains("cluster.workers"),
         "{e}"
     );
-    assert!(e.contains("contexts/local/values.yaml:1:"), "{e}");
+    assert!(e.contains("contexts/local/values.yaml:1:11"), "{e}");
+    assert!(e.contains("/properties/provider/enum"), "{e}");
+}
+
+/// By default a violation warns, naming the line and the schema path, and composition
+/// goes on with the value as written, as in the Windsor CLI.
+#[test]
+fn schema_violations_warn_and_compose_goes_on() {
+    let out = violating().compose().status(0).run();
+    for want in [
+        "warning: invalid value at `provider`",
+        "contexts/local/values.yaml:1:11",
+        "at /properties/provider/enum",
+        "warning: invalid value at `cluster.workers`",
+        "contexts/local/values.yaml:3:12",
+    ] {
+        assert!(out.stderr.contains(want), "{want} in {}", out.stderr);
+    }
+    assert!(out.stdout.contains("kind: Blueprint"), "{}", out.stdout);
 }
 
 #[test]

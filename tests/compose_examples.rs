@@ -17,25 +17,25 @@ fn compose_example(name: &str, extra: &[&str]) -> String {
 #[test]
 fn embedded_template_composes_with_no_arguments() {
     let out = Test::in_dir(repo()).compose().run().stdout;
-    snap("compose_examples__template_default", &out);
+    snap!("compose_examples__template_default", &out);
 }
 
 #[test]
 fn docker_local() {
     let out = compose_example("docker-local", &[]);
-    snap("compose_examples__example_docker_local", &out);
+    snap!("compose_examples__example_docker_local", &out);
 }
 
 #[test]
 fn aws_prod() {
     let out = compose_example("aws-prod", &[]);
-    snap("compose_examples__example_aws_prod", &out);
+    snap!("compose_examples__example_aws_prod", &out);
 }
 
 #[test]
 fn dev_laptop() {
     let out = compose_example("dev-laptop", &[]);
-    snap("compose_examples__example_dev_laptop", &out);
+    snap!("compose_examples__example_dev_laptop", &out);
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn platform_current_format() {
         "{}",
         out.stderr
     );
-    snap("compose_examples__example_platform", &out.stdout);
+    snap!("compose_examples__example_platform", &out.stdout);
     let out = platform().arg("test").run();
     assert!(out.stdout.contains("5 passed, 0 failed"), "{}", out.stdout);
 }

@@ -40,15 +40,9 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
     bpc::emit::to_yaml(&composition.blueprint)
 }
 
-fn snap(name: &str, text: String) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-        insta::assert_snapshot!(name, text);
-    });
-}
-
 #[test]
 fn aws_terraform_chain() {
-    snap(
+    snap!(
         "corpus_aws",
         composed(
             "provider-aws.test.yaml",
@@ -70,12 +64,12 @@ fn docker_with_mocked_outputs() {
         .find_map(|l| l.trim().strip_prefix("- name: "))
         .expect("a case")
         .to_string();
-    snap("corpus_docker", composed(file, &first, true));
+    snap!("corpus_docker", composed(file, &first, true));
 }
 
 #[test]
 fn metal_dev_mode() {
-    snap(
+    snap!(
         "corpus_metal_dev",
         composed(
             "option-dev.test.yaml",

@@ -20,7 +20,7 @@ fn explain_status(dir: &str, args: &[&str], name: &str, status: i32) -> String {
         .status(status)
         .run();
     let text = out.text();
-    out.snap(name, "output", &text);
+    snap!(name, out.with_input("output", &text));
     text
 }
 
@@ -162,5 +162,5 @@ fn every_strategy_on_one_component() {
         text.contains("replace") && text.contains("remove") && text.contains("d.yaml"),
         "{text}"
     );
-    out.snap("explain_every_strategy", "output", &text);
+    snap!("explain_every_strategy", out.with_input("output", &text));
 }

@@ -50,8 +50,8 @@ fn windsor_core() -> tempfile::TempDir {
 
 #[test]
 fn the_example_template_as_dot_and_mermaid() {
-    snap("graph_example_dot", &example(&["--format", "dot"]).stdout);
-    snap(
+    snap!("graph_example_dot", &example(&["--format", "dot"]).stdout);
+    snap!(
         "graph_example_mermaid",
         &example(&["--format", "mermaid"]).stdout,
     );
@@ -65,7 +65,7 @@ fn a_windsor_core_context_as_mermaid() {
         &["graph", "--context", "metal-dev", "--format", "mermaid"],
     );
     assert!(out.success(), "{}", out.stderr);
-    snap("graph_windsor_core_metal_dev_mermaid", &out.stdout);
+    snap!("graph_windsor_core_metal_dev_mermaid", &out.stdout);
 }
 
 /// `"a" -> "b" [style=solid, …` lines of a DOT graph: `(a, b)` for each `dependsOn`.
@@ -328,4 +328,85 @@ fn the_html_page_renders_in_a_real_browser() {
         "screenshot of {} bytes",
         png.len()
     );
+}
+
+/// A composition that fails on a `dependsOn` cycle is still drawn: the edges of the
+/// loop are marked and the error is printed with the picture. The command fails all
+/// the same, as `compose` does, and only `graph` tolerates the cycle.
+#[test]
+fn a_dependency_cycle_is_drawn_with_its_error() {
+    let looped = || {
+        Test::new().facet(
+            "a.yaml",
+            indoc! {"
+                metadata:
+                  name: a
+                terraform:
+                  - path: net
+                  - path: dns
+                    dependsOn: [net, cluster]
+                  - path: cluster
+                    dependsOn: [dns]
+            "},
+        )
+    };
+    let error = "terraform components depend on each other in a cycle: dns -> cluster -> dns";
+    let out = looped()
+        .args(["graph", "--format", "mermaid"])
+        .status(1)
+        .stderr_contains(error)
+        .run();
+    assert_eq!(
+        out.stdout,
+        format!(
+            "%% error: _template/facets/a.yaml:8:16: {error}\n{}",
+            indoc! {r#"
+                flowchart TD
+                  n0["net"]
+                  n1["dns"]
+                  n2["cluster"]
+                  n3[("local")]
+                  n0 --> n1
+                  n2 -- cycle --> n1
+                  n1 -- cycle --> n2
+                  classDef terraform fill:#dbeafe,stroke:#1d4ed8
+                  classDef kustomization fill:#dcfce7,stroke:#15803d
+                  classDef source fill:#f1f5f9,stroke:#64748b
+                  classDef added stroke:#16a34a,stroke-width:3px
+                  classDef removed stroke:#dc2626,stroke-width:3px,stroke-dasharray:4
+                  class n0,n1,n2 terraform
+                  class n3 source
+                  linkStyle 1 stroke:#c026d3,stroke-width:4px
+                  linkStyle 2 stroke:#c026d3,stroke-width:4px
+            "#}
+        )
+    );
+    let out = looped()
+        .args(["graph", "--format", "html", "--out", "graph.html"])
+        .status(1)
+        .stderr_contains(error)
+        .run();
+    let html = std::fs::read_to_string(out.path("graph.html")).expect("the page is written");
+    assert!(
+        html.contains(&format!(
+            "<p class=\"error\">error: _template/facets/a.yaml:8:16: {}</p>",
+            error.replace('>', "&gt;")
+        )),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("class=\"edge depends-on same cycle\"").count(),
+        2,
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("class=\"edge depends-on same\"").count(),
+        1,
+        "{html}"
+    );
+    looped()
+        .args(["compose"])
+        .status(1)
+        .stderr_contains(error)
+        .run();
 }

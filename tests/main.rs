@@ -2,6 +2,7 @@
 //! per feature, as ripgrep and just arrange theirs. Run one feature's tests with
 //! `cargo test --test integration render::` (a module path filters by prefix).
 
+#[macro_use]
 mod common;
 
 mod all_contexts;
@@ -34,4 +35,3 @@ mod render_fidelity;
 mod show_values;
 mod strategies;
 mod test_runner;
-mod watch;

@@ -1,6 +1,9 @@
 //! The layering of the crate's top-level modules: every `crate::<module>` path points
-//! down the declared order, never up or sideways, so there is no cycle. The same edge
-//! listing, for reading, is `bench/module-graph`.
+//! down the declared order, never up or sideways, so there is no cycle. Within a
+//! module, the files that name each other (`super::x`, `self::x`, `crate::m::x`) form
+//! no cycle either; the composition's stages never name its driver; no function of
+//! `src/compose/` is longer than a screen. The same edge listing, for reading, is
+//! `bench/module-graph`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -57,6 +60,393 @@ fn modules_point_down_the_layers() {
         edges.contains(&("cli".into(), "compose".into())),
         "the scan finds no edges: {edges:?}"
     );
+}
+
+/// Modules whose files still name each other in a circle, each with what is pending.
+/// Remove an entry once its cycle is gone (the test fails while a listed module has
+/// none, so the list cannot go stale).
+const FILE_CYCLES_PENDING: &[(&str, &str)] = &[
+    // engine.rs runs eval.rs, whose host re-entry (`Evaluator::engine`) reaches back.
+    ("expr", "the evaluator's way back into the engine"),
+    // server.rs starts test_runs.rs, which publishes through server.rs.
+    ("lsp", "test runs publish through the server"),
+];
+
+#[test]
+fn files_of_a_module_form_no_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = file_edges(&src);
+    let mut wrong = Vec::new();
+    let tops: BTreeSet<&str> = graph.keys().map(|f| f[0].as_str()).collect();
+    for top in tops {
+        let cycle = find_cycle(&graph, top);
+        let pending = FILE_CYCLES_PENDING.iter().any(|(m, _)| *m == top);
+        match (cycle, pending) {
+            (Some(cycle), false) => wrong.push(format!(
+                "files of `{top}` name each other in a circle: {}",
+                cycle
+                    .iter()
+                    .map(|m| file_name(m))
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
+            )),
+            (None, true) => wrong.push(format!(
+                "`{top}` has no file cycle any more: remove it from FILE_CYCLES_PENDING"
+            )),
+            _ => {}
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let activate = graph
+        .get(&vec!["compose".to_string(), "activate".to_string()])
+        .expect("compose/activate.rs is scanned");
+    assert!(
+        activate.contains(&vec!["compose".into(), "config".into()]),
+        "the scan finds no file edges: {activate:?}"
+    );
+}
+
+#[test]
+fn compose_stages_never_name_the_driver() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let driver = vec!["compose".to_string()];
+    let wrong: Vec<String> = file_edges(&src)
+        .iter()
+        .filter(|(from, to)| from[0] == "compose" && **from != driver && to.contains(&driver))
+        .map(|(from, _)| format!("{} names compose/mod.rs", file_name(from)))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The driver's `// N. stage` comments count up, and each stands right before a call
+/// into the stage it names.
+#[test]
+fn compose_stage_numbers_follow_the_calls() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/compose/mod.rs");
+    let text = std::fs::read_to_string(path).expect("compose/mod.rs reads");
+    let mut numbers = Vec::new();
+    let mut wrong = Vec::new();
+    for (at, _) in text.match_indices("// ") {
+        let rest = &text[at + 3..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let Some(after) = rest[digits.len()..].strip_prefix(". ") else {
+            continue;
+        };
+        if digits.is_empty() {
+            continue;
+        }
+        let stage: String = after.chars().take_while(|c| c.is_alphanumeric()).collect();
+        // The first `path::` after the comment's line.
+        let code = &rest[rest.find('\n').unwrap_or(rest.len())..];
+        let called = code
+            .match_indices("::")
+            .map(|(k, _)| {
+                let head = &code[..k];
+                let start = head
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .map_or(0, |s| s + 1);
+                head[start..].to_lowercase()
+            })
+            .find(|name| !name.is_empty())
+            .unwrap_or_default();
+        if called != stage {
+            wrong.push(format!(
+                "`// {digits}. {stage}` is followed by a call into `{called}`"
+            ));
+        }
+        numbers.push(digits.parse::<usize>().expect("digits"));
+    }
+    // Stage 1 and stages 6– in `compose`, then 2–5 in `compose_template`.
+    assert_eq!(numbers, [1, 6, 7, 8, 9, 10, 11, 2, 3, 4, 5], "{wrong:?}");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn compose_functions_fit_on_a_screen() {
+    const MOST_LINES: usize = 100;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut long = Vec::new();
+    let mut seen = 0;
+    for (path, module) in rust_files(&src) {
+        if module[0] != "compose" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("source file reads");
+        for (name, lines) in function_lengths(&code_only(&text)) {
+            seen += 1;
+            if lines > MOST_LINES {
+                long.push(format!(
+                    "{}: fn {name} is {lines} lines",
+                    file_name(&module)
+                ));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MOST_LINES} lines (split them):\n{}",
+        long.join("\n")
+    );
+    assert!(seen > 100, "the scan finds too few functions: {seen}");
+}
+
+/// Every function in `code` (comments and literals already blanked) with its length
+/// in lines, from the line of `fn` to the line of its closing brace. Declarations
+/// without a body are not counted.
+fn function_lengths(code: &str) -> Vec<(String, usize)> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(at) = code[i..].find("fn ") {
+        let start = i + at;
+        i = start + 3;
+        if start > 0 && is_ident(b[start - 1]) {
+            continue;
+        }
+        let name: String = code[i..]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body opens at the first `{` outside the signature's brackets; a `;`
+        // there first means no body.
+        let mut depth = 0i32;
+        let mut open = None;
+        for (k, &c) in b.iter().enumerate().skip(i) {
+            match c {
+                b'(' | b'[' | b'<' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b'>' if b[k - 1] != b'-' => depth -= 1,
+                b';' if depth <= 0 => break,
+                b'{' if depth <= 0 => {
+                    open = Some(k);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(open) = open else { continue };
+        let mut level = 0;
+        let mut close = b.len() - 1;
+        for (k, &c) in b.iter().enumerate().skip(open) {
+            match c {
+                b'{' => level += 1,
+                b'}' => {
+                    level -= 1;
+                    if level == 0 {
+                        close = k;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let lines = code[start..=close].matches('\n').count() + 1;
+        out.push((name, lines));
+    }
+    out
+}
+
+/// `src/compose/collect/mod.rs` for `[compose, collect]`, and so on.
+fn file_name(module: &[String]) -> String {
+    module.join("/")
+}
+
+/// For every file (by module path), the files of the same top-level module it names.
+fn file_edges(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let files = rust_files(src);
+    let known: BTreeSet<Vec<String>> = files.iter().map(|(_, m)| m.clone()).collect();
+    let mut graph = BTreeMap::new();
+    for (path, module) in &files {
+        let text = std::fs::read_to_string(path).expect("source file reads");
+        let code = without_test_modules(&code_only(&text));
+        let mut named = BTreeSet::new();
+        for target in module_paths(&code, module) {
+            // The longest known module the path starts with is the file it names.
+            let file = (1..=target.len())
+                .rev()
+                .map(|n| target[..n].to_vec())
+                .find(|m| known.contains(m));
+            if let Some(file) = file {
+                if file[0] == module[0] && file != *module {
+                    named.insert(file);
+                }
+            }
+        }
+        graph.insert(module.clone(), named);
+    }
+    graph
+}
+
+/// The code without `#[cfg(test)] mod … { … }` blocks: tests may name anything, and
+/// their `super::` means the file itself.
+fn without_test_modules(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let trimmed = after.trim_start();
+        let open = trimmed.find(['{', ';']);
+        match open {
+            Some(k) if trimmed.starts_with("mod ") && trimmed.as_bytes()[k] == b'{' => {
+                let body = &trimmed[k..];
+                let mut level = 0;
+                let mut end = body.len();
+                for (j, c) in body.char_indices() {
+                    match c {
+                        '{' => level += 1,
+                        '}' => {
+                            level -= 1;
+                            if level == 0 {
+                                end = j + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                rest = &body[end..];
+            }
+            _ => rest = after,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The module paths `code` (of the file `module`) names through `crate::`, `super::`
+/// and `self::`, each as the segments from the crate root (a `{…}` group gives one
+/// path per item).
+fn module_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts_path = i == 0 || !(is_ident(b[i - 1]) || b[i - 1] == b':');
+        let rest = &code[i..];
+        let base: Option<(Vec<String>, usize)> = if !starts_path {
+            None
+        } else if rest.starts_with("crate::") {
+            Some((Vec::new(), "crate::".len()))
+        } else if rest.starts_with("self::") {
+            Some((module.to_vec(), "self::".len()))
+        } else if rest.starts_with("super::") {
+            let len = rest.len() - rest.trim_start_matches("super::").len();
+            let climbs = len / "super::".len();
+            Some((module[..module.len().saturating_sub(climbs)].to_vec(), len))
+        } else {
+            None
+        };
+        match base {
+            Some((base, len)) => {
+                for tail in expand_path(&rest[len..]) {
+                    let mut path = base.clone();
+                    path.extend(tail);
+                    out.push(path);
+                }
+                i += len;
+            }
+            None => i += 1,
+        }
+        while i < b.len() && !code.is_char_boundary(i) {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The segments of the path at the start of `text`, or of each item of a `{…}` group
+/// (nested groups too).
+fn expand_path(text: &str) -> Vec<Vec<String>> {
+    let mut segments = Vec::new();
+    let mut rest = text;
+    loop {
+        let end = rest
+            .bytes()
+            .position(|c| !is_ident(c))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            break;
+        }
+        segments.push(rest[..end].to_string());
+        match rest[end..].strip_prefix("::") {
+            Some(next) => rest = next,
+            None => return vec![segments],
+        }
+    }
+    let Some(group) = rest.strip_prefix('{') else {
+        return vec![segments];
+    };
+    let mut items = Vec::new();
+    let (mut level, mut start) = (0, 0);
+    for (j, c) in group.char_indices() {
+        match c {
+            '{' => level += 1,
+            '}' if level == 0 => {
+                items.push(&group[start..j]);
+                break;
+            }
+            '}' => level -= 1,
+            ',' if level == 0 => {
+                items.push(&group[start..j]);
+                start = j + 1;
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for item in items {
+        for tail in expand_path(item.trim_start()) {
+            let mut path = segments.clone();
+            path.extend(tail);
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// A cycle among the files of `top`, as the files along it (the first again at the
+/// end), if there is one.
+fn find_cycle(
+    graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+    top: &str,
+) -> Option<Vec<Vec<String>>> {
+    // Depth-first, with the files on the current path kept in order.
+    fn visit(
+        file: &Vec<String>,
+        graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        done: &mut BTreeSet<Vec<String>>,
+        path: &mut Vec<Vec<String>>,
+    ) -> Option<Vec<Vec<String>>> {
+        if let Some(at) = path.iter().position(|f| f == file) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(file.clone());
+            return Some(cycle);
+        }
+        if done.contains(file) {
+            return None;
+        }
+        path.push(file.clone());
+        for next in graph.get(file).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, done, path) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(file.clone());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for file in graph.keys().filter(|f| f[0] == top) {
+        if let Some(cycle) = visit(file, graph, &mut done, &mut Vec::new()) {
+            return Some(cycle);
+        }
+    }
+    None
 }
 
 /// `(from, to)` for every path from one top-level module into another.

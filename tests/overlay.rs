@@ -3,6 +3,7 @@
 //! are declared, each declared strategy, the lookup order, and how `explain`,
 //! `--provenance` and diagnostics name the file.
 
+use indoc::indoc;
 use std::path::Path;
 
 const HEADER: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
@@ -94,7 +95,7 @@ fn compose(dir: &Path) -> String {
 /// Snapshot `snapshots/NAME.snap`: the overlay file (the template is the one above),
 /// then the command and what it printed.
 fn snap(name: &str, overlay: &str, command: &str, text: String) {
-    crate::common::snap(
+    snap!(
         name,
         &format!(
             "# contexts/local/blueprint.yaml\n{overlay}{}{command}\n{text}",
@@ -306,18 +307,34 @@ fn expression_errors_and_entries_without_identity_name_the_overlay_file() {
         &["compose"],
     );
     assert!(!ok);
-    assert!(
-        stderr.contains("contexts/local/blueprint.yaml:4:"),
-        "{stderr}"
+    assert_eq!(
+        stderr,
+        indoc! {"
+        error: invalid expression: unexpected token EOF
+         --> contexts/local/blueprint.yaml:4:28
+          |
+        4 |       x: ${sizing.workers +}
+          |                            ^ unexpected token EOF
+          |
+          = note: in `inputs` of terraform component `cluster` of contexts/local/blueprint.yaml
+
+    "}
     );
     let (ok, _, stderr) = bpc(
         project("kustomize:\n  - path: somewhere\n", &[]).path(),
         &["compose"],
     );
     assert!(!ok);
-    assert!(
-        stderr.contains("has no identity") && stderr.contains("contexts/local/blueprint.yaml:2:5"),
-        "{stderr}"
+    assert_eq!(
+        stderr,
+        indoc! {"
+        error: a kustomization in contexts/local/blueprint.yaml has no identity
+         --> contexts/local/blueprint.yaml:2:5
+          |
+        2 |   - path: somewhere
+          |     ^^^^^^^^^^^^^^^ needs a `name`
+
+    "}
     );
 }
 
@@ -391,10 +408,18 @@ fn an_overlay_entry_naming_a_flux_tier_is_an_error() {
         &["compose"],
     );
     assert!(!ok);
-    assert!(
-        stderr.contains("belongs to the flux system `gitops`")
-            && stderr.contains("contexts/local/blueprint.yaml:2:5"),
-        "{stderr}"
+    assert_eq!(
+        stderr,
+        indoc! {"
+        error: kustomization `gitops-install` belongs to the flux system `gitops`
+         --> contexts/local/blueprint.yaml:2:5
+          |
+        2 |   - name: gitops-install
+          |     ^^^^^^^^^^^^^^^^^^^^ a flux system's tier
+          |
+          = help: a context blueprint merges into plain kustomizations only; change the system in a facet
+
+    "}
     );
 }
 
@@ -409,11 +434,34 @@ terraform:
 ";
     let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
     assert!(ok, "{stderr}");
-    assert!(stderr.contains("did you mean `kustomize`?"), "{stderr}");
-    assert!(stderr.contains("did you mean `inputs`?"), "{stderr}");
-    assert!(
-        stderr.contains("`strategy` is ignored in a context blueprint"),
-        "{stderr}"
+    assert_eq!(
+        stderr,
+        indoc! {"
+        warning: `kustomise` in contexts/local/blueprint.yaml is not applied: a context blueprint sets repository, sources, terraform, kustomize, listStrategies
+         --> contexts/local/blueprint.yaml:1:1
+          |
+        1 | kustomise: []
+          | ^^^^^^^^^ not applied
+          |
+          = help: did you mean `kustomize`? --strict makes this an error
+
+        warning: `strategy` is ignored in a context blueprint: its entries always merge
+         --> contexts/local/blueprint.yaml:4:5
+          |
+        4 |     strategy: replace
+          |     ^^^^^^^^ facet-only key
+          |
+          = help: use a facet to replace, remove or condition a component; --strict makes this an error
+
+        warning: unknown terraform component field `inputz` in contexts/local/blueprint.yaml
+         --> contexts/local/blueprint.yaml:5:5
+          |
+        5 |     inputz: {a: 1}
+          |     ^^^^^^ not applied
+          |
+          = help: did you mean `inputs`? --strict makes this an error
+
+    "}
     );
 }
 

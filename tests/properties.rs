@@ -220,6 +220,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         limits: Default::default(),
         overlay: None,
         context_patches: None,
+        cycles: Default::default(),
         precedence: Default::default(),
     };
     let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;

@@ -167,13 +167,13 @@ fn dump(rendered: &Rendered) -> String {
 fn embedded_template_render() {
     let out = dump(&render(&repo(), None));
     assert_eq!(out, dump(&render(&repo(), None)), "byte-stable");
-    snap("render__render_template_default", &out);
+    snap!("render__render_template_default", &out);
 }
 
 #[test]
 fn platform_example_render() {
     let project = repo().join("examples/platform");
-    snap(
+    snap!(
         "render__render_example_platform",
         &dump(&render(&project, None)),
     );
@@ -299,7 +299,7 @@ fn sources_backends_patches_and_deferred_substitutions() {
     let plan = text("terraform/plan.json");
     assert!(plan.find("\"id\": \"net\"") < plan.find("\"id\": \"cluster\""));
     assert!(!text("flux/configmaps/values-extra.yaml").contains("${"));
-    snap("render__render_sources_backends", &dump(&r));
+    snap!("render__render_sources_backends", &dump(&r));
 
     // --strict refuses deferred values; an unknown backend names where it was set.
     let out = dir.path().join("render");
@@ -365,7 +365,7 @@ fn windsor_core(values: &str, context: Option<&str>) -> Rendered {
 fn windsor_core_render() {
     let r = windsor_core("windsor-core-metal-dev", None);
     assert!(validate_flux(&r) > 10);
-    snap("render__render_windsor_core_metal_dev", &dump(&r));
+    snap!("render__render_windsor_core_metal_dev", &dump(&r));
 }
 
 /// A second case of the same corpus (its `platform-aws` tests, first case): AWS EKS,
@@ -384,7 +384,7 @@ fn windsor_core_aws_render() {
     let plan = String::from_utf8_lossy(&r.files["terraform/plan.json"]).to_string();
     assert!(plan.find("\"id\": \"backend\"") < plan.find("\"id\": \"network\""));
     assert!(plan.find("\"id\": \"network\"") < plan.find("\"id\": \"cluster\""));
-    snap("render__render_windsor_core_aws", &dump(&r));
+    snap!("render__render_windsor_core_aws", &dump(&r));
 }
 
 /// A local module's `variable` blocks against the component's inputs: a misspelt
@@ -444,7 +444,7 @@ fn local_module_variables_are_checked_against_inputs() {
         .args(["render", "--out", "out", "--strict"])
         .status(1)
         .stderr(format!(
-            "{warnings}error: 2 warning(s) and 0 deferred value(s) with --strict; nothing written\n"
+            "{warnings}error: 2 warning(s) with --strict; nothing written\n"
         ))
         .run();
 }
@@ -548,4 +548,56 @@ fn a_local_module_gets_its_variables_listed() {
     assert!(!text.contains("s3cret"), "{text}");
     assert!(v["computed"].get("default").is_none(), "{text}");
     assert_eq!(v["computed"]["required"], false);
+}
+
+/// A schema violation in the context values warns with its place and the render goes
+/// on (as the Windsor CLI's render does); `--strict` makes it exit 1 writing nothing
+/// (docs/semantics.md S4).
+#[test]
+fn schema_violations_warn_and_strict_writes_nothing() {
+    let dir = crate::common::project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "contexts/_template/schema.yaml",
+            "$schema: https://json-schema.org/draft/2020-12/schema\ntype: object\nproperties:\n  gitops:\n    type: object\n    properties:\n      interval: {type: string}\n    additionalProperties: false\n",
+        ),
+        (
+            "contexts/_template/facets/app.yaml",
+            "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nkustomize:\n  - name: app\n",
+        ),
+        (
+            "contexts/prod/values.yaml",
+            "id: wprod001\ngitops:\n  namespace: other-gitops\n",
+        ),
+    ]);
+    let root = dir.path();
+    let out = crate::common::bpc(root, &["render", "--context", "prod", "--out", "r"]);
+    assert!(out.success(), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("warning: invalid value at `gitops`")
+            && out.stderr.contains("contexts/prod/values.yaml:3:3"),
+        "{}",
+        out.stderr
+    );
+    // Rendered with the value as written, as Windsor does.
+    assert!(root.join("r/flux/namespaces/other-gitops.yaml").is_file());
+    let strict = crate::common::bpc(
+        root,
+        &["render", "--context", "prod", "--out", "s", "--strict"],
+    );
+    assert_eq!(strict.status, Some(1), "{}", strict.stderr);
+    assert!(!root.join("s").exists());
+    let eval = crate::common::bpc(root, &["eval", "--context", "prod", "gitops.namespace"]);
+    assert!(eval.success(), "{}", eval.stderr);
+    assert!(eval.stdout.contains("other-gitops"), "{}", eval.stdout);
+    assert!(
+        eval.stderr.contains("warning: invalid value"),
+        "{}",
+        eval.stderr
+    );
+    let eval = crate::common::bpc(
+        root,
+        &["eval", "--context", "prod", "--strict", "gitops.namespace"],
+    );
+    assert_eq!(eval.status, Some(1), "{}", eval.stderr);
 }

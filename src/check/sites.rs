@@ -143,7 +143,7 @@ impl<'t> Collector<'t, '_> {
             return;
         };
         for (key, value) in entries {
-            if crate::template::fields::DIRECTIVES.contains(&&*key.name) {
+            if crate::template::fields::is_directive(&key.name) {
                 continue;
             }
             match field_for(kind, &key.name).map(|f| f.eval) {

@@ -1,8 +1,8 @@
 //! `bpc check`: a template's mistakes, found without composing any context. Exit 0
 //! when clean (notes and, without `--strict`, warnings allowed), 1 otherwise.
 
-use super::compose::ProjectArgs;
-use super::report;
+use super::args::{LocateArgs, ProjectArgs};
+use super::terminal::{color_stdout, report};
 use crate::check::coverage::{Coverage, Item};
 use crate::check::{Allow, Report};
 use crate::files::{Diagnostic, FileMap, Severity};
@@ -10,7 +10,6 @@ use crate::session::Session;
 use crate::testing::case::{self, Case};
 use crate::testing::runner::RunOptions;
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -33,12 +32,8 @@ pub enum CheckFormat {
 Silence one finding with `# bpc:allow ID` on its line or the line above, a whole file
 with `# bpc:allow-file ID`, a project with `check: {allow: [ID]}` in bpc.yaml.")]
 pub struct CheckArgs {
-    /// Project root (default: the nearest ancestor holding windsor.yaml, else here).
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
-    /// Template directory or .tar.gz archive (default: contexts/_template or _template).
-    #[arg(long, value_name = "DIR|FILE.tar.gz")]
-    pub template: Option<PathBuf>,
+    #[command(flatten)]
+    pub at: LocateArgs,
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     /// Treat warnings as errors (exit 1 on any).
@@ -77,8 +72,7 @@ type Checked = (Report, Option<Coverage>);
 
 fn checked(args: &CheckArgs, sources: &Arc<FileMap>) -> Result<Checked, Vec<Diagnostic>> {
     let project_args = ProjectArgs {
-        project: args.project.clone(),
-        template: args.template.clone(),
+        at: args.at.clone(),
         ..ProjectArgs::default()
     };
     let options = project_args.session_options(None, None)?;
@@ -137,7 +131,7 @@ fn summary(report: &Report, strict: bool) -> String {
 
 fn print_text(report: &Report, coverage: Option<&Coverage>, sources: &FileMap, strict: bool) {
     // The findings go to stdout: whether they get colour is stdout's question.
-    let color = super::color_stdout();
+    let color = color_stdout();
     for finding in &report.findings {
         let mut d = finding.diagnostic.clone();
         if strict && d.severity == Severity::Warning {

@@ -1,8 +1,7 @@
 //! `bpc completions SHELL`: the shell's completion script for `bpc`, generated from
 //! the same command definition the binary parses with, so it never falls behind.
 
-use super::Cli;
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 use std::process::ExitCode;
 
@@ -17,8 +16,8 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-pub fn run(args: CompletionsArgs) -> ExitCode {
-    let mut command = Cli::command();
+/// Writes the script for `command`, the whole `bpc` command line.
+pub fn run(args: CompletionsArgs, mut command: clap::Command) -> ExitCode {
     let name = command.get_name().to_string();
     clap_complete::generate(args.shell, &mut command, name, &mut std::io::stdout());
     ExitCode::SUCCESS

@@ -1,36 +1,15 @@
 //! The command-line side of several contexts at once, shared by `compose` and
-//! `render`: the flags, opening the session they share, and the report at the end.
+//! `render`: opening the session they share, running each context, and the report at
+//! the end.
 
-use super::compose::ProjectArgs;
+use super::args::ProjectArgs;
+use super::terminal::report;
 use crate::all_contexts::{ContextRun, Done, Selection};
 use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;
-use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-
-#[derive(Args, Debug, Clone, Default)]
-pub struct ContextsArgs {
-    /// Every context the project defines (contexts/<name>/ and windsor.yaml
-    /// `contexts:`), in parallel, one output per context under --out DIR.
-    #[arg(long, conflicts_with = "context")]
-    pub all_contexts: bool,
-}
-
-impl ContextsArgs {
-    /// The contexts asked for, when the run covers more than one context's default
-    /// (`--all-contexts` or `--context` given more than once); `None` for one context.
-    pub fn selection(&self, project: &ProjectArgs) -> Option<Selection> {
-        if self.all_contexts {
-            Some(Selection::All)
-        } else if project.context.len() > 1 {
-            Some(Selection::Named(project.context.clone()))
-        } else {
-            None
-        }
-    }
-}
 
 /// Runs `job` (session, context, output directory) for every context `selection`
 /// names, in parallel over one session, then reports as [`finish`] does.
@@ -51,7 +30,7 @@ pub fn run_each(
     let (dir, session, names) = match prepared {
         Ok(prepared) => prepared,
         Err(diagnostics) => {
-            super::report(&diagnostics, &sources);
+            report(&diagnostics, &sources);
             return ExitCode::from(1);
         }
     };
@@ -92,15 +71,6 @@ fn output_dir(out: Option<&Path>) -> Result<PathBuf, Diagnostic> {
     Ok(dir.to_path_buf())
 }
 
-/// A run's failure under `--strict` when it has warnings (or deferred values).
-pub fn strict_failure(strict: bool, warnings: usize, deferred: usize) -> Option<Diagnostic> {
-    (strict && warnings + deferred > 0).then(|| {
-        Diagnostic::error(format!(
-            "{warnings} warning(s) and {deferred} deferred value(s) with --strict; nothing written"
-        ))
-    })
-}
-
 /// Prints each context's diagnostics and notes under its name (stderr), then the
 /// summary table (stdout); exit code 1 when any context failed.
 pub fn finish(runs: &[ContextRun], sources: &FileMap) -> ExitCode {
@@ -111,11 +81,11 @@ pub fn finish(runs: &[ContextRun], sources: &FileMap) -> ExitCode {
             continue;
         }
         eprintln!("== context `{}` ==", run.context);
-        super::report(&done.warnings, sources);
+        report(&done.warnings, sources);
         for note in &done.notes {
             eprintln!("note: {note}");
         }
-        super::report(&done.errors, sources);
+        report(&done.errors, sources);
     }
     print!("{}", crate::all_contexts::table(runs));
     if crate::all_contexts::failures(runs) == 0 {

@@ -2,9 +2,9 @@
 //! there is a project (the quickest way to see what a facet expression gets), else
 //! against `--values`/`--set` alone (the quickest way to try the expression language).
 
-use super::compose::{env_context, Format, ProjectArgs};
+use super::args::{env_context, Format, ProjectArgs};
 use super::output::emit;
-use super::report;
+use super::terminal::report;
 use crate::expr::host::{NullHost, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, Map, Value};
 use crate::files::{Diagnostic, FileMap};
@@ -54,7 +54,7 @@ struct Request {
 /// cannot name a template: without a value, or in place of a missing expression
 /// (`bpc eval --template 'name-${context}'`).
 fn request(args: &mut EvalArgs) -> Option<Request> {
-    let deprecated_switch = match &args.project.template {
+    let deprecated_switch = match &args.project.at.template {
         Some(t) if t.as_os_str() == NO_PATH => true,
         Some(_) => args.expression.is_none(),
         None => false,
@@ -62,6 +62,7 @@ fn request(args: &mut EvalArgs) -> Option<Request> {
     if deprecated_switch {
         let text = args
             .project
+            .at
             .template
             .take()
             .filter(|t| t.as_os_str() != NO_PATH);
@@ -101,10 +102,7 @@ pub fn run(mut args: EvalArgs) -> ExitCode {
         report(&[d], &sources);
         return ExitCode::from(1);
     }
-    let text = match args.format {
-        Format::Yaml => Ok(crate::emit::to_yaml(&value)),
-        Format::Json => crate::emit::to_json(&value).map_err(|e| e.to_string()),
-    };
+    let text = crate::emit::to_text(&value, args.format.text()).map_err(|e| e.to_string());
     match text.and_then(|text| emit(None, &text)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -125,12 +123,11 @@ fn evaluate(
         return evaluate_bare(args, request, sources);
     }
     let session = Session::open(options, sources.clone())?;
-    report(&session.project.warnings, sources);
-    if args.project.strict && !session.project.warnings.is_empty() {
-        let count = session.project.warnings.len();
-        return Err(vec![Diagnostic::error(format!(
-            "{count} warning(s) with --strict"
-        ))]);
+    let mut warnings = session.project.warnings.clone();
+    warnings.extend(session.value_warnings()?);
+    report(&warnings, sources);
+    if let Some(error) = args.project.strict_failure(&warnings, 0) {
+        return Err(vec![error]);
     }
     session.eval(&request.text, request.syntax)
 }

@@ -1,7 +1,7 @@
 //! `bpc explain PATH` / `bpc explain --facet NAME`: how composition arrived at a value.
 
-use super::compose::{env_context, ProjectArgs};
-use super::report;
+use super::args::{env_context, ProjectArgs};
+use super::terminal::report;
 use crate::explain::Explainer;
 use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;

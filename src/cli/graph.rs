@@ -1,9 +1,9 @@
 //! `bpc graph`: a context's deployment order as a picture (DOT, Mermaid, SVG or a
 //! self-contained HTML page); with several contexts, one file per context.
 
-use super::compose::{env_context, ProjectArgs};
-use super::contexts::{self, ContextsArgs};
-use super::report;
+use super::args::{env_context, ContextsArgs, ProjectArgs};
+use super::contexts;
+use super::terminal::report;
 use crate::all_contexts::{Counts, Done};
 use crate::files::{Diagnostic, FileMap};
 use crate::graph::{self, Graph};
@@ -85,12 +85,15 @@ pub fn run(args: GraphArgs) -> ExitCode {
             &selection,
             |session, name, dir| {
                 let file = dir.join(format!("{name}.{}", args.format.extension()));
-                let made = session.compose_context(name).and_then(|composition| {
+                let made = session.compose_to_draw(Some(name)).and_then(|composition| {
                     let counts = Counts::of(&composition);
-                    Ok((counts, graph_of(session, &args, composition)?))
+                    let cycles = composition.cycles.clone();
+                    Ok((counts, cycles, graph_of(session, &args, composition)?))
                 });
                 match made {
-                    Ok((counts, text)) => match super::output::emit(Some(&file), &text) {
+                    Ok((counts, cycles, text)) => match super::output::emit(Some(&file), &text) {
+                        // Drawn, but the composition is still wrong: the context fails.
+                        Ok(()) if !cycles.is_empty() => Done::failed(cycles),
                         Ok(()) => Done {
                             counts: Some(counts),
                             ..Done::default()
@@ -108,18 +111,24 @@ pub fn run(args: GraphArgs) -> ExitCode {
         .session_options(env_context(), args.terraform_outputs.clone())
         .and_then(|options| Session::open(options, sources.clone()))
         .and_then(|session| {
-            let composition = session.compose()?;
+            let composition = session.compose_to_draw(None)?;
             report(&composition.warnings, &sources);
-            graph_of(&session, &args, composition)
+            let cycles = composition.cycles.clone();
+            Ok((cycles, graph_of(&session, &args, composition)?))
         });
-    let text = match text {
-        Ok(text) => text,
+    let (cycles, text) = match text {
+        Ok(made) => made,
         Err(errors) => {
             report(&errors, &sources);
             return ExitCode::from(1);
         }
     };
     match super::output::emit(args.out.as_deref(), &text) {
+        // The graph shows the cycle; the command still fails, as compose would.
+        Ok(()) if !cycles.is_empty() => {
+            report(&cycles, &sources);
+            ExitCode::from(1)
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             report(&[Diagnostic::error(e)], &sources);
@@ -136,7 +145,7 @@ fn graph_of(
 ) -> Result<String, Vec<Diagnostic>> {
     let mut graph = session.graph(&composition)?;
     if let Some(other) = &args.diff {
-        let theirs = session.graph(&session.compose_context(other)?)?;
+        let theirs = session.graph(&session.compose_to_draw(Some(other))?)?;
         graph = graph::select::diff(&graph, &theirs);
     }
     if let Some(name) = &args.focus {

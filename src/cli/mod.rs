@@ -1,24 +1,34 @@
-//! Commands of the `bpc` binary, one file each. Every command returns an exit code:
-//! 0 success, 1 a failure it reported (composition errors, failing tests), 2 bad usage.
+//! The `bpc` command line: the arguments parsed with clap, one file per command, each a
+//! thin shell over the library that returns an exit code: 0 success, 1 a failure it
+//! reported (composition errors, failing tests), 2 bad usage.
+//!
+//! Files use each other in one direction only: this file uses every command;
+//! `watch` uses the commands it repeats (`compose`, `render`, `test`); `compose`,
+//! `render` and `graph` use `contexts`; every file may use `args` (the shared
+//! arguments), `terminal` (colour, diagnostics) and `output` (`--out`), which use no
+//! other file but `args`.
 
-pub(crate) mod check;
-pub(crate) mod completions;
-pub mod compose;
-pub(crate) mod contexts;
-pub(crate) mod eval;
-pub(crate) mod explain;
-pub(crate) mod graph;
-pub(crate) mod lsp;
-pub(crate) mod output;
-pub(crate) mod publish;
-pub(crate) mod render;
-pub mod show;
-pub(crate) mod test;
-pub mod watch;
+mod args;
+mod check;
+mod completions;
+mod compose;
+mod contexts;
+mod eval;
+mod explain;
+mod graph;
+mod lsp;
+mod output;
+mod publish;
+mod render;
+mod show;
+mod terminal;
+mod test;
+mod watch;
+#[cfg(test)]
+mod watch_tests;
 
-use crate::files::{Diagnostic, FileMap};
 use clap::{Parser, Subcommand};
-use std::io::IsTerminal;
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
@@ -27,49 +37,17 @@ use std::process::ExitCode;
     version,
     about = "Compose Windsor blueprints from facet templates"
 )]
-pub struct Cli {
+struct Cli {
     /// Colour in messages and reports: `auto` colours a stream only when it is a
     /// terminal and NO_COLOR is unset or empty; `always` and `never` override both.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    #[arg(long, global = true, value_enum, default_value_t = args::ColorChoice::Auto)]
+    color: args::ColorChoice,
     #[command(subcommand)]
-    pub command: Command,
-}
-
-/// `--color`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
-    #[default]
-    Auto,
-    Always,
-    Never,
-}
-
-/// The `--color` of this process (set once, by [`run`]).
-static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
-
-/// The `--color` this process runs with (`auto` until [`run`] has set it).
-pub fn color_choice() -> ColorChoice {
-    COLOR.get().copied().unwrap_or_default()
-}
-
-/// Whether a stream gets colour, decided for the stream itself: `terminal` says
-/// whether it is one.
-fn color_for(terminal: bool) -> bool {
-    match color_choice() {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-    }
-}
-
-/// Whether what goes to stdout (reports, findings) gets colour.
-pub(crate) fn color_stdout() -> bool {
-    color_for(std::io::stdout().is_terminal())
+    command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+enum Command {
     /// Bundle the template (with the project's kustomize/ and terraform/) as a
     /// Windsor blueprint artifact, `<name>-<version>.tar.gz`.
     Bundle(publish::BundleArgs),
@@ -98,14 +76,36 @@ pub enum Command {
     Test(test::TestArgs),
 }
 
-pub fn run(cli: Cli) -> ExitCode {
-    let _ = COLOR.set(cli.color);
+/// Runs the command line `argv` (the program name first, as in `std::env::args_os()`)
+/// and returns the exit code. Help, version and usage errors are printed as clap
+/// prints them.
+pub fn run<I, T>(argv: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => dispatch(cli),
+        Err(e) => {
+            let _ = e.print();
+            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> ExitCode {
+    terminal::set_color(cli.color);
     match cli.command {
+        Command::Compose(args) if args.watch.watch => watch::run(watch::Watched::Compose(args)),
+        Command::Render(args) if args.watch.watch => watch::run(watch::Watched::Render(args)),
+        Command::Test(args) if args.watch.watch => watch::run(watch::Watched::Test(args)),
         Command::Bundle(args) => publish::run_bundle(args),
         Command::Push(args) => publish::run_push(args),
         Command::Check(args) => check::run(args),
         Command::Compose(args) => compose::run(args),
-        Command::Completions(args) => completions::run(args),
+        Command::Completions(args) => {
+            completions::run(args, <Cli as clap::CommandFactory>::command())
+        }
         Command::Eval(args) => eval::run(args),
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),
@@ -113,18 +113,5 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Lsp(args) => lsp::run(args),
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
-    }
-}
-
-/// Whether what goes to stderr (diagnostics) gets colour (see [`color_for`]).
-fn color_stderr() -> bool {
-    color_for(std::io::stderr().is_terminal())
-}
-
-/// Prints diagnostics to stderr, errors and warnings alike, in order.
-pub fn report(diagnostics: &[Diagnostic], sources: &FileMap) {
-    let color = color_stderr();
-    for d in diagnostics {
-        eprintln!("{}", crate::files::render(d, sources, color));
     }
 }

@@ -2,24 +2,13 @@
 //! (a `.tar.gz` file, or pushed to an OCI registry), laid out as the Windsor CLI's
 //! `windsor bundle` / `windsor push` lay it out, and reproducible (S14).
 
-use super::output::write_atomically;
+use super::args::WhereArgs;
+use crate::files::out_path::write_atomically;
 use crate::oci::bundle::{self, Bundle, Naming};
 use crate::oci::{metadata, registry, Reference, Settings};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// Where the template and project are.
-#[derive(Args, Debug, Clone, Default)]
-pub struct WhereArgs {
-    /// Project root, whose `kustomize/` and `terraform/` are bundled too (default: the
-    /// nearest ancestor holding windsor.yaml, else here).
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
-    /// Template directory (default: contexts/_template or _template).
-    #[arg(long, value_name = "DIR")]
-    pub template: Option<PathBuf>,
-}
 
 #[derive(Args, Debug, Clone, Default)]
 #[command(after_help = "Examples:

@@ -2,9 +2,9 @@
 //! (replaced as a whole) or compared with it (`--check`); with several contexts, one
 //! directory per context under `--out`.
 
-use super::compose::{env_context, Format, ProjectArgs};
-use super::contexts::{self, ContextsArgs};
-use super::report;
+use super::args::{env_context, ContextsArgs, Format, ProjectArgs, WatchArgs};
+use super::contexts;
+use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
 use crate::files::{Diagnostic, FileMap};
 use crate::render::{self, ManifestFormat, Rendered};
@@ -43,7 +43,7 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub contexts: ContextsArgs,
     #[command(flatten)]
-    pub watch: super::watch::WatchArgs,
+    pub watch: WatchArgs,
 }
 
 impl RenderArgs {
@@ -57,24 +57,16 @@ impl RenderArgs {
 
 pub fn run(args: RenderArgs) -> ExitCode {
     if let Some(selection) = args.contexts.selection(&args.project) {
-        if args.watch.watch {
-            eprintln!("error: --watch renders one context");
-            return ExitCode::from(2);
-        }
         return run_contexts(&args, &selection);
-    }
-    if args.watch.watch {
-        return super::watch::run(super::Cli {
-            color: super::color_choice(),
-            command: super::Command::Render(args),
-        });
     }
     let sources = Arc::new(FileMap::new());
     let session = args
         .project
         .session_options(env_context(), args.terraform_outputs.clone())
         .and_then(|options| Session::open(options, sources.clone()));
-    let rendered = match session.and_then(|s| s.render(args.manifest_format())) {
+    let rendered = session
+        .and_then(|s| s.render_composition_to(s.compose()?, args.manifest_format(), &args.out));
+    let rendered = match rendered {
         Ok(r) => r,
         Err(d) => {
             report(&d, &sources);
@@ -85,11 +77,13 @@ pub fn run(args: RenderArgs) -> ExitCode {
     for d in &rendered.deferred {
         eprintln!("note: deferred: {d}");
     }
-    if let Some(error) = contexts::strict_failure(
-        args.project.strict,
-        rendered.warnings.len(),
-        rendered.deferred.len(),
-    ) {
+    for note in &rendered.notes {
+        eprintln!("note: {note}");
+    }
+    if let Some(error) = args
+        .project
+        .strict_failure(&rendered.warnings, rendered.deferred.len())
+    {
         eprintln!("error: {}", error.message);
         return ExitCode::from(1);
     }
@@ -181,7 +175,7 @@ fn render_context_to(session: &Session, args: &RenderArgs, name: &str, dir: &Pat
         let counts = Counts::of(&composition);
         Ok((
             counts,
-            session.render_composition(composition, args.manifest_format())?,
+            session.render_composition_to(composition, args.manifest_format(), dir)?,
         ))
     });
     let (counts, rendered) = match composed {
@@ -194,14 +188,13 @@ fn render_context_to(session: &Session, args: &RenderArgs, name: &str, dir: &Pat
             .deferred
             .iter()
             .map(|d| format!("deferred: {d}"))
+            .chain(rendered.notes.iter().cloned())
             .collect(),
         ..Done::default()
     };
-    let strict = contexts::strict_failure(
-        args.project.strict,
-        rendered.warnings.len(),
-        rendered.deferred.len(),
-    );
+    let strict = args
+        .project
+        .strict_failure(&rendered.warnings, rendered.deferred.len());
     if let Some(error) = strict {
         done.errors.push(error);
         return done;

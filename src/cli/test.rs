@@ -1,12 +1,13 @@
-//! `bpc test`: run the template's test cases (S11), optionally against golden files.
+//! `bpc test`: run the template's test cases (S11), optionally against golden files
+//! ([`crate::testing::snapshot::Golden`]), and print the report.
 
-use super::compose::ProjectArgs;
-use super::report;
+use super::args::{ProjectArgs, WatchArgs};
+use super::terminal::{color_stdout, report};
 use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;
 use crate::testing::case::{self, Case, TestFile};
 use crate::testing::runner::{CaseResult, RunOptions, Suite, UnmockedOutputs};
-use crate::testing::snapshot;
+use crate::testing::snapshot::Golden;
 use clap::{Args, ValueEnum};
 
 use std::process::ExitCode;
@@ -78,16 +79,10 @@ pub struct TestArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
     #[command(flatten)]
-    pub watch: super::watch::WatchArgs,
+    pub watch: WatchArgs,
 }
 
 pub fn run(args: TestArgs) -> ExitCode {
-    if args.watch.watch {
-        return super::watch::run(super::Cli {
-            color: super::color_choice(),
-            command: super::Command::Test(args),
-        });
-    }
     let sources = Arc::new(FileMap::new());
     // Cases compose in isolation (S11): WINDSOR_CONTEXT plays no part.
     let tally = args
@@ -207,8 +202,8 @@ pub fn run_tests(
     if args.show {
         return show_case(&suite, cases[0], args.format).map(|_| Tally::default());
     }
-    let golden = if args.snapshot || args.update {
-        Some(golden_dir(template, &cases)?)
+    let mut golden = if args.snapshot || args.update {
+        Some(Golden::new(template, &cases, args.update)?)
     } else {
         None
     };
@@ -218,14 +213,13 @@ pub fn run_tests(
     fresh(&mut warnings);
     report(&warnings, sources);
     let mut printer = Printer::new(args.format, sources);
-    let mut produced = Vec::new();
     let mut tally = Tally::default();
     // In batches: each batch's compositions are dropped once it is reported, so a
     // large suite holds one batch of blueprints, not all of them.
     for batch in cases.chunks(BATCH) {
         let mut results = suite.run_all(batch, crate::parallel::cores());
-        if let Some(dir) = &golden {
-            snapshots(dir, batch, &mut results, args.update, &mut produced)?;
+        if let Some(golden) = &mut golden {
+            golden.check(batch, &mut results)?;
         }
         let mut batch_warnings: Vec<Diagnostic> = results
             .iter()
@@ -242,16 +236,8 @@ pub fn run_tests(
             printer.case(case, result);
         }
     }
-    if let Some(dir) = &golden {
-        let mut orphans: Vec<Diagnostic> = snapshot::orphans(dir, &produced)
-            .into_iter()
-            .map(|orphan| {
-                Diagnostic::warning(format!(
-                    "golden file {} belongs to no case any more",
-                    orphan.display()
-                ))
-            })
-            .collect();
+    if let Some(golden) = &golden {
+        let mut orphans = golden.orphans();
         fresh(&mut orphans);
         report(&orphans, sources);
     }
@@ -307,97 +293,6 @@ fn show_case(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The template directory golden files live under, once no two selected cases would
-/// share one.
-fn golden_dir(
-    template: &crate::template::Template,
-    cases: &[&Case],
-) -> Result<std::path::PathBuf, Vec<Diagnostic>> {
-    let Some(dir) = template.tree.root_dir() else {
-        return Err(vec![Diagnostic::error(
-            "golden files need a template directory, not an archive",
-        )]);
-    };
-    // Two cases whose names slug to the same golden file would overwrite each other
-    // under --update and then fail --snapshot; refuse before writing anything.
-    // Compared case-insensitively, as some file systems are.
-    let mut owners: std::collections::HashMap<String, &Case> = std::collections::HashMap::new();
-    for case in cases {
-        let path = snapshot::golden_path(&dir, &case.file, &case.name);
-        let key = path.to_string_lossy().to_lowercase();
-        if let Some(first) = owners.get(&key) {
-            return Err(vec![Diagnostic::error(format!(
-                "test cases `{}` ({}) and `{}` ({}) would share the golden file {}",
-                first.name,
-                first.file,
-                case.name,
-                case.file,
-                path.display()
-            ))
-            .with_help(
-                "rename one of the cases so their names differ in letters or digits",
-            )]);
-        }
-        owners.insert(key, case);
-    }
-    Ok(dir)
-}
-
-/// Compares (or, with `update`, writes) the golden files of a batch of cases;
-/// `produced` collects the paths, for the orphan check at the end.
-fn snapshots(
-    dir: &std::path::Path,
-    cases: &[&Case],
-    results: &mut [CaseResult],
-    update: bool,
-    produced: &mut Vec<std::path::PathBuf>,
-) -> Result<(), Vec<Diagnostic>> {
-    for (case, result) in cases.iter().zip(results.iter_mut()) {
-        let Some(composition) = &result.composition else {
-            continue;
-        };
-        let path = snapshot::golden_path(dir, &case.file, &case.name);
-        let text = crate::emit::to_yaml(&composition.blueprint);
-        produced.push(path.clone());
-        if update {
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| {
-                    vec![Diagnostic::error(format!(
-                        "cannot create {}: {e}",
-                        parent.display()
-                    ))]
-                })?;
-            }
-            super::output::write_atomically(&path, text.as_bytes()).map_err(|e| {
-                vec![Diagnostic::error(format!(
-                    "cannot write {}: {e}",
-                    path.display()
-                ))]
-            })?;
-            continue;
-        }
-        match std::fs::read_to_string(&path) {
-            Ok(golden) if golden == text => {}
-            Ok(golden) => result.mismatches.push(crate::testing::matcher::Mismatch {
-                path: "snapshot".to_string(),
-                message: format!(
-                    "blueprint differs from {}\n{}",
-                    path.display(),
-                    crate::diff::unified_diff(&golden, &text, "golden", "composed")
-                ),
-            }),
-            Err(_) => result.mismatches.push(crate::testing::matcher::Mismatch {
-                path: "snapshot".to_string(),
-                message: format!(
-                    "no golden file {} (run `bpc test --update` to write it)",
-                    path.display()
-                ),
-            }),
-        }
-    }
-    Ok(())
-}
-
 /// Prints the report case by case as results arrive: text (a header per test file,
 /// a line per case, the failures' details) or one JSON document written in pieces.
 struct Printer<'s> {
@@ -412,7 +307,7 @@ struct Printer<'s> {
 impl<'s> Printer<'s> {
     fn new(format: TestFormat, sources: &'s FileMap) -> Printer<'s> {
         let color = match format {
-            TestFormat::Text => super::color_stdout(),
+            TestFormat::Text => color_stdout(),
             TestFormat::Json => false,
         };
         Printer {

@@ -2,27 +2,26 @@
 //! the loop's events printed. Options (the current directory, `$WINDSOR_CONTEXT`) are
 //! read once at the start; everything else is read anew every round.
 
-use super::compose::{blueprint_text, env_context, ComposeArgs};
+use super::args::env_context;
+use super::compose::{blueprint_text, ComposeArgs};
 use super::output::emit;
 use super::render::RenderArgs;
+use super::terminal::{color_stderr, report};
 use super::test::TestArgs;
-use super::{Cli, Command};
 use crate::files::{Diagnostic, FileMap};
 use crate::session::{self, Session};
 use crate::watch::changes::{summary, Shape};
 use crate::watch::{Event, Inputs, Job, Outcome, Round, Settings};
-use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-#[derive(Args, Debug, Clone, Default)]
-pub struct WatchArgs {
-    /// Run again whenever an input changes (facets, schema, blueprint, values,
-    /// windsor.yaml, files read by file()/jsonnet(), contexts/); a failed run keeps the
-    /// previous output. Stop with Ctrl-C.
-    #[arg(long)]
-    pub watch: bool,
+/// A command run under `--watch`.
+#[derive(Debug)]
+pub enum Watched {
+    Compose(ComposeArgs),
+    Render(RenderArgs),
+    Test(TestArgs),
 }
 
 /// The errors (or warnings) of a round as text, as the command would print them.
@@ -43,28 +42,24 @@ fn settle(last: &mut Option<Shape>, shape: Shape, target: &str) -> String {
     line
 }
 
-/// `--strict` turns a round's warnings into its failure.
-fn strict_error(strict: bool, warnings: &[Diagnostic]) -> Option<Diagnostic> {
-    (strict && !warnings.is_empty()).then(|| {
-        Diagnostic::error(format!(
-            "{} warning(s) with --strict; nothing written",
-            warnings.len()
-        ))
-    })
-}
-
-/// The watch job of a `compose`, `render` or `test` command line (with or without
-/// `--watch`), its options read now from the process (current directory,
-/// `$WINDSOR_CONTEXT`); `color` paints the diagnostics of its reports.
-pub fn job(cli: Cli, color: bool) -> Result<Box<dyn Job + Send>, Vec<Diagnostic>> {
-    match cli.command {
-        Command::Compose(args) => {
+/// The watch job of a `compose`, `render` or `test` command, its options read now from
+/// the process (current directory, `$WINDSOR_CONTEXT`); `color` paints the
+/// diagnostics of its reports.
+pub fn job(command: Watched, color: bool) -> Result<Box<dyn Job + Send>, Vec<Diagnostic>> {
+    match command {
+        Watched::Compose(args) => {
+            if args.contexts.selection(&args.project).is_some() {
+                return Err(vec![Diagnostic::error("--watch composes one context")]);
+            }
             let options = args
                 .project
                 .session_options(env_context(), args.terraform_outputs.clone())?;
             Ok(Box::new(ComposeJob::new(args, options, color)))
         }
-        Command::Render(args) => {
+        Watched::Render(args) => {
+            if args.contexts.selection(&args.project).is_some() {
+                return Err(vec![Diagnostic::error("--watch renders one context")]);
+            }
             if args.check {
                 return Err(vec![Diagnostic::error(
                     "--watch writes the render; it does not combine with --check",
@@ -75,7 +70,7 @@ pub fn job(cli: Cli, color: bool) -> Result<Box<dyn Job + Send>, Vec<Diagnostic>
                 .session_options(env_context(), args.terraform_outputs.clone())?;
             Ok(Box::new(RenderJob::new(args, options, color)))
         }
-        Command::Test(args) => {
+        Watched::Test(args) => {
             if args.update || args.explain.is_some() || args.show {
                 return Err(vec![Diagnostic::error(
                     "--watch runs the cases; it does not combine with --update, --explain or --show",
@@ -89,9 +84,6 @@ pub fn job(cli: Cli, color: bool) -> Result<Box<dyn Job + Send>, Vec<Diagnostic>
                 color,
             }))
         }
-        _ => Err(vec![Diagnostic::error(
-            "--watch is for compose, render and test",
-        )]),
     }
 }
 
@@ -156,7 +148,7 @@ impl Job for ComposeJob {
                     Some(path) => path.display().to_string(),
                     None => "stdout".to_string(),
                 };
-                if let Some(error) = strict_error(self.args.project.strict, &composition.warnings) {
+                if let Some(error) = self.args.project.strict_failure(&composition.warnings, 0) {
                     report.push_str(&text_of(&[error], &sources, self.color));
                     Outcome::Failed { report }
                 } else if self.written.as_ref() == Some(&text) {
@@ -222,7 +214,11 @@ impl Job for RenderJob {
         let rendered = session.and_then(|session| {
             let composition = session.compose()?;
             let shape = Shape::of(&composition.blueprint);
-            let rendered = session.render_composition(composition, self.args.manifest_format())?;
+            let rendered = session.render_composition_to(
+                composition,
+                self.args.manifest_format(),
+                &self.args.out,
+            )?;
             Ok((shape, rendered))
         });
         let outcome = match rendered {
@@ -234,8 +230,15 @@ impl Job for RenderJob {
                 for deferred in &rendered.deferred {
                     report.push_str(&format!("note: deferred: {deferred}\n"));
                 }
+                for note in &rendered.notes {
+                    report.push_str(&format!("note: {note}\n"));
+                }
                 let target = self.args.out.display().to_string();
-                let written = match strict_error(self.args.project.strict, &rendered.warnings) {
+                let strict = self
+                    .args
+                    .project
+                    .strict_failure(&rendered.warnings, rendered.deferred.len());
+                let written = match strict {
                     Some(error) => Err(error),
                     None => {
                         crate::render::write::write_tree(&self.args.out, &rendered, self.args.force)
@@ -319,11 +322,11 @@ pub fn print(event: Event) {
 
 /// `bpc compose|render|test --watch`: runs the command's job until the process is
 /// interrupted.
-pub(crate) fn run(cli: Cli) -> ExitCode {
-    let mut job = match job(cli, super::color_stderr()) {
+pub fn run(command: Watched) -> ExitCode {
+    let mut job = match job(command, color_stderr()) {
         Ok(job) => job,
         Err(errors) => {
-            super::report(&errors, &FileMap::new());
+            report(&errors, &FileMap::new());
             return ExitCode::from(2);
         }
     };

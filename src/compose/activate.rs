@@ -5,12 +5,10 @@
 //! every `when` against that, repeat with the new set until it stops changing. A set
 //! that keeps changing after (facets + 1) rounds is an error naming the facets that flip.
 
-use super::config::{BlockIndex, Resolver};
-use super::evaluate::eval_condition;
-use super::host::Environment;
-use super::Limits;
-use crate::expr::host::TerraformOutputs;
-use crate::expr::{Engine, Map};
+use crate::compose::config::{BlockIndex, Reads, Resolver};
+use crate::compose::shared::evaluate::eval_condition;
+use crate::compose::shared::inputs::Expressions;
+use crate::expr::Map;
 use crate::files::Diagnostic;
 use crate::template::Template;
 use std::collections::{HashMap, HashSet};
@@ -42,14 +40,50 @@ pub struct Activated {
     pub outcome: Vec<Activation>,
 }
 
+/// Which facets' `when`s read a name, as recorded while they were evaluated. Reads
+/// only grow: a stale entry costs one needless evaluation, a missing one would be
+/// wrong.
+#[derive(Default)]
+struct Readers {
+    by_name: HashMap<String, Vec<usize>>,
+    /// Facets whose `when` read the whole scope (every name).
+    whole_scope: Vec<usize>,
+}
+
+impl Readers {
+    fn note(&mut self, facet: usize, read: Reads) {
+        if read.all && !self.whole_scope.contains(&facet) {
+            self.whole_scope.push(facet);
+        }
+        for name in read.names {
+            let list = self.by_name.entry(name).or_default();
+            if list.last() != Some(&facet) && !list.contains(&facet) {
+                list.push(facet);
+            }
+        }
+    }
+
+    /// The facets whose `when` read one of `changed`, in processing order.
+    fn of(&self, changed: &HashSet<&str>) -> Vec<usize> {
+        let mut list: Vec<usize> = changed
+            .iter()
+            .filter_map(|n| self.by_name.get(*n))
+            .flatten()
+            .chain(&self.whole_scope)
+            .copied()
+            .collect();
+        list.sort_unstable();
+        list.dedup();
+        list
+    }
+}
+
+/// The facets active in `context` (S5): `when`s evaluated round after round until the
+/// set of active facets stops changing.
 pub fn activate(
+    with: &Expressions<'_>,
     template: &Template,
-    engine: &Engine,
     context: &Arc<Map>,
-    environment: &Environment,
-    terraform: &TerraformOutputs,
-    precedence: super::precedence::Precedence,
-    limits: Limits,
 ) -> Result<Activated, Vec<Diagnostic>> {
     // Templates whose `when`s read no config block settle in the first round.
     let reads_config = template.facets.iter().any(|f| f.when.is_some())
@@ -71,42 +105,24 @@ pub fn activate(
     // The switches of the last round (what keeps flipping if nothing settles).
     let mut last_changes: Vec<usize> = Vec::new();
     let mut outcome: Vec<Activation> = vec![Activation::Inactive; template.facets.len()];
-    // Which facets' `when`s read a name (reads only grow: a stale entry costs one
-    // needless evaluation, a missing one would be wrong).
-    let mut readers: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut whole_scope_readers: Vec<usize> = Vec::new();
+    let mut readers = Readers::default();
     // Names whose contributions changed since the last round; None: evaluate all.
     let mut changed: Option<HashSet<&str>> = None;
     let limit = template.facets.len() + 1;
     for _round in 0..limit {
-        let mut resolver = Resolver::over(
+        let resolver = Resolver::over(
+            with,
             template,
-            engine,
             context.clone(),
-            environment,
-            terraform,
-            limits,
             Rc::clone(&index),
             Some(Rc::clone(&active)),
         );
-        resolver.precedence = precedence;
         let mut changes: Vec<(usize, bool)> = Vec::new();
         let mut errors = Vec::new();
         // The first round evaluates everything; later ones what read a changed name.
         let stale: Vec<usize> = match &changed {
-            None => (0..template.facets.len()).collect(),
-            Some(names) => {
-                let mut list: Vec<usize> = names
-                    .iter()
-                    .filter_map(|n| readers.get(*n))
-                    .flatten()
-                    .chain(&whole_scope_readers)
-                    .copied()
-                    .collect();
-                list.sort_unstable();
-                list.dedup();
-                list
-            }
+            None => all.clone(),
+            Some(names) => readers.of(names),
         };
         for i in stale {
             let facet = &template.facets[i];
@@ -120,25 +136,19 @@ pub fn activate(
             let host = resolver.host_for(i);
             let context = || format!("in the `when` of facet `{}`", facet.name);
             resolver.record();
-            let result =
-                eval_condition(engine, cond, &resolver, &host, &template.sources, &context);
-            let read = resolver.recorded();
-            if read.all && !whole_scope_readers.contains(&i) {
-                whole_scope_readers.push(i);
-            }
-            for name in read.names {
-                let list = readers.entry(name).or_default();
-                if list.last() != Some(&i) && !list.contains(&i) {
-                    list.push(i);
-                }
-            }
-            let on = match result {
-                Ok(on) => on,
-                Err(d) => {
-                    errors.push(d);
-                    false
-                }
-            };
+            let result = eval_condition(
+                with.engine,
+                cond,
+                &resolver,
+                &host,
+                &template.sources,
+                &context,
+            );
+            readers.note(i, resolver.recorded());
+            let on = result.unwrap_or_else(|d| {
+                errors.push(d);
+                false
+            });
             outcome[i] = if on {
                 Activation::Active
             } else {
@@ -168,8 +178,12 @@ pub fn activate(
         last_changes = changes.iter().map(|&(i, _)| i).collect();
         changed = Some(names);
     }
-    // Did not settle: name the facets whose activation changed between the last rounds.
-    let mut flipping = last_changes;
+    Err(vec![unsettled(template, last_changes, limit)])
+}
+
+/// Activation did not settle: the error names the facets whose activation changed
+/// between the last rounds.
+fn unsettled(template: &Template, mut flipping: Vec<usize>, limit: usize) -> Diagnostic {
     flipping.sort_unstable();
     let names: Vec<String> = flipping
         .iter()
@@ -194,5 +208,70 @@ pub fn activate(
             };
         }
     }
-    Err(vec![d])
+    d
+}
+
+/// Which facets apply, and when activation gives up.
+#[cfg(test)]
+mod tests {
+    use super::Activation;
+    use crate::compose::fixture::{facet, messages, Fixture};
+
+    #[test]
+    fn a_facet_without_when_always_applies_and_a_false_when_leaves_one_out() {
+        let fx = Fixture::new(&[
+            ("facets/a.yaml", &facet("a", "")),
+            ("facets/b.yaml", &facet("b", "when: provider == 'aws'\n")),
+        ])
+        .values("values.yaml", "provider: gcp\n");
+        let (_, activated) = fx.activated();
+        assert_eq!(activated.active, vec![0]);
+        assert_eq!(
+            activated.outcome,
+            vec![Activation::Always, Activation::Inactive]
+        );
+    }
+
+    #[test]
+    fn a_facet_switched_on_by_another_facets_config_is_active() {
+        // `b` reads a block only `a` writes, and `a` applies only once `c` has said so:
+        // rounds continue until the set stops changing (S5).
+        let fx = Fixture::new(&[
+            (
+                "facets/a.yaml",
+                &facet(
+                    "a",
+                    "when: stage.ready\nconfig:\n  - name: feature\n    value: {on: true}\n",
+                ),
+            ),
+            ("facets/b.yaml", &facet("b", "when: feature?.on ?? false\n")),
+            (
+                "facets/c.yaml",
+                &facet("c", "config:\n  - name: stage\n    value: {ready: true}\n"),
+            ),
+        ]);
+        let (_, activated) = fx.activated();
+        assert_eq!(activated.active, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_facet_whose_when_undoes_itself_is_an_error_naming_it() {
+        // Active while `flag` is unset, and setting it when active.
+        let fx = Fixture::new(&[(
+            "facets/flip.yaml",
+            &facet(
+                "flip",
+                "when: flag == nil\nconfig:\n  - name: flag\n    value: true\n",
+            ),
+        )]);
+        let context = fx.context();
+        let errors = super::activate(&fx.with(), &fx.template, &context)
+            .err()
+            .expect("activation does not settle");
+        assert_eq!(
+            messages(&errors),
+            "facet activation does not settle after 2 rounds: `flip` (facets/flip.yaml) keep \
+             switching on and off"
+        );
+    }
 }

@@ -12,10 +12,10 @@
 //!   otherwise cancel itself);
 //! * where a context value and a block set the same path, [`Precedence`] decides (S4).
 
-use super::evaluate::{eval_condition, eval_node, nest};
-use super::host::{Environment, TemplateHost};
-use super::precedence::Precedence;
-use super::Limits;
+use crate::compose::shared::evaluate::{eval_condition, eval_node, nest};
+use crate::compose::shared::host::{Environment, TemplateHost};
+use crate::compose::shared::inputs::{Expressions, Limits};
+use crate::compose::shared::precedence::Precedence;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, ExprError, Map, Peek, Scope, Value};
 use crate::files::Diagnostic;
@@ -148,47 +148,31 @@ pub struct Resolver<'t> {
 impl<'t> Resolver<'t> {
     /// A resolver over the config blocks of `active` facets (indices in processing order).
     pub fn new(
+        with: &Expressions<'t>,
         template: &'t Template,
-        engine: &'t Engine,
         context: Arc<Map>,
-        environment: &'t Environment,
-        terraform: &'t TerraformOutputs,
-        limits: Limits,
         active: &[usize],
     ) -> Resolver<'t> {
         let blocks = Rc::new(BlockIndex::new(template, active));
-        Resolver::over(
-            template,
-            engine,
-            context,
-            environment,
-            terraform,
-            limits,
-            blocks,
-            None,
-        )
+        Resolver::over(with, template, context, blocks, None)
     }
 
     /// A resolver over a prebuilt index with the facets `active` marks: building it
     /// costs nothing per round of activation (issue 14).
-    #[allow(clippy::too_many_arguments)]
     pub fn over(
+        with: &Expressions<'t>,
         template: &'t Template,
-        engine: &'t Engine,
         context: Arc<Map>,
-        environment: &'t Environment,
-        terraform: &'t TerraformOutputs,
-        limits: Limits,
         blocks: Rc<BlockIndex<'t>>,
         active: Option<Rc<Vec<bool>>>,
     ) -> Resolver<'t> {
         Resolver {
             template,
-            engine,
+            engine: with.engine,
             context,
-            environment,
-            terraform,
-            limits,
+            environment: with.environment,
+            terraform: with.terraform,
+            limits: with.limits,
             blocks,
             tracking: active.is_some(),
             active,
@@ -202,7 +186,7 @@ impl<'t> Resolver<'t> {
             open: RefCell::new(HashSet::new()),
             log: RefCell::new(Vec::new()),
             included: RefCell::new(HashSet::new()),
-            precedence: Precedence::default(),
+            precedence: with.precedence,
         }
     }
 
@@ -525,7 +509,8 @@ impl<'t> Resolver<'t> {
             Raw::Map(_)
                 if self.precedence == Precedence::ContextWins
                     && under.is_some_and(|u| {
-                        !matches!(u, Value::Map(_) | Value::Nil) && !super::precedence::is_empty(u)
+                        !matches!(u, Value::Map(_) | Value::Nil)
+                            && !crate::compose::shared::precedence::is_empty(u)
                     }) =>
             {
                 Ok(under.cloned().unwrap_or(Value::Nil))
@@ -660,5 +645,130 @@ impl Scope for Resolver<'_> {
             Some(v) => Peek::Value(v),
             None => Peek::Undefined,
         }
+    }
+}
+
+/// The config blocks of every part in one map (later parts over earlier ones); the
+/// first part whose config failed fails it.
+pub fn merged(configs: &[Result<Map, Diagnostic>]) -> Result<Map, Vec<Diagnostic>> {
+    let mut config = Value::map(Map::default());
+    for part_config in configs {
+        let part = part_config.clone().map_err(|d| vec![d])?;
+        crate::compose::scope::deep_merge(&mut config, &Value::map(part));
+    }
+    Ok(match config {
+        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
+        _ => Map::default(),
+    })
+}
+
+/// Config block names of the `active` facets in the order of their first
+/// contribution (S3): the order a block index over those facets lists them in.
+pub(crate) fn block_order(template: &Template, active: &[usize]) -> Vec<String> {
+    let mut firsts: Vec<((i64, usize, usize), &str)> = Vec::new();
+    for &i in active {
+        let facet = &template.facets[i];
+        for block in &facet.config {
+            let ordinal = block.ordinal.unwrap_or(facet.ordinal);
+            firsts.push(((ordinal, i, block.position), &block.name));
+        }
+    }
+    firsts.sort_by_key(|(order, _)| *order);
+    let mut seen = HashSet::new();
+    firsts
+        .into_iter()
+        .filter(|(_, name)| seen.insert(*name))
+        .map(|(_, name)| name.to_string())
+        .collect()
+}
+
+/// Puts the block log in a fixed order, whatever order the blocks were first read
+/// in: by block name as `order` lists them, each name's contributions in
+/// application order (as they were logged).
+pub(crate) fn canonical_log(order: &[String], log: &mut [BlockRecord]) {
+    let rank: HashMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.as_str(), k))
+        .collect();
+    log.sort_by_key(|r| rank.get(r.name.as_str()).copied().unwrap_or(usize::MAX));
+}
+
+/// Config blocks as expressions read them (S4, S6).
+#[cfg(test)]
+mod tests {
+    use crate::compose::fixture::{facet, Fixture};
+
+    /// Block `name` evaluated whole, as compact JSON.
+    fn read(fx: &Fixture, name: &str) -> String {
+        fx.resolved(|resolver, _| {
+            let config = resolver
+                .materialize_all()
+                .unwrap_or_else(|d| panic!("the config resolves: {}", d.message));
+            config
+                .get(name)
+                .map_or("none".into(), crate::value::json::compact)
+        })
+    }
+
+    #[test]
+    fn blocks_of_one_name_merge_in_ordinal_order() {
+        let fx = Fixture::new(&[
+            (
+                "facets/a.yaml",
+                &facet("a", "ordinal: 200\nconfig:\n  - name: net\n    value: {cidr: 10.1.0.0/16}\n"),
+            ),
+            (
+                "facets/b.yaml",
+                &facet("b", "ordinal: 100\nconfig:\n  - name: net\n    value: {cidr: 10.0.0.0/16, mtu: 1500}\n"),
+            ),
+        ]);
+        assert_eq!(read(&fx, "net"), r#"{"cidr":"10.1.0.0/16","mtu":1500}"#);
+    }
+
+    #[test]
+    fn a_block_value_is_an_expression_over_the_context() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "config:\n  - name: sizing\n    value:\n      nodes: ${workers * 2}\n",
+            ),
+        )])
+        .values("values.yaml", "workers: 3\n");
+        assert_eq!(read(&fx, "sizing"), r#"{"nodes":6}"#);
+    }
+
+    #[test]
+    fn a_value_the_operator_set_wins_over_a_block() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "config:\n  - name: dns\n    value: {domain: test, ttl: 60}\n",
+            ),
+        )])
+        .values("values.yaml", "dns: {domain: example.com}\n");
+        assert_eq!(read(&fx, "dns"), r#"{"domain":"example.com","ttl":60}"#);
+    }
+
+    #[test]
+    fn blocks_that_read_each_other_in_a_circle_are_an_error() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "config:\n  - name: x\n    value: ${y}\n  - name: y\n    value: ${x}\n",
+            ),
+        )]);
+        let error = fx.resolved(|resolver, _| resolver.materialize_all().err());
+        let error = error.expect("the circle is found");
+        assert!(
+            error
+                .message
+                .starts_with("config values depend on each other in a cycle: "),
+            "{}",
+            error.message
+        );
     }
 }

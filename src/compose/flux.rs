@@ -1,5 +1,6 @@
-//! Flux systems (`flux:` entries in system form, docs/format.md) compiled
-//! into kustomizations:
+//! Stage 8, flux: the merged lists tidied ([`crate::compose::shared::blueprint`]) and
+//! flux systems (`flux:` entries in system form, docs/format.md) compiled into the
+//! Flux Kustomizations they stand for:
 //!
 //! * `install` → `<name>-install` at `<path>/install` (omitted when every component
 //!   of the tier evaluated to empty);
@@ -12,10 +13,13 @@
 //!   install); as any system dependency, it reaches a system's install tier, or its
 //!   resources tiers when it has none.
 
-use super::fields::sort_in_order;
-use super::merge::{Component, Merged};
-use super::tier_names;
-use super::tracked::Tracked;
+use crate::compose::merge::Lists;
+use crate::compose::merge::{Component, Merged};
+use crate::compose::shared::blueprint;
+use crate::compose::shared::fields::sort_in_order;
+use crate::compose::shared::origin::Origins;
+use crate::compose::shared::tier_names;
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
 use crate::files::Diagnostic;
 use crate::template::fields::field_for;
@@ -64,6 +68,83 @@ fn leaf(s: &str, like: &Tracked) -> Tracked {
     Tracked::Leaf(Value::str(s), like.origin())
 }
 
+/// Tidies the merged lists and returns every Flux Kustomization the blueprint stands
+/// for: the plain ones and each system's tiers, where every tier has its own name
+/// (dependencies are validated on these).
+pub fn kustomizations(lists: &mut Lists, origins: &mut Origins) -> Result<Merged, Vec<Diagnostic>> {
+    blueprint::finish(&mut lists.terraform, origins);
+    blueprint::clean(&mut lists.kustomize);
+    resolve_plain_dependencies(&lists.flux, &mut lists.kustomize);
+    let mut kustomizations = lists.kustomize.clone();
+    expand(&lists.flux, &mut kustomizations)?;
+    blueprint::finish(&mut kustomizations, origins);
+    Ok(kustomizations)
+}
+
+/// One tier of a system, as a kustomization is made from it.
+struct TierSpec<'a> {
+    name: &'a str,
+    path: String,
+    /// The tier's own fields (`install`, or one `resources` variant).
+    tier: Option<&'a Tracked>,
+    deps: Vec<Tracked>,
+    /// Whether the system's `secrets` go to this tier.
+    secrets: bool,
+}
+
+/// The kustomization tier `spec` of `system` stands for; `anchor` is what its
+/// generated name and path are attributed to, `map_dep` maps a dependency name to the
+/// tiers it means.
+fn tier_component(
+    system: &Component,
+    anchor: &Tracked,
+    spec: TierSpec<'_>,
+    map_dep: &dyn Fn(&Tracked) -> Vec<Tracked>,
+) -> Component {
+    let mut f: IndexMap<&'static str, Tracked> = IndexMap::new();
+    f.insert("name", leaf(spec.name, anchor));
+    f.insert("path", leaf(&spec.path, anchor));
+    if let Some(src) = system.get("source") {
+        f.insert("source", src.clone());
+    }
+    for key in ["enabled", "destroy"] {
+        if let Some(v) = system.get(key) {
+            f.insert(key, v.clone());
+        }
+    }
+    let mut all_deps = spec.deps;
+    if let Some(Tracked::Map(entries, _)) = spec.tier {
+        for (k, v) in entries.iter() {
+            if &**k == "name" {
+                continue;
+            }
+            let Some(field) = field_for(ComponentKind::Kustomize, k) else {
+                continue;
+            };
+            if field.name == "dependsOn" {
+                all_deps.extend(names(Some(v)).iter().flat_map(map_dep));
+            } else {
+                f.insert(field.name, v.clone());
+            }
+        }
+    }
+    if !all_deps.is_empty() {
+        f.insert("dependsOn", Tracked::List(all_deps, anchor.origin()));
+    }
+    if spec.secrets {
+        if let Some(sec) = system.get("secrets") {
+            f.insert("secrets", sec.clone());
+        }
+    }
+    sort_in_order(ComponentKind::Kustomize, &mut f);
+    Component {
+        kind: ComponentKind::Kustomize,
+        id: spec.name.to_string(),
+        fields: Arc::new(f),
+        history: system.history.clone(),
+    }
+}
+
 /// Expands every system into `kustomize`. Generated names must not collide with
 /// kustomizations defined directly.
 pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagnostic>> {
@@ -75,7 +156,7 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
             .map(|_| tier_names::install(&s.id));
         let variants = names(s.get("resources"))
             .iter()
-            .map(|v| tier_names::variant(&s.id, &super::merge::variant_name(v)))
+            .map(|v| tier_names::variant(&s.id, &crate::compose::merge::variant_name(v)))
             .collect();
         tiers.insert(s.id.clone(), Tiers { install, variants });
     }
@@ -103,59 +184,15 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
             .iter()
             .flat_map(&map_dep)
             .collect();
-        let make =
-            |name: &str, path: &str, tier: Option<&Tracked>, deps: Vec<Tracked>, secrets: bool| {
-                let mut f: IndexMap<&'static str, Tracked> = IndexMap::new();
-                f.insert("name", leaf(name, &anchor));
-                f.insert("path", leaf(path, &anchor));
-                if let Some(src) = s.get("source") {
-                    f.insert("source", src.clone());
-                }
-                for key in ["enabled", "destroy"] {
-                    if let Some(v) = s.get(key) {
-                        f.insert(key, v.clone());
-                    }
-                }
-                let mut all_deps = deps;
-                if let Some(Tracked::Map(entries, _)) = tier {
-                    for (k, v) in entries.iter() {
-                        if &**k == "name" {
-                            continue;
-                        }
-                        let Some(field) = field_for(ComponentKind::Kustomize, k) else {
-                            continue;
-                        };
-                        if field.name == "dependsOn" {
-                            all_deps.extend(names(Some(v)).iter().flat_map(&map_dep));
-                        } else {
-                            f.insert(field.name, v.clone());
-                        }
-                    }
-                }
-                if !all_deps.is_empty() {
-                    f.insert("dependsOn", Tracked::List(all_deps, anchor.origin()));
-                }
-                if secrets {
-                    if let Some(sec) = s.get("secrets") {
-                        f.insert("secrets", sec.clone());
-                    }
-                }
-                sort_in_order(ComponentKind::Kustomize, &mut f);
-                Component {
-                    kind: ComponentKind::Kustomize,
-                    id: name.to_string(),
-                    fields: Arc::new(f),
-                    history: s.history.clone(),
-                }
-            };
         if let Some(install_name) = &t.install {
-            generated.push(make(
-                install_name,
-                &format!("{base_path}/install"),
-                s.get("install"),
-                system_deps.clone(),
-                true,
-            ));
+            let spec = TierSpec {
+                name: install_name,
+                path: format!("{base_path}/install"),
+                tier: s.get("install"),
+                deps: system_deps.clone(),
+                secrets: true,
+            };
+            generated.push(tier_component(s, &anchor, spec, &map_dep));
         }
         for (variant, vname) in names(s.get("resources")).iter().zip(&t.variants) {
             let deps = match &t.install {
@@ -163,13 +200,14 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
                 None => system_deps.clone(),
             };
             let secrets = t.install.is_none() && Some(vname) == t.variants.first();
-            generated.push(make(
-                vname,
-                &format!("{base_path}/resources"),
-                Some(variant),
+            let spec = TierSpec {
+                name: vname,
+                path: format!("{base_path}/resources"),
+                tier: Some(variant),
                 deps,
                 secrets,
-            ));
+            };
+            generated.push(tier_component(s, &anchor, spec, &map_dep));
         }
     }
     for c in generated {
@@ -289,5 +327,64 @@ fn add_global_dependency(t: &Tiers, all: &HashMap<String, Tiers>, kustomize: &mu
             }
         }
         sort_in_order(ComponentKind::Kustomize, fields);
+    }
+}
+
+/// Flux systems compiled into their tiers.
+#[cfg(test)]
+mod tests {
+    use crate::compose::fixture::{facet, ids, json, messages, Fixture};
+    use crate::compose::shared::origin::Origins;
+
+    const SYSTEM: &str = "flux:\n  - name: ingress\n    dependsOn: [base]\n    install:\n      components: [crds]\n    resources:\n      - name: public\n      - name: private\n";
+
+    #[test]
+    fn a_system_becomes_an_install_tier_and_a_tier_per_variant() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet("a", &format!("kustomize:\n  - name: base\n{SYSTEM}")),
+        )]);
+        let mut origins = Origins::default();
+        let (_, mut lists) = fx.merged(&mut origins);
+        let all = super::kustomizations(&mut lists, &mut origins).expect("the tiers compile");
+        assert_eq!(
+            ids(&all),
+            [
+                "base",
+                "ingress-install",
+                "ingress-resources-public",
+                "ingress-resources-private"
+            ]
+        );
+        // The system's dependencies go to its install tier; its variants follow it.
+        assert_eq!(
+            json(&all, "ingress-install"),
+            r#"{"name":"ingress-install","path":"ingress/install","dependsOn":["base"],"components":["crds"]}"#
+        );
+        assert_eq!(
+            json(&all, "ingress-resources-public"),
+            r#"{"name":"ingress-resources-public","path":"ingress/resources","dependsOn":["ingress-install"]}"#
+        );
+        // The blueprint keeps the system as a system.
+        assert_eq!(ids(&lists.flux), ["ingress"]);
+    }
+
+    #[test]
+    fn a_tier_may_not_take_the_name_of_a_plain_kustomization() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "kustomize:\n  - name: base\n  - name: ingress-install\nflux:\n  - name: ingress\n    install:\n      components: [crds]\n",
+            ),
+        )]);
+        let mut origins = Origins::default();
+        let (_, mut lists) = fx.merged(&mut origins);
+        let errors =
+            super::kustomizations(&mut lists, &mut origins).expect_err("the names collide");
+        assert_eq!(
+            messages(&errors),
+            "flux system tier `ingress-install` has the name of a kustomization defined directly"
+        );
     }
 }

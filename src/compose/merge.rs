@@ -1,16 +1,16 @@
 //! Stage 6, merge: contributions applied in order (S3) with their strategies (S9).
 //!
-//! * `merge`: fields combine as [`super::fields`] says;
+//! * `merge`: fields combine as [`crate::compose::shared::fields`] says;
 //! * `replace`: the contribution replaces everything earlier for that identity;
 //! * `remove`: identity only deletes the component; with more fields exactly the
 //!   listed items go (input keys and nested paths, list items, substitution keys,
 //!   equal patches, scalar fields). A later `merge` merges into what is left.
 
-use super::collect::Contribution;
-use super::fields::{sort_in_order, FieldMap};
-use super::list_strategy::ListChoice;
-use super::origin::OriginId;
-use super::tracked::Tracked;
+use crate::compose::collect::{Contribution, Contributions};
+use crate::compose::shared::fields::{sort_in_order, FieldMap};
+use crate::compose::shared::list_strategy::ListChoice;
+use crate::compose::shared::origin::OriginId;
+use crate::compose::shared::tracked::Tracked;
 use crate::template::fields::{field_for, Combine};
 use crate::template::{ComponentKind, Strategy};
 use indexmap::IndexMap;
@@ -79,6 +79,23 @@ pub struct Merged {
     /// 10 000 facets is most of this stage.
     pub components: IndexMap<String, Component, rustc_hash::FxBuildHasher>,
     pub deleted: Vec<Component>,
+}
+
+/// The blueprint's three component lists, merged.
+pub struct Lists {
+    pub terraform: Merged,
+    pub kustomize: Merged,
+    /// Flux systems, not yet expanded into their tiers.
+    pub flux: Merged,
+}
+
+/// Merges each kind's contributions, in merge order.
+pub fn lists(contributions: Contributions) -> Lists {
+    Lists {
+        terraform: merge(contributions.terraform),
+        kustomize: merge(contributions.kustomize),
+        flux: merge(contributions.systems),
+    }
 }
 
 /// Applies the contributions of one component kind, already in application order.
@@ -395,4 +412,74 @@ fn leaf_paths(spec: &Tracked) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+/// Contributions to one identity, applied in order with their strategies (S3, S9).
+#[cfg(test)]
+mod tests {
+    use super::Effect;
+    use crate::compose::fixture::{facet, ids, json, Fixture};
+    use crate::compose::shared::origin::Origins;
+
+    fn lists(files: &[(&str, &str)]) -> super::Lists {
+        Fixture::new(files).merged(&mut Origins::default()).1
+    }
+
+    #[test]
+    fn a_later_contribution_merges_into_the_same_component() {
+        let lists = lists(&[
+            (
+                "facets/a.yaml",
+                &facet("a", "ordinal: 100\nterraform:\n  - name: db\n    path: db\n    inputs: {size: small, zone: a}\n"),
+            ),
+            (
+                "facets/b.yaml",
+                &facet("b", "ordinal: 200\nterraform:\n  - name: db\n    inputs: {size: large}\n"),
+            ),
+        ]);
+        assert_eq!(
+            json(&lists.terraform, "db"),
+            r#"{"name":"db","path":"db","inputs":{"size":"large","zone":"a"}}"#
+        );
+        let effects: Vec<&Effect> = lists.terraform.components["db"]
+            .history
+            .iter()
+            .map(|s| &s.effect)
+            .collect();
+        assert_eq!(effects, [&Effect::Created, &Effect::Merged]);
+    }
+
+    #[test]
+    fn replace_drops_what_came_before_and_remove_deletes() {
+        let lists = lists(&[
+            (
+                "facets/a.yaml",
+                &facet("a", "ordinal: 100\nterraform:\n  - name: db\n    path: db\n    inputs: {size: small}\n  - name: cache\n    path: cache\n"),
+            ),
+            (
+                "facets/b.yaml",
+                &facet("b", "ordinal: 200\nterraform:\n  - name: db\n    path: db2\n    strategy: replace\n  - name: cache\n    strategy: remove\n"),
+            ),
+        ]);
+        assert_eq!(ids(&lists.terraform), ["db"]);
+        assert_eq!(
+            json(&lists.terraform, "db"),
+            r#"{"name":"db","path":"db2"}"#
+        );
+        assert_eq!(lists.terraform.deleted.len(), 1);
+    }
+
+    #[test]
+    fn each_kind_merges_on_its_own() {
+        let lists = lists(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "terraform:\n  - name: app\n    path: app\nkustomize:\n  - name: app\n",
+            ),
+        )]);
+        assert_eq!(ids(&lists.terraform), ["app"]);
+        assert_eq!(ids(&lists.kustomize), ["app"]);
+        assert!(lists.flux.components.is_empty());
+    }
 }

@@ -1,71 +1,77 @@
 //! Composition: a template plus a context's values to one blueprint.
 //!
-//! [`compose`] reads top to bottom, one stage a call:
-//! scope → activate → config → collect → merge → overlay (the context's own
-//! blueprint, S12) → validate → (blueprint) emit.
-//! It is a pure function of its [`Inputs`]: no globals, no current directory, no
-//! environment except what the inputs carry — so tests, watch mode and multi-context
-//! runs can call it many times, in parallel.
+//! [`compose`] is the list of stages, each a sub-module called once, in order:
+//!
+//! 1. [`sources`]: the templates to compose, local sources first (S9, S14); then for
+//!    each of them:
+//!    2. [`scope`]: the context values it sees (S4);
+//!    3. [`activate`]: which of its facets apply (S5);
+//!    4. [`config`]: its config blocks, resolved as expressions read them (S6);
+//!    5. [`collect`]: its components, requirements and blueprint-wide outputs;
+//! 6. [`merge`]: every template's contributions applied in order (S3, S9);
+//! 7. [`overlay`]: the context's own blueprint and patches (S12, S13);
+//! 8. [`flux`]: the lists tidied, flux systems compiled into their tiers;
+//! 9. [`validate`]: dependencies exist and form no cycle (S9);
+//! 10. [`finish`]: the lists in the blueprint's order and shape (S10);
+//! 11. [`assemble`]: the blueprint as one value, within the output budget.
+//!
+//! [`compose_incremental`] is the same list with a memory: stage 5 replays what it
+//! collected for facets whose inputs did not change ([`memo`], issue 25).
+//!
+//! Stages never call this driver; what several of them use is in [`shared`]. It is a
+//! pure function of its [`Inputs`]: no globals, no current directory, no environment
+//! except what the inputs carry — so tests, watch mode and multi-context runs can call
+//! it many times, in parallel.
 
 pub(crate) mod activate;
-pub(crate) mod blueprint;
-pub mod budget;
+pub(crate) mod assemble;
 pub(crate) mod collect;
 pub(crate) mod config;
-pub(crate) mod config_defaults;
-pub(crate) mod context_fields;
-pub(crate) mod context_patches;
-pub(crate) mod deferred;
-pub(crate) mod duration;
-pub(crate) mod evaluate;
-pub(crate) mod facet_outputs;
-pub(crate) mod fields;
-pub(crate) mod flux;
-pub(crate) mod flux_shape;
-pub mod host;
-pub(crate) mod in_scope;
-pub(crate) mod list_strategy;
-pub mod memo;
-pub(crate) mod merge;
-pub(crate) mod ordering;
-pub(crate) mod origin;
-pub(crate) mod overlay;
-pub(crate) mod patch_shape;
-pub mod precedence;
-pub(crate) mod requires;
-pub(crate) mod schema;
-mod schema_instance;
-pub mod scope;
-pub(crate) mod source_tags;
-pub(crate) mod sources;
-pub(crate) mod tier_names;
-pub(crate) mod tracked;
-pub(crate) mod typed_values;
-pub(crate) mod validate;
+pub(crate) mod finish;
 #[cfg(test)]
-mod windsor_functions_tests;
+mod fixture;
+pub(crate) mod flux;
+pub(crate) mod merge;
+pub(crate) mod overlay;
+pub mod scope;
+pub(crate) mod shared;
+pub(crate) mod sources;
+pub(crate) mod validate;
 
-use crate::expr::host::TerraformOutputs;
-use crate::expr::{Engine, Map, Value};
+// What other modules read, under the paths they have always used.
+pub use collect::memo;
+pub(crate) use finish::duration;
+pub(crate) use overlay::context_patches;
+pub use shared::inputs::{Cycles, Limits};
+pub(crate) use shared::{blueprint, evaluate, origin, schema, tier_names, tracked};
+pub use shared::{budget, host, precedence};
+
+use crate::expr::host::{Host, TerraformOutputs};
+use crate::expr::{Engine, Map, Scope, Value};
 use crate::files::Diagnostic;
-use crate::template::{ComponentKind, Template, TemplateId};
 use activate::Activated;
-use host::Environment;
+use collect::memo::Memo;
+use collect::Part;
+use host::{Environment, TemplateHost};
 use merge::Merged;
 use origin::Origins;
 use schema::Schema;
 use scope::{Builtins, Layer};
+use shared::inputs::Expressions;
+use sources::{Sources, Unit};
 use std::sync::Arc;
 
 /// Everything one composition depends on.
 pub struct Inputs<'a> {
-    pub template: &'a Template,
+    pub template: &'a crate::template::Template,
     pub schema: Option<&'a Schema>,
     pub engine: &'a Engine,
     pub layers: Vec<Layer>,
     pub apply_schema_defaults: bool,
     /// Whether the Windsor CLI's config defaults apply (docs/semantics.md S4): yes
-    /// for a project's context, no for a test case (as `windsor test`).
+    /// for a project's context, no for a test case (as `windsor test`). The same line
+    /// splits schema violations of the values: warnings for a project's context (as
+    /// Windsor's config loader), errors for a test case (as Windsor's test runner).
     pub config_defaults: bool,
     pub builtins: Builtins,
     pub environment: Environment,
@@ -77,21 +83,31 @@ pub struct Inputs<'a> {
     pub overlay: Option<&'a overlay::Overlay>,
     /// The context's `patches/<name>/` files, added after the overlay (S13).
     pub context_patches: Option<&'a context_patches::ContextPatches>,
+    /// What a `dependsOn` cycle does: fail the composition, or (for `bpc graph`,
+    /// which draws it) stay in [`Composition::cycles`].
+    pub cycles: Cycles,
 }
 
-/// Budgets of one composition beyond the expression engine's own (docs/limits.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    pub jsonnet: crate::expr::host::JsonnetLimits,
-    /// Largest composed blueprint, in bytes of its compact JSON form.
-    pub output_bytes: usize,
-}
+impl Inputs<'_> {
+    /// What every expression of the composition is evaluated with.
+    fn expressions(&self) -> Expressions<'_> {
+        Expressions {
+            engine: self.engine,
+            environment: &self.environment,
+            terraform: &self.terraform,
+            limits: self.limits,
+            precedence: self.precedence,
+        }
+    }
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            jsonnet: Default::default(),
-            output_bytes: 64 * 1024 * 1024,
+    /// The value layers every template's context values start from.
+    fn values(&self) -> scope::Values<'_> {
+        scope::Values {
+            layers: &self.layers,
+            builtins: &self.builtins,
+            schema_defaults: self.apply_schema_defaults,
+            config_defaults: self.config_defaults,
+            sources: &self.template.sources,
         }
     }
 }
@@ -122,395 +138,220 @@ pub struct Composition {
     /// Config block contributions and whether their `when` let them in.
     pub config_log: Vec<config::BlockRecord>,
     /// The local sources composed in, with their depths; empty for one template.
-    pub sources: source_tags::SourceTags,
+    pub sources: sources::source_tags::SourceTags,
+    /// The `dependsOn` cycles found, as errors; only under [`Cycles::Keep`], else
+    /// they fail the composition.
+    pub cycles: Vec<Diagnostic>,
 }
 
 pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
-    if !inputs.template.upstream.is_empty() {
-        return sources::compose_with_sources(inputs);
-    }
+    let template = inputs.template;
     let mut origins = Origins::default();
-    let part = compose_part(
-        inputs,
-        TemplateId::Composing,
-        inputs.template,
-        inputs.schema,
-        None,
-        &mut origins,
-    )?;
-    finish_one(inputs, part, origins)
-}
-
-/// Merge → validate → assemble for a template without local sources.
-fn finish_one(
-    inputs: &Inputs<'_>,
-    part: Part,
-    origins: Origins,
-) -> Result<Composition, Vec<Diagnostic>> {
-    let base = inputs
-        .template
-        .base
-        .as_ref()
-        .map(crate::yaml::Node::to_value);
-    let tags = source_tags::SourceTags::default().with_published(inputs.template);
-    let tags = (!tags.tags.is_empty()).then_some(tags);
-    finish(inputs, vec![part], origins, base.as_ref(), tags.as_ref())
-}
-
-/// One template's share of a composition (the composing template's or one local
-/// source's): its facets activated, config resolved and components collected on
-/// their own, ready for the shared merge.
-pub struct Part {
-    /// In application order (S3) within this template.
-    contributions: Vec<collect::Contribution>,
-    exclusions: Vec<collect::Exclusion>,
-    outputs: facet_outputs::FacetOutputs,
-    messages: Vec<String>,
-    /// Config block values by block name; an error is reported only if merging and
-    /// validating the components found nothing worse.
-    config: Result<Map, Diagnostic>,
-    activation: Activated,
-    context: Arc<Map>,
-    config_log: Vec<config::BlockRecord>,
-}
-
-impl Part {
-    /// This template's evaluated config blocks (what downstream sources see).
-    pub fn config(&self) -> Result<Map, Vec<Diagnostic>> {
-        self.config.clone().map_err(|d| vec![d])
+    // 1. sources, and 2–5 for each of them in turn.
+    let mut sources = Sources::new(template, inputs.schema);
+    let mut parts = Vec::with_capacity(template.upstream.len() + 1);
+    while let Some(unit) = sources.next_unit()? {
+        let part = compose_template(inputs, &unit, &mut origins).map_err(|d| unit.in_source(d))?;
+        sources.composed(&unit, &part)?;
+        parts.push(part);
     }
+    compose_parts(inputs, sources, parts, origins)
 }
 
-/// Scope → activate → config → collect for one template. `visible` is laid over the
-/// context values: the config of the sources this template builds on.
-pub fn compose_part(
+/// Stages 6–11 of [`compose`], over the parts stages 1–5 gave (local sources first,
+/// the composing template last).
+fn compose_parts(
     inputs: &Inputs<'_>,
-    id: TemplateId,
-    template: &Template,
-    schema: Option<&Schema>,
-    visible: Option<&Value>,
-    origins: &mut Origins,
-) -> Result<Part, Vec<Diagnostic>> {
-    let (context, activation) = activated_scope(inputs, template, schema, visible)?;
-    let resolver = resolver(inputs, template, &context, &activation);
-    origins.begin(id);
-    let (contributions, exclusions) =
-        collect::collect(id, template, &resolver, &activation, origins)?;
-    requires::check(
-        &resolver,
-        &requirement_owners(template, &resolver, &activation, &contributions)?,
-    )?;
-    let outputs = facet_outputs::collect(&resolver, &activation.active)?;
-    let messages = facet_outputs::messages(&resolver, &activation.active)?;
-    let config = resolver.materialize_all().map(|config| {
-        config
-            .into_iter()
-            // A lookup per key: scanning every block name for each was quadratic.
-            .filter(|(k, _)| resolver.has_block(k))
-            .collect()
-    });
-    let mut config_log = resolver.block_log();
-    // In block order, not in the order expressions happened to read them first (which
-    // an incremental composition, skipping unchanged facets, cannot reproduce).
-    memo::canonical_log(
-        &memo::block_order(template, &activation.active),
-        &mut config_log,
-    );
-    Ok(Part {
-        contributions,
-        exclusions,
-        outputs,
-        messages,
-        config,
-        activation,
-        context,
-        config_log,
-    })
-}
-
-/// Scope → activate for one template: the context values (with `visible` laid over
-/// them) and the facets they make active.
-fn activated_scope(
-    inputs: &Inputs<'_>,
-    template: &Template,
-    schema: Option<&Schema>,
-    visible: Option<&Value>,
-) -> Result<(Arc<Map>, Activated), Vec<Diagnostic>> {
-    let mut context = scope::context_scope(
-        schema,
-        inputs.apply_schema_defaults,
-        inputs.config_defaults,
-        &inputs.layers,
-        &inputs.builtins,
-        &inputs.template.sources,
-    )?;
-    if let Some(visible) = visible {
-        let mut merged = Value::map((*context).clone());
-        scope::deep_merge(&mut merged, visible);
-        if let Value::Map(m) = merged {
-            context = Arc::new(Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()));
-        }
-    }
-    let activation = activate::activate(
-        template,
-        inputs.engine,
-        &context,
-        &inputs.environment,
-        &inputs.terraform,
-        inputs.precedence,
-        inputs.limits,
-    )?;
-    Ok((context, activation))
-}
-
-/// The scope every expression of a composition reads: the context values and the
-/// config blocks of the active facets.
-fn resolver<'t>(
-    inputs: &'t Inputs<'_>,
-    template: &'t Template,
-    context: &Arc<Map>,
-    activation: &Activated,
-) -> config::Resolver<'t> {
-    let mut resolver = config::Resolver::new(
-        template,
-        inputs.engine,
-        context.clone(),
-        &inputs.environment,
-        &inputs.terraform,
-        inputs.limits,
-        &activation.active,
-    );
-    resolver.precedence = inputs.precedence;
-    resolver
-}
-
-/// Merge → validate → assemble, shared by every part in order (sources first, the
-/// composing template last). `base` is the merged `blueprint.yaml` as a plain value.
-pub fn finish(
-    inputs: &Inputs<'_>,
+    sources: Sources<'_>,
     parts: Vec<Part>,
     mut origins: Origins,
-    base: Option<&Value>,
-    tags: Option<&source_tags::SourceTags>,
 ) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
-    let (mut terraform, mut kustomize, mut systems) = (Vec::new(), Vec::new(), Vec::new());
-    let mut exclusions = Vec::new();
-    let mut outputs = facet_outputs::FacetOutputs::default();
-    let mut messages = Vec::new();
-    let mut configs = Vec::new();
-    let mut last = None;
-    for part in parts {
-        for c in part.contributions {
-            match c.kind {
-                ComponentKind::Terraform => terraform.push(c),
-                ComponentKind::Kustomize => kustomize.push(c),
-                ComponentKind::FluxSystem => systems.push(c),
-            }
-        }
-        exclusions.extend(part.exclusions);
-        outputs.absorb(part.outputs);
-        messages.extend(part.messages);
-        configs.push(part.config);
-        last = Some((part.activation, part.context, part.config_log));
-    }
-    let Some((activation, context, config_log)) = last else {
-        return Err(vec![Diagnostic::error("nothing to compose")]);
+    let (base, tags) = sources.finish();
+    let mut collected = collect::gather(parts)?;
+    // 6. merge
+    let mut lists = merge::lists(std::mem::take(&mut collected.contributions));
+    // 7. overlay
+    let own = overlay::Own {
+        overlay: inputs.overlay,
+        patches: inputs.context_patches,
+        with: inputs.expressions(),
+        sources: &template.sources,
     };
-    let mut terraform = merge::merge(terraform);
-    let mut kustomize = merge::merge(kustomize);
-    let mut flux = merge::merge(systems);
     let mut warnings = template.warnings.clone();
-    if let Some(overlay) = inputs.overlay {
-        let mut scope = Value::map((*context).clone());
-        scope::deep_merge(&mut scope, &Value::map(merged_config(&configs)?));
-        let scope = scope.as_map().cloned().unwrap_or_default();
-        let eval = overlay::Evaluation {
-            engine: inputs.engine,
-            scope: &scope,
-            host: host::TemplateHost {
-                tree: &overlay.tree,
-                file: &overlay.path,
-                environment: &inputs.environment,
-                terraform: &inputs.terraform,
-                jsonnet: inputs.limits.jsonnet,
-            },
-            sources: &template.sources,
-        };
-        let targets = overlay::Targets {
-            terraform: &mut terraform,
-            kustomize: &mut kustomize,
-            flux: &flux,
-        };
-        warnings.extend(overlay::apply(overlay, &eval, targets, &mut origins)?);
-    }
-    if let Some(patches) = inputs.context_patches {
-        warnings.extend(context_patches::apply(
-            patches,
-            &mut kustomize,
-            &mut flux,
-            &mut origins,
-        ));
-    }
-    blueprint::finish(&mut terraform, &mut origins);
-    blueprint::clean(&mut kustomize);
-    flux::resolve_plain_dependencies(&flux, &mut kustomize);
-    // The Flux Kustomizations the blueprint stands for: systems expanded into tiers.
-    // Dependencies are validated on these, where every tier has its own name.
-    let mut kustomizations = kustomize.clone();
-    flux::expand(&flux, &mut kustomizations)?;
-    blueprint::finish(&mut kustomizations, &mut origins);
-
-    let mut errors = validate::validate(
-        ComponentKind::Terraform,
-        &terraform,
-        &exclusions,
-        template,
-        &origins,
-    );
-    errors.extend(validate::validate(
-        ComponentKind::Kustomize,
-        &kustomizations,
-        &exclusions,
-        template,
-        &origins,
+    // A project context's values that break the schema only warn (S4).
+    warnings.extend(scope::schema_warnings(
+        inputs.schema,
+        inputs.apply_schema_defaults,
+        &inputs.layers,
+        &template.sources,
+        inputs
+            .config_defaults
+            .then_some(inputs.builtins.context.as_str()),
     ));
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    // Apply order first; local sources then order stably by depth (S9).
-    ordering::dependency_order(&mut terraform);
-    ordering::dependency_order(&mut kustomize);
-    ordering::by_name(&mut flux);
-    if let Some(tags) = tags {
-        tags.apply(&mut terraform, &mut origins);
-        tags.apply(&mut kustomize, &mut origins);
-        tags.apply(&mut kustomizations, &mut origins);
-    }
-    let own_source = template
-        .published
-        .as_ref()
-        .map_or(flux_shape::TEMPLATE_SOURCE, |p| p.name.as_str());
-    flux_shape::shape(
-        &mut flux,
-        &mut kustomize,
-        !outputs.crds.is_empty(),
-        own_source,
+    warnings.extend(overlay::apply_context(
+        &own,
+        &mut lists,
+        &collected.context,
+        &collected.configs,
+        &mut origins,
+    )?);
+    // 8. flux
+    let mut kustomizations = flux::kustomizations(&mut lists, &mut origins)?;
+    // 9. validate
+    let exclusions = &collected.exclusions;
+    let cycles = validate::components(
+        &lists.terraform,
+        &kustomizations,
+        exclusions,
+        template,
+        &origins,
+        inputs.cycles,
+    )?;
+    // 10. finish
+    let has_crds = !collected.outputs.crds.is_empty();
+    let tags = tags.as_ref();
+    finish::finish(
+        &mut lists,
+        &mut kustomizations,
+        tags,
+        has_crds,
+        template,
         &mut origins,
     );
-    deferred::mark_inputs(&mut terraform, &origins);
-
-    let config = merged_config(&configs)?;
-    let base = match inputs.overlay {
-        Some(overlay) => Some(overlay::base_with_repository(base, overlay)),
-        None => base.cloned(),
-    };
-    let mut blueprint = blueprint::assemble(blueprint::Parts {
-        base: base.as_ref(),
-        context: &inputs.builtins.context,
-        terraform: &terraform,
-        kustomize: &kustomize,
-        flux: &flux,
-        backend: outputs.backend.as_deref(),
-        crds: &outputs.crds,
-        substitutions: &outputs.substitutions,
-        config_maps: vec![(
-            "values-common",
-            context_fields::values_common(
-                &context,
-                &inputs.builtins.context,
-                &outputs.substitutions,
-            ),
-        )],
-        repository: context_fields::dev_repository(&context, &inputs.builtins.project_root),
-        messages: context_fields::messages(template, &activation.active),
-        published: template.published.as_ref(),
-    });
-    if let Some(overlay) = inputs.overlay {
-        overlay::merge_sources(&mut blueprint, overlay);
-    }
-    if let Some(published) = &template.published {
-        blueprint::published_crds(&mut blueprint, published);
-    }
-    budget::check(&blueprint, inputs.limits.output_bytes).map_err(|d| vec![d])?;
+    // A config error waited until merging and validating had their say.
+    let config = config::merged(&collected.configs)?;
+    // 11. assemble
+    let blueprint = assemble::blueprint(assemble::Assembly {
+        template,
+        base,
+        overlay: inputs.overlay,
+        builtins: &inputs.builtins,
+        lists: &lists,
+        outputs: &collected.outputs,
+        context: &collected.context,
+        active: &collected.activation.active,
+        output_bytes: inputs.limits.output_bytes,
+    })?;
     Ok(Composition {
         blueprint,
-        terraform,
-        kustomize,
-        flux,
+        terraform: lists.terraform,
+        kustomize: lists.kustomize,
+        flux: lists.flux,
         kustomizations,
         origins,
-        activation,
-        context,
+        activation: collected.activation,
+        context: collected.context,
         config,
         warnings,
-        messages,
-        exclusions,
+        messages: collected.messages,
+        exclusions: collected.exclusions,
         layers: inputs.layers.clone(),
-        config_log,
+        config_log: collected.config_log,
         sources: tags.cloned().unwrap_or_default(),
+        cycles,
     })
 }
 
-/// The config blocks of every part in one map (later parts over earlier ones).
-fn merged_config(configs: &[Result<Map, Diagnostic>]) -> Result<Map, Vec<Diagnostic>> {
-    let mut config = Value::map(Map::default());
-    for part_config in configs {
-        let part = part_config.clone().map_err(|d| vec![d])?;
-        scope::deep_merge(&mut config, &Value::map(part));
-    }
-    Ok(match config {
-        Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),
-        _ => Map::default(),
-    })
+/// Stages 2–5 for one template.
+fn compose_template(
+    inputs: &Inputs<'_>,
+    unit: &Unit<'_>,
+    origins: &mut Origins,
+) -> Result<Part, Vec<Diagnostic>> {
+    let with = inputs.expressions();
+    // 2. scope
+    let context = scope::for_template(&inputs.values(), unit.schema(), unit.visible.as_ref())?;
+    // 3. activate
+    let activation = activate::activate(&with, unit.template, &context)?;
+    // 4. config
+    let resolver = config::Resolver::new(&with, unit.template, context.clone(), &activation.active);
+    // 5. collect
+    collect::part(unit.id, &resolver, activation, context, origins)
 }
 
-/// Blueprint-wide fields from facets, written after the component lists (S10).
-fn requirement_owners<'t>(
-    template: &'t Template,
-    resolver: &config::Resolver<'_>,
-    activation: &Activated,
-    contributions: &[collect::Contribution],
-) -> Result<Vec<requires::Owner<'t>>, Vec<Diagnostic>> {
-    let mut owners = Vec::new();
-    // Which (kind, facet, position) made it into the contributions: a set, so this
-    // stays linear in the number of components.
-    let included: std::collections::HashSet<_> = contributions
-        .iter()
-        .map(|k| (k.kind, k.order.1, k.order.2))
-        .collect();
-    for &i in &activation.active {
-        let facet = &template.facets[i];
-        owners.push(requires::Owner {
-            facet: i,
-            what: format!("facet `{}`", facet.name),
-            requirements: &facet.requires,
-        });
-        for block in &facet.config {
-            // A block whose own `when` is false requires nothing (later format: requires).
-            if !resolver
-                .block_included(&block.name, i, block.position)
-                .map_err(|d| vec![d])?
-            {
-                continue;
+/// Composes as [`compose`] does, reusing what `memo` kept from the last composition
+/// where its inputs did not change (see [`memo`]), and keeping this one's for the
+/// next: the same result as [`compose`]'s. A template with local sources, Terraform
+/// outputs the memo cannot fingerprint, or any error on the way composes cold (a
+/// failure then reads exactly as a cold composition's).
+pub fn compose_incremental(
+    inputs: &Inputs<'_>,
+    memo: &mut Memo,
+) -> Result<Composition, Vec<Diagnostic>> {
+    let mut origins = Origins::default();
+    let mut sources = Sources::new(inputs.template, inputs.schema);
+    if memo::usable(inputs.template, &inputs.terraform) {
+        // Without local sources, the composing template is the one unit.
+        if let Ok(Some(unit)) = sources.next_unit() {
+            let part = remember_template(inputs, &unit, memo, &mut origins);
+            if let Some(part) = part.filter(|part| sources.composed(&unit, part).is_ok()) {
+                return compose_parts(inputs, sources, vec![part], origins);
             }
-            owners.push(requires::Owner {
-                facet: i,
-                what: format!("config block `{}` of facet `{}`", block.name, facet.name),
-                requirements: &block.requires,
-            });
-        }
-        for c in &facet.components {
-            if !included.contains(&(c.kind, i + 1, c.position)) {
-                continue;
-            }
-            let id = collect::identity(c.kind, &c.node).unwrap_or_default();
-            owners.push(requires::Owner {
-                facet: i,
-                what: format!("{} `{id}` of facet `{}`", c.kind.noun(), facet.name),
-                requirements: &c.requires,
-            });
         }
     }
-    Ok(owners)
+    memo.run_cold();
+    compose(inputs)
+}
+
+/// Stages 2–5 for one template, collecting with `memo`; `None` where a cold
+/// composition must decide.
+fn remember_template(
+    inputs: &Inputs<'_>,
+    unit: &Unit<'_>,
+    memo: &mut Memo,
+    origins: &mut Origins,
+) -> Option<Part> {
+    let with = inputs.expressions();
+    let context = scope::for_template(&inputs.values(), unit.schema(), unit.visible.as_ref());
+    let context = context.ok()?;
+    let activation = activate::activate(&with, unit.template, &context).ok()?;
+    memo::part(
+        &with,
+        unit.id,
+        unit.template,
+        activation,
+        context,
+        memo,
+        origins,
+    )
+}
+
+/// The tree path [`with_scope`] evaluates at: a file at the template root, so `file()`
+/// and `jsonnet()` paths are relative to the root.
+const AT_ROOT: &str = "<expression>";
+
+/// One evaluation in a context's composed scope, outside any facet (`bpc eval
+/// --project`): runs `run` against what a facet expression of the composing template
+/// would see — stages 1–4, with every local source composed before it — and a host
+/// whose files are the template's. Fails only where composing would: value layers that
+/// break the schema, a `when` that cannot be evaluated, a local source that does not
+/// compose.
+pub(crate) fn with_scope<T>(
+    inputs: &Inputs<'_>,
+    run: impl FnOnce(&dyn Scope, &dyn Host) -> T,
+) -> Result<T, Vec<Diagnostic>> {
+    let with = inputs.expressions();
+    let mut origins = Origins::default();
+    let mut sources = Sources::new(inputs.template, inputs.schema);
+    while let Some(unit) = sources.next_unit()? {
+        if unit.is_source() {
+            let part =
+                compose_template(inputs, &unit, &mut origins).map_err(|d| unit.in_source(d))?;
+            sources.composed(&unit, &part)?;
+            continue;
+        }
+        let context = scope::for_template(&inputs.values(), unit.schema(), unit.visible.as_ref())?;
+        let activation = activate::activate(&with, unit.template, &context)?;
+        let resolver = config::Resolver::new(&with, unit.template, context, &activation.active);
+        let host = TemplateHost {
+            tree: &inputs.template.tree,
+            file: AT_ROOT,
+            environment: &inputs.environment,
+            terraform: &inputs.terraform,
+            jsonnet: inputs.limits.jsonnet,
+        };
+        return Ok(run(&resolver, &host));
+    }
+    Err(vec![Diagnostic::error("nothing to compose")])
 }

@@ -1,22 +1,63 @@
-//! Stage 7, validate: `dependsOn` names existing components of the same kind and the
+//! Stage 9, validate: `dependsOn` names existing components of the same kind and the
 //! graph has no cycle (S9). A missing target says which facet would have defined it
 //! and which `when` left it out.
 
-use super::collect::Exclusion;
-use super::merge::Merged;
-use super::origin::Origins;
-use super::tracked::Tracked;
+use crate::compose::collect::Exclusion;
+use crate::compose::merge::Merged;
+use crate::compose::shared::inputs::Cycles;
+use crate::compose::shared::origin::Origins;
+use crate::compose::shared::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
 use std::collections::HashMap;
 
-pub fn validate(
+/// What validation found: errors, and apart from them the dependency cycle (if any),
+/// which `bpc graph` may keep in order to draw it.
+#[derive(Default)]
+pub struct Findings {
+    pub errors: Vec<Diagnostic>,
+    pub cycle: Option<Diagnostic>,
+}
+
+/// Validates the terraform components and every Flux Kustomization (systems'
+/// tiers included): all errors of both together, dependency cycles among them unless
+/// `cycles` keeps them — then they are returned, to be drawn.
+pub fn components(
+    terraform: &Merged,
+    kustomizations: &Merged,
+    exclusions: &[Exclusion],
+    template: &Template,
+    origins: &Origins,
+    cycles: Cycles,
+) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let mut found_cycles = Vec::new();
+    for (kind, merged) in [
+        (ComponentKind::Terraform, terraform),
+        (ComponentKind::Kustomize, kustomizations),
+    ] {
+        let found = validate(kind, merged, exclusions, template, origins);
+        errors.extend(found.errors);
+        found_cycles.extend(found.cycle);
+    }
+    if cycles == Cycles::Reject {
+        errors.append(&mut found_cycles);
+    }
+    if errors.is_empty() {
+        Ok(found_cycles)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The findings of one kind's components.
+fn validate(
     kind: ComponentKind,
     merged: &Merged,
     exclusions: &[Exclusion],
     template: &Template,
     origins: &Origins,
-) -> Vec<Diagnostic> {
+) -> Findings {
     let mut errors = path_names(kind, merged, origins);
     for component in merged.components.values() {
         let Some(Tracked::List(deps, _)) = component.get("dependsOn") else {
@@ -71,22 +112,20 @@ pub fn validate(
             errors.push(d);
         }
     }
-    if let Some(cycle) = find_cycle(merged) {
+    let cycle = find_cycle(merged).map(|cycle| {
         let first = &merged.components[&cycle[0]];
         let span = first
             .get("dependsOn")
             .map(|t| origins.get(t.origin()).span)
             .unwrap_or_default();
-        errors.push(
-            Diagnostic::error(format!(
-                "{}s depend on each other in a cycle: {}",
-                kind.noun(),
-                cycle.join(" -> ")
-            ))
-            .with_primary(span, "this dependsOn is part of the cycle"),
-        );
-    }
-    errors
+        Diagnostic::error(format!(
+            "{}s depend on each other in a cycle: {}",
+            kind.noun(),
+            cycle.join(" -> ")
+        ))
+        .with_primary(span, "this dependsOn is part of the cycle")
+    });
+    Findings { errors, cycle }
 }
 
 /// Names that `bpc render` turns into paths (a component's id, a terraform `path`)
@@ -150,7 +189,7 @@ fn would_define(e: &Exclusion, kind: ComponentKind, name: &str) -> bool {
     if kind != ComponentKind::Kustomize || e.kind != ComponentKind::FluxSystem {
         return false;
     }
-    super::tier_names::belongs_to(name, &e.id)
+    crate::compose::shared::tier_names::belongs_to(name, &e.id)
 }
 
 /// The first dependency cycle found, as `a, b, …, a` (deterministic: components in
@@ -221,4 +260,90 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
+}
+
+/// Dependencies name what exists, and form no circle.
+#[cfg(test)]
+mod tests {
+    use crate::compose::fixture::{facet, messages, Fixture};
+    use crate::compose::shared::inputs::Cycles;
+    use crate::compose::shared::origin::Origins;
+
+    /// Validating the template `files` makes: the errors, or the cycles kept.
+    fn validated(files: &[(&str, &str)], cycles: Cycles) -> Result<String, String> {
+        let fx = Fixture::new(files);
+        let mut origins = Origins::default();
+        let (collected, mut lists) = fx.merged(&mut origins);
+        let all = crate::compose::flux::kustomizations(&mut lists, &mut origins)
+            .expect("the tiers compile");
+        let result = super::components(
+            &lists.terraform,
+            &all,
+            &collected.exclusions,
+            &fx.template,
+            &origins,
+            cycles,
+        );
+        result
+            .map(|kept| messages(&kept))
+            .map_err(|ds| messages(&ds))
+    }
+
+    /// The errors of validating the template `files` makes.
+    fn errors(files: &[(&str, &str)]) -> String {
+        validated(files, Cycles::Reject)
+            .err()
+            .unwrap_or("valid".into())
+    }
+
+    #[test]
+    fn dependencies_on_existing_components_are_valid() {
+        let verdict = errors(&[(
+            "facets/a.yaml",
+            &facet("a", "terraform:\n  - name: net\n    path: net\n  - name: db\n    path: db\n    dependsOn: [net]\n"),
+        )]);
+        assert_eq!(verdict, "valid");
+    }
+
+    #[test]
+    fn a_missing_dependency_is_an_error() {
+        let verdict = errors(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "terraform:\n  - name: db\n    path: db\n    dependsOn: [net]\n",
+            ),
+        )]);
+        assert!(verdict.contains("`net`"), "{verdict}");
+    }
+
+    #[test]
+    fn a_circle_of_dependencies_is_an_error() {
+        let verdict = errors(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "kustomize:\n  - name: a\n    dependsOn: [b]\n  - name: b\n    dependsOn: [a]\n",
+            ),
+        )]);
+        assert_eq!(
+            verdict,
+            "kustomizations depend on each other in a cycle: a -> b -> a"
+        );
+    }
+
+    #[test]
+    fn a_circle_can_be_kept_to_be_drawn() {
+        let kept = validated(
+            &[(
+                "facets/a.yaml",
+                &facet("a", "kustomize:\n  - name: a\n    dependsOn: [b]\n  - name: b\n    dependsOn: [a]\n"),
+            )],
+            Cycles::Keep,
+        );
+        assert_eq!(
+            kept,
+            Ok("kustomizations depend on each other in a cycle: a -> b -> a".into())
+        );
+    }
 }

@@ -7,10 +7,9 @@
 //! infinity: such a value is an error naming its path.
 
 use super::path::{format_path, PathSegment};
-use super::yaml::float_text;
 use super::EmitError;
+use crate::value::text::{self, Dialect, Escape};
 use crate::value::Value;
-use std::fmt::Write;
 
 /// The document for `value`, ending in a newline.
 pub fn to_json(value: &Value) -> Result<String, EmitError> {
@@ -31,24 +30,16 @@ struct JsonWriter<'p> {
 impl<'p> JsonWriter<'p> {
     fn value(&mut self, value: &'p Value, indent: usize) -> Result<(), EmitError> {
         match value {
-            Value::Nil => self.out.push_str("null"),
-            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(n) => {
-                let _ = write!(self.out, "{n}");
+            Value::Float(f) if !f.is_finite() => {
+                return Err(EmitError {
+                    path: format_path(&self.path),
+                    message: format!(
+                        "{} cannot be written as JSON",
+                        text::float(*f, Dialect::Bpc)
+                    ),
+                });
             }
-            Value::Uint(n) => {
-                let _ = write!(self.out, "{n}");
-            }
-            Value::Float(f) => {
-                if !f.is_finite() {
-                    return Err(EmitError {
-                        path: format_path(&self.path),
-                        message: format!("{} cannot be written as JSON", float_text(*f)),
-                    });
-                }
-                self.out.push_str(&float_text(*f));
-            }
-            Value::Str(s) => write_json_string(&mut self.out, s),
+            Value::Str(s) => text::quote(&mut self.out, s, Escape::Json),
             Value::List(items) if items.is_empty() => self.out.push_str("[]"),
             Value::Map(map) if map.is_empty() => self.out.push_str("{}"),
             Value::List(items) => {
@@ -65,13 +56,16 @@ impl<'p> JsonWriter<'p> {
                 self.out.push('{');
                 for (i, (key, item)) in map.iter().enumerate() {
                     self.separator(i, indent + 2);
-                    write_json_string(&mut self.out, key);
+                    text::quote(&mut self.out, key, Escape::Json);
                     self.out.push_str(": ");
                     self.path.push(PathSegment::Key(key));
                     self.value(item, indent + 2)?;
                     self.path.pop();
                 }
                 self.close('}', indent);
+            }
+            atom => {
+                text::atom(&mut self.out, atom, Dialect::Bpc);
             }
         }
         Ok(())
@@ -90,24 +84,6 @@ impl<'p> JsonWriter<'p> {
         self.out.extend(std::iter::repeat_n(' ', indent));
         self.out.push(bracket);
     }
-}
-
-fn write_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 pub(crate) mod json;
 pub(crate) mod path;
 pub(crate) mod provenance;
+pub mod values;
 pub(crate) mod yaml;
 
 #[cfg(test)]
@@ -12,7 +13,50 @@ pub use json::to_json;
 pub use path::{format_path, PathSegment};
 pub use yaml::{to_yaml, to_yaml_with_comments, to_yaml_with_leading_comments, CommentHook};
 
+use crate::compose::Composition;
+use crate::files::{Diagnostic, FileMap};
+use crate::template::Template;
 use std::fmt;
+
+/// The text formats bpc writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    #[default]
+    Yaml,
+    Json,
+}
+
+/// `value` as a document in `format`, ending in a newline.
+pub fn to_text(value: &crate::value::Value, format: Format) -> Result<String, EmitError> {
+    match format {
+        Format::Yaml => Ok(to_yaml(value)),
+        Format::Json => to_json(value),
+    }
+}
+
+/// A composed blueprint as text, with or without `--provenance`; `output_bytes` bounds
+/// it, checked before the text exists.
+pub fn blueprint_text(
+    template: &Template,
+    composition: &Composition,
+    sources: &FileMap,
+    output_bytes: usize,
+    format: Format,
+    provenance: bool,
+) -> Result<String, Vec<Diagnostic>> {
+    crate::compose::budget::check_text(
+        &composition.blueprint,
+        output_bytes,
+        "the composed blueprint",
+    )
+    .map_err(|d| vec![d])?;
+    let text = match (format, provenance) {
+        (_, false) => to_text(&composition.blueprint, format).map_err(|e| e.to_string()),
+        (Format::Yaml, true) => Ok(provenance::yaml(template, composition, sources)),
+        (Format::Json, true) => provenance::json(template, composition, sources),
+    };
+    text.map_err(|e| vec![Diagnostic::error(e)])
+}
 
 /// A value that cannot be written in the requested format.
 #[derive(Clone, Debug, PartialEq, Eq)]

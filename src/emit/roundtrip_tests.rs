@@ -217,33 +217,3 @@ fn long_keys_round_trip() {
         "{text}"
     );
 }
-
-#[test]
-#[ignore]
-fn perf_probe() {
-    let mut text = String::new();
-    for i in 0..20000 {
-        text.push_str(&format!(
-            "item{i}:\n  name: component-{i}\n  path: some/path/{i}\n  inputs:\n    a: ${{context.x}}\n    b: 12\n    c: [x, y, z]\n    d: true\n"
-        ));
-    }
-    let started = std::time::Instant::now();
-    let mut parser = saphyr_parser::Parser::new_from_str(&text);
-    let mut events = 0;
-    while let Some(Ok(_)) = parser.next_event() {
-        events += 1;
-    }
-    eprintln!("saphyr alone: {events} events in {:?}", started.elapsed());
-    let started = std::time::Instant::now();
-    let node = parse(&text, FileId(0)).expect("parse");
-    let parsed = started.elapsed();
-    let value = node.to_value();
-    let out = to_yaml(&value);
-    eprintln!(
-        "{} bytes: parse {:?}, total {:?}, out {}",
-        text.len(),
-        parsed,
-        started.elapsed(),
-        out.len()
-    );
-}

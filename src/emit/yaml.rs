@@ -10,8 +10,8 @@
 //! An optional comment hook appends `# …` to any entry, for `--provenance`.
 
 use super::path::PathSegment;
+use crate::value::text::{self, Dialect, Escape, Plain};
 use crate::value::{Map, Value};
-use crate::yaml::scalar::{self, PlainScalar};
 use std::fmt::Write;
 
 /// Longest key written as `key:`; YAML allows 1024 characters for an implicit key.
@@ -191,23 +191,12 @@ impl<'h, 'p> Writer<'h, 'p> {
     /// scalar bodies go at `body_indent`. Leaves the line open only for the caller's `\n`.
     fn scalar(&mut self, value: &Value, body_indent: usize) {
         match value {
-            Value::Nil => self.out.push_str("null"),
-            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(n) => {
-                let _ = write!(self.out, "{n}");
-            }
-            Value::Uint(n) => {
-                let _ = write!(self.out, "{n}");
-            }
-            Value::Float(f) => write_float(&mut self.out, *f),
             Value::Map(_) => self.out.push_str("{}"),
             Value::List(_) => self.out.push_str("[]"),
-            Value::Str(s) => {
-                if fits_block(s) {
-                    self.block(s, body_indent);
-                    return;
-                }
-                write_string_inline(&mut self.out, s);
+            Value::Str(s) if fits_block(s) => return self.block(s, body_indent),
+            Value::Str(s) => write_string_inline(&mut self.out, s),
+            atom => {
+                text::atom(&mut self.out, atom, Dialect::Bpc);
             }
         }
         self.write_comment();
@@ -231,29 +220,6 @@ impl<'h, 'p> Writer<'h, 'p> {
     }
 }
 
-/// Floats keep a `.` (or are `.inf`/`.nan`), so they read back as floats, exactly.
-pub(crate) fn float_text(f: f64) -> String {
-    if f.is_nan() {
-        return ".nan".to_string();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { ".inf" } else { "-.inf" }.to_string();
-    }
-    // Debug is the shortest text that parses back to the same bits.
-    let text = format!("{f:?}");
-    if text.contains('.') {
-        text
-    } else if let Some((mantissa, exponent)) = text.split_once('e') {
-        format!("{mantissa}.0e{exponent}")
-    } else {
-        format!("{text}.0")
-    }
-}
-
-fn write_float(out: &mut String, f: f64) {
-    out.push_str(&float_text(f));
-}
-
 /// Whether a `|`/`|-` block reproduces `s` exactly: a line break somewhere (one line
 /// ending in a newline is a `|` block, as goccy/go-yaml writes it), no trailing blanks
 /// (invisible and easily lost), a first line that does not start with a blank (it would
@@ -272,103 +238,16 @@ fn fits_block(s: &str) -> bool {
 }
 
 fn is_printable_in_block(c: char) -> bool {
-    c == '\t' || is_printable(c)
-}
-
-/// Characters YAML allows unescaped (and that survive copy and paste).
-fn is_printable(c: char) -> bool {
-    !(c.is_control()
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
-        ))
+    c == '\t' || text::yaml_prints(c)
 }
 
 /// A string on one line: plain when safe, else double-quoted.
 pub(crate) fn write_string_inline(out: &mut String, s: &str) {
-    if needs_quotes(s) {
-        write_double_quoted(out, s);
+    if text::needs_quotes(s, Plain::Bpc) {
+        text::quote(out, s, Escape::Yaml);
     } else {
         out.push_str(s);
     }
-}
-
-fn needs_quotes(s: &str) -> bool {
-    let Some(first) = s.chars().next() else {
-        return true;
-    };
-    if !matches!(scalar::resolve_plain(s), PlainScalar::Str(_))
-        || scalar::is_yaml11_bool(s)
-        || looks_numeric_to_others(s)
-        || looks_like_date(s)
-        || s == "<<"
-        || s == "="
-    {
-        return true;
-    }
-    if s.starts_with([' ', '\t']) || s.ends_with([' ', '\t', ':']) {
-        return true;
-    }
-    let second = s[first.len_utf8()..].chars().next();
-    match first {
-        '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
-        | '@' | '`' => return true,
-        '-' | '?' | ':' if second.is_none_or(|c| c == ' ') => return true,
-        '-' if s.starts_with("---") => return true,
-        '.' if s.starts_with("...") => return true,
-        _ => {}
-    }
-    s.contains(": ") || s.contains(" #") || s.chars().any(|c| c == '\t' || !is_printable(c))
-}
-
-/// Other YAML readers take `1e3`, `inf`, `1_0`, `+.5` or `1:30` (base 60 in YAML 1.1) as
-/// numbers; bpc quotes them so every reader agrees they are strings.
-fn looks_numeric_to_others(s: &str) -> bool {
-    let cleaned = s.replace('_', "");
-    if cleaned.parse::<f64>().is_ok() {
-        return true;
-    }
-    let digits = cleaned.trim_start_matches(['+', '-']);
-    let mut parts = digits.split(':');
-    let head_ok = parts
-        .next()
-        .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_digit()));
-    let mut count = 0;
-    let rest_ok = parts.all(|p| {
-        count += 1;
-        !p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit())
-    });
-    head_ok && count > 0 && rest_ok
-}
-
-/// `2024-01-31…` reads as a timestamp in YAML 1.1.
-fn looks_like_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() >= 8 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[5].is_ascii_digit()
-}
-
-fn write_double_quoted(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            c if !is_printable(c) => {
-                let code = c as u32;
-                if code <= 0xFF {
-                    let _ = write!(out, "\\x{code:02X}");
-                } else {
-                    let _ = write!(out, "\\u{code:04X}");
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -716,3 +716,169 @@ fn number_literal(tok: &Token) -> PResult<Kind> {
         .map(Kind::Int)
         .map_err(|_| err("integer"))
 }
+
+/// The parser's behaviour, one rule of the grammar at a time. Trees are written as
+/// S-expressions: `(+ 1 (* 2 3))`, `(. base prop)`, `(call f args…)`, `(? c a b)`.
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use crate::expr::ast::{Kind, Node};
+    use crate::expr::lexer::tokenize;
+
+    /// `text` parsed, as an S-expression. Only `upper` is a native (host) function.
+    fn tree(text: &str) -> String {
+        let tokens = tokenize(text).expect("the test text lexes");
+        match parse(tokens, &|name| name == "upper") {
+            Ok(node) => sexp(&node),
+            Err(e) => panic!("{text:?} does not parse: {}", e.message),
+        }
+    }
+
+    /// The message and span of the error `text` gives.
+    fn error(text: &str) -> (String, std::ops::Range<usize>) {
+        let tokens = tokenize(text).expect("the test text lexes");
+        match parse(tokens, &|_| false) {
+            Ok(node) => panic!("{text:?} parses, as {}", sexp(&node)),
+            Err(e) => (e.message, e.span),
+        }
+    }
+
+    fn sexp(node: &Node) -> String {
+        let all = |nodes: &[Node]| nodes.iter().map(sexp).collect::<Vec<_>>().join(" ");
+        match &node.kind {
+            Kind::Nil => "nil".into(),
+            Kind::Bool(b) => b.to_string(),
+            Kind::Int(n) => n.to_string(),
+            Kind::Float(f) => format!("{f:?}"),
+            Kind::Str(s) => format!("{s:?}"),
+            Kind::Ident(name) => name.to_string(),
+            Kind::Pointer(None) => "#".into(),
+            Kind::Pointer(Some(name)) => format!("#{name}"),
+            Kind::Unary(op, a) => format!("({op:?} {})", sexp(a)),
+            Kind::Binary(op, a, b) => format!("({op:?} {} {})", sexp(a), sexp(b)),
+            Kind::Member { base, prop } => format!("(. {} {})", sexp(base), sexp(prop)),
+            Kind::Slice { base, from, to } => {
+                let bound = |b: &Option<Box<Node>>| b.as_deref().map_or("_".into(), sexp);
+                format!("(slice {} {} {})", sexp(base), bound(from), bound(to))
+            }
+            Kind::Call { callee, args } => format!("(call {} {})", sexp(callee), all(args)),
+            Kind::Builtin { name, args } => format!("({name} {})", all(args)),
+            Kind::Predicate(body) => format!("{{{}}}", sexp(body)),
+            Kind::Conditional(c, a, b) => format!("(? {} {} {})", sexp(c), sexp(a), sexp(b)),
+            Kind::List(items) => format!("[{}]", all(items)),
+            Kind::Map(pairs) => {
+                let pairs: Vec<String> = pairs
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", sexp(k), sexp(v)))
+                    .collect();
+                format!("{{{}}}", pairs.join(", "))
+            }
+            Kind::Let { name, value, body } => {
+                format!("(let {name} {} {})", sexp(value), sexp(body))
+            }
+            Kind::Sequence(items) => format!("(; {})", all(items)),
+        }
+    }
+
+    #[test]
+    fn multiplication_binds_tighter_than_addition() {
+        assert_eq!(tree("1 + 2 * 3"), "(Add 1 (Mul 2 3))");
+        assert_eq!(tree("(1 + 2) * 3"), "(Mul (Add 1 2) 3)");
+    }
+
+    #[test]
+    fn operators_of_one_level_group_to_the_left_except_power() {
+        assert_eq!(tree("8 - 4 - 2"), "(Sub (Sub 8 4) 2)");
+        assert_eq!(tree("2 ** 3 ** 2"), "(Pow 2 (Pow 3 2))");
+    }
+
+    #[test]
+    fn and_binds_tighter_than_or() {
+        assert_eq!(tree("a || b && c"), "(Or a (And b c))");
+        assert_eq!(tree("a or b and c"), "(Or a (And b c))");
+    }
+
+    #[test]
+    fn comparisons_chain_as_a_conjunction() {
+        assert_eq!(tree("1 < x <= 3"), "(And (Lt 1 x) (Le x 3))");
+    }
+
+    #[test]
+    fn not_before_a_word_operator_negates_it() {
+        assert_eq!(tree("a not in b"), "(Not (In a b))");
+        assert_eq!(tree("not a"), "(Not a)");
+    }
+
+    #[test]
+    fn a_coalesce_chain_takes_no_other_operator_without_parentheses() {
+        assert_eq!(tree("a ?? b ?? c"), "(Coalesce (Coalesce a b) c)");
+        assert_eq!(tree("(a ?? b) || c"), "(Or (Coalesce a b) c)");
+        let (message, span) = error("a ?? b || c");
+        assert_eq!(
+            message,
+            "Operator (||) and coalesce expressions (??) cannot be mixed. Wrap either by parentheses."
+        );
+        assert_eq!(span, 7..9);
+    }
+
+    #[test]
+    fn members_index_and_slices_follow_their_base() {
+        assert_eq!(tree("a.b.c"), r#"(. (. a "b") "c")"#);
+        assert_eq!(tree("a[0]"), "(. a 0)");
+        assert_eq!(tree("a[1:]"), "(slice a 1 _)");
+    }
+
+    #[test]
+    fn a_ternary_and_its_short_form() {
+        assert_eq!(tree("a ? b : c"), "(? a b c)");
+        assert_eq!(tree("a ?: c"), "(? a a c)");
+        assert_eq!(tree("if a { b } else { c }"), "(? a b c)");
+    }
+
+    #[test]
+    fn let_binds_a_name_for_the_rest() {
+        assert_eq!(tree("let x = 1; x + 1"), "(let x 1 (Add x 1))");
+    }
+
+    #[test]
+    fn lists_and_maps_allow_a_trailing_comma() {
+        assert_eq!(tree("[1, 'two',]"), r#"[1 "two"]"#);
+        assert_eq!(tree("{a: 1, 'b c': 2,}"), r#"{"a": 1, "b c": 2}"#);
+    }
+
+    #[test]
+    fn a_pipe_passes_its_left_side_as_the_first_argument() {
+        assert_eq!(tree("name | upper()"), "(call upper name)");
+    }
+
+    #[test]
+    fn a_native_function_is_a_call_and_a_predicate_takes_a_closure() {
+        assert_eq!(tree("upper(x)"), "(call upper x)");
+        assert_eq!(tree("filter(xs, # > 1)"), "(filter xs {(Gt # 1)})");
+        assert_eq!(tree("map(xs, .name)"), r#"(map xs {(. # "name")})"#);
+    }
+
+    #[test]
+    fn unexpected_tokens_are_named_with_their_place() {
+        let (message, span) = error("1 +");
+        assert_eq!(message, "unexpected token EOF");
+        assert_eq!(span, 3..3);
+        let (message, span) = error("a b");
+        assert_eq!(message, r#"unexpected token Identifier("b")"#);
+        assert_eq!(span, 2..3);
+    }
+
+    #[test]
+    fn a_map_key_must_be_a_name_a_string_a_number_or_parenthesised() {
+        let (message, span) = error("{[1]: 2}");
+        assert!(message.starts_with("a map key must be"), "{message}");
+        assert_eq!(span, 1..2);
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let deep = format!("{}1{}", "(".repeat(2000), ")".repeat(2000));
+        let (message, _) = error(&deep);
+        assert_eq!(message, "expression is nested too deeply");
+    }
+}

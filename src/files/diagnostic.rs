@@ -131,10 +131,42 @@ impl Diagnostic {
     }
 }
 
+/// The `--strict` rule, one for every command that writes a result: a run that leaves
+/// warnings (or, for `render`, deferred values) fails and writes nothing. `None` when
+/// the run may go on.
+pub fn strict_failure(strict: bool, warnings: usize, deferred: usize) -> Option<Diagnostic> {
+    if !strict || warnings + deferred == 0 {
+        return None;
+    }
+    let what = match deferred {
+        0 => format!("{warnings} warning(s)"),
+        _ => format!("{warnings} warning(s) and {deferred} deferred value(s)"),
+    };
+    Some(Diagnostic::error(format!(
+        "{what} with --strict; nothing written"
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::files::FileId;
+
+    #[test]
+    fn strict_fails_only_on_warnings_or_deferred_values() {
+        assert!(strict_failure(false, 3, 1).is_none());
+        assert!(strict_failure(true, 0, 0).is_none());
+        let one = strict_failure(true, 2, 0).map(|d| d.message);
+        assert_eq!(
+            one.as_deref(),
+            Some("2 warning(s) with --strict; nothing written")
+        );
+        let both = strict_failure(true, 0, 1).map(|d| d.message);
+        assert_eq!(
+            both.as_deref(),
+            Some("0 warning(s) and 1 deferred value(s) with --strict; nothing written")
+        );
+    }
 
     #[test]
     fn builder_and_context_layers() {

@@ -8,7 +8,7 @@ pub mod render;
 pub mod span;
 pub(crate) mod tree;
 
-pub use diagnostic::{Diagnostic, Label, Severity};
+pub use diagnostic::{strict_failure, Diagnostic, Label, Severity};
 pub use map::{FileMap, Location, SourceFile};
 pub use render::{render, render_all};
 pub use span::{FileId, Span};

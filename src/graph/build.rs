@@ -42,6 +42,15 @@ pub fn build(
         let known = |id: &str| graph.nodes.iter().any(|n| n.id == id);
         known(&e.from) && known(&e.to)
     });
+    graph.cycles = composition
+        .cycles
+        .iter()
+        .map(|d| match &d.primary {
+            Some(label) => format!("{}: {}", sources.describe(label.span), d.message),
+            None => d.message.clone(),
+        })
+        .collect();
+    super::cycles::mark(&mut graph);
     Ok(graph)
 }
 
@@ -98,6 +107,7 @@ fn terraform(rendered: &Rendered, reasons: &Reasons, graph: &mut Graph) -> Resul
                     kind: EdgeKind::DependsOn,
                     why: reasons.depends_on(NodeKind::Terraform, name, dep),
                     change: Change::Same,
+                    in_cycle: false,
                 });
             }
         }
@@ -147,6 +157,7 @@ fn push_output(graph: &mut Graph, component: &str, to: &str, what: &str) {
         kind: EdgeKind::Output,
         why: format!("terraform_output(\"{component}\", …): {what}"),
         change: Change::Same,
+        in_cycle: false,
     });
 }
 
@@ -195,6 +206,7 @@ fn flux(rendered: &Rendered, reasons: &Reasons, graph: &mut Graph) -> Result<(),
                     kind: EdgeKind::DependsOn,
                     why: reasons.depends_on(NodeKind::Kustomization, name, dep),
                     change: Change::Same,
+                    in_cycle: false,
                 });
             }
         }
@@ -208,6 +220,7 @@ fn flux(rendered: &Rendered, reasons: &Reasons, graph: &mut Graph) -> Result<(),
                     text(object, &["spec", "sourceRef", "kind"]).unwrap_or("source")
                 ),
                 change: Change::Same,
+                in_cycle: false,
             });
         }
         for from in list(object, &["spec", "postBuild", "substituteFrom"]) {

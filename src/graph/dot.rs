@@ -12,6 +12,14 @@ pub fn write(graph: &Graph) -> String {
         quote(&format!("bpc: context {}", graph.context))
     );
     out.push_str("  rankdir=TB;\n  node [fontname=\"sans-serif\", fontsize=12, style=filled];\n");
+    if !graph.cycles.is_empty() {
+        // The errors as the graph's caption, above the loop they explain.
+        let _ = writeln!(
+            out,
+            "  labelloc=t;\n  fontcolor=\"{CYCLE_COLOR}\";\n  label={};",
+            quote(&graph.cycles.join("\n"))
+        );
+    }
     out.push_str("  edge [fontname=\"sans-serif\", fontsize=10, color=\"#475569\"];\n");
     for node in &graph.nodes {
         let (shape, fill) = match node.kind {
@@ -54,12 +62,22 @@ pub fn write(graph: &Graph) -> String {
         if edge.kind == EdgeKind::Output {
             out.push_str(", color=\"#b45309\"");
         }
+        if edge.in_cycle {
+            let _ = write!(
+                out,
+                ", color=\"{CYCLE_COLOR}\", penwidth=3, label=\"cycle\""
+            );
+        }
         out.push_str(change_attrs(edge.change));
         out.push_str("];\n");
     }
     out.push_str("}\n");
     out
 }
+
+/// Edges on a `dependsOn` cycle, in every format: apart from the green and red of
+/// `--diff`.
+pub(super) const CYCLE_COLOR: &str = "#c026d3";
 
 fn change_attrs(change: Change) -> &'static str {
     match change {

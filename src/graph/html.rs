@@ -14,13 +14,20 @@ pub fn write(graph: &Graph) -> String {
         graph.nodes.len(),
         graph.edges.len()
     );
+    // A failed composition's cycle errors, in a banner above the picture.
+    let errors: String = graph
+        .cycles
+        .iter()
+        .map(|e| format!("<p class=\"error\">error: {}</p>\n", escape(e)))
+        .collect();
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header><h1>{title}</h1><span>{counts}</span><span class=\"legend\"><b class=\"terraform\">terraform</b><b class=\"kustomization\">kustomization</b><b class=\"source\">source</b> solid: dependsOn · dashed: terraform output · dotted: source</span></header>\n<main id=\"canvas\">\n{svg}</main>\n<aside id=\"details\">Hover a node to see where it comes from; click it to highlight its dependencies and dependants.</aside>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header><h1>{title}</h1><span>{counts}</span><span class=\"legend\"><b class=\"terraform\">terraform</b><b class=\"kustomization\">kustomization</b><b class=\"source\">source</b> solid: dependsOn · dashed: terraform output · dotted: source</span></header>\n{errors}<main id=\"canvas\">\n{svg}</main>\n<aside id=\"details\">Hover a node to see where it comes from; click it to highlight its dependencies and dependants.</aside>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
     )
 }
 
 const CSS: &str = "
-body { margin: 0; font-family: sans-serif; display: grid; grid-template-rows: auto 1fr auto; height: 100vh; }
+body { margin: 0; font-family: sans-serif; display: grid; grid-template-rows: auto auto 1fr auto; height: 100vh; }
+.error { margin: 0; padding: 4px 12px; color: #86198f; background: #fae8ff; font-family: monospace; font-size: 12px; }
 header { padding: 6px 12px; border-bottom: 1px solid #cbd5e1; display: flex; gap: 16px; align-items: baseline; }
 header h1 { font-size: 16px; margin: 0; }
 .legend b { font-weight: normal; padding: 1px 6px; margin-right: 4px; border: 1px solid #94a3b8; }

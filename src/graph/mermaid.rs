@@ -5,7 +5,11 @@ use super::{Change, EdgeKind, Graph, NodeKind};
 use std::fmt::Write as _;
 
 pub fn write(graph: &Graph) -> String {
-    let mut out = String::from("flowchart TD\n");
+    let mut out = String::new();
+    for error in &graph.cycles {
+        let _ = writeln!(out, "%% error: {}", error.replace('\n', " "));
+    }
+    out.push_str("flowchart TD\n");
     let index = |id: &str| graph.nodes.iter().position(|n| n.id == id);
     for (i, node) in graph.nodes.iter().enumerate() {
         let label = label(&node.name);
@@ -22,11 +26,18 @@ pub fn write(graph: &Graph) -> String {
             continue;
         };
         let arrow = match edge.kind {
+            EdgeKind::DependsOn if edge.in_cycle => "-- cycle -->",
             EdgeKind::DependsOn => "-->",
             EdgeKind::Output => "-. output .->",
             EdgeKind::Source => "-.->",
         };
         let _ = writeln!(out, "  n{from} {arrow} n{to}");
+        if edge.in_cycle {
+            styles.push(format!(
+                "  linkStyle {drawn} stroke:{},stroke-width:4px",
+                super::dot::CYCLE_COLOR
+            ));
+        }
         match edge.change {
             Change::Same => {}
             Change::Added => styles.push(format!(

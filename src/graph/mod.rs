@@ -12,6 +12,7 @@
 //! to one node's neighbourhood or marks the difference with another context's.
 
 pub mod build;
+mod cycles;
 pub mod dot;
 pub mod html;
 pub mod mermaid;
@@ -91,6 +92,8 @@ pub struct Edge {
     /// Written by which facet at which line, or added by which rule.
     pub why: String,
     pub change: Change,
+    /// Part of a `dependsOn` cycle: both ends wait, directly or not, for each other.
+    pub in_cycle: bool,
 }
 
 /// One context's deployment graph. Nodes: Terraform components in apply order, then
@@ -100,6 +103,9 @@ pub struct Graph {
     pub context: String,
     pub nodes: Vec<Node>,
     pub edges: Vec<Edge>,
+    /// The composition's errors about `dependsOn` cycles (`file:line:col: message`),
+    /// which the writers show beside the highlighted edges; empty for a valid one.
+    pub cycles: Vec<String>,
 }
 
 impl Graph {

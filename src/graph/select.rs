@@ -57,6 +57,7 @@ pub fn focus(graph: &Graph, name: &str) -> Result<Graph, String> {
             .filter(|e| keep.contains(e.from.as_str()) && keep.contains(e.to.as_str()))
             .cloned()
             .collect(),
+        cycles: graph.cycles.clone(),
     })
 }
 
@@ -71,8 +72,15 @@ pub fn diff(this: &Graph, other: &Graph) -> Graph {
     let this_edges: HashSet<_> = this.edges.iter().map(key).collect();
     let mut out = Graph {
         context: format!("{} (compared with {})", this.context, other.context),
+        cycles: this.cycles.clone(),
         ..Graph::default()
     };
+    out.cycles.extend(
+        other
+            .cycles
+            .iter()
+            .map(|e| format!("in context {}: {e}", other.context)),
+    );
     for n in &this.nodes {
         let mut n = n.clone();
         if !other_nodes.contains(n.id.as_str()) {

@@ -30,14 +30,15 @@ pub fn write(graph: &Graph) -> String {
         let e = &graph.edges[edge.index];
         let _ = writeln!(
             out,
-            "<g class=\"edge {} {}\" data-from=\"{}\" data-to=\"{}\"><title>{} → {}: {}</title><path d=\"{}\" marker-end=\"url(#arrow)\"/></g>",
+            "<g class=\"edge {} {}{}\" data-from=\"{}\" data-to=\"{}\"><title>{} → {}: {}</title><path d=\"{}\" marker-end=\"url(#arrow)\"/></g>",
             edge_class(e.kind),
             change_class(e.change),
+            if e.in_cycle { " cycle" } else { "" },
             escape(&e.from),
             escape(&e.to),
             escape(&e.from),
             escape(&e.to),
-            escape(&e.why),
+            escape(&cycle_why(e)),
             edge.path
         );
     }
@@ -69,7 +70,19 @@ pub fn write(graph: &Graph) -> String {
 }
 
 fn title(graph: &Graph) -> String {
-    format!("bpc graph: context {}", graph.context)
+    let mut title = format!("bpc graph: context {}", graph.context);
+    for error in &graph.cycles {
+        let _ = write!(title, "\n{error}");
+    }
+    title
+}
+
+fn cycle_why(edge: &super::Edge) -> String {
+    if edge.in_cycle {
+        format!("{} (on a dependsOn cycle)", edge.why)
+    } else {
+        edge.why.clone()
+    }
 }
 
 const STYLE: &str = "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#475569\"/></marker></defs>
@@ -85,6 +98,7 @@ const STYLE: &str = "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\
 .bpc-graph .edge.source path { stroke-dasharray: 2 3; stroke: #94a3b8; }
 .bpc-graph .added rect, .bpc-graph .edge.added path { stroke: #16a34a; stroke-width: 3; }
 .bpc-graph .removed rect, .bpc-graph .edge.removed path { stroke: #dc2626; stroke-width: 3; stroke-dasharray: 4 3; }
+.bpc-graph .edge.cycle path { stroke: #c026d3; stroke-width: 3.5; }
 </style>
 ";
 

@@ -169,7 +169,7 @@ pub fn render(
                 refs.push(shared.clone());
             }
         }
-        let spec = cx.spec(&name, &k, component, composition, refs, &mut used, out)?;
+        let spec = cx.spec(&k, component, composition, refs, &mut used, out)?;
         kustomizations.push((name, spec));
     }
     // The blueprint's CRDs (`crds`, from the local template's source), then those a
@@ -371,10 +371,9 @@ impl Ctx<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The spec of the Kustomization `component` stands for (`k`, its value).
     fn spec(
         &self,
-        name: &str,
         k: &Map,
         component: &crate::compose::merge::Component,
         composition: &Composition,
@@ -382,6 +381,7 @@ impl Ctx<'_> {
         used: &mut BTreeSet<(String, String)>,
         out: &mut Rendered,
     ) -> Result<Value, Vec<Diagnostic>> {
+        let name = component.id.as_str();
         let (kind, src) = self.source_ref(text(k, "source").as_deref());
         let own = src == self.context && kind == "GitRepository";
         if let Some(named) = text(k, "source") {

@@ -9,6 +9,7 @@
 pub(crate) mod flux;
 pub mod git_origin;
 pub(crate) mod module_variables;
+pub mod shim;
 pub(crate) mod terraform;
 pub mod write;
 
@@ -37,6 +38,9 @@ pub struct Rendered {
     /// Values left out because they wait on something (`terraform_output()`, an
     /// unresolved `${…}`), as `where: what`.
     pub deferred: Vec<String>,
+    /// What the tree cannot say yet (a remote module's variables before `terraform
+    /// init`), each printed as `note: …`.
+    pub notes: Vec<String>,
     /// Paths refused because they would leave the output root (compose refuses such
     /// names first; this catches whatever reaches render another way).
     refused: Vec<String>,
@@ -69,6 +73,30 @@ impl Rendered {
     }
 }
 
+/// Where the tree goes and how remote Terraform modules are found (docs/render.md,
+/// Terraform: shim modules).
+pub struct Place<'a> {
+    /// The path from the output directory to the project root, `/`-separated (empty
+    /// when they are the same); the shims' module sources and local state paths are
+    /// relative, so the tree reads the same wherever the project is checked out.
+    pub to_project: String,
+    /// Finds the module of a component with a remote source.
+    pub modules: &'a dyn Fn(&shim::Remote<'_>) -> shim::Module,
+}
+
+impl Place<'_> {
+    /// The default `--out .bpc/render` in the project root, modules unknown to bpc.
+    pub fn default_place() -> Place<'static> {
+        Place {
+            to_project: "../..".to_string(),
+            modules: &|_| shim::Module::Unread {
+                dir: None,
+                why: "the module was not looked for (no project)".to_string(),
+            },
+        }
+    }
+}
+
 /// Renders `composition` (composed from `template`).
 pub fn render(
     composition: &Composition,
@@ -78,21 +106,20 @@ pub fn render(
     render_with_origin(composition, template, format, None)
 }
 
-/// [`render`], with the project's git `origin` (host/path form, [`git_origin`]) for the
-/// primary GitRepository when the blueprint names no repository, as Windsor falls back
-/// to `git config remote.origin.url`.
-pub fn render_with_origin(
+/// [`render_with_origin`], the tree going to `place`.
+pub fn render_at(
     composition: &Composition,
     template: &Template,
     format: ManifestFormat,
     origin: Option<&str>,
+    place: &Place<'_>,
 ) -> Result<Rendered, Vec<Diagnostic>> {
     let mut out = Rendered::default();
     out.add(
         MARKER,
         "Written by `bpc render`; the whole directory is replaced on each render.\n".into(),
     );
-    terraform::render(composition, &mut out)?;
+    terraform::render(composition, place, &mut out)?;
     flux::render(composition, template, format, origin, &mut out)?;
     if !out.refused.is_empty() {
         return Err(out
@@ -109,17 +136,35 @@ pub fn render_with_origin(
     Ok(out)
 }
 
+/// [`render`], with the project's git `origin` (host/path form, [`git_origin`]) for the
+/// primary GitRepository when the blueprint names no repository, as Windsor falls back
+/// to `git config remote.origin.url`.
+pub fn render_with_origin(
+    composition: &Composition,
+    template: &Template,
+    format: ManifestFormat,
+    origin: Option<&str>,
+) -> Result<Rendered, Vec<Diagnostic>> {
+    render_at(
+        composition,
+        template,
+        format,
+        origin,
+        &Place::default_place(),
+    )
+}
+
 /// A warning for each source with a local URL (`../platform`, `file://…`) that a
-/// component or kustomization uses: its rendered address (a module source
-/// `../platform//terraform/…?ref=`, a GitRepository `https://../platform`) is nothing
-/// Terraform or Flux can fetch.
+/// kustomization uses: its rendered GitRepository (`https://../platform`) is nothing
+/// Flux can fetch. (Terraform components of such a source get a shim module that
+/// calls the source's directory, [`shim`].)
 fn local_source_warnings(composition: &Composition) -> Vec<Diagnostic> {
     let Some(blueprint) = composition.blueprint.as_map() else {
         return Vec::new();
     };
     let sources = terraform::sources(blueprint);
     let mut used: Vec<&str> = Vec::new();
-    for key in ["terraform", "kustomize"] {
+    for key in ["kustomize"] {
         let items = blueprint
             .get(key)
             .and_then(Value::as_list)
@@ -142,7 +187,7 @@ fn local_source_warnings(composition: &Composition) -> Vec<Diagnostic> {
             crate::template::source_entry::local_path(url)?;
             Some(
                 Diagnostic::warning(format!(
-                    "source `{name}` has the local URL `{url}`: the addresses rendered for it cannot be fetched by Terraform or Flux"
+                    "source `{name}` has the local URL `{url}`: the source rendered for it cannot be fetched by Flux"
                 ))
                 .with_help("render a blueprint whose sources are published (git, OCI), or treat this render as a preview; --strict makes this an error"),
             )

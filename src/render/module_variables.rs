@@ -115,34 +115,46 @@ pub fn companions(
             Some(crate::expr::Value::Map(m)) => Some(m),
             _ => None,
         };
-        let mut list = serde_json::Map::new();
-        for v in &variables.declared {
-            let mut entry = serde_json::Map::new();
-            if let Some(d) = &v.description {
-                entry.insert("description".into(), d.clone().into());
-            }
-            if v.sensitive {
-                entry.insert("sensitive".into(), true.into());
-            } else if let Some(d) = &v.default {
-                entry.insert("default".into(), d.clone());
-            }
-            entry.insert("required".into(), v.required.into());
-            let input = inputs.as_ref().and_then(|m| m.get(v.name.as_str()));
-            let from = match input {
-                None | Some(crate::expr::Value::Nil) => "none",
-                Some(value) if value_has_expression(value) => "deferred",
-                Some(_) => "tfvars",
-            };
-            entry.insert("input".into(), from.into());
-            list.insert(v.name.clone(), serde_json::Value::Object(entry));
-        }
-        let doc = serde_json::json!({"module": dir, "variables": list});
-        if let Ok(mut text) = serde_json::to_string_pretty(&doc) {
-            text.push('\n');
+        if let Some(text) = variables_json(&dir, &variables, inputs.as_deref()) {
             out.push((format!("terraform/{id}/variables.json"), text));
         }
     }
     out
+}
+
+/// The `variables.json` of a module (`module` names it): each variable's description,
+/// literal default (not for sensitive ones), whether it is sensitive or required, and
+/// where its value comes from given the component's `inputs`.
+pub fn variables_json(
+    module: &str,
+    variables: &Variables,
+    inputs: Option<&crate::expr::Map>,
+) -> Option<String> {
+    let mut list = serde_json::Map::new();
+    for v in &variables.declared {
+        let mut entry = serde_json::Map::new();
+        if let Some(d) = &v.description {
+            entry.insert("description".into(), d.clone().into());
+        }
+        if v.sensitive {
+            entry.insert("sensitive".into(), true.into());
+        } else if let Some(d) = &v.default {
+            entry.insert("default".into(), d.clone());
+        }
+        entry.insert("required".into(), v.required.into());
+        let input = inputs.and_then(|m| m.get(v.name.as_str()));
+        let from = match input {
+            None | Some(crate::expr::Value::Nil) => "none",
+            Some(value) if value_has_expression(value) => "deferred",
+            Some(_) => "tfvars",
+        };
+        entry.insert("input".into(), from.into());
+        list.insert(v.name.clone(), serde_json::Value::Object(entry));
+    }
+    let doc = serde_json::json!({"module": module, "variables": list});
+    let mut text = serde_json::to_string_pretty(&doc).ok()?;
+    text.push('\n');
+    Some(text)
 }
 
 fn value_has_expression(v: &crate::expr::Value) -> bool {
@@ -198,44 +210,62 @@ pub fn check(composition: &Composition, read: impl Fn(&str) -> ModuleFiles) -> V
                 continue;
             }
         };
-        let inputs: Vec<(&str, &Tracked)> = match component.get("inputs") {
-            Some(Tracked::Map(entries, _)) => entries.iter().map(|(k, v)| (&**k, v)).collect(),
-            _ => Vec::new(),
-        };
-        let names: Vec<&str> = variables.declared.iter().map(|v| v.name.as_str()).collect();
-        for (input, value) in &inputs {
-            if names.contains(input) {
-                continue;
-            }
-            let mut d = Diagnostic::warning(format!(
-                "input `{input}` of terraform component `{id}` matches no variable of {dir}"
-            ));
-            d = at_origin(d, composition.origins.get(value.origin()));
-            d = match suggest(input, &names) {
-                Some(hint) => d.with_help(format!("did you mean `{hint}`?")),
-                None => d.with_help(format!(
-                    "Terraform never sees it; the module declares: {}",
-                    if names.is_empty() {
-                        "no variables".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                )),
-            };
-            warnings.push(d);
+        warnings.extend(input_warnings(composition, id, component, &dir, &variables));
+    }
+    warnings
+}
+
+/// Whether [`check`] and [`companions`] handle component `id` (its module is local, or
+/// in a published template's artifact).
+pub fn checked_here(composition: &Composition, id: &str) -> bool {
+    local_module_dir(composition, id).is_some()
+}
+
+/// The warnings of one component against its module's `variables` (`dir` names the
+/// module): inputs no variable declares, required variables no input sets.
+pub fn input_warnings(
+    composition: &Composition,
+    id: &str,
+    component: &crate::compose::merge::Component,
+    dir: &str,
+    variables: &Variables,
+) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
+    let inputs: Vec<(&str, &Tracked)> = match component.get("inputs") {
+        Some(Tracked::Map(entries, _)) => entries.iter().map(|(k, v)| (&**k, v)).collect(),
+        _ => Vec::new(),
+    };
+    let names: Vec<&str> = variables.declared.iter().map(|v| v.name.as_str()).collect();
+    for (input, value) in &inputs {
+        if names.contains(input) {
+            continue;
         }
-        for variable in variables.declared.iter().filter(|v| v.required) {
-            if !inputs.iter().any(|(k, _)| *k == variable.name) {
-                warnings.push(
-                    Diagnostic::warning(format!(
-                        "required variable `{}` ({}) has no input in terraform component `{id}`",
-                        variable.name, variable.file
-                    ))
-                    .with_help(
-                        "set it in the component's `inputs`, or give the variable a `default`",
-                    ),
-                );
-            }
+        let mut d = Diagnostic::warning(format!(
+            "input `{input}` of terraform component `{id}` matches no variable of {dir}"
+        ));
+        d = at_origin(d, composition.origins.get(value.origin()));
+        d = match suggest(input, &names) {
+            Some(hint) => d.with_help(format!("did you mean `{hint}`?")),
+            None => d.with_help(format!(
+                "Terraform never sees it; the module declares: {}",
+                if names.is_empty() {
+                    "no variables".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )),
+        };
+        warnings.push(d);
+    }
+    for variable in variables.declared.iter().filter(|v| v.required) {
+        if !inputs.iter().any(|(k, _)| *k == variable.name) {
+            warnings.push(
+                Diagnostic::warning(format!(
+                    "required variable `{}` ({}) has no input in terraform component `{id}`",
+                    variable.name, variable.file
+                ))
+                .with_help("set it in the component's `inputs`, or give the variable a `default`"),
+            );
         }
     }
     warnings

@@ -2,7 +2,9 @@
 //! `deferred.json` (inputs that wait on another component) and `backend.tf.json`; and
 //! `terraform/plan.json`, the components in apply order (docs/render.md, Terraform).
 
-use super::{json, lookup, obj, waits_for, Rendered};
+use super::module_variables;
+use super::shim::{self, Remote};
+use super::{json, lookup, obj, waits_for, Place, Rendered};
 use crate::compose::merge::Component;
 use crate::compose::Composition;
 use crate::expr::{Map, Value};
@@ -12,7 +14,11 @@ use std::collections::BTreeMap;
 /// Backend types the Windsor CLI accepts (docs/render.md, Terraform: `backend.tf.json`); `gcs`, `oss`, `http` are not.
 const BACKENDS: [&str; 5] = ["none", "local", "s3", "kubernetes", "azurerm"];
 
-pub fn render(composition: &Composition, out: &mut Rendered) -> Result<(), Vec<Diagnostic>> {
+pub fn render(
+    composition: &Composition,
+    place: &Place<'_>,
+    out: &mut Rendered,
+) -> Result<(), Vec<Diagnostic>> {
     let blueprint = composition.blueprint.as_map().cloned().unwrap_or_default();
     let context_name = lookup(&blueprint, &["metadata", "name"])
         .and_then(Value::as_str)
@@ -63,10 +69,62 @@ pub fn render(composition: &Composition, out: &mut Rendered) -> Result<(), Vec<D
             json(&Value::map(tfvars), &format!("{dir}/terraform.tfvars.json"))?,
         );
         let run_dir = local_module_dir(component, &sources);
-        if let Some(config) = backend.config(&context_name, &id, run_dir.as_deref()) {
+        let remote = match &run_dir {
+            Some(_) => None,
+            None => remote_location(component, &sources),
+        };
+        // From the directory Terraform runs in back to the project root.
+        let up = match (&run_dir, &remote) {
+            (Some(run), _) => "../".repeat(segments(run)),
+            (None, Some(_)) => shim_up(&id, &place.to_project),
+            (None, None) => String::new(),
+        };
+        if let Some(config) = backend.config(&context_name, &id, &up) {
             out.add(format!("{dir}/backend.tf.json"), json(&config, "backend")?);
         }
-        plan.push(plan_entry(component, &dir, &sources, deferred_names));
+        let mut entry = plan_entry(component, &dir, &sources, deferred_names);
+        if let Some(location) = &remote {
+            // Terraform runs in the shim, `dir` itself (a local module runs in the
+            // project's `module` directory; saying so here would tie every plan to
+            // where the tree is written).
+            if let Value::Map(m) = &mut entry {
+                std::sync::Arc::make_mut(m).insert("workdir".into(), Value::str(dir.as_str()));
+            }
+            let remote = Remote {
+                id: &id,
+                source: &location.source,
+                url: location.url.as_deref(),
+                subdir: location.subdir.clone(),
+                address: &location.address,
+            };
+            let module = (place.modules)(&remote);
+            let inputs = component.get("inputs").map(|t| t.to_value());
+            let made = shim::shim(&remote, module, &dir, &up, inputs.as_ref());
+            for (path, text) in made.files {
+                out.add(path, text);
+            }
+            out.warnings.extend(made.warning);
+            // Inputs against the module's variables, as for a local module (unless
+            // that check already covers it: a published template's own modules).
+            if let Some((at, variables)) = &made.variables {
+                if !module_variables::checked_here(composition, &id) {
+                    out.warnings.extend(module_variables::input_warnings(
+                        composition,
+                        &id,
+                        component,
+                        at,
+                        variables,
+                    ));
+                }
+            }
+            if let Some(note) = made.note {
+                if let Value::Map(m) = &mut entry {
+                    std::sync::Arc::make_mut(m).insert("note".into(), Value::str(note.as_str()));
+                }
+                out.notes.push(note);
+            }
+        }
+        plan.push(entry);
         ids.push(id);
     }
     let mut backend_entry = Map::default();
@@ -223,9 +281,22 @@ fn text<'m>(m: &'m Map, key: &str) -> Option<&'m str> {
     m.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
+/// Where a remote module is: the source's URL, `<pathPrefix>/<path>` inside it and
+/// the address Terraform fetches.
+pub(crate) struct Location {
+    pub source: String,
+    pub url: Option<String>,
+    pub subdir: String,
+    pub address: String,
+}
+
 /// The module address Terraform fetches for a component with a remote source
 /// (docs/render.md, Terraform: `plan.json`); `None` for a local module (`terraform/<path>` in the project).
 fn module_address(source: &str, path: &str, sources: &BTreeMap<String, Map>) -> Option<String> {
+    location(source, path, sources).map(|l| l.address)
+}
+
+fn location(source: &str, path: &str, sources: &BTreeMap<String, Map>) -> Option<Location> {
     let (url, prefix, r#ref) = match sources.get(source) {
         Some(s) => {
             let url = text(s, "url")?.to_string();
@@ -244,18 +315,53 @@ fn module_address(source: &str, path: &str, sources: &BTreeMap<String, Map>) -> 
         }
         None => return None,
     };
-    if let Some(rest) = url.strip_prefix("oci://") {
+    let subdir = format!("{prefix}/{path}");
+    let address = if let Some(rest) = url.strip_prefix("oci://") {
         let tagged = rest
             .rsplit('/')
             .next()
             .is_some_and(|last| last.contains(':'));
-        return Some(if tagged {
-            format!("{url}//{prefix}/{path}")
+        if tagged {
+            format!("{url}//{subdir}")
         } else {
-            format!("{url}:{ref}//{prefix}/{path}")
-        });
+            format!("{url}:{ref}//{subdir}")
+        }
+    } else {
+        format!("{url}//{subdir}?ref={ref}")
+    };
+    Some(Location {
+        source: source.to_string(),
+        url: Some(url),
+        subdir,
+        address,
+    })
+}
+
+/// The remote module of a component (one with a `source` that has a URL).
+fn remote_location(c: &Component, sources: &BTreeMap<String, Map>) -> Option<Location> {
+    let field = |k: &str| {
+        c.get(k)
+            .map(|t| t.to_value())
+            .and_then(|v| v.as_str().map(str::to_string))
+    };
+    let path = field("path").unwrap_or_default();
+    let source = field("source").filter(|s| !s.is_empty())?;
+    location(&source, &path, sources)
+}
+
+fn segments(path: &str) -> usize {
+    path.split('/').filter(|s| !s.is_empty()).count()
+}
+
+/// From a shim directory `terraform/<ID>` of the tree back to the project root:
+/// `../` for each segment, then the path from the tree to the project.
+fn shim_up(id: &str, to_project: &str) -> String {
+    let mut up = "../".repeat(1 + segments(id));
+    if !to_project.is_empty() {
+        up.push_str(to_project.trim_end_matches('/'));
+        up.push('/');
     }
-    Some(format!("{url}//{prefix}/{path}?ref={ref}"))
+    up
 }
 
 /// `terraform/<path>` for a component whose module is the project's own (no remote
@@ -372,31 +478,28 @@ impl Backend {
     }
 
     /// `{"terraform": {"backend": {"<type>": {…}}}}` for component `id`; `None` for
-    /// `none`. Keys sorted; the context's own fields win over the derived key.
-    /// The backend block for component `id`; `run_dir` is the project directory
-    /// Terraform runs in (`terraform/<path>` for a local module), which a local state
-    /// path is made relative to.
-    fn config(&self, context: &str, id: &str, run_dir: Option<&str>) -> Option<Value> {
+    /// `none`. Keys sorted; the context's own fields win over the derived key. `up`
+    /// leads from the directory Terraform runs in back to the project root (a local
+    /// state path is relative to it).
+    fn config(&self, context: &str, id: &str, up: &str) -> Option<Value> {
         let mut config: BTreeMap<String, Value> = BTreeMap::new();
         let p = &self.prefix;
         match self.kind.as_str() {
             "none" => return None,
             "local" => {
                 // Windsor's state path, relative to the directory Terraform runs in
-                // (`terraform -chdir=terraform/<path>` for a local module), else to the
-                // project root; the `terraform.backend.local.path` setting is ignored,
-                // as in Windsor.
+                // (`terraform/<path>` of the project for a local module, the shim's
+                // `terraform/<ID>` of the tree for a remote one); the
+                // `terraform.backend.local.path` setting is ignored, as in Windsor.
                 let sub = if p.is_empty() {
                     String::new()
                 } else {
                     format!("/{}", p.trim_matches('/'))
                 };
-                let up = run_dir.map_or(0, |d| d.split('/').filter(|s| !s.is_empty()).count());
                 config.insert(
                     "path".into(),
                     Value::str(format!(
-                        "{}.windsor/contexts/{context}/.tfstate{sub}/{id}/terraform.tfstate",
-                        "../".repeat(up)
+                        "{up}.windsor/contexts/{context}/.tfstate{sub}/{id}/terraform.tfstate"
                     )),
                 );
             }

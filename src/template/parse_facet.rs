@@ -460,9 +460,9 @@ impl Reader<'_> {
         for (i, item) in items.into_iter().enumerate() {
             let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some())
                 || match &item.kind {
-                    crate::yaml::NodeKind::Map(entries) => entries
-                        .iter()
-                        .all(|(k, _)| keys::FLUX_SYSTEM_PATCH.contains(&&*k.name)),
+                    crate::yaml::NodeKind::Map(entries) => {
+                        super::fields::patches_flux_system(entries.iter().map(|(k, _)| &*k.name))
+                    }
                     _ => false,
                 };
             let kind = if system {

@@ -19,6 +19,7 @@
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::files::Diagnostic;
+use crate::template::fields;
 use crate::template::identity::component_id_of;
 use crate::template::ComponentKind;
 use crate::value::Equality;
@@ -222,16 +223,16 @@ pub fn check(composed: &Composed<'_>, spec: &Node, present: bool, file: &str) ->
     out
 }
 
-/// The fields of an expectation the matcher compares, per kind.
-fn compared_fields(kind: ComponentKind) -> &'static [&'static str] {
-    match kind {
-        ComponentKind::Terraform => &["source", "path", "dependsOn", "inputs"],
-        ComponentKind::Kustomize => &["source", "path", "dependsOn", "components", "substitutions"],
-        ComponentKind::FluxSystem => &["source", "path", "dependsOn", "install", "resources"],
-    }
+/// The fields of an expectation the matcher compares, per kind (the field table's
+/// `compared` column).
+fn compared_fields(kind: ComponentKind) -> Vec<&'static str> {
+    fields::with(kind, |f| f.compared)
 }
 
-const TIER_FIELDS: &[&str] = &["components", "substitutions", "dependsOn"];
+/// Whether the matcher compares a field of a flux system's tier.
+fn compared_in_tier(name: &str) -> bool {
+    fields::field_for(ComponentKind::Kustomize, name).is_some_and(|f| f.compared_in_tier)
+}
 
 fn not_compared(key: &crate::yaml::Key, what: &str, compared: &[&str]) -> Diagnostic {
     Diagnostic::warning(format!(
@@ -281,7 +282,7 @@ fn check_component(
             None => out.warnings.push(not_compared(
                 key,
                 &format!("a {} expectation", kind.noun()),
-                allowed,
+                &allowed,
             )),
         }
     }
@@ -460,7 +461,7 @@ fn check_tier(
     };
     let fields = actual.as_map();
     for (key, value) in keys {
-        if TIER_FIELDS.contains(&&*key.name) {
+        if compared_in_tier(&key.name) {
             subset(
                 &value.to_value(),
                 fields.and_then(|m| m.get(&*key.name)),
@@ -471,7 +472,7 @@ fn check_tier(
             warnings.push(not_compared(
                 key,
                 "a flux system tier expectation",
-                TIER_FIELDS,
+                &fields::with(ComponentKind::Kustomize, |f| f.compared_in_tier),
             ));
         }
     }

@@ -98,6 +98,7 @@ impl Suite<'_> {
             environment: Environment::Fixed(case.env.clone()),
             terraform,
             precedence: self.options.precedence,
+            cycles: crate::compose::Cycles::Reject,
             limits: self.options.limits,
             overlay: None,
             context_patches: Some(&self.patches),

@@ -8,9 +8,8 @@
 //! double-quoted (Go escapes) when they would read back as something else, multi-line
 //! strings as literal blocks (`|`, `|-`, `|+`), floats always with a `.` or an exponent.
 
+use crate::value::text::{self, Dialect, Escape, Plain};
 use crate::value::Value;
-use crate::yaml::scalar;
-use std::fmt::Write;
 
 /// Deepest nesting written; deeper values are cut off with an error marker so a
 /// pathological value cannot exhaust the stack.
@@ -26,15 +25,6 @@ pub fn go_format(value: &Value) -> String {
 
 fn go_format_into(out: &mut String, value: &Value, depth: usize) {
     match value {
-        Value::Nil => out.push_str("<nil>"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::Uint(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::Float(f) => out.push_str(&go_float(*f)),
         Value::Str(s) => out.push_str(s),
         Value::List(items) => {
             out.push('[');
@@ -64,6 +54,9 @@ fn go_format_into(out: &mut String, value: &Value, depth: usize) {
             }
             out.push(']');
         }
+        atom => {
+            text::atom(out, atom, Dialect::GoFmt);
+        }
     }
 }
 
@@ -76,269 +69,6 @@ pub fn interpolation_text(value: &Value) -> String {
         Value::List(_) | Value::Map(_) => yaml_marshal(value).trim().to_string(),
         other => go_format(other),
     }
-}
-
-/// The decimal digits and exponent of the shortest representation that reads back as
-/// `f` (finite, non-negative): `digits` has no leading zeros (except `"0"`), and the
-/// value is `0.d1d2… × 10^(exp+1)`, i.e. `exp` is the exponent of the first digit.
-struct Decimal {
-    negative: bool,
-    digits: String,
-    exp: i32,
-}
-
-fn decimal(f: f64) -> Decimal {
-    // Rust's `{:e}` prints the shortest round-tripping digits, as Go's 'g'/-1 does.
-    let text = format!("{:e}", f);
-    let (negative, text) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.as_str()),
-    };
-    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
-    Decimal {
-        negative,
-        digits: mantissa.replace('.', ""),
-        exp: exp.parse().unwrap_or(0),
-    }
-}
-
-/// `%e` with the shortest digits: `1e+06`, `1.234567e+06`, `5e-07`.
-fn exponent_form(d: &Decimal) -> String {
-    let mut out = String::new();
-    if d.negative {
-        out.push('-');
-    }
-    let (first, rest) = d.digits.split_at(1);
-    out.push_str(first);
-    if !rest.is_empty() {
-        out.push('.');
-        out.push_str(rest);
-    }
-    let sign = if d.exp < 0 { '-' } else { '+' };
-    let _ = write!(out, "e{sign}{:02}", d.exp.unsigned_abs());
-    out
-}
-
-/// `%f` with the shortest digits: `100000`, `0.0001`, `2.5`.
-fn plain_form(d: &Decimal) -> String {
-    let mut out = String::new();
-    if d.negative {
-        out.push('-');
-    }
-    if d.exp < 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-d.exp - 1) as usize));
-        out.push_str(&d.digits);
-    } else {
-        let int_len = d.exp as usize + 1;
-        if d.digits.len() <= int_len {
-            out.push_str(&d.digits);
-            out.extend(std::iter::repeat_n('0', int_len - d.digits.len()));
-        } else {
-            out.push_str(&d.digits[..int_len]);
-            out.push('.');
-            out.push_str(&d.digits[int_len..]);
-        }
-    }
-    out
-}
-
-/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`, which is also what `%v` prints:
-/// exponent form below 1e-4 and from 1e6 up.
-pub fn go_float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf" } else { "-Inf" }.into();
-    }
-    let d = decimal(f);
-    if d.exp < -4 || d.exp >= 6 {
-        exponent_form(&d)
-    } else {
-        plain_form(&d)
-    }
-}
-
-/// Go's `encoding/json` float text: plain between 1e-6 and 1e21, exponent outside,
-/// with a one-digit negative exponent (`1e-7`). `None` for NaN and infinities, which
-/// JSON cannot hold.
-pub fn go_json_float(f: f64) -> Option<String> {
-    if !f.is_finite() {
-        return None;
-    }
-    let abs = f.abs();
-    let d = decimal(f);
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let mut text = exponent_form(&d);
-        // Go trims `e-07` to `e-7` (but keeps two digits after `e+`).
-        if let Some(pos) = text.find("e-0") {
-            text.remove(pos + 2);
-        }
-        Some(text)
-    } else {
-        Some(plain_form(&d))
-    }
-}
-
-/// goccy's float text: `%v` digits, `.inf`/`.nan` spellings, and `.0` appended when the
-/// number would otherwise read back as an integer.
-fn yaml_float(f: f64) -> String {
-    if f.is_nan() {
-        return ".nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { ".inf" } else { "-.inf" }.into();
-    }
-    let mut text = go_float(f);
-    if !text.contains(['.', 'e']) {
-        text.push_str(".0");
-    }
-    text
-}
-
-/// Go's `strconv.Quote`.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if is_unprintable(c) => {
-                if (c as u32) <= 0xffff {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                } else {
-                    let _ = write!(out, "\\U{:08x}", c as u32);
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Characters Go's `unicode.IsPrint` rejects, approximated: C1 controls, the
-/// non-space separators and format characters such as zero-width spaces.
-fn is_unprintable(c: char) -> bool {
-    let n = c as u32;
-    c.is_control()
-        || (0x2028..=0x2029).contains(&n)
-        || (0x200b..=0x200f).contains(&n)
-        || (0x202a..=0x202e).contains(&n)
-        || (0x2060..=0x2064).contains(&n)
-        || n == 0xfeff
-        || n == 0xad
-        || (0xd800..=0xdfff).contains(&n)
-        || (0xfff9..=0xfffb).contains(&n)
-}
-
-/// Words goccy quotes because some YAML reader takes them for null, a boolean or a
-/// special float.
-fn is_reserved_word(s: &str) -> bool {
-    matches!(
-        s,
-        "~" | "null"
-            | "Null"
-            | "NULL"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "false"
-            | "False"
-            | "FALSE"
-            | ".inf"
-            | ".Inf"
-            | ".INF"
-            | "+.inf"
-            | "+.Inf"
-            | "+.INF"
-            | "-.inf"
-            | "-.Inf"
-            | "-.INF"
-            | ".nan"
-            | ".NaN"
-            | ".NAN"
-    ) || scalar::is_yaml11_bool(s)
-}
-
-/// Numbers in any spelling a YAML reader might accept, including `1e3` (goccy's number
-/// scanner takes exponents without a dot).
-fn looks_like_number(s: &str) -> bool {
-    if scalar::parse_number(s).is_some() {
-        return true;
-    }
-    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
-    body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        && body.bytes().any(|b| b.is_ascii_digit())
-        && body
-            .bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-' | b'_'))
-        && body.replace('_', "").parse::<f64>().is_ok()
-}
-
-/// Times and dates (`12:30`, `2001-12-14`) that YAML 1.1 readers turn into timestamps or
-/// sexagesimal numbers.
-fn looks_like_time(s: &str) -> bool {
-    let b = s.as_bytes();
-    let sexagesimal = b.contains(&b':') && b.iter().all(|c| c.is_ascii_digit() || *c == b':');
-    let date = b.len() >= 8
-        && b[..4].iter().all(u8::is_ascii_digit)
-        && b[4] == b'-'
-        && b[5].is_ascii_digit()
-        && (b[6] == b'-' || (b[6].is_ascii_digit() && b.get(7) == Some(&b'-')));
-    sexagesimal || date
-}
-
-/// goccy's `IsNeedQuoted`: would this string, written plain, read back as something
-/// else (or not parse)?
-fn needs_quotes(s: &str) -> bool {
-    if s.is_empty() || is_reserved_word(s) || looks_like_number(s) {
-        return true;
-    }
-    let first = s.as_bytes()[0];
-    if matches!(
-        first,
-        b'*' | b'&'
-            | b'['
-            | b'{'
-            | b'}'
-            | b']'
-            | b','
-            | b'!'
-            | b'|'
-            | b'>'
-            | b'%'
-            | b'\''
-            | b'"'
-            | b'@'
-            | b' '
-            | b'`'
-            | b'?'
-            | b'\t'
-    ) {
-        return true;
-    }
-    if s.ends_with([':', ' ', '\t']) || looks_like_time(s) {
-        return true;
-    }
-    let bytes = s.as_bytes();
-    bytes.iter().enumerate().any(|(i, &c)| match c {
-        b'#' | b'\\' => true,
-        b':' | b'-' => matches!(bytes.get(i + 1), Some(b' ' | b'\t')),
-        _ => false,
-    }) || (first == b'-' && s.len() == 1)
 }
 
 /// goccy/go-yaml's `Marshal` of a value: the whole document, ending in a newline.
@@ -385,8 +115,8 @@ impl YamlWriter {
     }
 
     fn key(&mut self, key: &str) {
-        if needs_quotes(key) || key.contains(['\n', '\r']) {
-            self.out.push_str(&go_quote(key));
+        if text::needs_quotes(key, Plain::Goccy) || key.contains(['\n', '\r']) {
+            text::quote(&mut self.out, key, Escape::GoQuote);
         } else {
             self.out.push_str(key);
         }
@@ -439,30 +169,18 @@ impl YamlWriter {
     /// lines at `block_indent`.
     fn scalar(&mut self, value: &Value, block_indent: usize) {
         match value {
-            Value::Nil => self.out.push_str("null"),
-            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(n) => {
-                let _ = write!(self.out, "{n}");
+            Value::Str(s) if text::needs_quotes(s, Plain::Goccy) => {
+                text::quote(&mut self.out, s, Escape::GoQuote)
             }
-            Value::Uint(n) => {
-                let _ = write!(self.out, "{n}");
-            }
-            Value::Float(f) => self.out.push_str(&yaml_float(*f)),
-            Value::Str(s) => self.string(s, block_indent),
+            Value::Str(s) if s.contains('\n') => self.literal_block(s, block_indent),
+            Value::Str(s) => self.out.push_str(s),
             Value::List(_) => self.out.push_str("[]"),
             Value::Map(_) => self.out.push_str("{}"),
+            atom => {
+                text::atom(&mut self.out, atom, Dialect::GoYaml);
+            }
         }
         self.newline();
-    }
-
-    fn string(&mut self, s: &str, block_indent: usize) {
-        if needs_quotes(s) {
-            self.out.push_str(&go_quote(s));
-        } else if s.contains('\n') {
-            self.literal_block(s, block_indent);
-        } else {
-            self.out.push_str(s);
-        }
     }
 
     /// A `|` block: the chomping header says how trailing newlines are kept, every line
@@ -535,19 +253,18 @@ mod tests {
             (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
         ];
         for (f, want) in cases {
-            assert_eq!(go_float(f), want, "{f:e}");
+            assert_eq!(text::float(f, Dialect::GoFmt), want, "{f:e}");
         }
     }
 
     #[test]
     fn json_floats_follow_encoding_json() {
-        assert_eq!(go_json_float(1.0).as_deref(), Some("1"));
-        assert_eq!(go_json_float(1e6).as_deref(), Some("1000000"));
-        assert_eq!(go_json_float(1e21).as_deref(), Some("1e+21"));
-        assert_eq!(go_json_float(1e-7).as_deref(), Some("1e-7"));
-        assert_eq!(go_json_float(1.5e-10).as_deref(), Some("1.5e-10"));
-        assert_eq!(go_json_float(0.000001).as_deref(), Some("0.000001"));
-        assert_eq!(go_json_float(f64::NAN), None);
+        assert_eq!(text::float(1.0, Dialect::GoJson), "1");
+        assert_eq!(text::float(1e6, Dialect::GoJson), "1000000");
+        assert_eq!(text::float(1e21, Dialect::GoJson), "1e+21");
+        assert_eq!(text::float(1e-7, Dialect::GoJson), "1e-7");
+        assert_eq!(text::float(1.5e-10, Dialect::GoJson), "1.5e-10");
+        assert_eq!(text::float(0.000001, Dialect::GoJson), "0.000001");
     }
 
     #[test]
@@ -708,10 +425,9 @@ mod tests {
 
     #[test]
     fn go_quote_escapes() {
-        assert_eq!(
-            go_quote("a\"b\\c\n\t\u{1}é\u{200b}"),
-            "\"a\\\"b\\\\c\\n\\t\\x01é\\u200b\""
-        );
+        let mut quoted = String::new();
+        text::quote(&mut quoted, "a\"b\\c\n\t\u{1}é\u{200b}", Escape::GoQuote);
+        assert_eq!(quoted, "\"a\\\"b\\\\c\\n\\t\\x01é\\u200b\"");
     }
 
     #[test]

@@ -1,9 +1,8 @@
 //! `jsonString(v)`: Go's `json.Marshal` of a value — compact, map keys sorted, HTML
 //! characters escaped. The same encoding hands the scope to Jsonnet.
 
-use super::format::go_json_float;
-use crate::expr::builtins::json::quote;
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
+use crate::value::text::{self, Escape};
 use crate::value::Value;
 
 pub const JSON_STRING: NativeFn = NativeFn {
@@ -39,20 +38,7 @@ fn write(value: &Value, out: &mut String, depth: usize) -> Result<(), String> {
         return Err(format!("value nests deeper than {MAX_DEPTH} levels"));
     }
     match value {
-        Value::Nil => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(n) => out.push_str(&n.to_string()),
-        Value::Uint(n) => out.push_str(&n.to_string()),
-        Value::Float(f) => match go_json_float(*f) {
-            Some(text) => out.push_str(&text),
-            None => {
-                return Err(format!(
-                    "json: unsupported value: {}",
-                    super::format::go_float(*f)
-                ))
-            }
-        },
-        Value::Str(s) => quote(s, out),
+        Value::Str(s) => text::quote(out, s, Escape::GoJson),
         Value::List(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -71,11 +57,14 @@ fn write(value: &Value, out: &mut String, depth: usize) -> Result<(), String> {
                 if i > 0 {
                     out.push(',');
                 }
-                quote(key, out);
+                text::quote(out, key, Escape::GoJson);
                 out.push(':');
                 write(map.get(key).unwrap_or(&Value::Nil), out, depth + 1)?;
             }
             out.push('}');
+        }
+        atom => {
+            text::go_json_atom(out, atom)?;
         }
     }
     Ok(())
@@ -88,13 +77,15 @@ mod tests {
 
     #[test]
     fn marshals_like_go() {
-        let mut m = Map::default();
-        m.insert("z".into(), Value::Int(1));
-        m.insert(
-            "a".into(),
-            Value::list(vec![Value::Float(1e21), Value::Float(2.5), Value::Nil]),
-        );
-        m.insert("h".into(), Value::from("<a&b>\n\u{1}\u{2028}é"));
+        let floats = vec![Value::Float(1e21), Value::Float(2.5), Value::Nil];
+        let m: Map = [
+            ("z", Value::Int(1)),
+            ("a", Value::list(floats)),
+            ("h", Value::from("<a&b>\n\u{1}\u{2028}é")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v))
+        .collect();
         assert_eq!(
             marshal(&Value::map(m)).ok(),
             Some(

@@ -1,10 +1,10 @@
-//! Stage 7c: the order of the blueprint's lists (S10), as the Windsor CLI writes them.
+//! The order of the blueprint's lists (S10), as the Windsor CLI writes them.
 //! Terraform components and plain kustomizations: sorted by identity, then every item
 //! placed after what it depends on (depth-first, dependencies first and visited in
 //! sorted order), so a list reads in apply order and never depends on facet file
 //! order. Flux systems: by name.
 
-use super::merge::Merged;
+use crate::compose::merge::Merged;
 use std::collections::HashSet;
 
 pub fn dependency_order(merged: &mut Merged) {

@@ -1,7 +1,7 @@
 //! `schema.yaml` as JSON Schema (draft 2020-12): defaults for the context values and
 //! validation of the merged values (S4), with every violation reported at once.
 
-use super::scope::Layer;
+use crate::compose::shared::inputs::Layer;
 use crate::expr::{Map, Value};
 use crate::files::{Diagnostic, FileMap, Span};
 use crate::value::json::{from_json, to_json, FromJson, ToJson};
@@ -78,7 +78,7 @@ impl Schema {
     /// Every violation of the schema by `values`, each naming the key path and rule,
     /// pointing at the layer that wrote the offending value.
     pub fn validate(&self, values: &Value, layers: &[Layer], sources: &FileMap) -> Vec<Diagnostic> {
-        let instance = super::schema_instance::instance(values, &self.json);
+        let instance = crate::compose::shared::schema_instance::instance(values, &self.json);
         let mut out = Vec::new();
         for error in self.validator.iter_errors(&instance) {
             let pointer = error.instance_path().to_string();
@@ -92,10 +92,10 @@ impl Schema {
             } else {
                 path.join(".")
             };
-            let rule = error.schema_path().to_string();
-            let rule = rule.rsplit('/').next().unwrap_or_default().to_string();
+            let schema_path = error.schema_path().to_string();
+            let rule = schema_path.rsplit('/').next().unwrap_or_default();
             let mut d = Diagnostic::error(format!("invalid value at `{dotted}`: {error}"))
-                .with_note(format!("rule `{rule}` of schema.yaml"));
+                .with_note(format!("rule `{rule}` of schema.yaml, at {schema_path}"));
             match locate(layers, &path, sources) {
                 Some((layer, span)) => {
                     d = d.with_primary(span, format!("set by {layer}"));

@@ -1,7 +1,7 @@
 //! Evaluating YAML nodes whose strings hold `${…}` (S7), and turning expression errors
 //! into diagnostics that point at the column inside the `${…}`.
 
-use super::host::TemplateHost;
+use crate::compose::shared::host::TemplateHost;
 use crate::expr::{Engine, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileId, FileMap, Span};
 use crate::yaml::{Node, NodeKind};

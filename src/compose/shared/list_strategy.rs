@@ -4,7 +4,7 @@
 //! own rule for that field, so an overlay without `listStrategies` composes exactly
 //! as Windsor does.
 
-use super::tracked::Tracked;
+use crate::compose::shared::tracked::Tracked;
 use crate::files::{Diagnostic, Span};
 use crate::value::Equality;
 use crate::yaml::{Node, NodeKind};

@@ -3,13 +3,20 @@
 //! context and config), each with its origin. Components a facet would have defined
 //! but that a `when` excluded are recorded too, so errors can say why one is missing.
 
-use super::activate::{Activated, Activation};
-use super::config::Resolver;
-use super::evaluate::{eval_condition, expr_diagnostic};
-use super::fields::sort_in_order;
-use super::host::TemplateHost;
-use super::origin::{Contributor, Origin, OriginId, Origins};
-use super::tracked::Tracked;
+pub mod facet_outputs;
+pub mod memo;
+pub mod part;
+pub mod requires;
+
+pub use part::{gather, part, Contributions, Part};
+
+use crate::compose::activate::{Activated, Activation};
+use crate::compose::config::Resolver;
+use crate::compose::shared::evaluate::{eval_condition, expr_diagnostic};
+use crate::compose::shared::fields::{sort_in_order, substitution_text};
+use crate::compose::shared::host::TemplateHost;
+use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::files::Diagnostic;
@@ -83,7 +90,7 @@ pub fn collect(
 
 /// What collecting part of a template found, in collection order (unsorted).
 #[derive(Debug, Default)]
-pub struct Collected {
+pub struct Step {
     pub contributions: Vec<Contribution>,
     pub exclusions: Vec<Exclusion>,
     pub errors: Vec<Diagnostic>,
@@ -91,10 +98,10 @@ pub struct Collected {
     pub spent: usize,
 }
 
-impl Collected {
+impl Step {
     /// Appends what a later step of the same collection found (its `spent` is the
     /// running total).
-    pub fn absorb(&mut self, later: Collected) {
+    pub fn absorb(&mut self, later: Step) {
         self.contributions.extend(later.contributions);
         self.exclusions.extend(later.exclusions);
         self.errors.extend(later.errors);
@@ -108,7 +115,7 @@ pub fn collect_base(
     template: &Template,
     resolver: &Resolver<'_>,
     origins: &mut Origins,
-) -> Collected {
+) -> Step {
     let mut c = Collector {
         id,
         template,
@@ -129,7 +136,7 @@ pub fn collect_base(
             }
         }
     }
-    Collected {
+    Step {
         contributions,
         exclusions: Vec::new(),
         errors: c.errors,
@@ -148,7 +155,7 @@ pub fn collect_facet(
     i: usize,
     origins: &mut Origins,
     spent: usize,
-) -> Collected {
+) -> Step {
     let mut c = Collector {
         id,
         template,
@@ -197,7 +204,7 @@ pub fn collect_facet(
             }
         }
     }
-    Collected {
+    Step {
         contributions,
         exclusions,
         errors: c.errors,
@@ -222,14 +229,15 @@ impl<'t> Collector<'_, 't> {
             );
             return None;
         };
-        let origin = self.origins.add(Origin {
+        let entry_origin = Origin {
             contributor: Contributor::Base,
             span: node.span,
             ordinal: i64::MIN,
             strategy: Strategy::Merge,
             expression: None,
             deferred: false,
-        });
+        };
+        let origin = self.origins.add(entry_origin.clone());
         let host = TemplateHost {
             tree: &self.template.tree,
             file: "blueprint.yaml",
@@ -238,15 +246,7 @@ impl<'t> Collector<'_, 't> {
             jsonnet: self.resolver.limits.jsonnet,
         };
         let what = format!("{} `{id}` of blueprint.yaml", kind.noun());
-        match self.fields(
-            kind,
-            node,
-            &host,
-            Contributor::Base,
-            i64::MIN,
-            Strategy::Merge,
-            &what,
-        ) {
+        match self.fields(kind, node, &host, &entry_origin, &what) {
             Ok((fields, identity_only)) => Some(Contribution {
                 kind,
                 id,
@@ -290,23 +290,17 @@ impl<'t> Collector<'_, 't> {
             template: self.id,
             index: facet_index,
         });
-        let origin = self.origins.add(Origin {
-            contributor: contributor.clone(),
+        let entry_origin = Origin {
+            contributor,
             span: entry.node.span,
             ordinal,
             strategy: entry.strategy,
             expression: None,
             deferred: false,
-        });
-        let (fields, identity_only) = self.fields(
-            entry.kind,
-            &entry.node,
-            &host,
-            contributor,
-            ordinal,
-            entry.strategy,
-            &what,
-        )?;
+        };
+        let origin = self.origins.add(entry_origin.clone());
+        let (fields, identity_only) =
+            self.fields(entry.kind, &entry.node, &host, &entry_origin, &what)?;
         Ok(Some(Contribution {
             kind: entry.kind,
             id,
@@ -319,16 +313,14 @@ impl<'t> Collector<'_, 't> {
     }
 
     /// Evaluates the fields of one entry. Keys that are not component fields (`when`,
-    /// `strategy`, unknown keys already warned about at load) are skipped.
-    #[allow(clippy::too_many_arguments)]
+    /// `strategy`, unknown keys already warned about at load) are skipped. Each
+    /// field's origin is the entry's, at the field's own span.
     fn fields(
         &mut self,
         kind: ComponentKind,
         node: &Node,
         host: &TemplateHost<'_>,
-        contributor: Contributor,
-        ordinal: i64,
-        strategy: Strategy,
+        entry: &Origin,
         what: &str,
     ) -> Result<(IndexMap<&'static str, Tracked>, bool), Diagnostic> {
         let NodeKind::Map(entries) = &node.kind else {
@@ -350,12 +342,8 @@ impl<'t> Collector<'_, 't> {
             }
             let context = || format!("in `{}` of {what}", key.name);
             let origin = Origin {
-                contributor: contributor.clone(),
                 span: value.span,
-                ordinal,
-                strategy,
-                expression: None,
-                deferred: false,
+                ..entry.clone()
             };
             let tracked = self.field(field, value, host, origin, &context)?;
             match out.get_mut(field.name) {
@@ -401,147 +389,107 @@ impl<'t> Collector<'_, 't> {
             }
             Eval::Bool => {
                 let t = self.tracked(node, host, origin, context)?;
-                match t {
-                    Tracked::Leaf(Value::Bool(_), _) => Ok(t),
-                    Tracked::Leaf(Value::Str(s), o) if &*s == "true" || &*s == "false" => {
-                        Ok(Tracked::Leaf(Value::Bool(&*s == "true"), o))
-                    }
-                    // Still an unresolved (deferred) expression: carried as written.
-                    Tracked::Leaf(Value::Str(s), o)
-                        if crate::expr::template::contains_expression(&s) =>
-                    {
-                        Ok(Tracked::Leaf(Value::Str(s), o))
-                    }
-                    other => Err(Diagnostic::error(format!(
-                        "`{}` must be a boolean, got {}",
-                        field.name,
-                        describe(&other.to_value())
-                    ))
-                    .with_primary(node.span, "expected true or false")
-                    .with_context(context())),
-                }
+                as_bool(field, t, node, context)
             }
             Eval::Int => {
                 let t = self.tracked(node, host, origin, context)?;
-                let o = t.origin();
-                match t.to_value() {
-                    Value::Int(n) => Ok(Tracked::Leaf(Value::Int(n), o)),
-                    Value::Uint(n) if i64::try_from(n).is_ok() => {
-                        Ok(Tracked::Leaf(Value::Int(n as i64), o))
-                    }
-                    Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
-                        Ok(Tracked::Leaf(Value::Int(f as i64), o))
-                    }
-                    Value::Str(s) if s.trim().parse::<i64>().is_ok() => Ok(Tracked::Leaf(
-                        Value::Int(s.trim().parse::<i64>().unwrap_or_default()),
-                        o,
-                    )),
-                    Value::Str(s) if crate::expr::template::contains_expression(&s) => {
-                        Ok(Tracked::Leaf(Value::Str(s), o))
-                    }
-                    other => Err(Diagnostic::error(format!(
-                        "`{}` must be an integer, got {}",
-                        field.name,
-                        describe(&other)
-                    ))
-                    .with_primary(node.span, "expected an integer")
-                    .with_context(context())),
-                }
+                as_int(field, t, node, context)
             }
             Eval::Strings => {
                 let t = self.tracked(node, host, origin, context)?;
-                match t {
-                    Tracked::Map(mut entries, o) => {
-                        for v in entries.values_mut() {
-                            let text = substitution_text(&v.to_value());
-                            *v = Tracked::Leaf(Value::str(text), v.origin());
-                        }
-                        Ok(Tracked::Map(entries, o))
-                    }
-                    other => Err(Diagnostic::error(format!(
-                        "`{}` must be a map of names to values, got {}",
-                        field.name,
-                        describe(&other.to_value())
-                    ))
-                    .with_primary(node.span, "expected a map")
-                    .with_context(context())),
-                }
+                as_strings(field, t, node, context)
             }
             Eval::Tier => self.tier(node, host, origin, context),
-            Eval::Variants => {
-                let NodeKind::Seq(items) = &node.kind else {
-                    return Err(Diagnostic::error("`resources` must be a list of variants")
-                        .with_primary(node.span, "expected a list")
-                        .with_context(context()));
-                };
-                let mut out = Vec::new();
-                for item in items {
-                    // A variant's `when` is ANDed with its system's (already true here).
-                    if let Some(w) = item.get("when") {
-                        let cond = crate::template::Condition {
-                            text: match w.to_value() {
-                                Value::Str(s) => s.to_string(),
-                                other => go_format(&other),
-                            },
-                            node: w.clone(),
-                        };
-                        if !eval_condition(
-                            self.resolver.engine,
-                            &cond,
-                            self.resolver,
-                            host,
-                            &self.template.sources,
-                            context,
-                        )? {
-                            continue;
-                        }
-                    }
-                    out.push(self.tier(item, host, origin.clone(), context)?);
-                }
-                let id = self.origins.add(origin);
-                Ok(Tracked::List(out, id))
-            }
-            Eval::Patches => {
-                let NodeKind::Seq(items) = &node.kind else {
-                    return Err(Diagnostic::error("`patches` must be a list")
-                        .with_primary(node.span, "expected a list")
-                        .with_context(context()));
-                };
-                let mut out = Vec::new();
-                for item in items {
-                    let mut patch = match &item.kind {
-                        NodeKind::Map(_) => {
-                            let id = self.origins.add(Origin {
-                                span: item.span,
-                                ..origin.clone()
-                            });
-                            Tracked::from_value(&item.to_value(), id)
-                        }
-                        _ => {
-                            return Err(Diagnostic::error(
-                                "a patch must be a map with `path` or `patch`",
-                            )
-                            .with_primary(item.span, "expected a map")
-                            .with_context(context()))
-                        }
-                    };
-                    // `patch` text supports `${…}` (docs/format.md).
-                    if let (Some(text_node), Tracked::Map(entries, _)) =
-                        (item.get("patch"), &mut patch)
-                    {
-                        let t = self.tracked(text_node, host, origin.clone(), context)?;
-                        let text = match t.to_value() {
-                            Value::Str(s) => Value::Str(s),
-                            other => Value::str(crate::expr::windsor::format::yaml_marshal(&other)),
-                        };
-                        entries.insert(Arc::from("patch"), Tracked::Leaf(text, t.origin()));
-                    }
-                    out.push(patch);
-                }
-                let id = self.origins.add(origin);
-                Ok(Tracked::List(out, id))
-            }
+            Eval::Variants => self.variants(node, host, origin, context),
+            Eval::Patches => self.patches(node, host, origin, context),
         }
+    }
+
+    /// A system's `resources`: the variants whose `when` holds, each a tier.
+    fn variants(
+        &mut self,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        let NodeKind::Seq(items) = &node.kind else {
+            return Err(Diagnostic::error("`resources` must be a list of variants")
+                .with_primary(node.span, "expected a list")
+                .with_context(context()));
+        };
+        let mut out = Vec::new();
+        for item in items {
+            // A variant's `when` is ANDed with its system's (already true here).
+            if let Some(w) = item.get("when") {
+                let cond = crate::template::Condition {
+                    text: match w.to_value() {
+                        Value::Str(s) => s.to_string(),
+                        other => go_format(&other),
+                    },
+                    node: w.clone(),
+                };
+                if !eval_condition(
+                    self.resolver.engine,
+                    &cond,
+                    self.resolver,
+                    host,
+                    &self.template.sources,
+                    context,
+                )? {
+                    continue;
+                }
+            }
+            out.push(self.tier(item, host, origin.clone(), context)?);
+        }
+        let id = self.origins.add(origin);
+        Ok(Tracked::List(out, id))
+    }
+
+    /// A kustomization's `patches`: maps kept as written, `patch` text evaluated.
+    fn patches(
+        &mut self,
+        node: &Node,
+        host: &TemplateHost<'_>,
+        origin: Origin,
+        context: &dyn Fn() -> String,
+    ) -> Result<Tracked, Diagnostic> {
+        let NodeKind::Seq(items) = &node.kind else {
+            return Err(Diagnostic::error("`patches` must be a list")
+                .with_primary(node.span, "expected a list")
+                .with_context(context()));
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let mut patch = match &item.kind {
+                NodeKind::Map(_) => {
+                    let id = self.origins.add(Origin {
+                        span: item.span,
+                        ..origin.clone()
+                    });
+                    Tracked::from_value(&item.to_value(), id)
+                }
+                _ => {
+                    return Err(
+                        Diagnostic::error("a patch must be a map with `path` or `patch`")
+                            .with_primary(item.span, "expected a map")
+                            .with_context(context()),
+                    )
+                }
+            };
+            // `patch` text supports `${…}` (docs/format.md).
+            if let (Some(text_node), Tracked::Map(entries, _)) = (item.get("patch"), &mut patch) {
+                let t = self.tracked(text_node, host, origin.clone(), context)?;
+                let text = match t.to_value() {
+                    Value::Str(s) => Value::Str(s),
+                    other => Value::str(crate::expr::windsor::format::yaml_marshal(&other)),
+                };
+                entries.insert(Arc::from("patch"), Tracked::Leaf(text, t.origin()));
+            }
+            out.push(patch);
+        }
+        let id = self.origins.add(origin);
+        Ok(Tracked::List(out, id))
     }
 
     /// An install tier or resources variant: its keys evaluated as the same keys of a
@@ -639,12 +587,12 @@ impl<'t> Collector<'_, 't> {
                 // multiplies; stop before that if it is over the output budget.
                 let budget = self.resolver.limits.output_bytes;
                 let left = budget.saturating_sub(self.spent);
-                let size = super::budget::size_within(&value, left);
+                let size = crate::compose::shared::budget::size_within(&value, left);
                 if let Err(at) = &size {
                     let span = node.span;
                     return Err(Diagnostic::error(format!(
                         "this value takes the blueprint past the output budget of {} (crossed at `{}`)",
-                        super::budget::amount(budget),
+                        crate::compose::shared::budget::amount(budget),
                         if at.is_empty() {
                             "the value itself".to_string()
                         } else {
@@ -653,7 +601,7 @@ impl<'t> Collector<'_, 't> {
                     ))
                     .with_primary(span, "expands past the output budget")
                     .with_context(context())
-                    .with_help(super::budget::HELP));
+                    .with_help(crate::compose::shared::budget::HELP));
                 }
                 self.spent += size.unwrap_or(0);
                 let deferred = matches!(&value, Value::Str(out) if crate::expr::template::contains_expression(out));
@@ -673,6 +621,88 @@ impl<'t> Collector<'_, 't> {
                 Ok(Tracked::Leaf(node.to_value(), id))
             }
         }
+    }
+}
+
+/// A boolean field: `true`/`false` text becomes a boolean. An unresolved (deferred) expression is carried as written.
+fn as_bool(
+    field: &Field,
+    t: Tracked,
+    node: &Node,
+    context: &dyn Fn() -> String,
+) -> Result<Tracked, Diagnostic> {
+    match t {
+        Tracked::Leaf(Value::Bool(_), _) => Ok(t),
+        Tracked::Leaf(Value::Str(s), o) if &*s == "true" || &*s == "false" => {
+            Ok(Tracked::Leaf(Value::Bool(&*s == "true"), o))
+        }
+        // Still an unresolved (deferred) expression: carried as written.
+        Tracked::Leaf(Value::Str(s), o) if crate::expr::template::contains_expression(&s) => {
+            Ok(Tracked::Leaf(Value::Str(s), o))
+        }
+        other => Err(Diagnostic::error(format!(
+            "`{}` must be a boolean, got {}",
+            field.name,
+            describe(&other.to_value())
+        ))
+        .with_primary(node.span, "expected true or false")
+        .with_context(context())),
+    }
+}
+
+/// An integer field: whole floats and integer text become integers. An unresolved (deferred) expression is carried as written.
+fn as_int(
+    field: &Field,
+    t: Tracked,
+    node: &Node,
+    context: &dyn Fn() -> String,
+) -> Result<Tracked, Diagnostic> {
+    let o = t.origin();
+    match t.to_value() {
+        Value::Int(n) => Ok(Tracked::Leaf(Value::Int(n), o)),
+        Value::Uint(n) if i64::try_from(n).is_ok() => Ok(Tracked::Leaf(Value::Int(n as i64), o)),
+        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+            Ok(Tracked::Leaf(Value::Int(f as i64), o))
+        }
+        Value::Str(s) if s.trim().parse::<i64>().is_ok() => Ok(Tracked::Leaf(
+            Value::Int(s.trim().parse::<i64>().unwrap_or_default()),
+            o,
+        )),
+        Value::Str(s) if crate::expr::template::contains_expression(&s) => {
+            Ok(Tracked::Leaf(Value::Str(s), o))
+        }
+        other => Err(Diagnostic::error(format!(
+            "`{}` must be an integer, got {}",
+            field.name,
+            describe(&other)
+        ))
+        .with_primary(node.span, "expected an integer")
+        .with_context(context())),
+    }
+}
+
+/// A map of strings (`substitutions`): every value as its text (S10).
+fn as_strings(
+    field: &Field,
+    t: Tracked,
+    node: &Node,
+    context: &dyn Fn() -> String,
+) -> Result<Tracked, Diagnostic> {
+    match t {
+        Tracked::Map(mut entries, o) => {
+            for v in entries.values_mut() {
+                let text = substitution_text(&v.to_value());
+                *v = Tracked::Leaf(Value::str(text), v.origin());
+            }
+            Ok(Tracked::Map(entries, o))
+        }
+        other => Err(Diagnostic::error(format!(
+            "`{}` must be a map of names to values, got {}",
+            field.name,
+            describe(&other.to_value())
+        ))
+        .with_primary(node.span, "expected a map")
+        .with_context(context())),
     }
 }
 
@@ -698,20 +728,112 @@ fn flatten_names(t: Tracked, out: &mut Vec<Tracked>) {
     }
 }
 
-/// S10: substitutions are strings — null empty, numbers and booleans plainly, maps
-/// and lists as compact JSON.
-pub fn substitution_text(v: &Value) -> String {
-    match v {
-        Value::Nil => String::new(),
-        Value::Str(s) => s.to_string(),
-        Value::List(_) | Value::Map(_) => crate::value::json::compact(v),
-        other => go_format(other),
-    }
-}
-
 fn describe(v: &Value) -> String {
     match v {
         Value::Str(s) => format!("the string {s:?}"),
         other => format!("{} `{}`", other.type_name(), go_format(other)),
+    }
+}
+
+/// What one template contributes, and what its `when`s left out.
+#[cfg(test)]
+mod tests {
+    use crate::compose::fixture::{facet, messages, Fixture};
+    use crate::compose::shared::origin::Origins;
+
+    #[test]
+    fn components_of_active_facets_contribute_in_application_order() {
+        let fx = Fixture::new(&[
+            (
+                "facets/late.yaml",
+                &facet("late", "ordinal: 300\nterraform:\n  - name: dns\n    path: dns\n"),
+            ),
+            (
+                "facets/early.yaml",
+                &facet("early", "ordinal: 100\nterraform:\n  - name: network\n    path: network\n    inputs:\n      cidr: ${cidr}\n"),
+            ),
+        ])
+        .values("values.yaml", "cidr: 10.0.0.0/16\n");
+        let collected = fx.collected(&mut Origins::default());
+        let ids: Vec<&str> = collected
+            .contributions
+            .terraform
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(ids, ["network", "dns"]);
+        let inputs = collected.contributions.terraform[0].fields["inputs"].to_value();
+        assert_eq!(
+            crate::value::json::compact(&inputs),
+            r#"{"cidr":"10.0.0.0/16"}"#
+        );
+    }
+
+    #[test]
+    fn a_component_left_out_says_which_when_did_it() {
+        let fx = Fixture::new(&[
+            (
+                "facets/aws.yaml",
+                &facet(
+                    "aws",
+                    "when: provider == 'aws'\nterraform:\n  - name: vpc\n    path: vpc\n",
+                ),
+            ),
+            (
+                "facets/dns.yaml",
+                &facet(
+                    "dns",
+                    "terraform:\n  - name: dns\n    path: dns\n    when: dns?.enabled ?? false\n",
+                ),
+            ),
+        ]);
+        let collected = fx.collected(&mut Origins::default());
+        assert!(collected.contributions.terraform.is_empty());
+        let reasons: Vec<(&str, &str)> = collected
+            .exclusions
+            .iter()
+            .map(|e| (e.id.as_str(), e.reason.as_str()))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                ("vpc", "facet `aws` is not active"),
+                ("dns", "its `when` in facet `dns` is false")
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unmet_requirement_of_an_active_facet_is_an_error() {
+        let fx = Fixture::new(&[(
+            "facets/dns.yaml",
+            &facet(
+                "dns",
+                "requires:\n  - paths: [dns.domain]\n    message: set the DNS domain\n",
+            ),
+        )]);
+        let part = fx.resolved(|resolver, activation| {
+            let activation = crate::compose::activate::Activated {
+                active: activation.active.clone(),
+                outcome: activation.outcome.clone(),
+            };
+            let context = resolver.context.clone();
+            let mut origins = Origins::default();
+            super::part(
+                crate::template::TemplateId::Composing,
+                resolver,
+                activation,
+                context,
+                &mut origins,
+            )
+            .err()
+        });
+        let errors = part.expect("the requirement is unmet");
+        assert_eq!(messages(&errors), "1 required value(s) are missing");
+        let said = format!("{errors:?}");
+        assert!(
+            said.contains("dns.domain") && said.contains("set the DNS domain"),
+            "{said}"
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! Stage 6c, context patches (S13): every `*.yaml` / `*.yml` file directly inside
+//! Context patches (S13): every `*.yaml` / `*.yml` file directly inside
 //! `contexts/<ctx>/patches/<name>/` becomes one more patch of kustomization `<name>`,
 //! after every facet and the context's own blueprint, as the Windsor CLI's composer
 //! adds them. `<name>` may also name a flux system's tier (`<system>-install`,
@@ -10,11 +10,11 @@
 //! its whole text, no target. Empty files are skipped. *bpc differs:* a file that does
 //! not parse, or cannot be read, is a warning naming it (Windsor skips it silently).
 
-use super::fields::{sort_in_order, FieldMap};
-use super::merge::{Effect, Merged, Step};
-use super::origin::{Contributor, Origin, OriginId, Origins};
-use super::tier_names;
-use super::tracked::Tracked;
+use crate::compose::merge::{Effect, Merged, Step};
+use crate::compose::shared::fields::{sort_in_order, FieldMap};
+use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::shared::tier_names;
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::windsor::format::yaml_marshal;
 use crate::files::{Diagnostic, FileMap, FileTree, Span};
 use crate::template::{ComponentKind, Strategy};

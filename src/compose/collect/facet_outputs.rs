@@ -4,9 +4,9 @@
 //! substitutions), `backend` (the highest-ordinal non-empty value wins) and
 //! `messages` (shown after a successful compose, never written to the blueprint).
 
-use super::collect::substitution_text;
-use super::config::Resolver;
-use super::evaluate::{eval_condition, eval_node};
+use crate::compose::config::Resolver;
+use crate::compose::shared::evaluate::{eval_condition, eval_node};
+use crate::compose::shared::fields::substitution_text;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::yaml::NodeKind;

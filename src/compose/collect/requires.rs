@@ -3,8 +3,8 @@
 //! unmet requirements of all owners are reported together, each with the author's
 //! message and where the requirement is written.
 
-use super::config::Resolver;
-use super::evaluate::eval_condition;
+use crate::compose::config::Resolver;
+use crate::compose::shared::evaluate::eval_condition;
 use crate::expr::{Scope, Value};
 use crate::files::Diagnostic;
 use crate::template::Requirement;

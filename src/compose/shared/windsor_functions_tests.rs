@@ -1,9 +1,9 @@
 //! The Windsor functions through the engine, with files, environment and Terraform
-//! outputs from compose's real host ([`super::host::TemplateHost`]): what the
+//! outputs from compose's real host ([`crate::compose::shared::host::TemplateHost`]): what the
 //! conformance suite cannot cover (it has no files and no environment). They live
 //! here, not in `expr`, because the engine does not know the host above it.
 
-use crate::compose::host::{Environment, TemplateHost};
+use crate::compose::shared::host::{Environment, TemplateHost};
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
 use crate::files::FileTree;

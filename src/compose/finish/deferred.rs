@@ -3,9 +3,9 @@
 //! `{expression: "${…}"}`, as the Windsor CLI writes them (S10): a reader can tell a
 //! deferred value from a literal string, and resolve it at apply time.
 
-use super::merge::Merged;
-use super::origin::Origins;
-use super::tracked::Tracked;
+use crate::compose::merge::Merged;
+use crate::compose::shared::origin::Origins;
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::{Map, Value};
 use std::sync::Arc;
 

@@ -1,22 +1,26 @@
-//! Stage 8 (the data half of emit): the composed blueprint as one ordered value (S10):
+//! The composed blueprint as one ordered value (S10):
 //! `kind, apiVersion, metadata, repository, sources, terraform, kustomize`, then
-//! anything else; component fields in the order of [`super::fields`].
+//! anything else; component fields in the order of [`crate::compose::shared::fields`].
 
-use super::merge::{Component, Merged};
-use super::origin::Origins;
-use super::tracked::Tracked;
+use crate::compose::merge::{Component, Merged};
+use crate::compose::shared::origin::Origins;
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::{Map, Value};
+use crate::template::fields::field_for;
 use crate::template::ComponentKind;
 use std::sync::Arc;
 
 const KIND: &str = "Blueprint";
+/// A flux tier's fields are a kustomization's.
+const TIER: ComponentKind = ComponentKind::Kustomize;
 pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 
 /// S9 clean-up, applied once after merging: `""` items dropped from inputs, name
 /// lists and substitutions; empty `dependsOn` dropped.
 pub fn clean(merged: &mut Merged) {
     for component in merged.components.values_mut() {
-        let cleaned = |name: &str| CLEANED_FIELDS.contains(&name);
+        let kind = component.kind;
+        let cleaned = |name: &str| field_for(kind, name).is_some_and(|f| f.cleaned);
         // Fields are shared with the step that set them (copy-on-write): only a
         // component that actually changes gets its own copy.
         if component
@@ -46,24 +50,23 @@ pub fn finish(merged: &mut Merged, origins: &mut Origins) {
             let name = component.id.clone();
             let fields = Arc::make_mut(&mut component.fields);
             fields.insert("path", Tracked::Leaf(Value::str(name), origin));
-            super::fields::sort_in_order(component.kind, fields);
+            crate::compose::shared::fields::sort_in_order(component.kind, fields);
         }
     }
 }
 
-/// The fields whose `""` items the S9 clean-up drops.
-const CLEANED_FIELDS: &[&str] = &[
-    "inputs",
-    "substitutions",
-    "dependsOn",
-    "components",
-    "cleanup",
-];
+/// Whether a component's field (or, with [`ComponentKind::Kustomize`], a tier's) is
+/// one the Windsor CLI holds as a Go map, written with its keys sorted at every depth
+/// (S10). (`secrets` is a map of names to a struct; see [`sort_secrets`].)
+fn go_map(kind: ComponentKind, name: &str) -> bool {
+    field_for(kind, name).is_some_and(|f| f.go_map)
+}
 
-/// Fields the Windsor CLI holds as Go maps and so writes with their keys sorted, at
-/// every depth (S10); in a flux system, also inside its tiers. (`secrets` is a map of
-/// names to a struct; see [`sort_secrets`].)
-const GO_MAPS: &[&str] = &["inputs", "substitutions"];
+/// Whether Windsor leaves the field out of its blueprint when it is empty (Go's
+/// `omitempty`).
+fn omit_empty(kind: ComponentKind, name: &str) -> bool {
+    field_for(kind, name).is_some_and(|f| f.omit_empty)
+}
 
 /// The fields of a flux secret, in the order Windsor writes them.
 const SECRET_FIELDS: &[&str] = &["namespaces", "data"];
@@ -76,7 +79,7 @@ pub fn component_value(component: &Component) -> Value {
         .iter()
         .map(|(k, v)| {
             let mut value = v.to_value();
-            if GO_MAPS.contains(k) {
+            if go_map(component.kind, k) {
                 sort_keys_deep(&mut value);
             } else if *k == "secrets" {
                 sort_secrets(&mut value);
@@ -86,21 +89,10 @@ pub fn component_value(component: &Component) -> Value {
             }
             (Arc::from(*k), value)
         })
-        .filter(|(k, v)| !(OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)))
+        .filter(|(k, v)| !(omit_empty(component.kind, k) && is_empty_collection(v)))
         .collect();
     Value::map(map)
 }
-
-/// Component and tier fields Windsor holds as Go slices and maps tagged `omitempty`:
-/// an empty one (`inputs: {}`, `components: []`) is not in its blueprint.
-const OMIT_EMPTY: &[&str] = &[
-    "inputs",
-    "substitutions",
-    "components",
-    "patches",
-    "dependsOn",
-    "cleanup",
-];
 
 fn is_empty_collection(v: &Value) -> bool {
     match v {
@@ -110,16 +102,15 @@ fn is_empty_collection(v: &Value) -> bool {
     }
 }
 
-/// [`OMIT_EMPTY`] inside a tier, or each tier of a list.
+/// [`omit_empty`] inside a tier, or each tier of a list.
 fn drop_empty_tier_fields(value: &mut Value) {
     match value {
         Value::Map(tier)
             if tier
                 .iter()
-                .any(|(k, v)| OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)) =>
+                .any(|(k, v)| omit_empty(TIER, k) && is_empty_collection(v)) =>
         {
-            Arc::make_mut(tier)
-                .retain(|k, v| !(OMIT_EMPTY.contains(&&**k) && is_empty_collection(v)));
+            Arc::make_mut(tier).retain(|k, v| !(omit_empty(TIER, k) && is_empty_collection(v)));
         }
         Value::List(tiers) => Arc::make_mut(tiers)
             .iter_mut()
@@ -133,7 +124,7 @@ fn sort_tier_maps(value: &mut Value) {
     match value {
         Value::Map(tier) => {
             for (k, v) in Arc::make_mut(tier).iter_mut() {
-                if GO_MAPS.contains(&&**k) {
+                if go_map(TIER, k) {
                     sort_keys_deep(v);
                 }
             }
@@ -328,18 +319,19 @@ fn sources(
         out.extend(
             listed
                 .into_iter()
-                .filter(|v| !matches!(source_name(v), Some(n) if n == p.name || n == super::flux_shape::TEMPLATE_SOURCE)),
+                .filter(|v| !matches!(source_name(v), Some(n) if n == p.name || n == crate::compose::finish::flux_shape::TEMPLATE_SOURCE)),
         );
         return out;
     }
-    let named_template = |v: &Value| source_name(v) == Some(super::flux_shape::TEMPLATE_SOURCE);
+    let named_template =
+        |v: &Value| source_name(v) == Some(crate::compose::finish::flux_shape::TEMPLATE_SOURCE);
     if listed.iter().any(named_template) {
         return listed;
     }
     let mut template = Map::default();
     template.insert(
         "name".into(),
-        Value::str(super::flux_shape::TEMPLATE_SOURCE),
+        Value::str(crate::compose::finish::flux_shape::TEMPLATE_SOURCE),
     );
     if crds.is_empty() {
         template.insert("install".into(), Value::Bool(true));

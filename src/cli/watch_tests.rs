@@ -2,16 +2,29 @@
 //! project; the test writes files and waits (with a generous timeout, never a sleep)
 //! for the round each write starts, then checks the output. A broken input leaves the
 //! previous output untouched and reports the error at its file:line:col; fixing it
-//! replaces the output and says what changed.
+//! replaces the output and says what changed. Unit tests of the command line, because
+//! they build the commands' watch jobs, which are private to it.
 
-use crate::common::*;
-use bpc::cli::Cli;
-use bpc::watch::{Event, Job, Outcome, Settings, Stopper};
+use super::watch::Watched;
+use super::{Cli, Command};
+use crate::watch::{Event, Job, Outcome, Settings, Stopper};
 use clap::Parser;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+/// The two lines every facet file starts with.
+const FACET_HEAD: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+
+/// A project in a temp dir: `files` are (relative path, contents).
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (path, text) in files {
+        write(&dir.path().join(path), text);
+    }
+    dir
+}
 
 /// Long enough for a loaded machine; a round normally takes milliseconds.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -38,7 +51,13 @@ fn job(root: &Path, args: &[&str]) -> Box<dyn Job + Send> {
         .chain(args.iter().copied())
         .chain(["--project", root.as_str()]);
     let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
-    bpc::cli::watch::job(cli, false).unwrap_or_else(|e| panic!("{e:?}"))
+    let watched = match cli.command {
+        Command::Compose(args) => Watched::Compose(args),
+        Command::Render(args) => Watched::Render(args),
+        Command::Test(args) => Watched::Test(args),
+        other => panic!("not a watched command: {other:?}"),
+    };
+    super::watch::job(watched, false).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
 /// A watch running `job` on its own thread, its events on a channel.
@@ -50,13 +69,13 @@ struct Running {
 
 impl Running {
     fn start(mut job: Box<dyn Job + Send>) -> Running {
-        let (stopper, signals) = bpc::watch::signals();
+        let (stopper, signals) = crate::watch::signals();
         let (sender, events) = channel();
         let settings = Settings {
             debounce: Duration::from_millis(50),
         };
         let thread = std::thread::spawn(move || {
-            bpc::watch::watch(job.as_mut(), settings, signals, |event| {
+            crate::watch::watch(job.as_mut(), settings, signals, |event| {
                 // The test may have stopped listening; the watch goes on until stopped.
                 let _ = sender.send(event);
             })

@@ -1,11 +1,12 @@
 //! Composed components' fields: the map that holds them and the order they are
 //! written in (S10). What the fields are is the table in [`crate::template::fields`].
 
+use crate::expr::Value;
 use crate::template::fields::fields;
 use crate::template::ComponentKind;
 
 /// A component's fields by name, in the order they are written out.
-pub type FieldMap = indexmap::IndexMap<&'static str, super::tracked::Tracked>;
+pub type FieldMap = indexmap::IndexMap<&'static str, crate::compose::shared::tracked::Tracked>;
 
 /// Puts `map` back in the documented field order of `kind` (S10), whatever order
 /// contributions and defaults added fields in.
@@ -20,4 +21,15 @@ pub fn field_position(kind: ComponentKind, name: &str) -> usize {
         .iter()
         .position(|f| f.name == name)
         .unwrap_or(usize::MAX)
+}
+
+/// S10: substitutions are strings — null empty, numbers and booleans plainly, maps
+/// and lists as compact JSON.
+pub fn substitution_text(v: &Value) -> String {
+    match v {
+        Value::Nil => String::new(),
+        Value::Str(s) => s.to_string(),
+        Value::List(_) | Value::Map(_) => crate::value::json::compact(v),
+        other => crate::expr::windsor::format::go_format(other),
+    }
 }

@@ -1,7 +1,7 @@
 //! Composed values that keep their provenance: a tree like [`Value`] where every node
 //! carries the [`OriginId`] of the contribution that put it there.
 
-use super::origin::OriginId;
+use crate::compose::shared::origin::OriginId;
 use crate::expr::{Map, Value};
 use crate::value::Equality;
 use indexmap::IndexMap;

@@ -1,6 +1,6 @@
-//! Stage 7b: flux systems and plain kustomizations in the shape the blueprint carries
+//! Flux systems and plain kustomizations in the shape the blueprint carries
 //! them (S10, as the Windsor CLI writes them). Systems stay systems — their tiers
-//! become Flux Kustomizations only when rendered (see [`super::flux::expand`]) — but
+//! become Flux Kustomizations only when rendered (see [`crate::compose::flux::expand`]) — but
 //! their dependencies are resolved here, where everyone reading the blueprint sees
 //! them:
 //!
@@ -15,12 +15,12 @@
 //! an `install` tier whose components are all empty and the empty items of its tiers'
 //! lists; durations take Go's canonical spelling; a null substitution is `""`.
 
-use super::fields::{field_position, sort_in_order};
-use super::merge::{Component, Merged};
-use super::origin::{OriginId, Origins};
-use super::patch_shape::shape_patches;
-use super::tier_names;
-use super::tracked::Tracked;
+use crate::compose::finish::patch_shape::shape_patches;
+use crate::compose::merge::{Component, Merged};
+use crate::compose::shared::fields::{field_position, sort_in_order};
+use crate::compose::shared::origin::{OriginId, Origins};
+use crate::compose::shared::tier_names;
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
 use crate::template::ComponentKind;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -140,7 +140,7 @@ fn shape_tier(tier: &mut Tracked) {
 
 fn canonical_duration(value: &mut Tracked) {
     if let Tracked::Leaf(Value::Str(text), _) = value {
-        if let Some(go) = super::duration::canonical(text) {
+        if let Some(go) = crate::compose::finish::duration::canonical(text) {
             *text = Arc::from(go);
         }
     }
@@ -170,7 +170,7 @@ fn tiers(system: &Component) -> (Option<String>, Vec<String>) {
     let variants = match system.get("resources") {
         Some(Tracked::List(items, _)) => items
             .iter()
-            .map(|v| tier_names::variant(&system.id, &super::merge::variant_name(v)))
+            .map(|v| tier_names::variant(&system.id, &crate::compose::merge::variant_name(v)))
             .collect(),
         _ => Vec::new(),
     };

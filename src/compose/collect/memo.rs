@@ -23,15 +23,16 @@
 //! failure reads exactly as a cold composition's; the memo is only ever updated by a
 //! composition that succeeded up to merging.
 
-use super::activate::Activation;
-use super::collect::{self, Collected, Contribution, Exclusion};
-use super::config::{BlockIndex, BlockRecord, Resolver};
-use super::origin::{Contributor, Origin, OriginId, Origins};
-use super::tracked::Tracked;
-use super::{facet_outputs, requires, Composition, Inputs, Part};
+use super::part::{requirement_owners, Pieces};
+use super::Part;
+use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
+use crate::compose::activate::{Activated, Activation};
+use crate::compose::config::{block_order, canonical_log, BlockIndex, Resolver};
+use crate::compose::shared::inputs::Expressions;
+use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Map, Scope};
-use crate::files::Diagnostic;
 use crate::template::{Facet, Template, TemplateId};
 use crate::value::Equality;
 use std::collections::{HashMap, HashSet};
@@ -62,14 +63,13 @@ struct State {
     context: Arc<Map>,
     /// The environment and Terraform outputs as text: any change invalidates all.
     fingerprint: String,
-    /// Per facet path: the facet and whether it was active.
     /// Per facet path: the facet, whether it was active and whether it reads files
     /// or the environment (see [`reads_outside`]; found once per parsed facet).
     facets: HashMap<String, (Arc<Facet>, bool, bool)>,
     /// Every config block name of the template, of active facets or not.
     names: HashSet<String>,
     /// For each name, the blocks whose value read it.
-    readers: HashMap<String, Vec<String>>,
+    readers: Readers,
     /// Blocks whose value read the whole scope: changed whenever anything is.
     whole_scope: Vec<String>,
     /// Active facets collected without error, by path.
@@ -91,126 +91,87 @@ impl Memo {
     pub fn clear(&mut self) {
         self.state = None;
     }
+
+    /// Forgets everything because this composition runs cold (and says so in
+    /// [`Memo::last`]).
+    pub fn run_cold(&mut self) {
+        self.state = None;
+        self.last = Reuse {
+            cold: true,
+            ..Reuse::default()
+        };
+    }
 }
 
-/// Composes as [`super::compose`] does, reusing what `memo` kept from the last
-/// composition where its inputs did not change, and keeping this one's for the next.
-/// The result is the same as a cold composition's.
-pub fn compose(inputs: &Inputs<'_>, memo: &mut Memo) -> Result<Composition, Vec<Diagnostic>> {
-    let usable = inputs.template.upstream.is_empty()
+/// Whether a composition of `template` can use a memo at all: one without local
+/// sources, with Terraform outputs the memo can fingerprint.
+pub fn usable(template: &Template, terraform: &TerraformOutputs) -> bool {
+    template.upstream.is_empty()
         && matches!(
-            inputs.terraform,
+            terraform,
             TerraformOutputs::Unregistered
                 | TerraformOutputs::Deferred
                 | TerraformOutputs::Provider(_)
-        );
-    if usable {
-        if let Some((part, origins)) = part(inputs, memo) {
-            return super::finish_one(inputs, part, origins);
-        }
-    }
-    memo.state = None;
-    memo.last = Reuse {
-        cold: true,
-        ..Reuse::default()
-    };
-    super::compose(inputs)
+        )
 }
 
-/// Scope → activate → config → collect with the memo; `None` where a cold
-/// composition must decide (the memo is then left for the caller to clear).
-fn part(inputs: &Inputs<'_>, memo: &mut Memo) -> Option<(Part, Origins)> {
-    let template = inputs.template;
-    let (context, activation) =
-        super::activated_scope(inputs, template, inputs.schema, None).ok()?;
-    let fingerprint = format!("{:?}\n{:?}", inputs.environment, inputs.terraform);
-    let n = template.facets.len();
+/// Stage 5 with the memo, for a template activated by stages 2–3: its part as
+/// [`super::part`] collects it, facets whose inputs did not change replayed, and
+/// this composition kept in `memo` for the next. `None` where a cold composition
+/// must decide (the memo is then left for the caller to clear).
+pub fn part(
+    with: &Expressions<'_>,
+    id: TemplateId,
+    template: &Template,
+    activation: Activated,
+    context: Arc<Map>,
+    memo: &mut Memo,
+    origins: &mut Origins,
+) -> Option<Part> {
+    let fingerprint = format!("{:?}\n{:?}", with.environment, with.terraform);
     let active: Vec<bool> = activation
         .outcome
         .iter()
         .map(|o| *o != Activation::Inactive)
         .collect();
     let mut old = memo.state.take();
-    let volatile: Vec<bool> = template
-        .facets
-        .iter()
-        .map(|f| {
-            let known = old.as_ref().and_then(|s| s.facets.get(&f.path));
-            match known {
-                Some((was, _, volatile)) if Arc::ptr_eq(was, f) => *volatile,
-                _ => reads_outside(template, f),
-            }
-        })
-        .collect();
+    let volatile = volatile(template, old.as_ref());
     let changed = old
         .as_ref()
         .and_then(|s| s.changed(template, &context, &fingerprint, &active, &volatile));
 
     // One index over every facet's blocks, so that every block name read goes
     // through the resolver (and is recorded), active or not.
-    let all: Vec<usize> = (0..n).collect();
-    let mut resolver = Resolver::over(
+    let all: Vec<usize> = (0..template.facets.len()).collect();
+    let resolver = Resolver::over(
+        with,
         template,
-        inputs.engine,
         context.clone(),
-        &inputs.environment,
-        &inputs.terraform,
-        inputs.limits,
         Rc::new(BlockIndex::new(template, &all)),
         Some(Rc::new(active.clone())),
     );
-    resolver.precedence = inputs.precedence;
-    let mut origins = Origins::default();
-    origins.begin(TemplateId::Composing);
-    let mut collected =
-        collect::collect_base(TemplateId::Composing, template, &resolver, &mut origins);
-    let mut entries = HashMap::new();
-    let mut reuse = Reuse::default();
-    for (i, facet) in template.facets.iter().enumerate() {
-        let memoisable = active[i] && !volatile[i];
-        if let (true, Some(changed), Some(state)) = (memoisable, &changed, old.as_mut()) {
-            let fits = state
-                .entries
-                .get(&facet.path)
-                .is_some_and(|e| Arc::ptr_eq(&e.facet, facet) && e.reads.is_disjoint(changed));
-            if fits {
-                if let Some(entry) = state.entries.remove(&facet.path) {
-                    collected.absorb(entry.replay(i, &mut origins, collected.spent));
-                    entries.insert(facet.path.clone(), entry);
-                    reuse.replayed += 1;
-                    continue;
-                }
-            }
-        }
-        reuse.collected += 1;
-        let start = origins.len();
-        resolver.record();
-        let step = collect::collect_facet(
-            TemplateId::Composing,
-            template,
-            &resolver,
-            &activation,
-            i,
-            &mut origins,
-            collected.spent,
-        );
-        let reads = resolver.recorded();
-        if memoisable && step.errors.is_empty() && !reads.all {
-            let entry = Entry::keep(facet, reads.names, &step, &origins, start, collected.spent);
-            entries.insert(facet.path.clone(), entry);
-        }
-        collected.absorb(step);
-    }
+    origins.begin(id);
+    let run = Run {
+        id,
+        template,
+        resolver: &resolver,
+        activation: &activation,
+        memoisable: active
+            .iter()
+            .zip(&volatile)
+            .map(|(a, v)| *a && !v)
+            .collect(),
+    };
+    let (collected, entries, reuse) = run.collect(changed.as_ref(), old.as_mut(), origins);
     drop(old);
-    if !collected.errors.is_empty() || collected.spent > inputs.limits.output_bytes {
+    if !collected.errors.is_empty() || collected.spent > with.limits.output_bytes {
         return None;
     }
     let mut contributions = collected.contributions;
     contributions.sort_by_key(|c| c.order);
 
-    // The rest of the stage as `compose_part` runs it.
-    let owners =
-        super::requirement_owners(template, &resolver, &activation, &contributions).ok()?;
+    // The rest of the stage as `super::part` runs it.
+    let owners = requirement_owners(template, &resolver, &activation, &contributions).ok()?;
     requires::check(&resolver, &owners).ok()?;
     let outputs = facet_outputs::collect(&resolver, &activation.active).ok()?;
     let messages = facet_outputs::messages(&resolver, &activation.active).ok()?;
@@ -220,24 +181,7 @@ fn part(inputs: &Inputs<'_>, memo: &mut Memo) -> Option<(Part, Origins)> {
     let config = ordered_config(&scope, &context, &order, &resolver);
     let mut config_log = resolver.block_log();
     canonical_log(&order, &mut config_log);
-
-    // What each block's value read, for the next composition's invalidation.
-    let mut readers: HashMap<String, Vec<String>> = HashMap::new();
-    let mut whole_scope = Vec::new();
-    for name in &order {
-        resolver.record();
-        let looked = resolver.lookup(&[name.as_str()]);
-        let reads = resolver.recorded();
-        looked.ok()?;
-        if reads.all {
-            whole_scope.push(name.clone());
-        }
-        for read in reads.names {
-            if read != *name {
-                readers.entry(read).or_default().push(name.clone());
-            }
-        }
-    }
+    let (readers, whole_scope) = block_readers(&resolver, &order)?;
     drop(resolver);
     memo.state = Some(State {
         context: context.clone(),
@@ -258,17 +202,118 @@ fn part(inputs: &Inputs<'_>, memo: &mut Memo) -> Option<(Part, Origins)> {
         entries,
     });
     memo.last = reuse;
-    let part = Part {
+    Some(Part::from(Pieces {
         contributions,
         exclusions: collected.exclusions,
         outputs,
         messages,
-        config: Ok(config),
+        config,
         activation,
         context,
         config_log,
-    };
-    Some((part, origins))
+    }))
+}
+
+/// Per facet, whether it reads files or the environment (found once per parsed
+/// facet: a facet the last composition saw as the same `Arc` keeps its answer).
+fn volatile(template: &Template, old: Option<&State>) -> Vec<bool> {
+    template
+        .facets
+        .iter()
+        .map(|f| {
+            let known = old.and_then(|s| s.facets.get(&f.path));
+            match known {
+                Some((was, _, volatile)) if Arc::ptr_eq(was, f) => *volatile,
+                _ => reads_outside(template, f),
+            }
+        })
+        .collect()
+}
+
+/// For each name, the blocks whose value read it.
+type Readers = HashMap<String, Vec<String>>;
+
+/// For each name, the blocks (of `order`) whose value read it; and the blocks whose
+/// value read the whole scope. `None` when a block's value fails.
+fn block_readers(resolver: &Resolver<'_>, order: &[String]) -> Option<(Readers, Vec<String>)> {
+    let mut readers = Readers::new();
+    let mut whole_scope = Vec::new();
+    for name in order {
+        resolver.record();
+        let looked = resolver.lookup(&[name.as_str()]);
+        let reads = resolver.recorded();
+        looked.ok()?;
+        if reads.all {
+            whole_scope.push(name.clone());
+        }
+        for read in reads.names {
+            if read != *name {
+                readers.entry(read).or_default().push(name.clone());
+            }
+        }
+    }
+    Some((readers, whole_scope))
+}
+
+/// One incremental collection of a template's facets.
+struct Run<'a, 't> {
+    id: TemplateId,
+    template: &'t Template,
+    resolver: &'a Resolver<'t>,
+    activation: &'a Activated,
+    /// Per facet: active, and reading neither files nor the environment.
+    memoisable: Vec<bool>,
+}
+
+impl Run<'_, '_> {
+    /// The base blueprint's components and every facet's, in collection order: a
+    /// facet `old` kept whose reads miss `changed` replayed, the others collected.
+    /// Returns the new entries and how many facets were replayed.
+    fn collect(
+        &self,
+        changed: Option<&HashSet<String>>,
+        mut old: Option<&mut State>,
+        origins: &mut Origins,
+    ) -> (Step, HashMap<String, Entry>, Reuse) {
+        let (template, resolver) = (self.template, self.resolver);
+        let mut collected = collect_base(self.id, template, resolver, origins);
+        let mut entries = HashMap::new();
+        let mut reuse = Reuse::default();
+        for (i, facet) in template.facets.iter().enumerate() {
+            let memoisable = self.memoisable[i];
+            if let (true, Some(changed), Some(state)) = (memoisable, changed, old.as_deref_mut()) {
+                let fits = state
+                    .entries
+                    .get(&facet.path)
+                    .is_some_and(|e| Arc::ptr_eq(&e.facet, facet) && e.reads.is_disjoint(changed));
+                if let Some(entry) = fits.then(|| state.entries.remove(&facet.path)).flatten() {
+                    collected.absorb(entry.replay(i, origins, collected.spent));
+                    entries.insert(facet.path.clone(), entry);
+                    reuse.replayed += 1;
+                    continue;
+                }
+            }
+            reuse.collected += 1;
+            let start = origins.len();
+            resolver.record();
+            let step = collect_facet(
+                self.id,
+                template,
+                resolver,
+                self.activation,
+                i,
+                origins,
+                collected.spent,
+            );
+            let reads = resolver.recorded();
+            if memoisable && step.errors.is_empty() && !reads.all {
+                let entry = Entry::keep(facet, reads.names, &step, origins, start, collected.spent);
+                entries.insert(facet.path.clone(), entry);
+            }
+            collected.absorb(step);
+        }
+        (collected, entries, reuse)
+    }
 }
 
 impl State {
@@ -340,7 +385,7 @@ impl Entry {
     fn keep(
         facet: &Arc<Facet>,
         reads: HashSet<String>,
-        step: &Collected,
+        step: &Step,
         origins: &Origins,
         start: usize,
         spent_before: usize,
@@ -364,7 +409,7 @@ impl Entry {
 
     /// This facet's contributions as collecting it at index `i` now gives them, its
     /// origins added to `origins`.
-    fn replay(&self, i: usize, origins: &mut Origins, spent_before: usize) -> Collected {
+    fn replay(&self, i: usize, origins: &mut Origins, spent_before: usize) -> Step {
         let start = origins.len() as u32;
         for origin in &self.origins {
             let mut origin = origin.clone();
@@ -374,7 +419,7 @@ impl Entry {
             origins.add(origin);
         }
         let shift = |id: OriginId| OriginId(id.0 + start);
-        Collected {
+        Step {
             contributions: self
                 .contributions
                 .iter()
@@ -458,39 +503,7 @@ fn reads_outside(template: &Template, facet: &Facet) -> bool {
     })
 }
 
-/// Config block names of the `active` facets in the order of their first
-/// contribution (S3): the order a block index over those facets lists them in.
-pub(crate) fn block_order(template: &Template, active: &[usize]) -> Vec<String> {
-    let mut firsts: Vec<((i64, usize, usize), &str)> = Vec::new();
-    for &i in active {
-        let facet = &template.facets[i];
-        for block in &facet.config {
-            let ordinal = block.ordinal.unwrap_or(facet.ordinal);
-            firsts.push(((ordinal, i, block.position), &block.name));
-        }
-    }
-    firsts.sort_by_key(|(order, _)| *order);
-    let mut seen = HashSet::new();
-    firsts
-        .into_iter()
-        .filter(|(_, name)| seen.insert(*name))
-        .map(|(_, name)| name.to_string())
-        .collect()
-}
-
-/// Puts the block log in a fixed order, whatever order the blocks were first read
-/// in: by block name as `order` lists them, each name's contributions in
-/// application order (as they were logged).
-pub(crate) fn canonical_log(order: &[String], log: &mut [BlockRecord]) {
-    let rank: HashMap<&str, usize> = order
-        .iter()
-        .enumerate()
-        .map(|(k, n)| (n.as_str(), k))
-        .collect();
-    log.sort_by_key(|r| rank.get(r.name.as_str()).copied().unwrap_or(usize::MAX));
-}
-
-/// The config blocks' values as `compose_part` keeps them: the context's keys that
+/// The config blocks' values as [`super::part`] keeps them: the context's keys that
 /// are block names first (in the context's order), then the other blocks with a
 /// value in `order`. `scope` is the resolver's whole scope.
 fn ordered_config(scope: &Map, context: &Map, order: &[String], resolver: &Resolver<'_>) -> Map {

@@ -1,25 +1,33 @@
-//! Stage 6b, overlay (S12): the context's own blueprint (`contexts/<ctx>/blueprint.yaml`)
+//! Stage 7, overlay (S12): the context's own blueprint (`contexts/<ctx>/blueprint.yaml`)
 //! laid over the merged components, as the Windsor CLI applies its "user blueprint"
-//! last. Its terraform entries merge into the component of the same identity (or add
+//! last, then the files of its `patches/<name>/` directories (S13,
+//! [`context_patches`]). Its terraform entries merge into the component of the same identity (or add
 //! one), with `inputs` evaluated against the composed scope and `file()` paths taken
 //! from the file's own directory; its kustomize entries merge as written. Lists follow
 //! the declared `listStrategies`, else Windsor's rule for the field.
 
-use super::blueprint::source_name;
-use super::evaluate::expr_diagnostic;
-use super::fields::FieldMap;
-use super::host::TemplateHost;
-use super::list_strategy::{combine, ListChoice, ListStrategies};
-use super::merge::{self, Component, Effect, Merged, Step};
-use super::origin::{Contributor, Origin, OriginId, Origins};
-use super::tracked::Tracked;
+pub mod context_patches;
+
+use crate::compose::config;
+use crate::compose::merge::Lists;
+use crate::compose::merge::{self, Component, Effect, Merged, Step};
+use crate::compose::scope;
+use crate::compose::shared::blueprint::source_name;
+use crate::compose::shared::evaluate::expr_diagnostic;
+use crate::compose::shared::fields::FieldMap;
+use crate::compose::shared::host::TemplateHost;
+use crate::compose::shared::inputs::Expressions;
+use crate::compose::shared::list_strategy::{combine, ListChoice, ListStrategies};
+use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::shared::tracked::Tracked;
 use crate::expr::windsor::format::go_format;
 use crate::expr::Engine;
 use crate::files::{Diagnostic, FileMap, FileTree};
-use crate::template::fields::{field_for, fields, Combine, Eval};
+use crate::template::fields::{field_for, fields, is_directive, Combine, Eval};
 use crate::template::{ComponentKind, Strategy};
 use crate::value::{Map, Value};
 use crate::yaml::{Node, NodeKind};
+use context_patches::ContextPatches;
 use indexmap::IndexMap;
 use std::sync::Arc;
 
@@ -45,10 +53,6 @@ const KEYS: &[&str] = &[
     "listStrategies",
 ];
 
-/// Facet-only keys of a component entry: Windsor's context blueprint has no strategies,
-/// conditions or ordinals, so they are ignored there.
-const FACET_ONLY: &[&str] = &["when", "strategy", "ordinal", "requires"];
-
 /// What evaluating the overlay's terraform inputs needs.
 pub struct Evaluation<'a> {
     pub engine: &'a Engine,
@@ -67,6 +71,62 @@ pub struct Targets<'a> {
     pub flux: &'a Merged,
 }
 
+/// What the context adds to a composition of its own.
+pub struct Own<'a> {
+    /// The context's own blueprint, laid over the composed components (S12).
+    pub overlay: Option<&'a Overlay>,
+    /// The context's `patches/<name>/` files, added after the overlay (S13).
+    pub patches: Option<&'a ContextPatches>,
+    pub with: Expressions<'a>,
+    /// The file map expressions are read from.
+    pub sources: &'a FileMap,
+}
+
+/// Lays the context's own blueprint, then its patches, over the merged `lists`; its
+/// expressions see the `context` values with every part's config over them. Returns
+/// the warnings.
+pub fn apply_context(
+    own: &Own<'_>,
+    lists: &mut Lists,
+    context: &Map,
+    configs: &[Result<Map, Diagnostic>],
+    origins: &mut Origins,
+) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    let mut warnings = Vec::new();
+    if let Some(overlay) = own.overlay {
+        let mut values = Value::map(context.clone());
+        scope::deep_merge(&mut values, &Value::map(config::merged(configs)?));
+        let values = values.as_map().cloned().unwrap_or_default();
+        let eval = Evaluation {
+            engine: own.with.engine,
+            scope: &values,
+            host: TemplateHost {
+                tree: &overlay.tree,
+                file: &overlay.path,
+                environment: own.with.environment,
+                terraform: own.with.terraform,
+                jsonnet: own.with.limits.jsonnet,
+            },
+            sources: own.sources,
+        };
+        let targets = Targets {
+            terraform: &mut lists.terraform,
+            kustomize: &mut lists.kustomize,
+            flux: &lists.flux,
+        };
+        warnings.extend(apply(overlay, &eval, targets, origins)?);
+    }
+    if let Some(patches) = own.patches {
+        warnings.extend(context_patches::apply(
+            patches,
+            &mut lists.kustomize,
+            &mut lists.flux,
+            origins,
+        ));
+    }
+    Ok(warnings)
+}
+
 /// Applies the overlay's components; returns its warnings (unknown keys, list
 /// strategies that match no list).
 pub fn apply(
@@ -75,7 +135,6 @@ pub fn apply(
     targets: Targets<'_>,
     origins: &mut Origins,
 ) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-    let mut warnings = Vec::new();
     let mut errors = Vec::new();
     if !matches!(overlay.node.kind, NodeKind::Map(_) | NodeKind::Null) {
         return Err(vec![Diagnostic::error(format!(
@@ -84,25 +143,7 @@ pub fn apply(
         ))
         .with_primary(overlay.node.span, "expected a map")]);
     }
-    if let NodeKind::Map(entries) = &overlay.node.kind {
-        for (key, _) in entries {
-            if !KEYS.contains(&&*key.name) {
-                let hint = crate::template::keys::suggest(&key.name, KEYS)
-                    .map(|h| format!("did you mean `{h}`? "))
-                    .unwrap_or_default();
-                warnings.push(
-                    Diagnostic::warning(format!(
-                        "`{}` in {} is not applied: a context blueprint sets {}",
-                        key.name,
-                        overlay.path,
-                        KEYS[3..].join(", ")
-                    ))
-                    .with_primary(key.span, "not applied")
-                    .with_help(format!("{hint}--strict makes this an error")),
-                );
-            }
-        }
-    }
+    let mut warnings = unapplied_keys(overlay);
     let rules = match overlay.node.get("listStrategies") {
         Some(node) => ListStrategies::parse(node)?,
         None => ListStrategies::default(),
@@ -149,7 +190,7 @@ pub fn apply(
                         .flux
                         .components
                         .keys()
-                        .find(|s| super::tier_names::belongs_to(&entry.id, s))
+                        .find(|s| crate::compose::shared::tier_names::belongs_to(&entry.id, s))
                     {
                         errors.push(
                             Diagnostic::error(format!(
@@ -175,6 +216,34 @@ pub fn apply(
         &[&*targets.terraform, &*targets.kustomize],
     ));
     Ok(warnings)
+}
+
+/// A warning for each top-level key of the overlay that a context blueprint does not
+/// apply.
+fn unapplied_keys(overlay: &Overlay) -> Vec<Diagnostic> {
+    let NodeKind::Map(entries) = &overlay.node.kind else {
+        return Vec::new();
+    };
+    let mut warnings = Vec::new();
+    for (key, _) in entries {
+        if KEYS.contains(&&*key.name) {
+            continue;
+        }
+        let hint = crate::template::keys::suggest(&key.name, KEYS)
+            .map(|h| format!("did you mean `{h}`? "))
+            .unwrap_or_default();
+        warnings.push(
+            Diagnostic::warning(format!(
+                "`{}` in {} is not applied: a context blueprint sets {}",
+                key.name,
+                overlay.path,
+                KEYS[3..].join(", ")
+            ))
+            .with_primary(key.span, "not applied")
+            .with_help(format!("{hint}--strict makes this an error")),
+        );
+    }
+    warnings
 }
 
 /// One component entry of the overlay, read.
@@ -213,7 +282,7 @@ impl Reader<'_, '_> {
                     .with_context(format!("in {}", self.overlay.path)),
             );
         };
-        let Some(id) = super::collect::identity(kind, node) else {
+        let Some(id) = crate::compose::collect::identity(kind, node) else {
             let needs = match kind {
                 ComponentKind::Terraform => "needs a `name` or a `path`",
                 _ => "needs a `name`",
@@ -227,7 +296,8 @@ impl Reader<'_, '_> {
         };
         let mut out = FieldMap::new();
         for (key, value) in pairs {
-            if FACET_ONLY.contains(&&*key.name) {
+            // Windsor's context blueprint has no strategies, conditions or ordinals.
+            if is_directive(&key.name) {
                 self.warnings.push(
                     Diagnostic::warning(format!(
                         "`{}` is ignored in a context blueprint: its entries always merge",
@@ -306,7 +376,7 @@ impl Reader<'_, '_> {
                     .iter()
                     .map(|(k, v)| {
                         let o = self.origin(v, None, false);
-                        let text = super::collect::substitution_text(&v.to_value());
+                        let text = crate::compose::shared::fields::substitution_text(&v.to_value());
                         (Arc::clone(&k.name), Tracked::Leaf(Value::str(text), o))
                     })
                     .collect();
@@ -396,7 +466,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
             lists: Vec::new(),
         };
         let mut fields = overlay;
-        super::fields::sort_in_order(kind, &mut fields);
+        crate::compose::shared::fields::sort_in_order(kind, &mut fields);
         merged.components.insert(
             id.clone(),
             Component {
@@ -476,7 +546,7 @@ fn combine_lists(
     items: &mut Vec<Tracked>,
     value: Tracked,
     path: &str,
-    rule: &super::list_strategy::Rule,
+    rule: &crate::compose::shared::list_strategy::Rule,
     rules: &ListStrategies,
     choices: &mut Vec<ListChoice>,
 ) {
@@ -663,4 +733,88 @@ pub fn merge_sources(blueprint: &mut Value, overlay: &Overlay) {
         }
     }
     map.insert("sources".into(), Value::list(list));
+}
+
+/// The context's own blueprint over the composed components.
+#[cfg(test)]
+mod tests {
+    use super::{apply_context, Overlay, Own};
+    use crate::compose::fixture::{facet, json, messages, Fixture};
+    use crate::compose::shared::origin::Origins;
+    use crate::files::FileTree;
+
+    /// The template `files` composed to its merged lists, then `overlay` (the context's
+    /// `blueprint.yaml`) laid over them: the lists, or the errors.
+    fn overlaid(
+        files: &[(&str, &str)],
+        overlay: &str,
+    ) -> Result<(crate::compose::merge::Lists, Vec<String>), String> {
+        let fx = Fixture::new(files).values("values.yaml", "domain: example.com\n");
+        let mut origins = Origins::default();
+        let (collected, mut lists) = fx.merged(&mut origins);
+        let path = "contexts/test/blueprint.yaml";
+        let file = fx.template.sources.add(path, overlay);
+        let overlay = Overlay {
+            node: crate::yaml::parse(overlay, file).expect("the overlay parses"),
+            tree: FileTree::from_files(Vec::new(), "project").expect("an empty tree"),
+            path: path.into(),
+        };
+        let own = Own {
+            overlay: Some(&overlay),
+            patches: None,
+            with: fx.with(),
+            sources: &fx.template.sources,
+        };
+        let warnings = apply_context(
+            &own,
+            &mut lists,
+            &collected.context,
+            &collected.configs,
+            &mut origins,
+        )
+        .map_err(|ds| messages(&ds))?;
+        Ok((lists, warnings.into_iter().map(|d| d.message).collect()))
+    }
+
+    #[test]
+    fn terraform_entries_merge_into_the_component_and_see_the_composed_scope() {
+        let (lists, warnings) = overlaid(
+            &[(
+                "facets/a.yaml",
+                &facet(
+                    "a",
+                    "terraform:\n  - name: dns\n    path: dns\n    inputs: {ttl: 60}\n",
+                ),
+            )],
+            "terraform:\n  - name: dns\n    inputs:\n      zone: ${domain}\n",
+        )
+        .expect("the overlay applies");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            json(&lists.terraform, "dns"),
+            r#"{"name":"dns","path":"dns","inputs":{"ttl":60,"zone":"example.com"}}"#
+        );
+    }
+
+    #[test]
+    fn a_key_a_context_blueprint_does_not_apply_is_a_warning() {
+        let (_, warnings) = overlaid(&[("facets/none.yaml", &facet("none", ""))], "flux: []\n")
+            .expect("the overlay applies");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("`flux` in contexts/test/blueprint.yaml is not applied"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn an_overlay_that_is_not_a_map_is_an_error() {
+        let error = overlaid(&[("facets/none.yaml", &facet("none", ""))], "- a\n")
+            .err()
+            .expect("a list is refused");
+        assert_eq!(
+            error,
+            "contexts/test/blueprint.yaml must be a map (a blueprint)"
+        );
+    }
 }

@@ -1,0 +1,126 @@
+//! Stage 11, assemble: the blueprint as one value (S10) — the base `blueprint.yaml`
+//! (with the context's repository and sources, S12), the finished component lists,
+//! the facets' blueprint-wide outputs and the fields derived from the context
+//! ([`context_fields`]) — checked against the output budget.
+
+pub mod context_fields;
+
+use crate::compose::collect::facet_outputs::FacetOutputs;
+use crate::compose::merge::Lists;
+use crate::compose::overlay::{self, Overlay};
+use crate::compose::scope::Builtins;
+use crate::compose::shared::{blueprint, budget};
+use crate::expr::{Map, Value};
+use crate::files::Diagnostic;
+use crate::template::Template;
+
+/// What the blueprint is assembled from.
+pub struct Assembly<'a> {
+    pub template: &'a Template,
+    /// The merged `blueprint.yaml` of the template (and its sources) as a plain value.
+    pub base: Option<Value>,
+    pub overlay: Option<&'a Overlay>,
+    pub builtins: &'a Builtins,
+    pub lists: &'a Lists,
+    pub outputs: &'a FacetOutputs,
+    /// The composing template's context values and active facets.
+    pub context: &'a Map,
+    pub active: &'a [usize],
+    pub output_bytes: usize,
+}
+
+/// The composed blueprint, or the error that it is larger than the budget.
+pub fn blueprint(a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
+    let base = match a.overlay {
+        Some(overlay) => Some(overlay::base_with_repository(a.base.as_ref(), overlay)),
+        None => a.base,
+    };
+    let outputs = a.outputs;
+    let mut blueprint = blueprint::assemble(blueprint::Parts {
+        base: base.as_ref(),
+        context: &a.builtins.context,
+        terraform: &a.lists.terraform,
+        kustomize: &a.lists.kustomize,
+        flux: &a.lists.flux,
+        backend: outputs.backend.as_deref(),
+        crds: &outputs.crds,
+        substitutions: &outputs.substitutions,
+        config_maps: vec![(
+            "values-common",
+            context_fields::values_common(a.context, &a.builtins.context, &outputs.substitutions),
+        )],
+        repository: context_fields::dev_repository(a.context, &a.builtins.project_root),
+        messages: context_fields::messages(a.template, a.active),
+        published: a.template.published.as_ref(),
+    });
+    if let Some(overlay) = a.overlay {
+        overlay::merge_sources(&mut blueprint, overlay);
+    }
+    if let Some(published) = &a.template.published {
+        blueprint::published_crds(&mut blueprint, published);
+    }
+    budget::check(&blueprint, a.output_bytes).map_err(|d| vec![d])?;
+    Ok(blueprint)
+}
+
+/// The blueprint as one value.
+#[cfg(test)]
+mod tests {
+    use super::{blueprint, Assembly};
+    use crate::compose::fixture::{facet, messages, Fixture};
+    use crate::compose::shared::origin::Origins;
+
+    fn assembled(fx: &Fixture, output_bytes: usize) -> Result<String, String> {
+        let mut origins = Origins::default();
+        let (collected, lists) = fx.merged(&mut origins);
+        blueprint(Assembly {
+            template: &fx.template,
+            base: None,
+            overlay: None,
+            builtins: &fx.builtins,
+            lists: &lists,
+            outputs: &collected.outputs,
+            context: &collected.context,
+            active: &collected.activation.active,
+            output_bytes,
+        })
+        .map(|b| crate::value::json::compact(&b))
+        .map_err(|ds| messages(&ds))
+    }
+
+    #[test]
+    fn the_blueprint_lists_its_fields_in_the_windsor_order() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet("a", "terraform:\n  - name: net\n    path: net\n"),
+        )]);
+        let text = assembled(&fx, 1 << 20).expect("within budget");
+        let keys: Vec<&str> = [
+            "\"kind\"",
+            "\"apiVersion\"",
+            "\"metadata\"",
+            "\"terraform\"",
+        ]
+        .into_iter()
+        .filter(|k| text.contains(k))
+        .collect();
+        assert_eq!(keys.len(), 4, "{text}");
+        let at = |k: &str| text.find(k).unwrap_or(usize::MAX);
+        assert!(at("\"kind\"") < at("\"apiVersion\""), "{text}");
+        assert!(at("\"metadata\"") < at("\"terraform\""), "{text}");
+        assert!(
+            text.contains(r#""terraform":[{"name":"net","path":"net"}]"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_blueprint_over_the_budget_is_an_error() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet("a", "terraform:\n  - name: net\n    path: net\n"),
+        )]);
+        let error = assembled(&fx, 16).expect_err("over budget");
+        assert!(error.contains("16"), "{error}");
+    }
+}

@@ -1,0 +1,220 @@
+//! One template's part of a composition — its components, checked against their
+//! `requires:`, its blueprint-wide outputs and messages, its config evaluated whole —
+//! and every part taken together for the stages after this one.
+
+use super::facet_outputs::{self, FacetOutputs};
+use super::requires;
+use super::{collect, identity, Contribution, Exclusion};
+use crate::compose::activate::Activated;
+use crate::compose::config::{self, BlockRecord, Resolver};
+use crate::compose::shared::origin::Origins;
+use crate::expr::Map;
+use crate::files::Diagnostic;
+use crate::template::{ComponentKind, Template, TemplateId};
+use std::sync::Arc;
+
+/// One template's share of a composition (the composing template's or one local
+/// source's): its facets activated, config resolved and components collected on
+/// their own, ready for the shared merge.
+pub struct Part {
+    /// In application order (S3) within this template.
+    contributions: Vec<Contribution>,
+    exclusions: Vec<Exclusion>,
+    outputs: FacetOutputs,
+    messages: Vec<String>,
+    /// Config block values by block name; an error is reported only if merging and
+    /// validating the components found nothing worse.
+    config: Result<Map, Diagnostic>,
+    activation: Activated,
+    context: Arc<Map>,
+    config_log: Vec<BlockRecord>,
+}
+
+impl Part {
+    /// This template's evaluated config blocks (what downstream sources see).
+    pub fn config(&self) -> Result<Map, Vec<Diagnostic>> {
+        self.config.clone().map_err(|d| vec![d])
+    }
+}
+
+/// Collects one template's part: its components, checked against their
+/// `requires:`, the blueprint-wide outputs and messages of its active facets, and its
+/// config blocks evaluated whole.
+pub fn part(
+    id: TemplateId,
+    resolver: &Resolver<'_>,
+    activation: Activated,
+    context: Arc<Map>,
+    origins: &mut Origins,
+) -> Result<Part, Vec<Diagnostic>> {
+    let template = resolver.template;
+    origins.begin(id);
+    let (contributions, exclusions) = collect(id, template, resolver, &activation, origins)?;
+    let owners = requirement_owners(template, resolver, &activation, &contributions)?;
+    requires::check(resolver, &owners)?;
+    let outputs = facet_outputs::collect(resolver, &activation.active)?;
+    let messages = facet_outputs::messages(resolver, &activation.active)?;
+    let config = resolver.materialize_all().map(|config| {
+        config
+            .into_iter()
+            // A lookup per key: scanning every block name for each was quadratic.
+            .filter(|(k, _)| resolver.has_block(k))
+            .collect()
+    });
+    let mut config_log = resolver.block_log();
+    // In block order, not in the order expressions happened to read them first (which
+    // an incremental composition, skipping unchanged facets, cannot reproduce).
+    config::canonical_log(
+        &config::block_order(template, &activation.active),
+        &mut config_log,
+    );
+    Ok(Part {
+        contributions,
+        exclusions,
+        outputs,
+        messages,
+        config,
+        activation,
+        context,
+        config_log,
+    })
+}
+
+/// What [`Part`] holds, as the incremental collection ([`super::memo`]) puts it
+/// together: components already sorted, requirements checked.
+pub(crate) struct Pieces {
+    pub contributions: Vec<Contribution>,
+    pub exclusions: Vec<Exclusion>,
+    pub outputs: FacetOutputs,
+    pub messages: Vec<String>,
+    pub config: Map,
+    pub activation: Activated,
+    pub context: Arc<Map>,
+    pub config_log: Vec<BlockRecord>,
+}
+
+impl From<Pieces> for Part {
+    fn from(p: Pieces) -> Part {
+        Part {
+            contributions: p.contributions,
+            exclusions: p.exclusions,
+            outputs: p.outputs,
+            messages: p.messages,
+            config: Ok(p.config),
+            activation: p.activation,
+            context: p.context,
+            config_log: p.config_log,
+        }
+    }
+}
+
+/// The owners of requirements that count: every active facet, the config blocks
+/// their `when`s let in and the components that made it into `contributions`.
+pub(crate) fn requirement_owners<'t>(
+    template: &'t Template,
+    resolver: &Resolver<'_>,
+    activation: &Activated,
+    contributions: &[Contribution],
+) -> Result<Vec<requires::Owner<'t>>, Vec<Diagnostic>> {
+    let mut owners = Vec::new();
+    // Which (kind, facet, position) made it into the contributions: a set, so this
+    // stays linear in the number of components.
+    let included: std::collections::HashSet<_> = contributions
+        .iter()
+        .map(|k| (k.kind, k.order.1, k.order.2))
+        .collect();
+    for &i in &activation.active {
+        let facet = &template.facets[i];
+        owners.push(requires::Owner {
+            facet: i,
+            what: format!("facet `{}`", facet.name),
+            requirements: &facet.requires,
+        });
+        for block in &facet.config {
+            // A block whose own `when` is false requires nothing (later format: requires).
+            if !resolver
+                .block_included(&block.name, i, block.position)
+                .map_err(|d| vec![d])?
+            {
+                continue;
+            }
+            owners.push(requires::Owner {
+                facet: i,
+                what: format!("config block `{}` of facet `{}`", block.name, facet.name),
+                requirements: &block.requires,
+            });
+        }
+        for c in &facet.components {
+            if !included.contains(&(c.kind, i + 1, c.position)) {
+                continue;
+            }
+            let id = identity(c.kind, &c.node).unwrap_or_default();
+            owners.push(requires::Owner {
+                facet: i,
+                what: format!("{} `{id}` of facet `{}`", c.kind.noun(), facet.name),
+                requirements: &c.requires,
+            });
+        }
+    }
+    Ok(owners)
+}
+
+/// The contributions of every part, by kind, in merge order.
+#[derive(Default)]
+pub struct Contributions {
+    pub terraform: Vec<Contribution>,
+    pub kustomize: Vec<Contribution>,
+    pub systems: Vec<Contribution>,
+}
+
+/// Every part of a composition taken together, for the stages after this one.
+pub struct Collected {
+    pub contributions: Contributions,
+    pub exclusions: Vec<Exclusion>,
+    pub outputs: FacetOutputs,
+    pub messages: Vec<String>,
+    /// Each part's config blocks, in merge order.
+    pub configs: Vec<Result<Map, Diagnostic>>,
+    /// The composing template's (the last part's) activation, context values and
+    /// config log.
+    pub activation: Activated,
+    pub context: Arc<Map>,
+    pub config_log: Vec<BlockRecord>,
+}
+
+/// The parts, sources first and the composing template last, taken together.
+pub fn gather(parts: Vec<Part>) -> Result<Collected, Vec<Diagnostic>> {
+    let mut contributions = Contributions::default();
+    let mut exclusions = Vec::new();
+    let mut outputs = FacetOutputs::default();
+    let mut messages = Vec::new();
+    let mut configs = Vec::new();
+    let mut last = None;
+    for part in parts {
+        for c in part.contributions {
+            match c.kind {
+                ComponentKind::Terraform => contributions.terraform.push(c),
+                ComponentKind::Kustomize => contributions.kustomize.push(c),
+                ComponentKind::FluxSystem => contributions.systems.push(c),
+            }
+        }
+        exclusions.extend(part.exclusions);
+        outputs.absorb(part.outputs);
+        messages.extend(part.messages);
+        configs.push(part.config);
+        last = Some((part.activation, part.context, part.config_log));
+    }
+    let Some((activation, context, config_log)) = last else {
+        return Err(vec![Diagnostic::error("nothing to compose")]);
+    };
+    Ok(Collected {
+        contributions,
+        exclusions,
+        outputs,
+        messages,
+        configs,
+        activation,
+        context,
+        config_log,
+    })
+}

@@ -1,0 +1,85 @@
+//! Stage 10, finish: the validated lists in the order and shape the blueprint carries
+//! them (S10): components in dependency order, local sources' components tagged and
+//! ordered by depth (S9), flux systems and kustomizations shaped as the Windsor CLI
+//! writes them, and terraform inputs that wait for another component's outputs
+//! marked.
+
+pub mod deferred;
+pub mod duration;
+pub mod flux_shape;
+pub mod ordering;
+pub mod patch_shape;
+
+use crate::compose::merge::{Lists, Merged};
+use crate::compose::shared::origin::Origins;
+use crate::compose::sources::source_tags::SourceTags;
+use crate::template::Template;
+
+/// Orders, tags and shapes `lists` and the Flux Kustomizations of `kustomizations`
+/// (which keep their validated shape: only their order and tags change). `has_crds`
+/// says whether the blueprint installs CRDs, which every root then depends on.
+pub fn finish(
+    lists: &mut Lists,
+    kustomizations: &mut Merged,
+    tags: Option<&SourceTags>,
+    has_crds: bool,
+    template: &Template,
+    origins: &mut Origins,
+) {
+    // Apply order first; local sources then order stably by depth (S9).
+    ordering::dependency_order(&mut lists.terraform);
+    ordering::dependency_order(&mut lists.kustomize);
+    ordering::by_name(&mut lists.flux);
+    if let Some(tags) = tags {
+        tags.apply(&mut lists.terraform, origins);
+        tags.apply(&mut lists.kustomize, origins);
+        tags.apply(kustomizations, origins);
+    }
+    let own_source = template
+        .published
+        .as_ref()
+        .map_or(flux_shape::TEMPLATE_SOURCE, |p| p.name.as_str());
+    flux_shape::shape(
+        &mut lists.flux,
+        &mut lists.kustomize,
+        has_crds,
+        own_source,
+        origins,
+    );
+    deferred::mark_inputs(&mut lists.terraform, origins);
+}
+
+/// The lists in the order and shape the blueprint carries them.
+#[cfg(test)]
+mod tests {
+    use crate::compose::fixture::{facet, ids, json, Fixture};
+    use crate::compose::shared::origin::Origins;
+
+    #[test]
+    fn components_come_after_what_they_depend_on_and_durations_read_as_go_writes_them() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "terraform:\n  - name: app\n    path: app\n    dependsOn: [zone]\n  - name: zone\n    path: zone\nkustomize:\n  - name: web\n    interval: 90s\n",
+            ),
+        )]);
+        let mut origins = Origins::default();
+        let (_, mut lists) = fx.merged(&mut origins);
+        let mut all =
+            crate::compose::flux::kustomizations(&mut lists, &mut origins).expect("compiles");
+        super::finish(
+            &mut lists,
+            &mut all,
+            None,
+            false,
+            &fx.template,
+            &mut origins,
+        );
+        assert_eq!(ids(&lists.terraform), ["zone", "app"]);
+        assert_eq!(
+            json(&lists.kustomize, "web"),
+            r#"{"name":"web","interval":"1m30s"}"#
+        );
+    }
+}

@@ -1,0 +1,107 @@
+//! What a composition is given: the context's value layers and built-in names, and —
+//! as one value every stage that evaluates expressions shares — the engine, what the
+//! host answers `env()` and `terraform_output()` with, the budgets and which side wins
+//! between context values and facet config.
+
+use super::host::Environment;
+use super::precedence::Precedence;
+use crate::expr::host::{JsonnetLimits, TerraformOutputs};
+use crate::expr::{Engine, Value};
+use crate::files::{FileMap, Span};
+use crate::yaml::Node;
+
+/// Budgets of one composition beyond the expression engine's own (docs/limits.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub jsonnet: JsonnetLimits,
+    /// Largest composed blueprint, in bytes of its compact JSON form.
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            jsonnet: Default::default(),
+            output_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// Whether a dependency cycle is an error or is kept to be shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cycles {
+    #[default]
+    Reject,
+    Keep,
+}
+
+/// What activation, config and collection evaluate with (borrowed from the
+/// composition's `Inputs`).
+#[derive(Clone, Copy)]
+pub struct Expressions<'a> {
+    pub engine: &'a Engine,
+    pub environment: &'a Environment,
+    pub terraform: &'a TerraformOutputs,
+    pub limits: Limits,
+    /// Context values over facet config (Windsor), or the reverse.
+    pub precedence: Precedence,
+}
+
+/// One layer of context values, and where its YAML is when it has some (so a schema
+/// violation can point at the line that set the value).
+#[derive(Clone, Debug)]
+pub struct Layer {
+    /// Shown in messages and `explain`: `contexts/local/values.yaml`, `--set`, …
+    pub name: String,
+    pub value: Value,
+    pub yaml: Option<LayerYaml>,
+}
+
+/// Where a layer's values are written. Only the place is kept, not the parsed tree:
+/// a values file can be large, and its spans are needed only when a message points
+/// into it, so the text (kept in the source map anyway) is parsed again then.
+#[derive(Clone, Debug)]
+pub struct LayerYaml {
+    /// The span of the layer's root mapping (its file is the span's file).
+    pub span: Span,
+    /// Keys from the file's root down to the layer (`contexts`, `<ctx>` for a section
+    /// of windsor.yaml; empty for a whole file).
+    pub within: Vec<String>,
+}
+
+impl Layer {
+    /// The layer a whole YAML file makes. The tree is turned into values as it is
+    /// taken apart, so a large file is not held twice.
+    pub fn of_file(name: String, node: Node) -> Layer {
+        let span = node.span;
+        Layer {
+            name,
+            value: node.into_value(),
+            yaml: Some(LayerYaml {
+                span,
+                within: Vec::new(),
+            }),
+        }
+    }
+
+    /// The span of the value this layer writes at `path`, if its YAML writes that
+    /// whole path.
+    pub fn locate(&self, path: &[String], sources: &FileMap) -> Option<Span> {
+        let yaml = self.yaml.as_ref()?;
+        let text = sources.text(yaml.span.file)?;
+        let root = crate::yaml::parse(&text, yaml.span.file).ok()?;
+        let mut cur: &Node = &root;
+        for seg in yaml.within.iter().chain(path) {
+            cur = cur.get(seg)?;
+        }
+        Some(cur.span)
+    }
+}
+
+/// Built-in names every expression sees (S4).
+#[derive(Clone, Debug, Default)]
+pub struct Builtins {
+    pub context: String,
+    pub context_path: String,
+    pub project_root: String,
+}
