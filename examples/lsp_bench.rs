@@ -4,13 +4,16 @@
 //! `bench/gen-template.py`. The server runs in this process over an in-memory
 //! connection (the pipes of a real editor add well under a millisecond).
 //!
-//! `cargo run --release --example lsp_bench [-- --edits 20 --debounce 30 --tests on]`
+//! `cargo run --release --example lsp_bench [-- --edits 20 --debounce 30 --tests on --incremental on]`
 //!
 //! Each edit replaces the document's whole text, alternating between a version with a
 //! misspelt reference and one without, so every analysis changes the diagnostics.
 //! Prints min, median and max per template. `--debounce` is the server's quiet
 //! period (`bpc.debounceMs`, default 30 ms), included in the figures; `--tests off`
 //! runs no test cases (they run on their own thread and compete for the cores).
+//! Each template is measured with `bpc.incremental` off (every analysis checks and
+//! composes everything, as before issue 25's engine) and on, one after the other;
+//! `--incremental on|off` runs one of them.
 
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
@@ -22,6 +25,8 @@ struct Options {
     edits: usize,
     debounce: u64,
     tests: bool,
+    /// `None`: both, side by side (incremental off, then on) per template.
+    incremental: Option<bool>,
 }
 
 fn options() -> Options {
@@ -29,6 +34,7 @@ fn options() -> Options {
         edits: 20,
         debounce: 30,
         tests: true,
+        incremental: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -38,6 +44,7 @@ fn options() -> Options {
             "--edits" => o.edits = value.parse().expect("--edits N"),
             "--debounce" => o.debounce = value.parse().expect("--debounce MS"),
             "--tests" => o.tests = value == "on",
+            "--incremental" => o.incremental = Some(value == "on"),
             other => panic!("unknown argument {other}"),
         }
         i += 2;
@@ -134,6 +141,7 @@ fn measure(
     (root, facet, good, bad): (PathBuf, PathBuf, String, String),
     marker: &str,
     o: &Options,
+    incremental: bool,
 ) {
     let (server, client) = Connection::memory();
     let thread = std::thread::spawn(move || bpc::lsp::server::serve(server));
@@ -145,7 +153,8 @@ fn measure(
         RequestId::from(1),
         "initialize".into(),
         json!({"processId": null, "rootUri": uri(&root), "capabilities": {},
-               "initializationOptions": {"bpc": {"debounceMs": o.debounce, "tests": o.tests}}}),
+               "initializationOptions": {"bpc": {"debounceMs": o.debounce, "tests": o.tests,
+                                                  "incremental": incremental}}}),
     )));
     loop {
         if let Ok(Message::Response(_)) = client.receiver.recv() {
@@ -213,6 +222,22 @@ fn main() {
         o.debounce,
         if o.tests { "on" } else { "off" }
     );
-    measure("windsor-core", windsor_core(dir.path()), "endpiont", &o);
-    measure("synthetic-1000", synthetic(dir.path(), 1000), "cdir", &o);
+    let modes: Vec<bool> = match o.incremental {
+        Some(on) => vec![on],
+        None => vec![false, true],
+    };
+    let core = windsor_core(dir.path());
+    let large = synthetic(dir.path(), 1000);
+    for (name, project, marker) in [
+        ("windsor-core", core, "endpiont"),
+        ("synthetic-1000", large, "cdir"),
+    ] {
+        for &incremental in &modes {
+            let label = format!(
+                "{name} (incremental {})",
+                if incremental { "on" } else { "off" }
+            );
+            measure(&label, project.clone(), marker, &o, incremental);
+        }
+    }
 }

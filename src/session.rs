@@ -10,6 +10,7 @@
 use crate::compose::context_patches::{self, ContextPatches};
 use crate::compose::evaluate::text_diagnostic;
 use crate::compose::host::Environment;
+pub use crate::compose::memo::Memo;
 use crate::compose::overlay::Overlay;
 use crate::compose::precedence::Precedence;
 use crate::compose::schema::Schema;
@@ -347,13 +348,29 @@ impl Session {
     /// Composes the context the options name; the project's discovery warnings come
     /// first among the composition's warnings.
     pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
-        self.compose_project(&self.project, Cycles::Reject)
+        self.compose_project(&self.project, Cycles::Reject, None)
+    }
+
+    /// As [`Session::compose`], reusing what `memo` kept from an earlier composition
+    /// of this project's context where its inputs did not change (and keeping this
+    /// one's): the same result, faster after a small edit. A memo serves one context.
+    pub fn compose_incremental(&self, memo: &mut Memo) -> Result<Composition, Vec<Diagnostic>> {
+        self.compose_project(&self.project, Cycles::Reject, Some(memo))
+    }
+
+    /// As [`Session::compose_context`], with a memo of context `name`'s compositions.
+    pub fn compose_context_incremental(
+        &self,
+        name: &str,
+        memo: &mut Memo,
+    ) -> Result<Composition, Vec<Diagnostic>> {
+        self.compose_named(name, Cycles::Reject, Some(memo))
     }
 
     /// Composes context `name` over the template this session loaded, without loading
     /// it again; safe to call from many threads at once.
     pub fn compose_context(&self, name: &str) -> Result<Composition, Vec<Diagnostic>> {
-        self.compose_named(name, Cycles::Reject)
+        self.compose_named(name, Cycles::Reject, None)
     }
 
     /// As [`Session::compose`] (context `name`, if given), except that `dependsOn`
@@ -361,30 +378,39 @@ impl Session {
     /// `bpc graph` to draw. Such a composition must not be rendered to disk.
     pub fn compose_to_draw(&self, name: Option<&str>) -> Result<Composition, Vec<Diagnostic>> {
         match name {
-            Some(name) => self.compose_named(name, Cycles::Keep),
-            None => self.compose_project(&self.project, Cycles::Keep),
+            Some(name) => self.compose_named(name, Cycles::Keep, None),
+            None => self.compose_project(&self.project, Cycles::Keep, None),
         }
     }
 
-    fn compose_named(&self, name: &str, cycles: Cycles) -> Result<Composition, Vec<Diagnostic>> {
+    fn compose_named(
+        &self,
+        name: &str,
+        cycles: Cycles,
+        memo: Option<&mut Memo>,
+    ) -> Result<Composition, Vec<Diagnostic>> {
         project::check_context_name(name).map_err(|d| vec![d])?;
         self.project
             .same_published(name, &self.sources)
             .map_err(|d| vec![d])?;
-        self.compose_project(&self.project.for_context(name, true), cycles)
+        self.compose_project(&self.project.for_context(name, true), cycles, memo)
     }
 
     fn compose_project(
         &self,
         project: &Project,
         cycles: Cycles,
+        memo: Option<&mut Memo>,
     ) -> Result<Composition, Vec<Diagnostic>> {
         let overlay = project.overlay(&self.sources).map_err(|d| vec![d])?;
         let patches = project
             .context_patches(&self.sources)
             .map_err(|d| vec![d])?;
         let inputs = self.inputs(project, overlay.as_ref(), Some(&patches), cycles)?;
-        let mut composition = crate::compose::compose(&inputs)?;
+        let mut composition = match memo {
+            Some(memo) => crate::compose::compose_incremental(&inputs, memo)?,
+            None => crate::compose::compose(&inputs)?,
+        };
         composition
             .warnings
             .splice(0..0, project.warnings.iter().cloned());
@@ -597,4 +623,123 @@ fn read_module_dir(dir: &std::path::Path) -> ModuleFiles {
     }
     files.sort();
     Some(files)
+}
+
+/// One engine for recomposing a project again and again (watch mode, the language
+/// server, benchmarks): each [`Recomposer::open`] discovers and loads the project
+/// anew, but parses only the facet files whose text changed (the facets of the others
+/// are shared with the last load), and each [`Recomposer::compose`] collects only the
+/// facets whose inputs changed (see [`crate::compose::memo`]). Results are those of a
+/// fresh [`Session::open`] and [`Session::compose`]. The files read and the facets
+/// parsed accumulate, so it starts afresh every [`Recomposer::RENEW_AFTER`] loads.
+pub struct Recomposer {
+    options: Options,
+    sources: Arc<FileMap>,
+    facets: Arc<FacetCache>,
+    memos: std::collections::HashMap<String, Memo>,
+    loads: usize,
+}
+
+impl Recomposer {
+    pub const RENEW_AFTER: usize = 200;
+
+    /// An engine for the project `options` locate; `options.facet_cache` is replaced
+    /// by the engine's own.
+    pub fn new(options: Options) -> Recomposer {
+        Recomposer {
+            options,
+            sources: Arc::new(FileMap::new()),
+            facets: Arc::new(FacetCache::default()),
+            memos: Default::default(),
+            loads: 0,
+        }
+    }
+
+    /// The files read so far: what diagnostics of the last load and composition name.
+    pub fn sources(&self) -> &Arc<FileMap> {
+        &self.sources
+    }
+
+    /// Discovers and loads the project as [`Session::open`] does.
+    pub fn open(&mut self) -> Result<Session, Vec<Diagnostic>> {
+        self.open_overlaid(|_| FileOverlay::new())
+    }
+
+    /// As [`Session::open_overlaid`].
+    pub fn open_overlaid(
+        &mut self,
+        overlay: impl FnOnce(&FileTree) -> FileOverlay,
+    ) -> Result<Session, Vec<Diagnostic>> {
+        self.loads += 1;
+        if self.loads > Self::RENEW_AFTER {
+            self.sources = Arc::new(FileMap::new());
+            self.facets = Arc::new(FacetCache::default());
+            self.memos.clear();
+            self.loads = 1;
+        }
+        let mut options = self.options.clone();
+        options.facet_cache = Some(self.facets.clone());
+        Session::open_overlaid(options, self.sources.clone(), overlay)
+    }
+
+    /// Composes the session's context (a session this engine opened), reusing the
+    /// last composition of that context where nothing it depended on changed.
+    pub fn compose(&mut self, session: &Session) -> Result<Composition, Vec<Diagnostic>> {
+        let memo = self
+            .memos
+            .entry(session.project.context.clone())
+            .or_default();
+        session.compose_incremental(memo)
+    }
+
+    /// Composes context `name` over the session's template, as
+    /// [`Session::compose_context`], with that context's memo.
+    pub fn compose_context(
+        &mut self,
+        session: &Session,
+        name: &str,
+    ) -> Result<Composition, Vec<Diagnostic>> {
+        let memo = self.memos.entry(name.to_string()).or_default();
+        session.compose_context_incremental(name, memo)
+    }
+
+    /// Composes every context of `names` over the session's template, each with its
+    /// own memo, on all cores (as [`Session::compose_context`] each).
+    pub fn compose_contexts(
+        &mut self,
+        session: &Session,
+        names: &[String],
+    ) -> Vec<Result<Composition, Vec<Diagnostic>>> {
+        let jobs: Vec<(String, std::sync::Mutex<Memo>)> = names
+            .iter()
+            .map(|n| {
+                let memo = self.memos.remove(n).unwrap_or_default();
+                (n.clone(), std::sync::Mutex::new(memo))
+            })
+            .collect();
+        let results = crate::parallel::map(&jobs, crate::parallel::cores(), |(name, memo)| {
+            let mut memo = memo.lock().unwrap_or_else(|p| p.into_inner());
+            session.compose_context_incremental(name, &mut memo)
+        });
+        for (name, memo) in jobs {
+            self.memos
+                .insert(name, memo.into_inner().unwrap_or_else(|p| p.into_inner()));
+        }
+        results
+    }
+
+    /// The options the next [`Recomposer::open`] uses (a changed context setting).
+    pub fn options_mut(&mut self) -> &mut Options {
+        &mut self.options
+    }
+
+    /// How much the last composition of `context` reused.
+    pub fn reuse(&self, context: &str) -> crate::compose::memo::Reuse {
+        self.memos.get(context).map(|m| m.last).unwrap_or_default()
+    }
+
+    /// Forgets the compositions kept (the parsed facets stay).
+    pub fn forget(&mut self) {
+        self.memos.clear();
+    }
 }

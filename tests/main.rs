@@ -23,6 +23,7 @@ mod expr_limits;
 mod graph;
 mod hardening;
 mod help;
+mod incremental;
 mod lsp;
 mod module_graph;
 mod oci;

@@ -54,6 +54,36 @@ pub enum Resolution<'a> {
 }
 
 impl Shape {
+    /// The same tree, positions compared by file path and offsets (a file read
+    /// again has another id but the same text and positions).
+    pub fn same_as(&self, other: &Shape, sources: &crate::files::FileMap) -> bool {
+        let span = |a: &Option<Span>, b: &Option<Span>| match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                (a.start, a.end) == (b.start, b.end)
+                    && (a.file == b.file || sources.path(a.file) == sources.path(b.file))
+            }
+            _ => false,
+        };
+        self.open == other.open
+            && self.written == other.written
+            && self.types == other.types
+            && self.enumeration == other.enumeration
+            && span(&self.schema_span, &other.schema_span)
+            && span(&self.config_span, &other.config_span)
+            && match (&self.each, &other.each) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a.same_as(b, sources),
+                _ => false,
+            }
+            && self.children.len() == other.children.len()
+            && self
+                .children
+                .iter()
+                .zip(&other.children)
+                .all(|((ka, a), (kb, b))| ka == kb && a.same_as(b, sources))
+    }
+
     pub fn resolve(&self, path: &[Arc<str>]) -> Resolution<'_> {
         let mut shape = self;
         for (at, segment) in path.iter().enumerate() {

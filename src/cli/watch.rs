@@ -91,6 +91,8 @@ pub fn job(command: Watched, color: bool) -> Result<Box<dyn Job + Send>, Vec<Dia
 struct ComposeJob {
     args: ComposeArgs,
     options: session::Options,
+    /// Parses only changed facet files and collects only facets whose inputs changed.
+    engine: session::Recomposer,
     color: bool,
     last: Option<Shape>,
     written: Option<String>,
@@ -100,6 +102,7 @@ impl ComposeJob {
     fn new(args: ComposeArgs, options: session::Options, color: bool) -> ComposeJob {
         ComposeJob {
             args,
+            engine: session::Recomposer::new(options.clone()),
             options,
             color,
             last: None,
@@ -119,11 +122,11 @@ impl ComposeJob {
 
 impl Job for ComposeJob {
     fn round(&mut self) -> Round {
-        let sources = Arc::new(FileMap::new());
-        let session = Session::open(self.options.clone(), sources.clone());
+        let session = self.engine.open();
+        let sources = self.engine.sources().clone();
         let inputs = Inputs::of(&self.options, session.as_ref().ok(), &self.outputs());
         let composed = session.and_then(|session| {
-            let composition = session.compose()?;
+            let composition = self.engine.compose(&session)?;
             let text = blueprint_text(
                 &session,
                 &composition,

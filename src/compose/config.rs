@@ -662,6 +662,38 @@ pub fn merged(configs: &[Result<Map, Diagnostic>]) -> Result<Map, Vec<Diagnostic
     })
 }
 
+/// Config block names of the `active` facets in the order of their first
+/// contribution (S3): the order a block index over those facets lists them in.
+pub(crate) fn block_order(template: &Template, active: &[usize]) -> Vec<String> {
+    let mut firsts: Vec<((i64, usize, usize), &str)> = Vec::new();
+    for &i in active {
+        let facet = &template.facets[i];
+        for block in &facet.config {
+            let ordinal = block.ordinal.unwrap_or(facet.ordinal);
+            firsts.push(((ordinal, i, block.position), &block.name));
+        }
+    }
+    firsts.sort_by_key(|(order, _)| *order);
+    let mut seen = HashSet::new();
+    firsts
+        .into_iter()
+        .filter(|(_, name)| seen.insert(*name))
+        .map(|(_, name)| name.to_string())
+        .collect()
+}
+
+/// Puts the block log in a fixed order, whatever order the blocks were first read
+/// in: by block name as `order` lists them, each name's contributions in
+/// application order (as they were logged).
+pub(crate) fn canonical_log(order: &[String], log: &mut [BlockRecord]) {
+    let rank: HashMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.as_str(), k))
+        .collect();
+    log.sort_by_key(|r| rank.get(r.name.as_str()).copied().unwrap_or(usize::MAX));
+}
+
 /// Config blocks as expressions read them (S4, S6).
 #[cfg(test)]
 mod tests {

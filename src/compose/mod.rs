@@ -15,6 +15,9 @@
 //! 10. [`finish`]: the lists in the blueprint's order and shape (S10);
 //! 11. [`assemble`]: the blueprint as one value, within the output budget.
 //!
+//! [`compose_incremental`] is the same list with a memory: stage 5 replays what it
+//! collected for facets whose inputs did not change ([`memo`], issue 25).
+//!
 //! Stages never call this driver; what several of them use is in [`shared`]. It is a
 //! pure function of its [`Inputs`]: no globals, no current directory, no environment
 //! except what the inputs carry — so tests, watch mode and multi-context runs can call
@@ -36,6 +39,7 @@ pub(crate) mod sources;
 pub(crate) mod validate;
 
 // What other modules read, under the paths they have always used.
+pub use collect::memo;
 pub(crate) use finish::duration;
 pub(crate) use overlay::context_patches;
 pub use shared::inputs::{Cycles, Limits};
@@ -46,6 +50,7 @@ use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, Map, Scope, Value};
 use crate::files::Diagnostic;
 use activate::Activated;
+use collect::memo::Memo;
 use collect::Part;
 use host::{Environment, TemplateHost};
 use merge::Merged;
@@ -150,6 +155,18 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         sources.composed(&unit, &part)?;
         parts.push(part);
     }
+    compose_parts(inputs, sources, parts, origins)
+}
+
+/// Stages 6–11 of [`compose`], over the parts stages 1–5 gave (local sources first,
+/// the composing template last).
+fn compose_parts(
+    inputs: &Inputs<'_>,
+    sources: Sources<'_>,
+    parts: Vec<Part>,
+    mut origins: Origins,
+) -> Result<Composition, Vec<Diagnostic>> {
+    let template = inputs.template;
     let (base, tags) = sources.finish();
     let mut collected = collect::gather(parts)?;
     // 6. merge
@@ -251,6 +268,53 @@ fn compose_template(
     let resolver = config::Resolver::new(&with, unit.template, context.clone(), &activation.active);
     // 5. collect
     collect::part(unit.id, &resolver, activation, context, origins)
+}
+
+/// Composes as [`compose`] does, reusing what `memo` kept from the last composition
+/// where its inputs did not change (see [`memo`]), and keeping this one's for the
+/// next: the same result as [`compose`]'s. A template with local sources, Terraform
+/// outputs the memo cannot fingerprint, or any error on the way composes cold (a
+/// failure then reads exactly as a cold composition's).
+pub fn compose_incremental(
+    inputs: &Inputs<'_>,
+    memo: &mut Memo,
+) -> Result<Composition, Vec<Diagnostic>> {
+    let mut origins = Origins::default();
+    let mut sources = Sources::new(inputs.template, inputs.schema);
+    if memo::usable(inputs.template, &inputs.terraform) {
+        // Without local sources, the composing template is the one unit.
+        if let Ok(Some(unit)) = sources.next_unit() {
+            let part = remember_template(inputs, &unit, memo, &mut origins);
+            if let Some(part) = part.filter(|part| sources.composed(&unit, part).is_ok()) {
+                return compose_parts(inputs, sources, vec![part], origins);
+            }
+        }
+    }
+    memo.run_cold();
+    compose(inputs)
+}
+
+/// Stages 2–5 for one template, collecting with `memo`; `None` where a cold
+/// composition must decide.
+fn remember_template(
+    inputs: &Inputs<'_>,
+    unit: &Unit<'_>,
+    memo: &mut Memo,
+    origins: &mut Origins,
+) -> Option<Part> {
+    let with = inputs.expressions();
+    let context = scope::for_template(&inputs.values(), unit.schema(), unit.visible.as_ref());
+    let context = context.ok()?;
+    let activation = activate::activate(&with, unit.template, &context).ok()?;
+    memo::part(
+        &with,
+        unit.id,
+        unit.template,
+        activation,
+        context,
+        memo,
+        origins,
+    )
 }
 
 /// The tree path [`with_scope`] evaluates at: a file at the template root, so `file()`

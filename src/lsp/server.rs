@@ -240,7 +240,7 @@ impl Server<'_> {
         self.generation += 1;
         self.dirty_since = None;
         let (root, settings, documents) = (&self.root, &self.settings, &self.documents);
-        let (generation, reuse) = (self.generation, self.reuse.next());
+        let (generation, reuse) = (self.generation, &mut self.reuse);
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             Snapshot::build(root, settings, documents, generation, reuse)
         }));

@@ -15,6 +15,10 @@ pub struct Settings {
     pub debounce_ms: u64,
     /// Run the template's tests after each analysis (`bpc.tests`, default on).
     pub tests: bool,
+    /// Reuse the last analysis's compositions and check findings where the edit did
+    /// not reach them (`bpc.incremental`, default on; off checks and composes
+    /// everything each time, to compare or to rule the reuse out).
+    pub incremental: bool,
 }
 
 impl Default for Settings {
@@ -23,6 +27,7 @@ impl Default for Settings {
             context: None,
             debounce_ms: DEFAULT_DEBOUNCE_MS,
             tests: true,
+            incremental: true,
         }
     }
 }
@@ -45,6 +50,9 @@ impl Settings {
         if let Some(tests) = section.get("tests").and_then(Value::as_bool) {
             next.tests = tests;
         }
+        if let Some(incremental) = section.get("incremental").and_then(Value::as_bool) {
+            next.incremental = incremental;
+        }
         next
     }
 }
@@ -63,5 +71,7 @@ mod tests {
         assert_eq!(s.context, None);
         assert!(!s.tests);
         assert_eq!(s.debounce_ms, 5);
+        assert!(s.incremental);
+        assert!(!s.updated(&json!({"incremental": false})).incremental);
     }
 }

@@ -9,8 +9,7 @@ use super::settings::Settings;
 use crate::check::{Allow, Report};
 use crate::compose::Composition;
 use crate::files::{Diagnostic, FileId, FileMap, FileOverlay, FileTree, Span};
-use crate::session::{Options, Session};
-use crate::template::FacetCache;
+use crate::session::{Options, Recomposer, Session};
 use lsp_types::Range;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -50,16 +49,20 @@ impl Snapshot {
         settings: &Settings,
         documents: &Documents,
         generation: u64,
-        reuse: &Reuse,
+        reuse: &mut Reuse,
     ) -> Snapshot {
-        let sources = reuse.sources.clone();
         let mut options = Options::at(root);
-        options.facet_cache = Some(reuse.facets.clone());
         options.locate.context = settings.context.clone();
         options.env_context = std::env::var("WINDSOR_CONTEXT").ok();
+        *reuse.engine.options_mut() = options;
+        if !settings.incremental {
+            reuse.engine.forget();
+            reuse.check = crate::check::Memo::default();
+        }
         let overlay = |tree: &FileTree| overlay_of(tree, documents);
         let started = Instant::now();
-        let session = Session::open_overlaid(options, sources.clone(), overlay);
+        let session = reuse.engine.open_overlaid(overlay);
+        let sources = reuse.engine.sources().clone();
         let mut snapshot = Snapshot {
             generation,
             root: root.to_path_buf(),
@@ -85,10 +88,11 @@ impl Snapshot {
             }
         };
         let checking = Instant::now();
-        snapshot.report = Some(crate::check::check(
+        snapshot.report = Some(crate::check::check_incremental(
             &session.template,
             &session.engine,
             &allow,
+            &mut reuse.check,
         ));
         snapshot.timings.push(("check", checking.elapsed()));
         let composing = Instant::now();
@@ -97,10 +101,8 @@ impl Snapshot {
             .into_iter()
             .filter(|c| *c != snapshot.context)
             .collect();
-        let current = session.compose();
-        let rest = crate::parallel::map(&others, crate::parallel::cores(), |name| {
-            session.compose_context(name)
-        });
+        let current = reuse.engine.compose(session);
+        let rest = reuse.engine.compose_contexts(session, &others);
         snapshot.compositions = std::iter::once((snapshot.context.clone(), current))
             .chain(others.into_iter().zip(rest))
             .collect();
@@ -144,35 +146,22 @@ impl Snapshot {
     }
 }
 
-/// What one analysis hands the next: the files read so far and the facets parsed
-/// from them, so a reload parses only the files whose text changed. Both grow with
-/// every edit (the changed file's text is kept once more), so the server starts
-/// afresh now and then ([`Reuse::RENEW_AFTER`]).
+/// What one analysis hands the next: the engine that keeps the files read so far,
+/// the facets parsed from them and each context's last composition, so a reload
+/// parses only the files whose text changed and a composition collects only the
+/// facets whose inputs changed ([`Recomposer`]; it starts afresh now and then).
 pub struct Reuse {
-    pub sources: Arc<FileMap>,
-    pub facets: Arc<FacetCache>,
-    pub uses: usize,
+    pub engine: Recomposer,
+    /// The last check's findings per facet.
+    pub check: crate::check::Memo,
 }
 
 impl Reuse {
-    pub const RENEW_AFTER: usize = 200;
-
     pub fn new() -> Reuse {
         Reuse {
-            sources: Arc::new(FileMap::new()),
-            facets: Arc::new(FacetCache::default()),
-            uses: 0,
+            engine: Recomposer::new(Options::at(".")),
+            check: crate::check::Memo::default(),
         }
-    }
-
-    /// Counts one more analysis; starts afresh every `RENEW_AFTER`.
-    pub fn next(&mut self) -> &Reuse {
-        self.uses += 1;
-        if self.uses > Self::RENEW_AFTER {
-            *self = Reuse::new();
-            self.uses = 1;
-        }
-        self
     }
 }
 

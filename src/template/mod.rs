@@ -26,8 +26,9 @@ pub struct Template {
     pub base: Option<Node>,
     /// `schema.yaml`, if the template has one.
     pub schema: Option<Node>,
-    /// Facets in processing order: (ordinal, name, path) ascending (S3).
-    pub facets: Vec<Facet>,
+    /// Facets in processing order: (ordinal, name, path) ascending (S3). Shared, so
+    /// that a reload after an edit reuses every facet whose file did not change.
+    pub facets: Vec<Arc<Facet>>,
     /// Warnings found while loading (unknown keys, …).
     pub warnings: Vec<Diagnostic>,
     /// Local sources listed in `blueprint.yaml`, in merge order (every source after the
@@ -75,7 +76,7 @@ impl Template {
     }
 
     pub fn facet(&self, id: FacetId) -> Option<&Facet> {
-        self.part(id.template)?.facets.get(id.index)
+        self.part(id.template)?.facets.get(id.index).map(|f| &**f)
     }
 
     /// The name of upstream source `id`; `None` for the composing template.
@@ -98,7 +99,7 @@ pub fn read_yaml(tree: &FileTree, sources: &FileMap, path: &str) -> Result<Node,
 }
 
 /// A facet file parsed: the facet (`None` when it does not load) and what was found.
-type Parsed = (Option<Facet>, Vec<Diagnostic>);
+type Parsed = (Option<Arc<Facet>>, Vec<Diagnostic>);
 
 /// Below this many facet files, reading them on one thread is quicker than starting
 /// more.
@@ -114,7 +115,7 @@ fn parse_facets(
     paths: &[String],
     diagnostics: &mut Vec<Diagnostic>,
     cache: Option<&FacetCache>,
-) -> Vec<Facet> {
+) -> Vec<Arc<Facet>> {
     let mut files = Vec::with_capacity(paths.len());
     // Slots in path order: a facet the cache still holds, or one to parse.
     let mut slots: Vec<Result<Parsed, usize>> = Vec::new();
@@ -159,6 +160,7 @@ fn parse_facets(
                     diagnostics: &mut found,
                 }
                 .facet(node, path, *file)
+                .map(Arc::new)
             }
             Err(e) => {
                 found.push(Diagnostic::from(e));
@@ -220,7 +222,7 @@ struct CachedFacet {
     /// The map the facet's spans point into (compared by address).
     map: usize,
     text: Arc<str>,
-    facet: Option<Facet>,
+    facet: Option<Arc<Facet>>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -235,7 +237,7 @@ impl FacetCache {
         &self,
         sources: &FileMap,
         file: crate::files::FileId,
-        facet: &Option<Facet>,
+        facet: &Option<Arc<Facet>>,
         diagnostics: &[Diagnostic],
     ) {
         let Some(source) = sources.get(file) else {
@@ -306,7 +308,7 @@ pub fn load_cached(
         .with_help("pass the directory (or archive) that holds facets/, or an archive whose top level is _template/")]);
     }
 
-    let mut facets: Vec<Facet> = Vec::new();
+    let mut facets: Vec<Arc<Facet>> = Vec::new();
     let listed = if tree.is_dir("facets") {
         tree.list("facets")
             .map_err(|e| vec![Diagnostic::error(e.to_string())])?
@@ -327,7 +329,8 @@ pub fn load_cached(
     ));
 
     // S2: names are unique; say where both definitions are.
-    let mut by_name: std::collections::HashMap<&str, &Facet> = std::collections::HashMap::new();
+    let mut by_name: std::collections::HashMap<&str, &Arc<Facet>> =
+        std::collections::HashMap::new();
     for facet in &facets {
         if let Some(first) = by_name.insert(&facet.name, facet) {
             diagnostics.push(

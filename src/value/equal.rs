@@ -50,6 +50,14 @@ impl Equality {
         ..Equality::DATA
     };
 
+    /// Indistinguishable: the same types (`Int(3)` differs from `Uint(3)`), the same
+    /// bits, keys in the same order. What a cache may treat as "unchanged".
+    pub const IDENTICAL: Equality = Equality {
+        integers_by_value: false,
+        floats: Floats::Bits,
+        ordered_keys: true,
+    };
+
     /// The same document, to the bit and in order: what a writer and a reader must
     /// agree on in a round trip.
     pub const SAME_DOCUMENT: Equality = Equality {

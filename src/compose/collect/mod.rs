@@ -4,6 +4,7 @@
 //! but that a `when` excluded are recorded too, so errors can say why one is missing.
 
 pub mod facet_outputs;
+pub mod memo;
 pub mod part;
 pub mod requires;
 
@@ -74,6 +75,47 @@ pub fn collect(
     activated: &Activated,
     origins: &mut Origins,
 ) -> Result<(Vec<Contribution>, Vec<Exclusion>), Vec<Diagnostic>> {
+    let mut part = collect_base(id, template, resolver, origins);
+    for i in 0..template.facets.len() {
+        let facet = collect_facet(id, template, resolver, activated, i, origins, part.spent);
+        part.absorb(facet);
+    }
+    if !part.errors.is_empty() {
+        return Err(part.errors);
+    }
+    let mut contributions = part.contributions;
+    contributions.sort_by_key(|c| c.order);
+    Ok((contributions, part.exclusions))
+}
+
+/// What collecting part of a template found, in collection order (unsorted).
+#[derive(Debug, Default)]
+pub struct Step {
+    pub contributions: Vec<Contribution>,
+    pub exclusions: Vec<Exclusion>,
+    pub errors: Vec<Diagnostic>,
+    /// Estimated bytes of expression results copied into components, running total.
+    pub spent: usize,
+}
+
+impl Step {
+    /// Appends what a later step of the same collection found (its `spent` is the
+    /// running total).
+    pub fn absorb(&mut self, later: Step) {
+        self.contributions.extend(later.contributions);
+        self.exclusions.extend(later.exclusions);
+        self.errors.extend(later.errors);
+        self.spent = later.spent;
+    }
+}
+
+/// The components of the template's `blueprint.yaml`: the first step of [`collect`].
+pub fn collect_base(
+    id: TemplateId,
+    template: &Template,
+    resolver: &Resolver<'_>,
+    origins: &mut Origins,
+) -> Step {
     let mut c = Collector {
         id,
         template,
@@ -83,8 +125,6 @@ pub fn collect(
         spent: 0,
     };
     let mut contributions = Vec::new();
-    let mut exclusions = Vec::new();
-
     if let Some(base) = &template.base {
         for kind in [ComponentKind::Terraform, ComponentKind::Kustomize] {
             if let Some(NodeKind::Seq(items)) = base.get(kind.list_key()).map(|n| &n.kind) {
@@ -96,25 +136,53 @@ pub fn collect(
             }
         }
     }
+    Step {
+        contributions,
+        exclusions: Vec::new(),
+        errors: c.errors,
+        spent: c.spent,
+    }
+}
 
-    for (i, facet) in template.facets.iter().enumerate() {
-        if activated.outcome[i] == Activation::Inactive {
-            for entry in &facet.components {
-                if let Some(id) = identity(entry.kind, &entry.node) {
-                    exclusions.push(Exclusion {
-                        kind: entry.kind,
-                        id,
-                        facet: FacetId {
-                            template: c.id,
-                            index: i,
-                        },
-                        reason: format!("facet `{}` is not active", facet.name),
-                        when: facet.when.clone(),
-                    });
-                }
+/// The contributions (or, for an inactive facet, the exclusions) of facet `i` alone:
+/// one step of [`collect`], after the facets before it. `spent` is the output budget
+/// used by the steps before; the result carries the new total.
+pub fn collect_facet(
+    id: TemplateId,
+    template: &Template,
+    resolver: &Resolver<'_>,
+    activated: &Activated,
+    i: usize,
+    origins: &mut Origins,
+    spent: usize,
+) -> Step {
+    let mut c = Collector {
+        id,
+        template,
+        resolver,
+        origins,
+        errors: Vec::new(),
+        spent,
+    };
+    let mut contributions = Vec::new();
+    let mut exclusions = Vec::new();
+    let facet = &template.facets[i];
+    if activated.outcome[i] == Activation::Inactive {
+        for entry in &facet.components {
+            if let Some(id) = identity(entry.kind, &entry.node) {
+                exclusions.push(Exclusion {
+                    kind: entry.kind,
+                    id,
+                    facet: FacetId {
+                        template: c.id,
+                        index: i,
+                    },
+                    reason: format!("facet `{}` is not active", facet.name),
+                    when: facet.when.clone(),
+                });
             }
-            continue;
         }
+    } else {
         for entry in &facet.components {
             match c.facet_component(i, entry) {
                 Ok(Some(contribution)) => contributions.push(contribution),
@@ -136,11 +204,12 @@ pub fn collect(
             }
         }
     }
-    if !c.errors.is_empty() {
-        return Err(c.errors);
+    Step {
+        contributions,
+        exclusions,
+        errors: c.errors,
+        spent: c.spent,
     }
-    contributions.sort_by_key(|c| c.order);
-    Ok((contributions, exclusions))
 }
 
 impl<'t> Collector<'_, 't> {

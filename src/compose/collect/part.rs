@@ -6,7 +6,7 @@ use super::facet_outputs::{self, FacetOutputs};
 use super::requires;
 use super::{collect, identity, Contribution, Exclusion};
 use crate::compose::activate::Activated;
-use crate::compose::config::{BlockRecord, Resolver};
+use crate::compose::config::{self, BlockRecord, Resolver};
 use crate::compose::shared::origin::Origins;
 use crate::expr::Map;
 use crate::files::Diagnostic;
@@ -61,6 +61,13 @@ pub fn part(
             .filter(|(k, _)| resolver.has_block(k))
             .collect()
     });
+    let mut config_log = resolver.block_log();
+    // In block order, not in the order expressions happened to read them first (which
+    // an incremental composition, skipping unchanged facets, cannot reproduce).
+    config::canonical_log(
+        &config::block_order(template, &activation.active),
+        &mut config_log,
+    );
     Ok(Part {
         contributions,
         exclusions,
@@ -69,13 +76,41 @@ pub fn part(
         config,
         activation,
         context,
-        config_log: resolver.block_log(),
+        config_log,
     })
+}
+
+/// What [`Part`] holds, as the incremental collection ([`super::memo`]) puts it
+/// together: components already sorted, requirements checked.
+pub(crate) struct Pieces {
+    pub contributions: Vec<Contribution>,
+    pub exclusions: Vec<Exclusion>,
+    pub outputs: FacetOutputs,
+    pub messages: Vec<String>,
+    pub config: Map,
+    pub activation: Activated,
+    pub context: Arc<Map>,
+    pub config_log: Vec<BlockRecord>,
+}
+
+impl From<Pieces> for Part {
+    fn from(p: Pieces) -> Part {
+        Part {
+            contributions: p.contributions,
+            exclusions: p.exclusions,
+            outputs: p.outputs,
+            messages: p.messages,
+            config: Ok(p.config),
+            activation: p.activation,
+            context: p.context,
+            config_log: p.config_log,
+        }
+    }
 }
 
 /// The owners of requirements that count: every active facet, the config blocks
 /// their `when`s let in and the components that made it into `contributions`.
-fn requirement_owners<'t>(
+pub(crate) fn requirement_owners<'t>(
     template: &'t Template,
     resolver: &Resolver<'_>,
     activation: &Activated,

@@ -1,0 +1,152 @@
+//! Incremental recomposition (issue 25): the time from one facet file changing on disk
+//! to the new blueprint, with the engine watch mode and the language server use
+//! ([`bpc::session::Recomposer`]), beside a cold load and compose of the same project
+//! in the same run.
+//!
+//! `cargo run --release --example recompose_bench [-- --facets 10000 --edits 10]`
+//!
+//! The project is a synthetic template from `bench/gen-template.py` with its values as
+//! context `local`. Each edit rewrites one active facet's file (a different facet
+//! each time, spread over the template): alternately a changed config value (read by
+//! the components of every facet writing the same block) and a changed component
+//! input. Per edit it times
+//!
+//! * `cold`: a fresh `Session::open` + `compose` (what every round did before);
+//! * `incremental`: `Recomposer::open` + `compose` on the engine that composed the
+//!   previous version;
+//!
+//! and checks that both blueprints are equal. Prints min, median and max of each and
+//! the facets the engine replayed. `--split` also prints where the incremental time
+//! went (load against compose).
+
+use bpc::session::{Options, Recomposer, Session};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn flag(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
+fn generate(dir: &Path, facets: usize) -> PathBuf {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = dir.join(format!("synthetic-{facets}"));
+    let status = Command::new("python3")
+        .arg(repo.join("bench/gen-template.py"))
+        .arg(&root)
+        .args(["--facets", &facets.to_string()])
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "gen-template.py failed");
+    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
+    std::fs::rename(
+        root.join("values.yaml"),
+        root.join("contexts/local/values.yaml"),
+    )
+    .expect("values");
+    root
+}
+
+fn ms(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+fn summary(mut xs: Vec<f64>) -> String {
+    xs.sort_by(f64::total_cmp);
+    format!(
+        "min {:.1}  median {:.1}  max {:.1} ms",
+        xs[0],
+        xs[xs.len() / 2],
+        xs[xs.len() - 1]
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let facets: usize = flag(&args, "--facets").map_or(10_000, |v| v.parse().expect("--facets N"));
+    let edits: usize = flag(&args, "--edits").map_or(10, |v| v.parse().expect("--edits N"));
+    let split = args.iter().any(|a| a == "--split");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = generate(dir.path(), facets);
+    let mut options = Options::at(&root);
+    options.locate.context = Some("local".into());
+    options.environment = bpc::compose::host::Environment::Fixed(Default::default());
+
+    let facet_dir = root.join("contexts/_template/facets");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&facet_dir)
+        .expect("facets")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    // Active facets only (`when: true`): an edit there reaches the blueprint.
+    files.retain(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains("\nwhen: true\n")));
+
+    let mut engine = Recomposer::new(options.clone());
+    let start = Instant::now();
+    let session = engine.open().expect("loads");
+    let first = engine.compose(&session).expect("composes");
+    let first_ms = ms(start);
+    drop((session, first));
+
+    let (mut cold, mut warm, mut loads, mut composes) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut replayed = Vec::new();
+    for edit in 0..edits {
+        let path = &files[(edit * 7919 + files.len() / 3) % files.len()];
+        let text = std::fs::read_to_string(path).expect("facet");
+        let changed = if edit % 2 == 0 {
+            text.replacen("'10.0.0.0/16'", &format!("'10.{}.0.0/16'", edit + 1), 1)
+        } else {
+            text.replacen("a: ", &format!("a: {edit}"), 1)
+        };
+        assert_ne!(
+            text,
+            changed,
+            "edit {edit} changes nothing in {}",
+            path.display()
+        );
+        std::fs::write(path, changed).expect("write");
+
+        let start = Instant::now();
+        let session = engine.open().expect("loads");
+        let loaded = ms(start);
+        let at = Instant::now();
+        let incremental = engine.compose(&session).expect("composes");
+        composes.push(ms(at));
+        loads.push(loaded);
+        warm.push(ms(start));
+        replayed.push(engine.reuse("local"));
+
+        let start = Instant::now();
+        let sources = Arc::new(bpc::files::FileMap::new());
+        let fresh = Session::open(options.clone(), sources).expect("loads");
+        let composed = fresh.compose().expect("composes");
+        cold.push(ms(start));
+        assert!(
+            composed
+                .blueprint
+                .equals(&incremental.blueprint, bpc::value::Equality::IDENTICAL),
+            "edit {edit}: the incremental blueprint differs from a cold compose"
+        );
+        drop((session, incremental, fresh, composed));
+    }
+    let reuse = replayed.last().copied().unwrap_or_default();
+    println!("synthetic-{facets}: first composition {first_ms:.1} ms; {edits} edits, one facet file each");
+    println!("  cold (open + compose):        {}", summary(cold));
+    println!("  incremental (open + compose): {}", summary(warm));
+    if split {
+        println!("    of which load:             {}", summary(loads));
+        println!("    of which compose:          {}", summary(composes));
+    }
+    println!(
+        "  last edit: {} facets replayed, {} collected{}",
+        reuse.replayed,
+        reuse.collected,
+        if reuse.cold { " (cold)" } else { "" }
+    );
+}

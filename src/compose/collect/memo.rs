@@ -1,0 +1,526 @@
+//! Incremental composition (issue 25): what the activate → config → collect stages
+//! found for one composition, kept for the next, so that after an edit only the
+//! facets whose inputs changed are collected again.
+//!
+//! The rule is Salsa's: a facet's contributions are a function of the facet (its
+//! parsed content, shared as one `Arc` while its file's text is unchanged), of
+//! whether it is active, and of the values of the top-level names its expressions
+//! read — directly, or through the config values and block `when`s they read, which
+//! the [`Resolver`] records. If none of these changed, collecting it again would
+//! give the same contributions, exclusions and origins, so they are replayed. What
+//! "changed" means for a name:
+//!
+//! * the context values or the environment and Terraform outputs changed: every name;
+//! * a config block name changed when a facet contributing to it was edited, added,
+//!   removed or switched on or off, when the previous composition's value of the
+//!   block read a changed name (transitively), and always when its facet calls a
+//!   function that reads files or the environment (those are read anew each time);
+//! * a block name that no facet of the previous template had is read without being
+//!   recorded (it was a plain context value then): nothing is reused.
+//!
+//! Activation, merge, validation and assembly run whole every time. Any error on the
+//! way (a failing expression, a cycle, the output budget) composes cold instead, so a
+//! failure reads exactly as a cold composition's; the memo is only ever updated by a
+//! composition that succeeded up to merging.
+
+use super::part::{requirement_owners, Pieces};
+use super::Part;
+use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
+use crate::compose::activate::{Activated, Activation};
+use crate::compose::config::{block_order, canonical_log, BlockIndex, Resolver};
+use crate::compose::shared::inputs::Expressions;
+use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::shared::tracked::Tracked;
+use crate::expr::host::TerraformOutputs;
+use crate::expr::{Map, Scope};
+use crate::template::{Facet, Template, TemplateId};
+use crate::value::Equality;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// What one composition leaves for the next (see the module documentation). Empty
+/// until the first composition; one memo serves one project and context.
+#[derive(Default)]
+pub struct Memo {
+    state: Option<State>,
+    /// How the last composition went: facets replayed and collected again.
+    pub last: Reuse,
+}
+
+/// How much of the last composition came from the memo.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reuse {
+    /// Active facets whose contributions were replayed.
+    pub replayed: usize,
+    /// Facets collected (again): changed, reading a changed name, or inactive.
+    pub collected: usize,
+    /// The composition ran cold (first run, an error, or inputs the memo cannot use).
+    pub cold: bool,
+}
+
+struct State {
+    context: Arc<Map>,
+    /// The environment and Terraform outputs as text: any change invalidates all.
+    fingerprint: String,
+    /// Per facet path: the facet, whether it was active and whether it reads files
+    /// or the environment (see [`reads_outside`]; found once per parsed facet).
+    facets: HashMap<String, (Arc<Facet>, bool, bool)>,
+    /// Every config block name of the template, of active facets or not.
+    names: HashSet<String>,
+    /// For each name, the blocks whose value read it.
+    readers: Readers,
+    /// Blocks whose value read the whole scope: changed whenever anything is.
+    whole_scope: Vec<String>,
+    /// Active facets collected without error, by path.
+    entries: HashMap<String, Entry>,
+}
+
+/// One active facet's collection, with origin ids relative to its first origin.
+struct Entry {
+    facet: Arc<Facet>,
+    reads: HashSet<String>,
+    contributions: Vec<Contribution>,
+    exclusions: Vec<Exclusion>,
+    origins: Vec<Origin>,
+    spent: usize,
+}
+
+impl Memo {
+    /// Forgets everything: the next composition runs cold.
+    pub fn clear(&mut self) {
+        self.state = None;
+    }
+
+    /// Forgets everything because this composition runs cold (and says so in
+    /// [`Memo::last`]).
+    pub fn run_cold(&mut self) {
+        self.state = None;
+        self.last = Reuse {
+            cold: true,
+            ..Reuse::default()
+        };
+    }
+}
+
+/// Whether a composition of `template` can use a memo at all: one without local
+/// sources, with Terraform outputs the memo can fingerprint.
+pub fn usable(template: &Template, terraform: &TerraformOutputs) -> bool {
+    template.upstream.is_empty()
+        && matches!(
+            terraform,
+            TerraformOutputs::Unregistered
+                | TerraformOutputs::Deferred
+                | TerraformOutputs::Provider(_)
+        )
+}
+
+/// Stage 5 with the memo, for a template activated by stages 2–3: its part as
+/// [`super::part`] collects it, facets whose inputs did not change replayed, and
+/// this composition kept in `memo` for the next. `None` where a cold composition
+/// must decide (the memo is then left for the caller to clear).
+pub fn part(
+    with: &Expressions<'_>,
+    id: TemplateId,
+    template: &Template,
+    activation: Activated,
+    context: Arc<Map>,
+    memo: &mut Memo,
+    origins: &mut Origins,
+) -> Option<Part> {
+    let fingerprint = format!("{:?}\n{:?}", with.environment, with.terraform);
+    let active: Vec<bool> = activation
+        .outcome
+        .iter()
+        .map(|o| *o != Activation::Inactive)
+        .collect();
+    let mut old = memo.state.take();
+    let volatile = volatile(template, old.as_ref());
+    let changed = old
+        .as_ref()
+        .and_then(|s| s.changed(template, &context, &fingerprint, &active, &volatile));
+
+    // One index over every facet's blocks, so that every block name read goes
+    // through the resolver (and is recorded), active or not.
+    let all: Vec<usize> = (0..template.facets.len()).collect();
+    let resolver = Resolver::over(
+        with,
+        template,
+        context.clone(),
+        Rc::new(BlockIndex::new(template, &all)),
+        Some(Rc::new(active.clone())),
+    );
+    origins.begin(id);
+    let run = Run {
+        id,
+        template,
+        resolver: &resolver,
+        activation: &activation,
+        memoisable: active
+            .iter()
+            .zip(&volatile)
+            .map(|(a, v)| *a && !v)
+            .collect(),
+    };
+    let (collected, entries, reuse) = run.collect(changed.as_ref(), old.as_mut(), origins);
+    drop(old);
+    if !collected.errors.is_empty() || collected.spent > with.limits.output_bytes {
+        return None;
+    }
+    let mut contributions = collected.contributions;
+    contributions.sort_by_key(|c| c.order);
+
+    // The rest of the stage as `super::part` runs it.
+    let owners = requirement_owners(template, &resolver, &activation, &contributions).ok()?;
+    requires::check(&resolver, &owners).ok()?;
+    let outputs = facet_outputs::collect(&resolver, &activation.active).ok()?;
+    let messages = facet_outputs::messages(&resolver, &activation.active).ok()?;
+    let order = block_order(template, &activation.active);
+    let scope = resolver.materialize_all().ok()?;
+    // The order a resolver over the active facets alone gives (see `ordered_config`).
+    let config = ordered_config(&scope, &context, &order, &resolver);
+    let mut config_log = resolver.block_log();
+    canonical_log(&order, &mut config_log);
+    let (readers, whole_scope) = block_readers(&resolver, &order)?;
+    drop(resolver);
+    memo.state = Some(State {
+        context: context.clone(),
+        fingerprint,
+        facets: template
+            .facets
+            .iter()
+            .zip(active.iter().zip(&volatile))
+            .map(|(f, (a, v))| (f.path.clone(), (f.clone(), *a, *v)))
+            .collect(),
+        names: template
+            .facets
+            .iter()
+            .flat_map(|f| f.config.iter().map(|b| b.name.clone()))
+            .collect(),
+        readers,
+        whole_scope,
+        entries,
+    });
+    memo.last = reuse;
+    Some(Part::from(Pieces {
+        contributions,
+        exclusions: collected.exclusions,
+        outputs,
+        messages,
+        config,
+        activation,
+        context,
+        config_log,
+    }))
+}
+
+/// Per facet, whether it reads files or the environment (found once per parsed
+/// facet: a facet the last composition saw as the same `Arc` keeps its answer).
+fn volatile(template: &Template, old: Option<&State>) -> Vec<bool> {
+    template
+        .facets
+        .iter()
+        .map(|f| {
+            let known = old.and_then(|s| s.facets.get(&f.path));
+            match known {
+                Some((was, _, volatile)) if Arc::ptr_eq(was, f) => *volatile,
+                _ => reads_outside(template, f),
+            }
+        })
+        .collect()
+}
+
+/// For each name, the blocks whose value read it.
+type Readers = HashMap<String, Vec<String>>;
+
+/// For each name, the blocks (of `order`) whose value read it; and the blocks whose
+/// value read the whole scope. `None` when a block's value fails.
+fn block_readers(resolver: &Resolver<'_>, order: &[String]) -> Option<(Readers, Vec<String>)> {
+    let mut readers = Readers::new();
+    let mut whole_scope = Vec::new();
+    for name in order {
+        resolver.record();
+        let looked = resolver.lookup(&[name.as_str()]);
+        let reads = resolver.recorded();
+        looked.ok()?;
+        if reads.all {
+            whole_scope.push(name.clone());
+        }
+        for read in reads.names {
+            if read != *name {
+                readers.entry(read).or_default().push(name.clone());
+            }
+        }
+    }
+    Some((readers, whole_scope))
+}
+
+/// One incremental collection of a template's facets.
+struct Run<'a, 't> {
+    id: TemplateId,
+    template: &'t Template,
+    resolver: &'a Resolver<'t>,
+    activation: &'a Activated,
+    /// Per facet: active, and reading neither files nor the environment.
+    memoisable: Vec<bool>,
+}
+
+impl Run<'_, '_> {
+    /// The base blueprint's components and every facet's, in collection order: a
+    /// facet `old` kept whose reads miss `changed` replayed, the others collected.
+    /// Returns the new entries and how many facets were replayed.
+    fn collect(
+        &self,
+        changed: Option<&HashSet<String>>,
+        mut old: Option<&mut State>,
+        origins: &mut Origins,
+    ) -> (Step, HashMap<String, Entry>, Reuse) {
+        let (template, resolver) = (self.template, self.resolver);
+        let mut collected = collect_base(self.id, template, resolver, origins);
+        let mut entries = HashMap::new();
+        let mut reuse = Reuse::default();
+        for (i, facet) in template.facets.iter().enumerate() {
+            let memoisable = self.memoisable[i];
+            if let (true, Some(changed), Some(state)) = (memoisable, changed, old.as_deref_mut()) {
+                let fits = state
+                    .entries
+                    .get(&facet.path)
+                    .is_some_and(|e| Arc::ptr_eq(&e.facet, facet) && e.reads.is_disjoint(changed));
+                if let Some(entry) = fits.then(|| state.entries.remove(&facet.path)).flatten() {
+                    collected.absorb(entry.replay(i, origins, collected.spent));
+                    entries.insert(facet.path.clone(), entry);
+                    reuse.replayed += 1;
+                    continue;
+                }
+            }
+            reuse.collected += 1;
+            let start = origins.len();
+            resolver.record();
+            let step = collect_facet(
+                self.id,
+                template,
+                resolver,
+                self.activation,
+                i,
+                origins,
+                collected.spent,
+            );
+            let reads = resolver.recorded();
+            if memoisable && step.errors.is_empty() && !reads.all {
+                let entry = Entry::keep(facet, reads.names, &step, origins, start, collected.spent);
+                entries.insert(facet.path.clone(), entry);
+            }
+            collected.absorb(step);
+        }
+        (collected, entries, reuse)
+    }
+}
+
+impl State {
+    /// The block names whose value may differ from this state's; `None`: any may.
+    fn changed(
+        &self,
+        template: &Template,
+        context: &Arc<Map>,
+        fingerprint: &str,
+        active: &[bool],
+        volatile: &[bool],
+    ) -> Option<HashSet<String>> {
+        let same_context = Arc::ptr_eq(&self.context, context)
+            || crate::expr::Value::map((*self.context).clone()).equals(
+                &crate::expr::Value::map((**context).clone()),
+                Equality::IDENTICAL,
+            );
+        if !same_context || self.fingerprint != fingerprint {
+            return None;
+        }
+        let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+        let mut changed: HashSet<String> = HashSet::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (i, facet) in template.facets.iter().enumerate() {
+            if facet.config.iter().any(|b| !self.names.contains(&b.name)) {
+                return None;
+            }
+            seen.insert(facet.path.as_str());
+            let before = self.facets.get(&facet.path);
+            let unchanged = before.is_some_and(|(was, was_active, _)| {
+                Arc::ptr_eq(was, facet) && *was_active == active[i]
+            });
+            if unchanged {
+                // Its blocks read files or the environment: read anew each time.
+                if active[i] && volatile[i] {
+                    changed.extend(names_of(facet));
+                }
+                continue;
+            }
+            if let Some((was, true, _)) = before {
+                changed.extend(names_of(was));
+            }
+            if active[i] {
+                changed.extend(names_of(facet));
+            }
+        }
+        for (path, (was, was_active, _)) in &self.facets {
+            if *was_active && !seen.contains(path.as_str()) {
+                changed.extend(names_of(was));
+            }
+        }
+        if !changed.is_empty() {
+            changed.extend(self.whole_scope.iter().cloned());
+        }
+        let mut queue: Vec<String> = changed.iter().cloned().collect();
+        while let Some(name) = queue.pop() {
+            for reader in self.readers.get(&name).into_iter().flatten() {
+                if changed.insert(reader.clone()) {
+                    queue.push(reader.clone());
+                }
+            }
+        }
+        Some(changed)
+    }
+}
+
+impl Entry {
+    /// Keeps what collecting `facet` gave (`step`, whose origins start at `start`).
+    fn keep(
+        facet: &Arc<Facet>,
+        reads: HashSet<String>,
+        step: &Step,
+        origins: &Origins,
+        start: usize,
+        spent_before: usize,
+    ) -> Entry {
+        let shift = |id: OriginId| OriginId(id.0 - start as u32);
+        Entry {
+            facet: facet.clone(),
+            reads,
+            contributions: step
+                .contributions
+                .iter()
+                .map(|c| relocate(c, shift))
+                .collect(),
+            exclusions: step.exclusions.clone(),
+            origins: (start..origins.len())
+                .map(|k| origins.get(OriginId(k as u32)).clone())
+                .collect(),
+            spent: step.spent - spent_before,
+        }
+    }
+
+    /// This facet's contributions as collecting it at index `i` now gives them, its
+    /// origins added to `origins`.
+    fn replay(&self, i: usize, origins: &mut Origins, spent_before: usize) -> Step {
+        let start = origins.len() as u32;
+        for origin in &self.origins {
+            let mut origin = origin.clone();
+            if let Contributor::Facet(id) = &mut origin.contributor {
+                id.index = i;
+            }
+            origins.add(origin);
+        }
+        let shift = |id: OriginId| OriginId(id.0 + start);
+        Step {
+            contributions: self
+                .contributions
+                .iter()
+                .map(|c| {
+                    let mut c = relocate(c, shift);
+                    c.order.1 = i + 1;
+                    c
+                })
+                .collect(),
+            exclusions: self
+                .exclusions
+                .iter()
+                .map(|e| {
+                    let mut e = e.clone();
+                    e.facet.index = i;
+                    e
+                })
+                .collect(),
+            errors: Vec::new(),
+            spent: spent_before + self.spent,
+        }
+    }
+}
+
+/// `c` with every origin id mapped by `shift`.
+fn relocate(c: &Contribution, shift: impl Fn(OriginId) -> OriginId + Copy) -> Contribution {
+    Contribution {
+        kind: c.kind,
+        id: c.id.clone(),
+        order: c.order,
+        strategy: c.strategy,
+        fields: c
+            .fields
+            .iter()
+            .map(|(k, v)| (*k, relocate_tracked(v, shift)))
+            .collect(),
+        identity_only: c.identity_only,
+        origin: shift(c.origin),
+    }
+}
+
+fn relocate_tracked(t: &Tracked, shift: impl Fn(OriginId) -> OriginId + Copy) -> Tracked {
+    match t {
+        Tracked::Leaf(v, o) => Tracked::Leaf(v.clone(), shift(*o)),
+        Tracked::List(items, o) => Tracked::List(
+            items.iter().map(|t| relocate_tracked(t, shift)).collect(),
+            shift(*o),
+        ),
+        Tracked::Map(entries, o) => Tracked::Map(
+            Box::new(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), relocate_tracked(v, shift)))
+                    .collect(),
+            ),
+            shift(*o),
+        ),
+    }
+}
+
+/// Whether a facet calls a function that reads files or the environment (`file`,
+/// `jsonnet`, `yaml`, `yamlString`, `env`): what those read may change with no facet
+/// changing, so such a facet is collected every time and its blocks count as changed.
+/// Looks at the facet's text, so a mention in a comment counts too (harmless).
+fn reads_outside(template: &Template, facet: &Facet) -> bool {
+    let Some(text) = template.sources.text(facet.file) else {
+        return true;
+    };
+    const NAMES: [&str; 5] = ["file", "jsonnet", "yaml", "yamlString", "env"];
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    NAMES.iter().any(|name| {
+        text.match_indices(name).any(|(at, _)| {
+            let before = at.checked_sub(1).map(|k| bytes[k]);
+            if before.is_some_and(word) {
+                return false;
+            }
+            let rest = &text[at + name.len()..];
+            rest.trim_start().starts_with('(')
+        })
+    })
+}
+
+/// The config blocks' values as [`super::part`] keeps them: the context's keys that
+/// are block names first (in the context's order), then the other blocks with a
+/// value in `order`. `scope` is the resolver's whole scope.
+fn ordered_config(scope: &Map, context: &Map, order: &[String], resolver: &Resolver<'_>) -> Map {
+    let mut config = Map::default();
+    for key in context.keys() {
+        if resolver.has_block(key) {
+            if let Some(v) = scope.get(key) {
+                config.insert(key.clone(), v.clone());
+            }
+        }
+    }
+    for name in order {
+        if !context.contains_key(name.as_str()) {
+            if let Some((key, v)) = scope.get_key_value(name.as_str()) {
+                config.insert(key.clone(), v.clone());
+            }
+        }
+    }
+    config
+}
