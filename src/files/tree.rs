@@ -435,18 +435,27 @@ impl FileTree {
                 } else {
                     format!("{tree}/{name}")
                 };
-                let real = entry
-                    .path()
-                    .canonicalize()
-                    .map_err(|e| io_error(&child, &e))?;
-                if !real.starts_with(&sub_root) {
-                    return Err(TreeError::new(
-                        TreeErrorKind::OutsideRoot,
-                        &child,
-                        "is a symlink that leads outside the template root",
-                    ));
-                }
-                if real.is_dir() {
+                let kind = entry.file_type().map_err(|e| io_error(&child, &e))?;
+                // `disk` is canonical, so only a symlink needs resolving: canonicalizing
+                // every entry cost one `readlink` per path component, per file.
+                let (real, is_dir) = if kind.is_symlink() {
+                    let real = entry
+                        .path()
+                        .canonicalize()
+                        .map_err(|e| io_error(&child, &e))?;
+                    if !real.starts_with(&sub_root) {
+                        return Err(TreeError::new(
+                            TreeErrorKind::OutsideRoot,
+                            &child,
+                            "is a symlink that leads outside the template root",
+                        ));
+                    }
+                    let is_dir = real.is_dir();
+                    (real, is_dir)
+                } else {
+                    (entry.path(), kind.is_dir())
+                };
+                if is_dir {
                     pending.push((real, child));
                 } else {
                     found.push(child);
