@@ -90,6 +90,18 @@ fn place(
     }
 }
 
+/// Test results may come later than the diagnostics of an edit, which the editor shows
+/// as the user types: this thread (and the workers it starts, which inherit it) runs
+/// at a lower scheduling priority, so on a busy machine the analysis gets the cores
+/// first. Best effort; Linux only (there a nice value belongs to one thread).
+fn yield_to_diagnostics() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: changes only the calling thread's nice value (who = 0).
+    unsafe {
+        let _ = libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
 /// The test thread: give it snapshots; `latest` is the newest generation built, so a
 /// run that finishes after a newer snapshot exists publishes nothing.
 pub struct TestRuns {
@@ -108,6 +120,7 @@ impl TestRuns {
 }
 
 fn run(incoming: Receiver<Arc<Snapshot>>, out: Sender<Message>, latest: Arc<AtomicU64>) {
+    yield_to_diagnostics();
     let mut published: BTreeSet<PathBuf> = BTreeSet::new();
     while let Ok(mut snapshot) = incoming.recv() {
         while let Ok(newer) = incoming.try_recv() {
