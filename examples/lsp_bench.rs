@@ -15,10 +15,12 @@
 //! composes everything, as before issue 25's engine) and on, one after the other;
 //! `--incremental on|off` runs one of them.
 
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 struct Options {
@@ -79,22 +81,8 @@ fn windsor_core(dir: &Path) -> (PathBuf, PathBuf, String, String) {
     (root, facet, good, bad)
 }
 
-fn synthetic(dir: &Path, facets: usize) -> (PathBuf, PathBuf, String, String) {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = dir.join(format!("synthetic-{facets}"));
-    let status = Command::new("python3")
-        .arg(repo.join("bench/gen-template.py"))
-        .arg(&root)
-        .args(["--facets", &facets.to_string()])
-        .status()
-        .expect("python3 runs");
-    assert!(status.success(), "gen-template.py failed");
-    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
-    std::fs::rename(
-        root.join("values.yaml"),
-        root.join("contexts/local/values.yaml"),
-    )
-    .expect("values");
+fn synthetic_template(dir: &Path, facets: usize) -> (PathBuf, PathBuf, String, String) {
+    let root = synthetic::generate(dir, facets);
     let facets_dir = root.join("contexts/_template/facets");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&facets_dir)
         .expect("facets")
@@ -227,7 +215,7 @@ fn main() {
         None => vec![false, true],
     };
     let core = windsor_core(dir.path());
-    let large = synthetic(dir.path(), 1000);
+    let large = synthetic_template(dir.path(), 1000);
     for (name, project, marker) in [
         ("windsor-core", core, "endpiont"),
         ("synthetic-1000", large, "cdir"),

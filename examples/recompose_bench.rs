@@ -19,9 +19,11 @@
 //! the facets the engine replayed. `--split` also prints where the incremental time
 //! went (load against compose).
 
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
 use bpc::session::{Options, Recomposer, Session};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -30,25 +32,6 @@ fn flag(args: &[String], name: &str) -> Option<String> {
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1))
         .cloned()
-}
-
-fn generate(dir: &Path, facets: usize) -> PathBuf {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = dir.join(format!("synthetic-{facets}"));
-    let status = Command::new("python3")
-        .arg(repo.join("bench/gen-template.py"))
-        .arg(&root)
-        .args(["--facets", &facets.to_string()])
-        .status()
-        .expect("python3 runs");
-    assert!(status.success(), "gen-template.py failed");
-    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
-    std::fs::rename(
-        root.join("values.yaml"),
-        root.join("contexts/local/values.yaml"),
-    )
-    .expect("values");
-    root
 }
 
 fn ms(start: Instant) -> f64 {
@@ -71,7 +54,7 @@ fn main() {
     let edits: usize = flag(&args, "--edits").map_or(10, |v| v.parse().expect("--edits N"));
     let split = args.iter().any(|a| a == "--split");
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = generate(dir.path(), facets);
+    let root = synthetic::generate(dir.path(), facets);
     let mut options = Options::at(&root);
     options.locate.context = Some("local".into());
     options.environment = bpc::compose::host::Environment::Fixed(Default::default());
