@@ -13,6 +13,7 @@ mod functions;
 mod hover;
 mod lookup;
 mod position;
+mod publish;
 mod references;
 pub mod server;
 mod settings;

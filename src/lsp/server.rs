@@ -1,7 +1,7 @@
 //! The server loop: one thread reads the editor's messages, keeps the open
 //! documents, rebuilds the [`Snapshot`] after each burst of edits (the debounce: no
-//! edit for `debounceMs`, or a request that needs the analysis) and answers requests
-//! from the newest snapshot; test runs happen on their own thread.
+//! edit for the quiet period, or a request that needs the analysis) and answers
+//! requests from the newest snapshot; test runs happen on their own thread.
 
 use super::documents::Documents;
 use super::position::LineIndex;
@@ -76,6 +76,7 @@ pub fn serve(connection: Connection) -> Result<(), String> {
         published: BTreeMap::new(),
         tests,
         reuse: Reuse::new(),
+        last_analysis: None,
         connection: &connection,
     };
     server.run()
@@ -114,6 +115,8 @@ struct Server<'c> {
     tests: TestRuns,
     /// Files read and facets parsed by earlier analyses.
     reuse: Reuse,
+    /// How long the last analysis took (`None` before the first).
+    last_analysis: Option<Duration>,
     connection: &'c Connection,
 }
 
@@ -123,7 +126,8 @@ impl Server<'_> {
         loop {
             let message = match self.dirty_since {
                 Some(_) => {
-                    let deadline = last_edit + Duration::from_millis(self.settings.debounce_ms);
+                    let deadline =
+                        last_edit + quiet_period(self.settings.debounce_ms, self.last_analysis);
                     match self.connection.receiver.recv_deadline(deadline) {
                         Ok(m) => m,
                         Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
@@ -241,6 +245,7 @@ impl Server<'_> {
         self.dirty_since = None;
         let (root, settings, documents) = (&self.root, &self.settings, &self.documents);
         let (generation, reuse) = (self.generation, &mut self.reuse);
+        let started = Instant::now();
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             Snapshot::build(root, settings, documents, generation, reuse)
         }));
@@ -319,11 +324,12 @@ impl Server<'_> {
                 continue;
             }
             let version = self.documents.get(&path).map(|d| d.version);
-            if let Some(message) = publish(&path, now, version) {
+            if let Some(message) = super::publish::publish(&path, now, version) {
                 self.send(message);
             }
         }
         self.published = next;
+        self.last_analysis = Some(started.elapsed());
         self.snapshot = Some(snapshot.clone());
         if self.settings.tests {
             self.tests
@@ -505,25 +511,32 @@ impl Server<'_> {
     }
 }
 
+/// How long to wait after an edit before analysing: `debounce_ms` at most, and no
+/// longer than the last analysis took. The wait only pays when it saves an analysis
+/// that the next keystroke would make stale; waiting longer than an analysis lasts
+/// adds more latency than it can save work, so a small template is analysed almost at
+/// once and a large one still waits for a pause in typing.
+fn quiet_period(debounce_ms: u64, last_analysis: Option<Duration>) -> Duration {
+    let most = Duration::from_millis(debounce_ms);
+    last_analysis.map_or(most, |took| took.min(most))
+}
+
 /// The path of a document URI, resolved as the analysis names files.
 fn local_path(uri: &lsp::Uri) -> Option<PathBuf> {
     let path = super::uri::to_path(uri)?;
     Some(path.canonicalize().unwrap_or(path))
 }
 
-/// A `textDocument/publishDiagnostics` notification.
-pub fn publish(
-    path: &Path,
-    diagnostics: Vec<lsp::Diagnostic>,
-    version: Option<i32>,
-) -> Option<Message> {
-    let params = lsp::PublishDiagnosticsParams {
-        uri: super::uri::from_path(path)?,
-        diagnostics,
-        version,
-    };
-    Some(Message::Notification(Notification::new(
-        lsp::notification::PublishDiagnostics::METHOD.to_string(),
-        params,
-    )))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quiet_period_is_the_debounce_at_most_and_the_last_analysis_at_least_as_long() {
+        let ms = Duration::from_millis;
+        assert_eq!(quiet_period(30, None), ms(30), "before the first analysis");
+        assert_eq!(quiet_period(30, Some(ms(8))), ms(8), "a cheap analysis");
+        assert_eq!(quiet_period(30, Some(ms(200))), ms(30), "an expensive one");
+        assert_eq!(quiet_period(0, Some(ms(8))), ms(0), "no debounce");
+    }
 }

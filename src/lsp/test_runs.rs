@@ -136,7 +136,7 @@ fn run(incoming: Receiver<Arc<Snapshot>>, out: Sender<Message>, latest: Arc<Atom
             .into_iter()
             .chain(cleared.into_iter().map(|p| (p, Vec::new())));
         for (path, diagnostics) in all {
-            if let Some(message) = super::server::publish(&path, diagnostics, None) {
+            if let Some(message) = super::publish::publish(&path, diagnostics, None) {
                 if out.send(message).is_err() {
                     return;
                 }
