@@ -49,6 +49,22 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// `text` with the temp dir `dir` (made by `project`) written `[project]`: its path, and
+/// its folder name where a dev context's repository URL is built from it.
+pub fn masked(dir: &Path, text: &str) -> String {
+    let mut text = text.to_string();
+    for path in [dir.canonicalize().ok(), Some(dir.to_path_buf())]
+        .into_iter()
+        .flatten()
+    {
+        text = text.replace(path.to_string_lossy().as_ref(), "[project]");
+    }
+    match dir.file_name() {
+        Some(name) => text.replace(name.to_string_lossy().as_ref(), "[project]"),
+        None => text,
+    }
+}
+
 fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
     let full = root.join(path);
     std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
