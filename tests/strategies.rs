@@ -602,7 +602,8 @@ fn a_bare_system_name_in_a_plain_dependency_means_its_install_tier() {
         11 |     dependsOn: [gitops]
            |                 ^^^^^^ no kustomization named `gitops`
            |
-           = note: no facet defines a kustomization named `gitops`
+           = note: `gitops` is a flux system without an install tier (`gitops-install`), which its bare name stands for
+           = help: depend on one of its tiers: `gitops-resources`
 
     "}
     );
