@@ -96,19 +96,20 @@ pub fn discover(
             return Ok(project);
         }
     }
+    // Messages name the template relative to the project when it lies inside.
+    let shown = template_path
+        .strip_prefix(&root)
+        .map_or(template_path.as_path(), |rel| rel)
+        .display()
+        .to_string();
     if !template_path.exists() {
         return Err(Diagnostic::error(format!(
-            "no template found: {} does not exist",
-            template_path.display()
+            "no template found: {shown} does not exist"
         ))
         .with_help("run bpc in a project with `contexts/_template` or `_template`, or pass --template DIR|FILE.tar.gz"));
     }
-    let mut template = FileTree::open(&template_path).map_err(|e| {
-        Diagnostic::error(format!(
-            "cannot open template {}: {e}",
-            template_path.display()
-        ))
-    })?;
+    let mut template = FileTree::open(&template_path)
+        .map_err(|e| Diagnostic::error(format!("cannot open template {shown}: {e}")))?;
     // An archive made with `tar czf t.tgz -C contexts _template` holds the template one
     // level down; look inside as local sources do.
     let looks_like_template = |t: &FileTree| {

@@ -45,14 +45,6 @@ fn files_in(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The summary table's row of `context`.
-fn row<'a>(table: &'a str, context: &str) -> &'a str {
-    table
-        .lines()
-        .find(|l| l.starts_with(&format!("{context} ")))
-        .unwrap_or_else(|| panic!("no row {context} in\n{table}"))
-}
-
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -65,6 +57,8 @@ fn all_contexts_writes_each_context_as_its_single_run_would() {
     assert!(out.success(), "{}", out.stderr);
     let written = files_in(&root.join("out"));
     assert_eq!(written, ["dev.yaml", "prod.yaml", "staging.yaml"]);
+    // Each file is compared whole with its single run below; these say which of them
+    // staging's own blueprint overlay reached.
     assert!(read(&root.join("out/staging.yaml")).contains("staging_only: true"));
     assert!(!read(&root.join("out/prod.yaml")).contains("staging_only"));
     for context in ["dev", "prod", "staging"] {
@@ -74,13 +68,16 @@ fn all_contexts_writes_each_context_as_its_single_run_would() {
             "{context}"
         );
     }
-    let table = out.stdout.clone();
-    let header = table.lines().next().expect("header");
-    for column in ["context", "components", "kustomizations", "time", "status"] {
-        assert!(header.contains(column), "{table}");
-    }
-    assert!(row(&table, "prod").ends_with("ok"), "{table}");
-    assert!(table.contains("3 context(s): 3 ok, 0 failed"), "{table}");
+    assert_eq!(
+        untimed(&out.stdout),
+        indoc! {"
+        context  components  kustomizations  time  status
+        dev               2               4  [time]  ok
+        prod              2               4  [time]  ok
+        staging           3               4  [time]  ok
+        3 context(s): 3 ok, 0 failed
+    "}
+    );
 }
 
 #[test]
@@ -96,21 +93,31 @@ fn a_failing_context_is_named_keeps_its_old_output_and_does_not_stop_the_others(
     std::fs::write(root.join("out/staging.yaml"), "previous\n").expect("write");
     let out = bpc(root, &["compose", "--all-contexts", "--out", "out"]);
     assert_eq!(out.status, Some(1));
-    let stderr = out.stderr.clone();
-    assert!(stderr.contains("== context `staging` =="), "{stderr}");
-    assert!(
-        stderr.contains("contexts/staging/values.yaml:3:1"),
-        "{stderr}"
+    assert_eq!(
+        masked(root, &out.stderr),
+        indoc! {"
+        == context `staging` ==
+        error: while parsing a node, did not find expected node content
+         --> contexts/staging/values.yaml:3:1
+          |
+        3 |
+          | ^
+
+    "}
     );
     assert_eq!(read(&root.join("out/staging.yaml")), "previous\n");
     assert_eq!(read(&root.join("out/dev.yaml")), single(root, "dev"));
     assert_eq!(read(&root.join("out/prod.yaml")), single(root, "prod"));
-    let table = out.stdout.clone();
-    assert!(
-        row(&table, "staging").contains("failed (1 error(s))"),
-        "{table}"
+    assert_eq!(
+        untimed(&out.stdout),
+        indoc! {"
+        context  components  kustomizations  time  status
+        dev               2               4  [time]  ok
+        prod              2               4  [time]  ok
+        staging           -               -  [time]  failed (1 error(s))
+        3 context(s): 2 ok, 1 failed
+    "}
     );
-    assert!(table.contains("3 context(s): 2 ok, 1 failed"), "{table}");
 }
 
 #[test]
@@ -309,8 +316,17 @@ fn render_writes_one_tree_per_context() {
     std::fs::write(root.join("contexts/dev/values.yaml"), "provider: aws\n").expect("write");
     let check = check_both();
     assert_eq!(check.status, Some(1));
-    let stdout = check.stdout.clone();
-    assert!(stdout.contains("--- a/"), "{stdout}");
-    assert!(stdout.contains("2 context(s): 1 ok, 1 failed"), "{stdout}");
-    assert!(check.stderr.clone().contains("r/dev is not up to date"));
+    // dev's differences (its provider changed to aws), then the table.
+    snap!(
+        "all_contexts_check_diff",
+        untimed(&masked(root, &check.stdout))
+    );
+    assert_eq!(
+        masked(root, &check.stderr),
+        indoc! {"
+        == context `dev` ==
+        error: r/dev is not up to date
+
+    "}
+    );
 }

@@ -49,6 +49,46 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// An `--all-contexts` summary with its time column, the one part that varies from run
+/// to run, written `[time]`; the padding the column's width decides goes with it.
+pub fn untimed(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let mut line = line.to_string();
+        if line.starts_with("context  ") {
+            if let Some(at) = line.find(" time  ") {
+                let start = line[..at].trim_end().len();
+                line.replace_range(start..at + " time".len(), "  time");
+            }
+        } else if let Some(at) = line.find(" ms") {
+            let number = line[..at].trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+            let start = number.trim_end().len();
+            if number.len() < at && number.ends_with(' ') {
+                line.replace_range(start..at + " ms".len(), "  [time]");
+            }
+        }
+        out.push_str(&line);
+    }
+    out
+}
+
+/// `text` with the temp dir `dir` (made by `project`) written `[project]`: its path, and
+/// its folder name where a dev context's repository URL is built from it.
+pub fn masked(dir: &Path, text: &str) -> String {
+    let mut text = text.to_string();
+    for path in [dir.canonicalize().ok(), Some(dir.to_path_buf())]
+        .into_iter()
+        .flatten()
+    {
+        text = text.replace(path.to_string_lossy().as_ref(), "[project]");
+    }
+    // A temp dir's name, `.tmpXXXXXX`, is unique enough to replace wherever it stands.
+    match dir.file_name().map(|name| name.to_string_lossy()) {
+        Some(name) if name.starts_with(".tmp") => text.replace(name.as_ref(), "[project]"),
+        _ => text,
+    }
+}
+
 fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
     let full = root.join(path);
     std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");

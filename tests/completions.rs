@@ -40,9 +40,13 @@ fn completes_the_flags_of_a_subcommand() {
 #[test]
 fn an_unknown_shell_is_a_usage_error() {
     let out = Test::new().args(["completions", "nushell"]).status(2).run();
-    assert!(
-        out.stderr.contains("invalid value 'nushell'"),
-        "{}",
-        out.stderr
+    assert_eq!(
+        out.stderr,
+        indoc! {"
+        error: invalid value 'nushell' for '<SHELL>'
+          [possible values: bash, elvish, fish, powershell, zsh]
+
+        For more information, try '--help'.
+    "}
     );
 }

@@ -213,12 +213,19 @@ fn explain_lists_each_patch_file_as_a_step() {
         .file("contexts/dev/patches/app/p.yaml", "kind: A\n")
         .args(["explain", "kustomize[app].patches"])
         .run();
-    assert!(
-        out.stdout.contains(
-            "2. context patch (contexts/dev/patches/app/p.yaml:1:1), ordinal after all facets, merge"
-        ),
-        "{}",
-        out.stdout
+    assert_eq!(
+        out.stdout,
+        indoc! {r#"
+        kustomize[app].patches = [{"patch":"from: facet"},{"patch":"kind: A\n"}]
+
+        contributions, in order applied:
+          1. facet `a` (_template/facets/a.yaml:6:5), ordinal 0, merge
+             [{"patch":"from: facet"}]
+             → kept: merged into the final value
+          2. context patch (contexts/dev/patches/app/p.yaml:1:1), ordinal after all facets, merge
+             [{"patch":"kind: A\n"}]
+             → kept: merged into the final value
+    "#}
     );
 }
 
@@ -226,7 +233,7 @@ fn explain_lists_each_patch_file_as_a_step() {
 fn in_a_test_case_the_template_root_holds_the_patches() {
     // `bpc test` composes each case under context `test` with the template root as the
     // context directory, so `_template/patches/<name>/` applies, as in `windsor test`.
-    template()
+    let out = template()
         .file("_template/patches/app/p.yaml", "kind: A\n")
         .file("contexts/dev/patches/app/p.yaml", "kind: NotInTests\n")
         .file(
@@ -238,13 +245,46 @@ fn in_a_test_case_the_template_root_holds_the_patches() {
             "},
         )
         .args(["test", "patched", "--show"])
-        .stdout_contains("  patches:\n  - patch: \"from: facet\"\n  - patch: |\n      kind: A\n")
         .run();
+    assert_eq!(
+        out.stdout,
+        indoc! {r#"
+        kind: Blueprint
+        apiVersion: blueprints.windsorcli.dev/v1alpha1
+        metadata:
+          name: test
+          description: Blueprint for the test context
+        sources:
+        - name: template
+          install: true
+        kustomize:
+        - name: app
+          patches:
+          - patch: "from: facet"
+          - patch: |
+              kind: A
+        flux:
+        - name: gitops
+          source: template
+          install:
+            components:
+            - flux
+          resources:
+          - components:
+            - sync
+          - name: extra
+            components:
+            - x
+        configMaps:
+          values-common:
+            CONTEXT: test
+    "#}
+    );
 }
 
 #[test]
 fn facet_patches_take_windsors_key_order_and_lose_keys_it_does_not_know() {
-    Test::new()
+    let out = Test::new()
         .facet(
             "a.yaml",
             indoc! {"
@@ -260,16 +300,48 @@ fn facet_patches_take_windsors_key_order_and_lose_keys_it_does_not_know() {
         )
         .file("_template/kustomize/extra.yaml", "a: 1\n")
         .compose()
-        .stdout_contains(concat!(
-            "  patches:\n",
-            "  - path: extra.yaml\n",
-            "    patch: \"a: 1\"\n",
-            "    target:\n",
-            "      kind: Deployment\n",
-            "      name: web\n",
-        ))
-        .stderr_contains("warning: unknown key `bogus` in a patch `target`")
         .run();
+    assert_eq!(
+        out.stdout,
+        indoc! {r#"
+        kind: Blueprint
+        apiVersion: blueprints.windsorcli.dev/v1alpha1
+        metadata:
+          name: local
+          description: Blueprint for the local context
+        repository:
+          url: http://git.test/git/project
+          ref:
+            branch: main
+          secretName: flux-system
+        sources:
+        - name: template
+          install: true
+        kustomize:
+        - name: app
+          patches:
+          - path: extra.yaml
+            patch: "a: 1"
+            target:
+              kind: Deployment
+              name: web
+        configMaps:
+          values-common:
+            CONTEXT: local
+            DOMAIN: test
+    "#}
+    );
+    assert_eq!(
+        out.stderr,
+        indoc! {"
+        warning: unknown key `bogus` in a patch `target`
+         --> _template/facets/a.yaml:8:47
+          |
+        8 |       - target: {name: web, kind: Deployment, bogus: 1}
+          |                                               ^^^^^ not a key bpc knows here
+
+    "}
+    );
 }
 
 #[test]
@@ -287,8 +359,24 @@ fn bpc_test_names_a_patches_directory_that_names_nothing_once() {
             "},
         )
         .arg("test")
-        .stdout_contains("2 passed, 0 failed")
         .run();
-    let warning = "_template/patches/nosuch matches no kustomization";
-    assert_eq!(out.stderr.matches(warning).count(), 1, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        indoc! {"
+        === tests/a.test.yaml ===
+        ✓ one
+        ✓ two
+
+        2 passed, 0 failed
+    "}
+    );
+    // Once, not once per case.
+    assert_eq!(
+        out.stderr,
+        indoc! {"
+        warning: _template/patches/nosuch matches no kustomization and no flux system or tier; its patches are ignored
+        = help: name the directory after a kustomization, `<system>-install` or `<system>-resources[-<variant>]`
+
+    "}
+    );
 }

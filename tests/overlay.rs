@@ -127,7 +127,7 @@ fn block(yaml: &str, start: &str) -> String {
 #[test]
 fn no_overlay_file_and_an_empty_overlay_change_nothing_but_windsors_repository_rule() {
     let plain = compose(project("", &[]).path());
-    assert!(!plain.contains("context blueprint"));
+    snap("overlay_none", "", "bpc compose", plain.clone());
     // With an overlay, the template's repository goes unless the overlay names one
     // (Windsor clears it); everything else stays.
     let said_nothing = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata: {name: local}\nrepository:\n  url: https://example.com/template.git\n";
@@ -197,10 +197,7 @@ kustomize:
         "    tags:\n    - x\n    - \"y\"\n    - z"
     );
     assert_eq!(block(&out, "    lst:"), "    lst:\n    - c\n    - d");
-    assert!(
-        out.contains("- path: cluster\n  dependsOn:\n  - net2\n  inputs:"),
-        "{out}"
-    );
+    // The rest, with `cluster` depending on net2 alone (replace), in the snapshot.
     snap("overlay_each_strategy", overlay, "bpc compose", out);
 }
 
@@ -232,18 +229,17 @@ terraform:
         )],
     );
     let out = compose(dir.path());
-    // exact `terraform.cluster.inputs.tags` (union) beats the suffix and the bare key
-    assert!(
-        out.contains("    tags:\n    - x\n    - \"y\"\n    - z\n"),
-        "{out}"
-    );
-    // the suffix `inputs.tags` (replace) beats the bare key for net2
-    assert!(
-        out.contains("- path: net2\n  inputs:\n    tags:\n    - q\n"),
-        "{out}"
-    );
     // the suffix `cluster.inputs.lst` (append) beats the bare `lst`
     assert_eq!(block(&out, "    lst:"), "    lst:\n    - c\n    - d");
+    // In the snapshot: the exact `terraform.cluster.inputs.tags` (union) beats the suffix
+    // and the bare key (cluster's tags x, y, z); the suffix `inputs.tags` (replace)
+    // beats the bare key for net2 (its tags: q).
+    snap(
+        "overlay_lookup_order",
+        overlay,
+        "bpc compose  # facets/g.yaml adds net2 with `tags: [p]`",
+        out,
+    );
 }
 
 #[test]
@@ -280,19 +276,27 @@ terraform:
 ";
     let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
     assert!(!ok);
-    assert!(
-        stderr.contains("contexts/local/blueprint.yaml:2:16"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("contexts/local/blueprint.yaml:3:11"),
-        "{stderr}"
-    );
-    snap(
-        "overlay_bad_strategy",
-        overlay,
-        "bpc compose (stderr)",
+    assert_eq!(
         stderr,
+        indoc! {"
+        error: unknown list strategy `apend`
+         --> contexts/local/blueprint.yaml:2:16
+          |
+        2 |   inputs.tags: apend
+          |                ^^^^^ not a list strategy
+          |
+          = note: in `listStrategies.inputs.tags`
+          = help: did you mean `append`? expected one of append, replace, union, merge-by-key: <field>
+
+        error: `merge-by-key` needs a field name
+         --> contexts/local/blueprint.yaml:3:11
+          |
+        3 |   groups: merge-by-key
+          |           ^^^^^^^^^^^^ write `merge-by-key: <field>`
+          |
+          = note: in `listStrategies.groups`
+
+    "}
     );
 }
 
@@ -363,19 +367,10 @@ kustomize:
         &[("contexts/local/note.txt", "from the context dir")],
     );
     let out = compose(dir.path());
-    assert!(out.contains("    workers: 6\n"), "{out}");
-    assert!(out.contains("    note: from the context dir\n"), "{out}");
-    assert!(out.contains("    scalar: ctx\n"), "{out}");
-    assert!(
-        out.contains("- name: dns\n  path: network/dns\n  dependsOn:\n  - net\n  inputs:\n    zone: local.example.com\n"),
-        "{out}"
-    );
-    // Kustomization fields are taken as written, as Windsor does.
-    assert!(out.contains("    t: ${not_evaluated}\n"), "{out}");
-    assert!(
-        out.contains("- name: extra\n  dependsOn:\n  - app\n  components:\n  - one\n"),
-        "{out}"
-    );
+    // `workers: 6`, the note read from the context's directory, `scalar: ctx`, the new
+    // `dns` and `extra`; kustomization fields are taken as written (`t:
+    // ${not_evaluated}`), as Windsor does.
+    snap("overlay_adds_and_overrides", overlay, "bpc compose", out);
 }
 
 #[test]
@@ -391,9 +386,11 @@ sources:
     url: oci://ghcr.io/example/addons:1.0.0
 ";
     let out = compose(project(overlay, &[]).path());
-    assert!(
-        out.contains("repository:\n  url: https://example.com/context.git\n  ref:\n    branch: prod\nsources:\n- name: template\n  install: true\n- name: addons\n  url: oci://ghcr.io/example/addons:1.0.0\nterraform:"),
-        "{out}"
+    snap(
+        "overlay_repository_and_sources",
+        overlay,
+        "bpc compose",
+        out,
     );
 }
 
@@ -502,8 +499,11 @@ fn provenance_names_the_overlay_line() {
     let overlay = "terraform:\n  - path: cluster\n    inputs:\n      scalar: ctx\n";
     let (ok, stdout, stderr) = bpc(project(overlay, &[]).path(), &["compose", "--provenance"]);
     assert!(ok, "{stderr}");
-    assert!(
-        stdout.contains("scalar: ctx  # contexts/local/blueprint.yaml:4:15 (context blueprint)"),
-        "{stdout}"
+    // `scalar: ctx  # contexts/local/blueprint.yaml:4:15 (context blueprint)`
+    snap(
+        "overlay_provenance",
+        overlay,
+        "bpc compose --provenance",
+        stdout,
     );
 }

@@ -575,7 +575,7 @@ fn a_bare_system_name_in_a_plain_dependency_means_its_install_tier() {
                 - cilium
         "}))
         .run();
-    Test::new()
+    let out = Test::new()
         .facet(
             "base.yaml",
             indoc! {"
@@ -592,6 +592,19 @@ fn a_bare_system_name_in_a_plain_dependency_means_its_install_tier() {
         )
         .compose()
         .failure()
-        .stderr_contains("kustomization `app` depends on `gitops`, which is not in the blueprint")
         .run();
+    assert_eq!(
+        out.stderr,
+        indoc! {"
+        error: kustomization `app` depends on `gitops`, which is not in the blueprint
+          --> _template/facets/base.yaml:11:17
+           |
+        11 |     dependsOn: [gitops]
+           |                 ^^^^^^ no kustomization named `gitops`
+           |
+           = note: `gitops` is a flux system without an install tier (`gitops-install`), which its bare name stands for
+           = help: depend on one of its tiers: `gitops-resources`
+
+    "}
+    );
 }

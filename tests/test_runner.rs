@@ -353,10 +353,36 @@ fn json_output_lists_every_case() {
     );
     let out = bpc_test(dir.path(), &["--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json output");
-    let text = v.to_string();
-    assert!(
-        text.contains("\"ok\"") && text.contains("\"bad\""),
-        "{text}"
+    assert!(v.is_object(), "{v}");
+    assert_eq!(
+        crate::common::masked(dir.path(), &out.stdout),
+        indoc::indoc! {r#"
+        {
+          "cases": [
+            {
+              "file": "tests/main.test.yaml",
+              "name": "ok",
+              "passed": true,
+              "mismatches": [],
+              "errors": []
+            },
+            {
+              "file": "tests/main.test.yaml",
+              "name": "bad",
+              "passed": false,
+              "mismatches": [
+                {
+                  "path": "terraform[nope]",
+                  "message": "terraform component `nope` not found (closest present: network)"
+                }
+              ],
+              "errors": []
+            }
+          ],
+          "passed": 1,
+          "failed": 1
+        }
+    "#}
     );
     assert!(!out.success());
 }

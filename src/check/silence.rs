@@ -97,8 +97,11 @@ pub fn project_allows(config: &Node) -> Result<Vec<Allow>, Vec<Diagnostic>> {
                 let hint = id_node
                     .as_str()
                     .and_then(|t| crate::template::keys::suggest(t, &known));
-                let mut d = Diagnostic::error("not a finding id of `bpc check`")
-                    .with_primary(id_node.span, "unknown id");
+                let message = match id_node.as_str() {
+                    Some(text) => format!("`{text}` is not a finding id of `bpc check`"),
+                    None => "a silenced finding needs an id (text), or a map with `id`".to_string(),
+                };
+                let mut d = Diagnostic::error(message).with_primary(id_node.span, "unknown id");
                 d = match hint {
                     Some(h) => d.with_help(format!("did you mean `{h}`?")),
                     None => d.with_help(format!("the ids are: {}", known.join(", "))),

@@ -168,10 +168,12 @@ pub fn run_push(args: PushArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(f) => {
-            eprintln!("error: {}", f.message);
+            // Rendered as every other diagnostic without a place in a file.
+            let mut d = crate::files::Diagnostic::error(f.message);
             if let Some(help) = f.help {
-                eprintln!("  = help: {help}");
+                d = d.with_help(help);
             }
+            super::terminal::report(&[d], &crate::files::FileMap::new());
             ExitCode::from(1)
         }
     }

@@ -12,7 +12,7 @@ use crate::files::{Diagnostic, FileMap};
 use crate::session::{self, Session};
 use crate::watch::changes::{summary, Shape};
 use crate::watch::{Event, Inputs, Job, Outcome, Round, Settings};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -289,6 +289,19 @@ impl Job for TestJob {
     }
 }
 
+/// A changed path as the user would write it: relative to the working directory when
+/// it lies inside (the watcher reports absolute paths).
+fn shown(path: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let bases = cwd
+        .iter()
+        .flat_map(|c| [c.clone(), c.canonicalize().unwrap_or_default()]);
+    let inside = bases
+        .filter(|base| !base.as_os_str().is_empty())
+        .find_map(|base| path.strip_prefix(base).ok().map(Path::to_path_buf));
+    inside.as_deref().unwrap_or(path).display().to_string()
+}
+
 /// Prints one event of the loop to stderr.
 pub fn print(event: Event) {
     match event {
@@ -300,9 +313,9 @@ pub fn print(event: Event) {
             let cause = match changed.as_slice() {
                 [] if number == 1 => String::new(),
                 [] => "change: ".to_string(),
-                [one] => format!("{} changed: ", one.display()),
+                [one] => format!("{} changed: ", shown(one)),
                 [first, rest @ ..] => {
-                    format!("{} and {} more changed: ", first.display(), rest.len())
+                    format!("{} and {} more changed: ", shown(first), rest.len())
                 }
             };
             match outcome {

@@ -194,8 +194,9 @@ fn unsettled(template: &Template, mut flipping: Vec<usize>, limit: usize) -> Dia
             )
         })
         .collect();
+    let verb = if names.len() == 1 { "keeps" } else { "keep" };
     let mut d = Diagnostic::error(format!(
-        "facet activation does not settle after {limit} rounds: {} keep switching on and off",
+        "facet activation does not settle after {limit} rounds: {} {verb} switching on and off",
         names.join(", ")
     ))
     .with_help("a facet's `when` reads config that exists only while the facet is inactive (or the reverse)");
@@ -270,7 +271,7 @@ mod tests {
             .expect("activation does not settle");
         assert_eq!(
             messages(&errors),
-            "facet activation does not settle after 2 rounds: `flip` (facets/flip.yaml) keep \
+            "facet activation does not settle after 2 rounds: `flip` (facets/flip.yaml) keeps \
              switching on and off"
         );
     }

@@ -6,6 +6,7 @@ use crate::compose::collect::Exclusion;
 use crate::compose::merge::Merged;
 use crate::compose::shared::inputs::Cycles;
 use crate::compose::shared::origin::Origins;
+use crate::compose::shared::tier_names;
 use crate::compose::shared::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
@@ -79,7 +80,22 @@ fn validate(
                 .iter()
                 .filter(|e| would_define(e, kind, name))
                 .collect();
-            if excluded.is_empty() {
+            // A flux system's bare name means its install tier; one without that tier
+            // is named by its other tiers only.
+            let tiers: Vec<String> = merged
+                .components
+                .keys()
+                .filter(|id| id.as_str() != name && tier_names::belongs_to(id, name))
+                .map(|id| format!("`{id}`"))
+                .collect();
+            if excluded.is_empty() && kind == ComponentKind::Kustomize && !tiers.is_empty() {
+                d = d
+                    .with_note(format!(
+                        "`{name}` is a flux system without an install tier (`{}`), which its bare name stands for",
+                        tier_names::install(name)
+                    ))
+                    .with_help(format!("depend on one of its tiers: {}", tiers.join(", ")));
+            } else if excluded.is_empty() {
                 if let Some(hint) = closest(name, merged.components.keys().map(String::as_str)) {
                     d = d.with_help(format!("did you mean `{hint}`?"));
                 } else {

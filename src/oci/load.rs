@@ -103,7 +103,7 @@ pub fn pull(
     if !template_dir.is_dir() {
         return Err(at(Diagnostic::error(format!(
             "{url} is not a Windsor blueprint artifact: it has no _template/ directory ({} holds {})",
-            dir.display(),
+            dir.strip_prefix(root).unwrap_or(&dir).display(),
             listing(&dir)
         )))
         .with_help("a blueprint artifact keeps its template under _template/ (what `windsor bundle` and `bpc bundle` write)"));

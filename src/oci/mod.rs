@@ -69,7 +69,7 @@ pub fn fetch(root: &Path, reference: &Reference, settings: &Settings) -> Result<
         return Err(Failure {
             message: format!(
                 "{reference} is not in the cache ({} has no artifact.tar) and --offline forbids pulling it",
-                dir.display()
+                dir.strip_prefix(root).unwrap_or(&dir).display()
             ),
             help: Some("run once without --offline (or `windsor init`) to pull it into the cache".to_string()),
         });

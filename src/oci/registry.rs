@@ -120,11 +120,13 @@ fn unknown_manifest(error: &OciDistributionError) -> bool {
 }
 
 fn describe(error: &OciDistributionError) -> String {
-    // reqwest's own message names the URL but not the cause; the chain has it.
-    let mut text = error.to_string();
+    // reqwest's own message names the URL but not the cause; the chain has it. A
+    // registry's reply body may end in a newline: the description stays one line.
+    let line = |s: String| s.trim().replace('\n', " ");
+    let mut text = line(error.to_string());
     let mut source = std::error::Error::source(error);
     while let Some(s) = source {
-        let more = s.to_string();
+        let more = line(s.to_string());
         if !text.contains(&more) {
             text = format!("{text}: {more}");
         }

@@ -430,9 +430,8 @@ pub fn locate(
             Some(files) => Module::Read { dir, files },
             None => Module::Unread {
                 why: format!(
-                    "the variables of {} are unknown: there is no module directory at {}",
+                    "the variables of {} are unknown: there is no module directory at {dir}",
                     remote.address,
-                    module.display()
                 ),
                 dir: Some(dir),
             },

@@ -13,7 +13,7 @@ pub(crate) mod sources;
 pub use facet::*;
 pub use sources::{load_with_sources, load_with_sources_cached, Upstream};
 
-use crate::files::{Diagnostic, FileMap, FileTree};
+use crate::files::{Diagnostic, FileMap, FileTree, TreeError};
 use crate::yaml::Node;
 use std::sync::Arc;
 
@@ -88,11 +88,22 @@ impl Template {
     }
 }
 
+/// A file of the tree that could not be read, named once (the tree's error names the
+/// path too).
+fn unreadable(tree: &FileTree, path: &str, e: TreeError) -> Diagnostic {
+    let reason = if e.path == path {
+        e.message
+    } else {
+        e.to_string()
+    };
+    Diagnostic::error(format!("cannot read {}: {reason}", tree.describe(path)))
+}
+
 /// Reads and parses one YAML file of the tree into the source map.
 pub fn read_yaml(tree: &FileTree, sources: &FileMap, path: &str) -> Result<Node, Diagnostic> {
     let text = tree
         .read_to_string(path)
-        .map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", tree.describe(path))))?;
+        .map_err(|e| unreadable(tree, path, e))?;
     let file = sources.add(tree.describe(path), text);
     let text = sources.text(file).unwrap_or_default();
     crate::yaml::parse(&text, file).map_err(Diagnostic::from)
@@ -140,10 +151,7 @@ fn parse_facets(
                 slots.push(Err(files.len()));
                 files.push((path.as_str(), sources.add(shown, text)));
             }
-            Err(e) => diagnostics.push(Diagnostic::error(format!(
-                "cannot read {}: {e}",
-                tree.describe(path)
-            ))),
+            Err(e) => diagnostics.push(unreadable(tree, path, e)),
         }
     }
     let parse_one = |(path, file): &(&str, crate::files::FileId)| {

@@ -103,13 +103,15 @@ impl Golden {
             let path = golden_path(&dir, &case.file, &case.name);
             let key = path.to_string_lossy().to_lowercase();
             if let Some(first) = owners.get(&key) {
+                // Named from the template root, as the cases' files are.
+                let shown = path.strip_prefix(&dir).unwrap_or(&path);
                 return Err(vec![Diagnostic::error(format!(
                     "test cases `{}` ({}) and `{}` ({}) would share the golden file {}",
                     first.name,
                     first.file,
                     case.name,
                     case.file,
-                    path.display()
+                    shown.display()
                 ))
                 .with_help(
                     "rename one of the cases so their names differ in letters or digits",

@@ -75,21 +75,18 @@ fn described(err: &ExprError, span: Span, written: &str) -> Diagnostic {
         crate::expr::ErrorKind::Run => "expression failed",
         crate::expr::ErrorKind::Deferred => "expression deferred",
     };
-    let diagnostic = Diagnostic::error(format!("{kind}: {}", err.message))
-        .with_primary(span, err.message.clone());
     match unknown_function(err, written) {
         Some((name, hint)) => {
-            let d = Diagnostic {
-                message: format!("{kind}: unknown function `{name}`"),
-                ..diagnostic
-            }
-            .with_note(format!("(the expression engine says: {})", err.message));
+            let d = Diagnostic::error(format!("{kind}: unknown function `{name}`"))
+                .with_primary(span, format!("no function named `{name}`"))
+                .with_note(format!("(the expression engine says: {})", err.message));
             match hint {
                 Some(h) => d.with_help(format!("did you mean `{h}`?")),
                 None => d,
             }
         }
-        None => diagnostic,
+        None => Diagnostic::error(format!("{kind}: {}", err.message))
+            .with_primary(span, err.message.clone()),
     }
 }
 

@@ -96,19 +96,12 @@ impl Schema {
             let rule = schema_path.rsplit('/').next().unwrap_or_default();
             let mut d = Diagnostic::error(format!("invalid value at `{dotted}`: {error}"))
                 .with_note(format!("rule `{rule}` of schema.yaml, at {schema_path}"));
-            match locate(layers, &path, sources) {
-                Some((layer, span)) => {
+            match writer(layers, &path, sources) {
+                Some((layer, Some(span))) => {
                     d = d.with_primary(span, format!("set by {layer}"));
                 }
-                None => {
-                    if let Some(layer) = layers
-                        .iter()
-                        .rev()
-                        .find(|l| l.yaml.is_none() && has_path(&l.value, &path))
-                    {
-                        d = d.with_note(format!("set by {}", layer.name));
-                    }
-                }
+                Some((layer, None)) => d = d.with_note(format!("set by {layer}")),
+                None => {}
             }
             out.push(d);
         }
@@ -146,12 +139,21 @@ fn has_path(v: &Value, path: &[String]) -> bool {
     true
 }
 
-/// The highest layer whose YAML writes `path`, and where.
-fn locate<'a>(layers: &'a [Layer], path: &[String], sources: &FileMap) -> Option<(&'a str, Span)> {
-    layers
-        .iter()
-        .rev()
-        .find_map(|layer| Some((layer.name.as_str(), layer.locate(path, sources)?)))
+/// The highest layer that writes `path`, and where when it is YAML (a `--set` has no
+/// place in a file; a lower file's line would name a value that was overridden).
+fn writer<'a>(
+    layers: &'a [Layer],
+    path: &[String],
+    sources: &FileMap,
+) -> Option<(&'a str, Option<Span>)> {
+    layers.iter().rev().find_map(|layer| {
+        let name = layer.name.as_str();
+        match layer.locate(path, sources) {
+            Some(span) => Some((name, Some(span))),
+            None if layer.yaml.is_none() && has_path(&layer.value, path) => Some((name, None)),
+            None => None,
+        }
+    })
 }
 
 fn apply(schema: &serde_json::Value, value: Option<&Value>) -> Option<Value> {

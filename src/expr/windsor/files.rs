@@ -17,10 +17,14 @@ pub const FILE: NativeFn = NativeFn {
 
 fn file(call: &Call<'_>, args: &[Value]) -> Result<Value, NativeError> {
     let path = args::string(args.first().unwrap_or(&Value::Nil), "file() path")?;
-    let (_, bytes) = call
-        .host
-        .read_file(path)
-        .map_err(|e| NativeError::run(format!("failed to read file {path}: {e}")))?;
+    let (_, bytes) = call.host.read_file(path).map_err(|e| {
+        // The host's reason may start with the path as written; name it once.
+        let reason = e
+            .strip_prefix(path)
+            .and_then(|rest| rest.strip_prefix(": "))
+            .unwrap_or(&e);
+        NativeError::run(format!("failed to read file {path}: {reason}"))
+    })?;
     // Go strings hold any bytes; ours are UTF-8, so invalid sequences become U+FFFD.
     Ok(Value::from(String::from_utf8_lossy(&bytes).into_owned()))
 }
