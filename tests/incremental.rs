@@ -8,7 +8,7 @@
 //! engine is told which files changed (as watch mode and the language server tell
 //! it) and reads only those: it must compose the same too.
 
-use bpc::check::{check, check_incremental, Memo as CheckMemo};
+use bpc::check::{check, check_incremental, Allow, FindingId, Memo as CheckMemo};
 use bpc::compose::Composition;
 use bpc::files::{render_all, Diagnostic, FileMap};
 use bpc::session::{Options, Recomposer, Session};
@@ -36,6 +36,8 @@ enum When {
     Lit(bool),
     /// `bB.kK == 'vN'`: activation depends on config.
     Reads(usize, usize, u8),
+    /// A contradiction: `bpc check` reports it can never be true.
+    Never,
 }
 
 #[derive(Clone, Debug)]
@@ -85,6 +87,7 @@ fn when() -> impl Strategy<Value = When> {
         2 => Just(When::None),
         1 => any::<bool>().prop_map(When::Lit),
         2 => (0..BLOCKS, 0..KEYS, 0u8..4).prop_map(|(b, k, v)| When::Reads(b, k, v)),
+        1 => Just(When::Never),
     ]
 }
 
@@ -141,6 +144,13 @@ fn yaml(f: &Facet) -> String {
         When::None => {}
         When::Lit(b) => out.push_str(&format!("when: {b}\n")),
         When::Reads(b, k, v) => out.push_str(&format!("when: \"(b{b}.k{k} ?? '') == 'v{v}'\"\n")),
+        When::Never => out.push_str("when: \"provider == 'a' && provider == 'b'\"\n"),
+    }
+    // Some facets silence what `bpc check` finds in them.
+    match f.id % 5 {
+        1 => out.push_str("# bpc:allow-file unknown-reference\n"),
+        2 => out.push_str("# bpc:allow-file never-active unused-config-key\n"),
+        _ => {}
     }
     if !f.blocks.is_empty() {
         out.push_str("config:\n");
@@ -328,13 +338,21 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
             apply(&mut facets, edit);
         }
         let touched = write(root, &facets);
+        // The project's `check.allow` changes now and then too.
+        let allow: Vec<Allow> = match step % 3 {
+            2 => vec![Allow {
+                id: FindingId::UnknownReference,
+                file: Some("facets/f000.yaml".into()),
+            }],
+            _ => Vec::new(),
+        };
         told.changed(touched.iter().map(PathBuf::as_path));
         let told_session = told.open();
         let told_result = told_session.and_then(|session| told.compose(&session));
         let told_text = outcome(&told_result, told.sources());
         let warm_session = engine.open();
         let warm_check = warm_session.as_ref().ok().map(|s| {
-            let report = check_incremental(&s.template, &s.engine, &[], &mut checked);
+            let report = check_incremental(&s.template, &s.engine, &allow, &mut checked);
             findings(&report, engine.sources())
         });
         let warm = warm_session.and_then(|session| engine.compose(&session));
@@ -345,7 +363,7 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
         let cold_check = cold_session
             .as_ref()
             .ok()
-            .map(|s| findings(&check(&s.template, &s.engine, &[]), &sources));
+            .map(|s| findings(&check(&s.template, &s.engine, &allow), &sources));
         let cold = cold_session.and_then(|s| s.compose());
         let cold_text = outcome(&cold, &sources);
         prop_assert_eq!(&warm_text, &cold_text, "step {} ({:?})", step, edit);
