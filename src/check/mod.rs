@@ -64,6 +64,8 @@ pub struct Memo {
     names: Option<names::Shape>,
     allow: Vec<Allow>,
     facets: std::collections::HashMap<String, FacetFindings>,
+    /// The reads of every facet in `facets`.
+    read: usage::ReadSet,
 }
 
 struct FacetFindings {
@@ -93,32 +95,42 @@ pub fn check_incremental(
         .as_ref()
         .is_some_and(|old| old.same_as(&names, sources));
     let mut kept = std::mem::take(&mut memo.facets);
+    let mut read = std::mem::take(&mut memo.read);
     if !same_names || memo.allow != allow {
         kept.clear();
+        read = usage::ReadSet::default();
     }
     let reused: Vec<Option<FacetFindings>> = template
         .facets
         .iter()
         .map(|f| {
+            let old = kept.remove(&f.path)?;
             // Findings that point into another file are found again: that file may
             // have been read anew, and its positions belong to the old text.
-            kept.remove(&f.path).filter(|k| {
-                std::sync::Arc::ptr_eq(&k.facet, f)
-                    && k.sites
-                        .iter()
-                        .chain(&k.required)
-                        .chain(&k.never)
-                        .all(|finding| {
-                            let d = &finding.diagnostic;
-                            d.primary
-                                .iter()
-                                .chain(&d.secondary)
-                                .all(|l| l.span.file == f.file)
-                        })
-            })
+            let same = std::sync::Arc::ptr_eq(&old.facet, f)
+                && old
+                    .sites
+                    .iter()
+                    .chain(&old.required)
+                    .chain(&old.never)
+                    .all(|finding| {
+                        let d = &finding.diagnostic;
+                        d.primary
+                            .iter()
+                            .chain(&d.secondary)
+                            .all(|l| l.span.file == f.file)
+                    });
+            if same {
+                return Some(old);
+            }
+            old.reads.iter().for_each(|path| read.remove(path));
+            None
         })
         .collect();
-    drop(kept);
+    // Facets gone from the template: their reads go too.
+    for old in kept.into_values() {
+        old.reads.iter().for_each(|path| read.remove(path));
+    }
     let mut fresh: Vec<FacetFindings> = template
         .facets
         .iter()
@@ -186,6 +198,7 @@ pub fn check_incremental(
         own.silenced = silenced;
     }
     // Facet by facet, as one pass over the sites would have found them.
+    let analysed: Vec<bool> = reused.iter().map(Option::is_none).collect();
     let kept: Vec<FacetFindings> = reused
         .into_iter()
         .zip(fresh)
@@ -195,10 +208,9 @@ pub fn check_incremental(
     found.extend(kept.iter().flat_map(|k| k.required.iter().cloned()));
     found.extend(kept.iter().flat_map(|k| k.never.iter().cloned()));
     let mut silenced: usize = kept.iter().map(|k| k.silenced).sum();
-    let mut read = usage::ReadSet::default();
-    for k in &kept {
-        for path in &k.reads {
-            read.add(path);
+    for (k, new) in kept.iter().zip(&analysed) {
+        if *new {
+            k.reads.iter().for_each(|path| read.add(path));
         }
     }
     memo.facets = kept
@@ -208,6 +220,7 @@ pub fn check_incremental(
     let mut whole = Vec::new();
     dependencies::check(template, &mut whole);
     usage::check(&names, &read, &mut whole);
+    memo.read = read;
     memo.names = Some(names);
     memo.allow = allow.to_vec();
 

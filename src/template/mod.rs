@@ -401,6 +401,9 @@ impl FacetCache {
     fn facet_paths(&self, tree: &FileTree) -> Result<FacetPaths, TreeError> {
         let mut told = self.told.lock().unwrap_or_else(|p| p.into_inner());
         let root = tree.root_dir().filter(|_| told.on);
+        // Only the composing template loads through the cache: a listing of another
+        // tree (the project pointed elsewhere meanwhile) may have gone unwatched.
+        told.trees.retain(|r, _| Some(r) == root.as_ref());
         if let Some(root) = &root {
             if let Some(listing) = told.trees.get_mut(root) {
                 let changed = std::mem::take(&mut listing.changed);
