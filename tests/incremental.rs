@@ -495,3 +495,54 @@ fn a_told_engine_reads_only_the_files_it_is_told_changed() {
     engine.unknown_changes();
     assert_eq!(inputs(&mut engine), " 0 2");
 }
+
+/// A facet file reached through a symlink changes under another name than the one
+/// listed: a told engine then lists and reads the template every time, so the change
+/// of the link's target is seen though only the target's path was told.
+#[cfg(unix)]
+#[test]
+fn a_told_engine_reads_a_symlinked_facet_whose_target_changed() {
+    let facet = |value: u8| Facet {
+        id: 7,
+        nested: false,
+        when: When::None,
+        blocks: Vec::new(),
+        components: vec![Component {
+            name: 1,
+            strategy: 5,
+            input: Val::Lit(value),
+        }],
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
+    std::fs::write(root.join("contexts/local/values.yaml"), "provider: aws\n").expect("values");
+    write(&root, &[]);
+    let shared = root.join("contexts/_template/shared");
+    std::fs::create_dir_all(&shared).expect("mkdir");
+    let target = shared.join("f007.yaml");
+    std::fs::write(&target, yaml(&facet(1))).expect("write");
+    std::os::unix::fs::symlink(
+        "../shared/f007.yaml",
+        root.join("contexts/_template/facets/f007.yaml"),
+    )
+    .expect("symlink");
+    let mut options = Options::at(&root);
+    options.locate.context = Some("local".into());
+    let mut engine = Recomposer::new(options);
+    engine.tell_changes(true);
+    let input = |engine: &mut Recomposer| -> String {
+        let session = engine.open().expect("loads");
+        let composed = engine.compose(&session).expect("composes");
+        let json = bpc::value::json::compact(&composed.blueprint);
+        ["v1", "v2"]
+            .into_iter()
+            .find(|v| json.contains(&format!("\"v0\":\"{v}\"")))
+            .unwrap_or("none")
+            .to_string()
+    };
+    assert_eq!(input(&mut engine), "v1");
+    std::fs::write(&target, yaml(&facet(2))).expect("write");
+    engine.changed([target.as_path()]);
+    assert_eq!(input(&mut engine), "v2");
+}
