@@ -13,7 +13,10 @@
 //! runs no test cases (they run on their own thread and compete for the cores).
 //! Each template is measured with `bpc.incremental` off (every analysis checks and
 //! composes everything, as before issue 25's engine) and on, one after the other;
-//! `--incremental on|off` runs one of them.
+//! `--incremental on|off` runs one of them. `--watch-files on` has the client declare
+//! that it watches files for the server (`workspace/didChangeWatchedFiles` dynamic
+//! registration, as VS Code does): the server then reads only the files it is told
+//! changed instead of listing and reading the template on every analysis.
 
 #[path = "support/synthetic.rs"]
 mod synthetic;
@@ -29,6 +32,8 @@ struct Options {
     tests: bool,
     /// `None`: both, side by side (incremental off, then on) per template.
     incremental: Option<bool>,
+    /// The client offers to watch files (the server then registers for it).
+    watch_files: bool,
 }
 
 fn options() -> Options {
@@ -37,6 +42,7 @@ fn options() -> Options {
         debounce: 30,
         tests: true,
         incremental: None,
+        watch_files: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -47,6 +53,7 @@ fn options() -> Options {
             "--debounce" => o.debounce = value.parse().expect("--debounce MS"),
             "--tests" => o.tests = value == "on",
             "--incremental" => o.incremental = Some(value == "on"),
+            "--watch-files" => o.watch_files = value == "on",
             other => panic!("unknown argument {other}"),
         }
         i += 2;
@@ -140,7 +147,8 @@ fn measure(
     send(Message::Request(Request::new(
         RequestId::from(1),
         "initialize".into(),
-        json!({"processId": null, "rootUri": uri(&root), "capabilities": {},
+        json!({"processId": null, "rootUri": uri(&root),
+               "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": o.watch_files}}},
                "initializationOptions": {"bpc": {"debounceMs": o.debounce, "tests": o.tests,
                                                   "incremental": incremental}}}),
     )));
@@ -206,9 +214,10 @@ fn main() {
     let o = options();
     let dir = tempfile::tempdir().expect("tempdir");
     println!(
-        "debounce {} ms, tests {}",
+        "debounce {} ms, tests {}, client watches files {}",
         o.debounce,
-        if o.tests { "on" } else { "off" }
+        if o.tests { "on" } else { "off" },
+        if o.watch_files { "on" } else { "off" }
     );
     let modes: Vec<bool> = match o.incremental {
         Some(on) => vec![on],

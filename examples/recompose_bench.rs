@@ -14,8 +14,11 @@
 //! * `cold`: a fresh `Session::open` + `compose` (what every round did before);
 //! * `incremental`: `Recomposer::open` + `compose` on the engine that composed the
 //!   previous version;
+//! * `told`: the same on an engine told which file changed
+//!   (`Recomposer::changed`, as watch mode and the language server tell it), which
+//!   neither lists the template nor reads the other files;
 //!
-//! and checks that both blueprints are equal. Prints min, median and max of each and
+//! and checks that the three blueprints are equal. Prints min, median and max of each and
 //! the facets the engine replayed. `--split` also prints where the incremental time
 //! went (load against compose).
 
@@ -75,6 +78,12 @@ fn main() {
     let first = engine.compose(&session).expect("composes");
     let first_ms = ms(start);
     drop((session, first));
+    let mut told = Recomposer::new(options.clone());
+    told.tell_changes(true);
+    let session = told.open().expect("loads");
+    drop(told.compose(&session).expect("composes"));
+    drop(session);
+    let (mut told_ms, mut told_loads, mut told_composes) = (Vec::new(), Vec::new(), Vec::new());
 
     let (mut cold, mut warm, mut loads, mut composes) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -106,6 +115,15 @@ fn main() {
         replayed.push(engine.reuse("local"));
 
         let start = Instant::now();
+        told.changed([path.as_path()]);
+        let told_session = told.open().expect("loads");
+        told_loads.push(ms(start));
+        let at = Instant::now();
+        let told_composition = told.compose(&told_session).expect("composes");
+        told_composes.push(ms(at));
+        told_ms.push(ms(start));
+
+        let start = Instant::now();
         let sources = Arc::new(bpc::files::FileMap::new());
         let fresh = Session::open(options.clone(), sources).expect("loads");
         let composed = fresh.compose().expect("composes");
@@ -116,7 +134,14 @@ fn main() {
                 .equals(&incremental.blueprint, bpc::value::Equality::IDENTICAL),
             "edit {edit}: the incremental blueprint differs from a cold compose"
         );
+        assert!(
+            composed
+                .blueprint
+                .equals(&told_composition.blueprint, bpc::value::Equality::IDENTICAL),
+            "edit {edit}: the told engine's blueprint differs from a cold compose"
+        );
         drop((session, incremental, fresh, composed));
+        drop((told_session, told_composition));
     }
     let reuse = replayed.last().copied().unwrap_or_default();
     println!("synthetic-{facets}: first composition {first_ms:.1} ms; {edits} edits, one facet file each");
@@ -125,6 +150,11 @@ fn main() {
     if split {
         println!("    of which load:             {}", summary(loads));
         println!("    of which compose:          {}", summary(composes));
+    }
+    println!("  told (changed + open + compose): {}", summary(told_ms));
+    if split {
+        println!("    of which load:             {}", summary(told_loads));
+        println!("    of which compose:          {}", summary(told_composes));
     }
     println!(
         "  last edit: {} facets replayed, {} collected{}",

@@ -672,8 +672,10 @@ impl Recomposer {
     ) -> Result<Session, Vec<Diagnostic>> {
         self.loads += 1;
         if self.loads > Self::RENEW_AFTER {
+            let tells = self.facets.tells_changes();
             self.sources = Arc::new(FileMap::new());
             self.facets = Arc::new(FacetCache::default());
+            self.facets.tell_changes(tells);
             self.memos.clear();
             self.loads = 1;
         }
@@ -726,6 +728,29 @@ impl Recomposer {
                 .insert(name, memo.into_inner().unwrap_or_else(|p| p.into_inner()));
         }
         results
+    }
+
+    /// `on`: from now on the caller tells the engine about every change of a file of
+    /// the template ([`Recomposer::changed`], or [`Recomposer::unknown_changes`] when
+    /// it cannot say what changed) before the next [`Recomposer::open`], which then
+    /// reads only those files and keeps the last listing and texts of the others
+    /// (watch mode and the language server know what changed). Off by default:
+    /// every open lists the template and reads and compares every facet file.
+    pub fn tell_changes(&mut self, on: bool) {
+        self.facets.tell_changes(on);
+    }
+
+    /// Files (absolute paths) changed, created or removed since the last open; a
+    /// directory named here is listed again. Paths outside the template need no
+    /// telling: everything but the template's facet files is read on every open.
+    pub fn changed<'p>(&mut self, paths: impl IntoIterator<Item = &'p std::path::Path>) {
+        self.facets.changed(paths);
+    }
+
+    /// Something changed that the caller cannot name: the next open lists and reads
+    /// everything (and later ones go back to reading what they are told).
+    pub fn unknown_changes(&mut self) {
+        self.facets.unknown_changes();
     }
 
     /// The options the next [`Recomposer::open`] uses (a changed context setting).

@@ -4,15 +4,17 @@
 //! removed, a config key renamed), recomposed after each edit by one
 //! [`Recomposer`] and by a fresh session; blueprint, warnings or errors (as text),
 //! config, messages, exclusions and block log must be the same, and so must the
-//! findings of `bpc check` with a memo kept across the edits and without.
+//! findings of `bpc check` with a memo kept across the edits and without. A third
+//! engine is told which files changed (as watch mode and the language server tell
+//! it) and reads only those: it must compose the same too.
 
-use bpc::check::{check, check_incremental, Memo as CheckMemo};
+use bpc::check::{check, check_incremental, Allow, FindingId, Memo as CheckMemo};
 use bpc::compose::Composition;
 use bpc::files::{render_all, Diagnostic, FileMap};
 use bpc::session::{Options, Recomposer, Session};
 use bpc::value::Equality;
 use proptest::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 const BLOCKS: usize = 3;
@@ -34,6 +36,8 @@ enum When {
     Lit(bool),
     /// `bB.kK == 'vN'`: activation depends on config.
     Reads(usize, usize, u8),
+    /// A contradiction: `bpc check` reports it can never be true.
+    Never,
 }
 
 #[derive(Clone, Debug)]
@@ -52,6 +56,8 @@ struct Component {
 #[derive(Clone, Debug)]
 struct Facet {
     id: usize,
+    /// In `facets/nested/` rather than `facets/`.
+    nested: bool,
     when: When,
     blocks: Vec<Block>,
     components: Vec<Component>,
@@ -64,6 +70,8 @@ enum Edit {
     Add(Facet),
     Remove(usize),
     RenameKey(usize, usize, usize, usize),
+    /// Moves the facet's file between `facets/` and `facets/nested/`.
+    Move(usize),
 }
 
 fn val() -> impl Strategy<Value = Val> {
@@ -79,6 +87,7 @@ fn when() -> impl Strategy<Value = When> {
         2 => Just(When::None),
         1 => any::<bool>().prop_map(When::Lit),
         2 => (0..BLOCKS, 0..KEYS, 0u8..4).prop_map(|(b, k, v)| When::Reads(b, k, v)),
+        1 => Just(When::Never),
     ]
 }
 
@@ -98,6 +107,7 @@ fn facet(id: usize) -> impl Strategy<Value = Facet> {
     )
         .prop_map(move |(when, blocks, components)| Facet {
             id,
+            nested: false,
             when,
             blocks,
             components,
@@ -113,6 +123,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => any::<usize>().prop_map(Edit::Remove),
         2 => (any::<usize>(), any::<usize>(), any::<usize>(), 0..KEYS)
             .prop_map(|(f, b, e, k)| Edit::RenameKey(f, b, e, k)),
+        1 => any::<usize>().prop_map(Edit::Move),
     ]
 }
 
@@ -133,6 +144,13 @@ fn yaml(f: &Facet) -> String {
         When::None => {}
         When::Lit(b) => out.push_str(&format!("when: {b}\n")),
         When::Reads(b, k, v) => out.push_str(&format!("when: \"(b{b}.k{k} ?? '') == 'v{v}'\"\n")),
+        When::Never => out.push_str("when: \"provider == 'a' && provider == 'b'\"\n"),
+    }
+    // Some facets silence what `bpc check` finds in them.
+    match f.id % 5 {
+        1 => out.push_str("# bpc:allow-file unknown-reference\n"),
+        2 => out.push_str("# bpc:allow-file never-active unused-config-key\n"),
+        _ => {}
     }
     if !f.blocks.is_empty() {
         out.push_str("config:\n");
@@ -190,6 +208,7 @@ fn apply(facets: &mut Vec<Facet>, edit: &Edit) {
         Edit::Remove(f) if n > 0 => {
             facets.remove(f % n);
         }
+        Edit::Move(f) if n > 0 => facets[f % n].nested ^= true,
         Edit::RenameKey(f, b, e, k) if n > 0 => {
             let facet = &mut facets[f % n];
             let count = facet.blocks.len().max(1);
@@ -202,27 +221,51 @@ fn apply(facets: &mut Vec<Facet>, edit: &Edit) {
     }
 }
 
-/// Writes the template's facet files: changed ones only, removed ones deleted.
-fn write(dir: &Path, facets: &[Facet]) {
+/// Writes the template's facet files: changed ones only, removed ones deleted, an
+/// emptied `facets/nested/` removed. Returns every path created, written or removed
+/// (directories too), as a file watcher reports them.
+fn write(dir: &Path, facets: &[Facet]) -> Vec<PathBuf> {
     let facet_dir = dir.join("contexts/_template/facets");
+    let nested_dir = facet_dir.join("nested");
+    let mut touched = Vec::new();
     std::fs::create_dir_all(&facet_dir).expect("mkdir");
-    let wanted: Vec<String> = facets
+    let wanted: Vec<PathBuf> = facets
         .iter()
-        .map(|f| format!("f{:03}.yaml", f.id))
+        .map(|f| {
+            let name = format!("f{:03}.yaml", f.id);
+            if f.nested {
+                nested_dir.join(name)
+            } else {
+                facet_dir.join(name)
+            }
+        })
         .collect();
-    for entry in std::fs::read_dir(&facet_dir).expect("dir").flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if !wanted.contains(&name) {
-            std::fs::remove_file(entry.path()).expect("rm");
+    for d in [&facet_dir, &nested_dir] {
+        for entry in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_file() && !wanted.contains(&path) {
+                std::fs::remove_file(&path).expect("rm");
+                touched.push(path);
+            }
         }
     }
-    for (f, name) in facets.iter().zip(&wanted) {
-        let path = facet_dir.join(name);
+    if wanted.iter().any(|p| p.starts_with(&nested_dir)) {
+        if !nested_dir.is_dir() {
+            std::fs::create_dir(&nested_dir).expect("mkdir");
+            touched.push(nested_dir.clone());
+        }
+    } else if nested_dir.is_dir() {
+        std::fs::remove_dir(&nested_dir).expect("rmdir");
+        touched.push(nested_dir.clone());
+    }
+    for (f, path) in facets.iter().zip(&wanted) {
         let text = yaml(f);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-            std::fs::write(&path, text).expect("write");
+        if std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str()) {
+            std::fs::write(path, text).expect("write");
+            touched.push(path.clone());
         }
     }
+    touched
 }
 
 /// Everything of a composition that must not depend on how it was computed, as text.
@@ -282,6 +325,8 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
     options.locate.context = Some("local".into());
     options.environment = bpc::compose::host::Environment::Fixed(Default::default());
     let mut engine = Recomposer::new(options.clone());
+    let mut told = Recomposer::new(options.clone());
+    told.tell_changes(true);
     let mut checked = CheckMemo::default();
     let mut facets = initial;
     let mut replayed = 0;
@@ -292,10 +337,22 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
         if let Some(edit) = edit {
             apply(&mut facets, edit);
         }
-        write(root, &facets);
+        let touched = write(root, &facets);
+        // The project's `check.allow` changes now and then too.
+        let allow: Vec<Allow> = match step % 3 {
+            2 => vec![Allow {
+                id: FindingId::UnknownReference,
+                file: Some("facets/f000.yaml".into()),
+            }],
+            _ => Vec::new(),
+        };
+        told.changed(touched.iter().map(PathBuf::as_path));
+        let told_session = told.open();
+        let told_result = told_session.and_then(|session| told.compose(&session));
+        let told_text = outcome(&told_result, told.sources());
         let warm_session = engine.open();
         let warm_check = warm_session.as_ref().ok().map(|s| {
-            let report = check_incremental(&s.template, &s.engine, &[], &mut checked);
+            let report = check_incremental(&s.template, &s.engine, &allow, &mut checked);
             findings(&report, engine.sources())
         });
         let warm = warm_session.and_then(|session| engine.compose(&session));
@@ -306,10 +363,11 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
         let cold_check = cold_session
             .as_ref()
             .ok()
-            .map(|s| findings(&check(&s.template, &s.engine, &[]), &sources));
+            .map(|s| findings(&check(&s.template, &s.engine, &allow), &sources));
         let cold = cold_session.and_then(|s| s.compose());
         let cold_text = outcome(&cold, &sources);
         prop_assert_eq!(&warm_text, &cold_text, "step {} ({:?})", step, edit);
+        prop_assert_eq!(&told_text, &cold_text, "told, step {} ({:?})", step, edit);
         prop_assert_eq!(
             &warm_check,
             &cold_check,
@@ -321,6 +379,12 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
             prop_assert!(
                 same_blueprint(w, c),
                 "step {step} ({edit:?}): blueprints differ"
+            );
+        }
+        if let (Ok(t), Ok(c)) = (&told_result, &cold) {
+            prop_assert!(
+                same_blueprint(t, c),
+                "told, step {step} ({edit:?}): blueprints differ"
             );
         }
     }
@@ -350,6 +414,7 @@ fn an_unrelated_edit_replays_the_other_facets() {
     let facets: Vec<Facet> = (0..5)
         .map(|id| Facet {
             id,
+            nested: false,
             when: When::None,
             blocks: vec![Block {
                 name: id % BLOCKS,
@@ -383,4 +448,101 @@ fn an_unrelated_edit_replays_the_other_facets() {
     let reuse = engine.reuse("local");
     assert!(!reuse.cold, "{reuse:?}");
     assert_eq!((reuse.replayed, reuse.collected), (3, 2), "{reuse:?}");
+}
+
+/// Told which files changed, the engine reads those only: a file changed without
+/// telling keeps its last text until an unknown change makes it read everything.
+/// (So the property above drives the told path, not a full reload.)
+#[test]
+fn a_told_engine_reads_only_the_files_it_is_told_changed() {
+    let facet = |id: usize, value: u8| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks: Vec::new(),
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Lit(value),
+        }],
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
+    std::fs::write(root.join("contexts/local/values.yaml"), "provider: aws\n").expect("values");
+    write(root, &[facet(0, 1), facet(1, 1)]);
+    let mut options = Options::at(root);
+    options.locate.context = Some("local".into());
+    let mut engine = Recomposer::new(options);
+    engine.tell_changes(true);
+    let inputs = |engine: &mut Recomposer| -> String {
+        let session = engine.open().expect("loads");
+        let composed = engine.compose(&session).expect("composes");
+        let json = bpc::value::json::compact(&composed.blueprint);
+        let mut found: Vec<String> = ["\"v0\":\"v1\"", "\"v0\":\"v2\""]
+            .iter()
+            .map(|v| json.matches(v).count().to_string())
+            .collect();
+        found.insert(0, String::new());
+        found.join(" ")
+    };
+    assert_eq!(inputs(&mut engine), " 2 0");
+    // Both files change; the engine is told of f001 only.
+    let touched = write(root, &[facet(0, 2), facet(1, 2)]);
+    assert_eq!(touched.len(), 2);
+    engine.changed([touched[1].as_path()]);
+    assert_eq!(inputs(&mut engine), " 1 1");
+    engine.unknown_changes();
+    assert_eq!(inputs(&mut engine), " 0 2");
+}
+
+/// A facet file reached through a symlink changes under another name than the one
+/// listed: a told engine then lists and reads the template every time, so the change
+/// of the link's target is seen though only the target's path was told.
+#[cfg(unix)]
+#[test]
+fn a_told_engine_reads_a_symlinked_facet_whose_target_changed() {
+    let facet = |value: u8| Facet {
+        id: 7,
+        nested: false,
+        when: When::None,
+        blocks: Vec::new(),
+        components: vec![Component {
+            name: 1,
+            strategy: 5,
+            input: Val::Lit(value),
+        }],
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
+    std::fs::write(root.join("contexts/local/values.yaml"), "provider: aws\n").expect("values");
+    write(&root, &[]);
+    let shared = root.join("contexts/_template/shared");
+    std::fs::create_dir_all(&shared).expect("mkdir");
+    let target = shared.join("f007.yaml");
+    std::fs::write(&target, yaml(&facet(1))).expect("write");
+    std::os::unix::fs::symlink(
+        "../shared/f007.yaml",
+        root.join("contexts/_template/facets/f007.yaml"),
+    )
+    .expect("symlink");
+    let mut options = Options::at(&root);
+    options.locate.context = Some("local".into());
+    let mut engine = Recomposer::new(options);
+    engine.tell_changes(true);
+    let input = |engine: &mut Recomposer| -> String {
+        let session = engine.open().expect("loads");
+        let composed = engine.compose(&session).expect("composes");
+        let json = bpc::value::json::compact(&composed.blueprint);
+        ["v1", "v2"]
+            .into_iter()
+            .find(|v| json.contains(&format!("\"v0\":\"{v}\"")))
+            .unwrap_or("none")
+            .to_string()
+    };
+    assert_eq!(input(&mut engine), "v1");
+    std::fs::write(&target, yaml(&facet(2))).expect("write");
+    engine.changed([target.as_path()]);
+    assert_eq!(input(&mut engine), "v2");
 }

@@ -541,3 +541,65 @@ fn dependencies_new_facets_completion_symbols_and_schema() {
     );
     assert!(client.stop().success());
 }
+
+/// A client that watches files for the server (dynamic registration of
+/// `workspace/didChangeWatchedFiles`) is asked to, and the files it reports are read
+/// again: the server then reads only what it is told changed, so a facet created on
+/// disk and reported shows its findings, and removed and reported, loses them.
+#[test]
+fn files_the_client_reports_changed_on_disk_are_read_again() {
+    let (_dir, root) = project();
+    let mut client = Client::start(BIN, &root);
+    client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(&root),
+            "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}},
+            "initializationOptions": {"bpc": {"debounceMs": 10, "tests": false}},
+        }),
+    );
+    client.notify("initialized", json!({}));
+    let registration = client.wait_for("client/registerCapability", |_| true);
+    assert_eq!(
+        registration["registrations"][0]["method"], "workspace/didChangeWatchedFiles",
+        "{registration}"
+    );
+    let facet = uri(&root.join(FACET));
+    let text = std::fs::read_to_string(root.join(FACET)).expect("facet");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": facet, "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    diagnostics_of(&mut client, &facet, 1);
+
+    let on_disk = root.join("contexts/_template/facets/zz-disk.yaml");
+    let disk_uri = uri(&on_disk);
+    std::fs::write(
+        &on_disk,
+        "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: zz-disk\nterraform:\n  - name: zz\n    path: zz\n    inputs:\n      a: ${clutser.name}\n",
+    )
+    .expect("write");
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": disk_uri, "type": 1}]}),
+    );
+    let misspelt = |p: &Value| {
+        p["diagnostics"].as_array().is_some_and(|d| {
+            d.iter()
+                .any(|d| d["message"].to_string().contains("clutser"))
+        })
+    };
+    client.wait_for("textDocument/publishDiagnostics", |p| {
+        p["uri"] == disk_uri && misspelt(p)
+    });
+    std::fs::remove_file(&on_disk).expect("rm");
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": disk_uri, "type": 3}]}),
+    );
+    client.wait_for("textDocument/publishDiagnostics", |p| {
+        p["uri"] == disk_uri && p["diagnostics"].as_array().is_some_and(|d| d.is_empty())
+    });
+    assert!(client.stop().success());
+}

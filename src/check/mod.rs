@@ -53,20 +53,30 @@ pub fn check(template: &Template, engine: &Engine, allow: &[Allow]) -> Report {
 
 /// What one check found per facet, kept for the next check of the same project (the
 /// language server checks after every edit): a facet whose file did not change (the
-/// same parsed facet) is not analysed again while the names the template defines are
-/// the same (compared with their positions, by file path). The whole-template checks
-/// (reachability, dependencies, unused names) run every time.
+/// same parsed facet) is not analysed again — its expressions are not even parsed —
+/// while the names the template defines and the project's `check.allow` are the same
+/// (names compared with their positions, by file path). What a facet's own analysis
+/// finds (references, calls, types, `requires:`, `when`s that can never be true) is
+/// kept already silenced; dependencies and unused names are found over the whole
+/// template every time.
 #[derive(Default)]
 pub struct Memo {
     names: Option<names::Shape>,
+    allow: Vec<Allow>,
     facets: std::collections::HashMap<String, FacetFindings>,
+    /// The reads of every facet in `facets`.
+    read: usage::ReadSet,
 }
 
 struct FacetFindings {
     facet: std::sync::Arc<crate::template::Facet>,
-    /// Findings of the facet's expressions, then of its `requires:` paths.
+    /// Findings of the facet's expressions, of its `requires:` paths and of its
+    /// `when`s, those silenced taken out.
     sites: Vec<Finding>,
     required: Vec<Finding>,
+    never: Vec<Finding>,
+    /// How many of the facet's findings were silenced.
+    silenced: usize,
     /// Every path its expressions and `requires:` read.
     reads: Vec<Vec<String>>,
 }
@@ -85,28 +95,42 @@ pub fn check_incremental(
         .as_ref()
         .is_some_and(|old| old.same_as(&names, sources));
     let mut kept = std::mem::take(&mut memo.facets);
-    if !same_names {
+    let mut read = std::mem::take(&mut memo.read);
+    if !same_names || memo.allow != allow {
         kept.clear();
+        read = usage::ReadSet::default();
     }
     let reused: Vec<Option<FacetFindings>> = template
         .facets
         .iter()
         .map(|f| {
+            let old = kept.remove(&f.path)?;
             // Findings that point into another file are found again: that file may
             // have been read anew, and its positions belong to the old text.
-            kept.remove(&f.path).filter(|k| {
-                std::sync::Arc::ptr_eq(&k.facet, f)
-                    && k.sites.iter().chain(&k.required).all(|finding| {
+            let same = std::sync::Arc::ptr_eq(&old.facet, f)
+                && old
+                    .sites
+                    .iter()
+                    .chain(&old.required)
+                    .chain(&old.never)
+                    .all(|finding| {
                         let d = &finding.diagnostic;
                         d.primary
                             .iter()
                             .chain(&d.secondary)
                             .all(|l| l.span.file == f.file)
-                    })
-            })
+                    });
+            if same {
+                return Some(old);
+            }
+            old.reads.iter().for_each(|path| read.remove(path));
+            None
         })
         .collect();
-    drop(kept);
+    // Facets gone from the template: their reads go too.
+    for old in kept.into_values() {
+        old.reads.iter().for_each(|path| read.remove(path));
+    }
     let mut fresh: Vec<FacetFindings> = template
         .facets
         .iter()
@@ -114,16 +138,15 @@ pub fn check_incremental(
             facet: f.clone(),
             sites: Vec::new(),
             required: Vec::new(),
+            never: Vec::new(),
+            silenced: 0,
             reads: Vec::new(),
         })
         .collect();
-    let sites = sites::collect(template, engine);
-    let mut read = usage::ReadSet::default();
+    // Only the facets analysed again have their expressions parsed.
+    let sites = sites::collect_where(template, engine, |i| reused[i].is_none());
     let mut suggestions = references::Suggestions::default();
     for site in &sites.expressions {
-        if reused[site.facet].is_some() {
-            continue;
-        }
         let own = &mut fresh[site.facet];
         let ast = match &site.parsed {
             Ok(ast) => ast,
@@ -156,15 +179,26 @@ pub fn check_incremental(
         types::check(site, &reads, &names, sources, &mut own.sites);
     }
     for required in &sites.required {
-        if reused[required.facet].is_some() {
-            continue;
-        }
         let own = &mut fresh[required.facet];
         own.reads
             .push(required.path.split('.').map(str::to_string).collect());
         references::check_required(required, &names, &mut suggestions, &mut own.required);
     }
+    let mut never: Vec<Vec<Finding>> = vec![Vec::new(); template.facets.len()];
+    reachability::check(template, &sites.expressions, &names, &mut never);
+    drop(sites);
+    for (own, never) in fresh.iter_mut().zip(never) {
+        own.never = never;
+        let mut silenced = 0;
+        for list in [&mut own.sites, &mut own.required, &mut own.never] {
+            let before = list.len();
+            list.retain(|f| !silence::is_silenced(f, sources, allow));
+            silenced += before - list.len();
+        }
+        own.silenced = silenced;
+    }
     // Facet by facet, as one pass over the sites would have found them.
+    let analysed: Vec<bool> = reused.iter().map(Option::is_none).collect();
     let kept: Vec<FacetFindings> = reused
         .into_iter()
         .zip(fresh)
@@ -172,31 +206,47 @@ pub fn check_incremental(
         .collect();
     let mut found: Vec<Finding> = kept.iter().flat_map(|k| k.sites.iter().cloned()).collect();
     found.extend(kept.iter().flat_map(|k| k.required.iter().cloned()));
-    for k in &kept {
-        for path in &k.reads {
-            read.add(path);
+    found.extend(kept.iter().flat_map(|k| k.never.iter().cloned()));
+    let mut silenced: usize = kept.iter().map(|k| k.silenced).sum();
+    for (k, new) in kept.iter().zip(&analysed) {
+        if *new {
+            k.reads.iter().for_each(|path| read.add(path));
         }
     }
     memo.facets = kept
         .into_iter()
         .map(|k| (k.facet.path.clone(), k))
         .collect();
-    reachability::check(template, &sites.expressions, &names, &mut found);
-    dependencies::check(template, &mut found);
-    usage::check(&names, &read, &mut found);
+    let mut whole = Vec::new();
+    dependencies::check(template, &mut whole);
+    usage::check(&names, &read, &mut whole);
+    memo.read = read;
     memo.names = Some(names);
+    memo.allow = allow.to_vec();
 
-    let before = found.len();
-    found.retain(|f| !silence::is_silenced(f, sources, allow));
-    let silenced = before - found.len();
-    found.sort_by_key(|f| {
+    let before = whole.len();
+    whole.retain(|f| !silence::is_silenced(f, sources, allow));
+    silenced += before - whole.len();
+    found.append(&mut whole);
+    // By file path, then position: each file's path looked up once.
+    let mut paths: std::collections::HashMap<crate::files::FileId, Option<String>> =
+        std::collections::HashMap::new();
+    for f in &found {
+        if let Some(span) = f.span() {
+            paths
+                .entry(span.file)
+                .or_insert_with(|| sources.path(span.file));
+        }
+    }
+    let key = |f: &Finding| {
         let span = f.span();
         (
-            span.and_then(|s| sources.path(s.file)),
+            span.and_then(|s| paths.get(&s.file).and_then(|p| p.as_deref())),
             span.map(|s| s.start),
             f.id,
         )
-    });
+    };
+    found.sort_by(|a, b| key(a).cmp(&key(b)));
     Report {
         findings: found,
         silenced,

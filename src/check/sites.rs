@@ -59,6 +59,15 @@ pub fn span_of(site: &Site<'_>, range: Range<usize>, sources: &FileMap) -> Span 
 }
 
 pub fn collect<'t>(template: &'t Template, engine: &Engine) -> Sites<'t> {
+    collect_where(template, engine, |_| true)
+}
+
+/// As [`collect`], for the facets (by index) `wanted` says only.
+pub fn collect_where<'t>(
+    template: &'t Template,
+    engine: &Engine,
+    wanted: impl Fn(usize) -> bool,
+) -> Sites<'t> {
     let mut collector = Collector {
         engine,
         sites: Sites::default(),
@@ -66,6 +75,9 @@ pub fn collect<'t>(template: &'t Template, engine: &Engine) -> Sites<'t> {
         owner: Owner::Facet,
     };
     for (index, facet) in template.facets.iter().enumerate() {
+        if !wanted(index) {
+            continue;
+        }
         collector.facet = index;
         collector.facet_sites(facet);
     }

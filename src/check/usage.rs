@@ -4,35 +4,55 @@
 
 use super::finding::{Finding, FindingId};
 use super::names::Shape;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
-/// Every path read, and every path some read goes through.
+/// Every path read, and every path some read goes through, each with how many reads
+/// name it (so that a facet's reads can be taken out again when it changes).
 #[derive(Default)]
 pub struct ReadSet {
-    whole: HashSet<String>,
-    through: HashSet<String>,
+    whole: HashMap<String, usize>,
+    through: HashMap<String, usize>,
 }
 
 impl ReadSet {
     pub fn add(&mut self, segments: &[impl AsRef<str>]) {
+        self.count(segments, true);
+    }
+
+    /// Takes out one read [`ReadSet::add`] put in.
+    pub fn remove(&mut self, segments: &[impl AsRef<str>]) {
+        self.count(segments, false);
+    }
+
+    fn count(&mut self, segments: &[impl AsRef<str>], add: bool) {
+        let bump = |map: &mut HashMap<String, usize>, path: &str| {
+            if add {
+                *map.entry(path.to_string()).or_default() += 1;
+            } else if let Some(n) = map.get_mut(path) {
+                *n -= 1;
+                if *n == 0 {
+                    map.remove(path);
+                }
+            }
+        };
         let mut path = String::new();
         for (i, segment) in segments.iter().enumerate() {
             if i > 0 {
                 path.push('.');
             }
             path.push_str(segment.as_ref());
-            self.through.insert(path.clone());
+            bump(&mut self.through, &path);
         }
-        self.whole.insert(path);
+        bump(&mut self.whole, &path);
     }
 
     /// Read itself, below it, or as part of a map read whole above it.
     fn is_read(&self, path: &str) -> bool {
-        if self.through.contains(path) {
+        if self.through.contains_key(path) {
             return true;
         }
         path.match_indices('.')
-            .any(|(i, _)| self.whole.contains(&path[..i]))
+            .any(|(i, _)| self.whole.contains_key(&path[..i]))
     }
 }
 

@@ -100,9 +100,12 @@ struct ComposeJob {
 
 impl ComposeJob {
     fn new(args: ComposeArgs, options: session::Options, color: bool) -> ComposeJob {
+        let mut engine = session::Recomposer::new(options.clone());
+        // The watcher names every change: a round reads only the facet files changed.
+        engine.tell_changes(true);
         ComposeJob {
             args,
-            engine: session::Recomposer::new(options.clone()),
+            engine,
             options,
             color,
             last: None,
@@ -121,6 +124,13 @@ impl ComposeJob {
 }
 
 impl Job for ComposeJob {
+    fn changes(&mut self, paths: &[PathBuf], unknown: bool) {
+        if unknown {
+            self.engine.unknown_changes();
+        }
+        self.engine.changed(paths.iter().map(PathBuf::as_path));
+    }
+
     fn round(&mut self) -> Round {
         let session = self.engine.open();
         let sources = self.engine.sources().clone();

@@ -276,9 +276,16 @@ impl FileTree {
     /// Every file under directory `dir` (recursively), as tree paths in byte-wise order.
     /// A missing directory lists as empty.
     pub fn list(&self, dir: &str) -> Result<Vec<String>, TreeError> {
+        Ok(self.list_noting_links(dir)?.0)
+    }
+
+    /// As [`FileTree::list`], and whether a symlink was followed on the way (a file
+    /// listed may then stand for a file elsewhere in the tree).
+    pub fn list_noting_links(&self, dir: &str) -> Result<(Vec<String>, bool), TreeError> {
         let dir = normalize(dir).map_err(|m| TreeError::new(TreeErrorKind::OutsideRoot, dir, m))?;
+        let mut links = false;
         let mut found = match &self.backing {
-            Backing::Dir { root } => self.list_disk(root, &dir)?,
+            Backing::Dir { root } => self.list_disk(root, &dir, &mut links)?,
             Backing::Archive(a) => {
                 let full = self.full(&dir);
                 let start = if full.is_empty() {
@@ -308,7 +315,13 @@ impl FileTree {
         }
         found.sort_unstable();
         found.dedup();
-        Ok(found)
+        Ok((found, links))
+    }
+
+    /// Whether the editor's overlay holds `path` (it then is a file of the tree,
+    /// whatever the disk says).
+    pub fn is_overlaid(&self, path: &str) -> bool {
+        normalize(path).is_ok_and(|p| self.overlaid(&p).is_some())
     }
 
     pub fn read(&self, path: &str) -> Result<Arc<[u8]>, TreeError> {
@@ -404,10 +417,19 @@ impl FileTree {
         Ok(real)
     }
 
-    fn list_disk(&self, root: &Path, dir: &str) -> Result<Vec<String>, TreeError> {
+    fn list_disk(
+        &self,
+        root: &Path,
+        dir: &str,
+        links: &mut bool,
+    ) -> Result<Vec<String>, TreeError> {
         let sub_root = root.join(&self.prefix);
         let start = match self.disk_path(dir) {
-            Ok(p) if p.is_dir() => p,
+            Ok(p) if p.is_dir() => {
+                // The directory itself reached through a symlink.
+                *links |= p != sub_root.join(dir);
+                p
+            }
             Ok(_) => return Ok(Vec::new()),
             Err(e) if e.kind == TreeErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e),
@@ -439,6 +461,7 @@ impl FileTree {
                 // `disk` is canonical, so only a symlink needs resolving: canonicalizing
                 // every entry cost one `readlink` per path component, per file.
                 let (real, is_dir) = if kind.is_symlink() {
+                    *links = true;
                     let real = entry
                         .path()
                         .canonicalize()

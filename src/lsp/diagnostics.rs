@@ -4,9 +4,9 @@
 //! [`super::test_runs`], for the test files only.
 
 use super::snapshot::Snapshot;
-use crate::files::{Diagnostic, Severity};
+use crate::files::{Diagnostic, FileId, Severity};
 use lsp_types as lsp;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// Diagnostics by file; `unplaced` are those without a position (a project that
@@ -17,26 +17,66 @@ pub struct ByFile {
     pub unplaced: Vec<lsp::Diagnostic>,
 }
 
-impl ByFile {
-    fn push(&mut self, placed: Option<PathBuf>, diagnostic: lsp::Diagnostic) {
-        match placed {
-            Some(path) => self.files.entry(path).or_default().push(diagnostic),
-            None => self.unplaced.push(diagnostic),
+/// Converts many diagnostics: each file's path is made once, and diagnostics are
+/// gathered by file id (tens of thousands of findings at 1 000 facets).
+struct Converter<'s> {
+    snapshot: &'s Snapshot,
+    paths: HashMap<FileId, Option<PathBuf>>,
+    by_file: HashMap<Option<PathBuf>, Vec<lsp::Diagnostic>>,
+    /// Files in the order first seen (unplaced ones under `None`).
+    order: Vec<Option<PathBuf>>,
+}
+
+impl Converter<'_> {
+    fn push(&mut self, d: &Diagnostic, code: Option<&str>) {
+        let (snapshot, paths) = (self.snapshot, &mut self.paths);
+        let (placed, lsp) = convert_with(d, snapshot, code, &mut |file| {
+            paths
+                .entry(file)
+                .or_insert_with(|| snapshot.path_of(file))
+                .clone()
+        });
+        self.add(placed, lsp);
+    }
+
+    fn add(&mut self, placed: Option<PathBuf>, lsp: lsp::Diagnostic) {
+        match self.by_file.get_mut(&placed) {
+            Some(list) => list.push(lsp),
+            None => {
+                self.order.push(placed.clone());
+                self.by_file.insert(placed, vec![lsp]);
+            }
         }
+    }
+
+    fn finish(mut self) -> ByFile {
+        let mut out = ByFile::default();
+        for placed in self.order {
+            let list = self.by_file.remove(&placed).unwrap_or_default();
+            match placed {
+                Some(path) => out.files.entry(path).or_default().extend(list),
+                None => out.unplaced.extend(list),
+            }
+        }
+        out
     }
 }
 
 /// Every diagnostic of `snapshot` except test results.
 pub fn of_snapshot(snapshot: &Snapshot) -> ByFile {
-    let mut out = ByFile::default();
+    let mut out = Converter {
+        snapshot,
+        paths: HashMap::new(),
+        by_file: HashMap::new(),
+        order: Vec::new(),
+    };
     let session = match &snapshot.session {
         Ok(session) => session,
         Err(errors) => {
             for d in errors {
-                let (path, lsp) = convert(d, snapshot, None);
-                out.push(path, lsp);
+                out.push(d, None);
             }
-            return out;
+            return out.finish();
         }
     };
     for d in session
@@ -46,13 +86,11 @@ pub fn of_snapshot(snapshot: &Snapshot) -> ByFile {
         .chain(&session.project.warnings)
         .chain(&snapshot.config_errors)
     {
-        let (path, lsp) = convert(d, snapshot, None);
-        out.push(path, lsp);
+        out.push(d, None);
     }
     if let Some(report) = &snapshot.report {
         for finding in &report.findings {
-            let (path, lsp) = convert(&finding.diagnostic, snapshot, Some(finding.id.as_str()));
-            out.push(path, lsp);
+            out.push(&finding.diagnostic, Some(finding.id.as_str()));
         }
     }
     // The same problem in several contexts is one diagnostic naming them all.
@@ -81,9 +119,9 @@ pub fn of_snapshot(snapshot: &Snapshot) -> ByFile {
             "contexts"
         };
         lsp.message = format!("in {noun} {}: {}", names.join(", "), lsp.message);
-        out.push(path, lsp);
+        out.add(path, lsp);
     }
-    out
+    out.finish()
 }
 
 /// One diagnostic: where it belongs and what the editor shows.
@@ -92,10 +130,20 @@ pub fn convert(
     snapshot: &Snapshot,
     code: Option<&str>,
 ) -> (Option<PathBuf>, lsp::Diagnostic) {
+    convert_with(d, snapshot, code, &mut |file| snapshot.path_of(file))
+}
+
+/// As [`convert`], with the path of a file given by `path_of`.
+fn convert_with(
+    d: &Diagnostic,
+    snapshot: &Snapshot,
+    code: Option<&str>,
+    path_of: &mut dyn FnMut(FileId) -> Option<PathBuf>,
+) -> (Option<PathBuf>, lsp::Diagnostic) {
     let placed = d
         .primary
         .as_ref()
-        .and_then(|label| Some((snapshot.path_of(label.span.file)?, label)));
+        .and_then(|label| Some((path_of(label.span.file)?, label)));
     let range = placed
         .as_ref()
         .and_then(|(_, label)| snapshot.range(label.span))
@@ -104,7 +152,7 @@ pub fn convert(
         .secondary
         .iter()
         .filter_map(|label| {
-            let path = snapshot.path_of(label.span.file)?;
+            let path = path_of(label.span.file)?;
             Some(lsp::DiagnosticRelatedInformation {
                 location: lsp::Location {
                     uri: super::uri::from_path(&path)?,

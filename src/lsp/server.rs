@@ -65,6 +65,7 @@ pub fn serve(connection: Connection) -> Result<(), String> {
         .as_ref()
         .map_or_else(Settings::default, |o| Settings::default().updated(o));
     let tests = TestRuns::spawn(connection.sender.clone());
+    let watch_files = super::snapshot::watch_registration(&params);
     let mut server = Server {
         root,
         settings,
@@ -79,6 +80,10 @@ pub fn serve(connection: Connection) -> Result<(), String> {
         last_analysis: None,
         connection: &connection,
     };
+    if let Some(request) = watch_files {
+        server.reuse.watch_files(&server.root);
+        server.send(Message::Request(request));
+    }
     server.run()
 }
 
@@ -197,6 +202,7 @@ impl Server<'_> {
                     return false;
                 };
                 self.changed.insert(path.clone());
+                self.reuse.document_changed(&path);
                 self.documents
                     .open(path, p.text_document.text, p.text_document.version);
                 true
@@ -210,6 +216,7 @@ impl Server<'_> {
                     return false;
                 };
                 self.changed.insert(path.clone());
+                self.reuse.document_changed(&path);
                 self.documents
                     .change(&path, p.text_document.version, p.content_changes)
             }
@@ -222,9 +229,21 @@ impl Server<'_> {
                     return false;
                 };
                 self.documents.close(&path);
+                self.reuse.document_changed(&path);
                 true
             }
-            DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => true,
+            DidSaveTextDocument::METHOD => {
+                let saved = serde_json::from_value::<lsp::DidSaveTextDocumentParams>(n.params);
+                match saved.ok().and_then(|p| local_path(&p.text_document.uri)) {
+                    Some(path) => self.reuse.document_changed(&path),
+                    None => self.reuse.engine.unknown_changes(),
+                }
+                true
+            }
+            DidChangeWatchedFiles::METHOD => {
+                self.reuse.files_changed(n.params);
+                true
+            }
             DidChangeConfiguration::METHOD => {
                 let Ok(p) = serde_json::from_value::<lsp::DidChangeConfigurationParams>(n.params)
                 else {
@@ -251,7 +270,7 @@ impl Server<'_> {
         }));
         let Ok(snapshot) = built else {
             // A bug while analysing: say so, keep the last analysis, start afresh.
-            self.reuse = Reuse::new();
+            self.reuse = self.reuse.afresh();
             let params = lsp::ShowMessageParams {
                 typ: lsp::MessageType::ERROR,
                 message: "bpc lsp failed to analyse the project (a bug: please report it)".into(),

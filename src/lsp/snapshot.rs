@@ -62,6 +62,9 @@ impl Snapshot {
         let overlay = |tree: &FileTree| overlay_of(tree, documents);
         let started = Instant::now();
         let session = reuse.engine.open_overlaid(overlay);
+        if let Ok(session) = &session {
+            reuse.check_watched(&session.template.tree);
+        }
         let sources = reuse.engine.sources().clone();
         let mut snapshot = Snapshot {
             generation,
@@ -150,10 +153,18 @@ impl Snapshot {
 /// the facets parsed from them and each context's last composition, so a reload
 /// parses only the files whose text changed and a composition collects only the
 /// facets whose inputs changed ([`Recomposer`]; it starts afresh now and then).
+///
+/// When the client watches the workspace's files for the server
+/// (`workspace/didChangeWatchedFiles`, registered at start), the engine is told every
+/// change (documents opened, edited, saved or closed, files changed on disk) and a
+/// reload reads only those files; otherwise every reload lists and reads the
+/// template.
 pub struct Reuse {
     pub engine: Recomposer,
     /// The last check's findings per facet.
     pub check: crate::check::Memo,
+    /// The directory the client watches for the server, if it does.
+    watched: Option<PathBuf>,
 }
 
 impl Reuse {
@@ -161,8 +172,94 @@ impl Reuse {
         Reuse {
             engine: Recomposer::new(Options::at(".")),
             check: crate::check::Memo::default(),
+            watched: None,
         }
     }
+
+    /// A new start that keeps only whether the client watches files.
+    pub fn afresh(&self) -> Reuse {
+        let mut reuse = Reuse::new();
+        if let Some(root) = &self.watched {
+            reuse.watch_files(root);
+        }
+        reuse
+    }
+
+    /// The client reports every change of the files under `root` from now on.
+    pub fn watch_files(&mut self, root: &Path) {
+        self.watched = Some(root.to_path_buf());
+        self.engine.tell_changes(true);
+    }
+
+    /// An open document's text changed, or it was opened, saved or closed (its file
+    /// now reads differently, or may).
+    pub fn document_changed(&mut self, path: &Path) {
+        self.engine.changed([path]);
+    }
+
+    /// `workspace/didChangeWatchedFiles`: the files named changed on disk (any that
+    /// cannot be read as a path: everything may have).
+    pub fn files_changed(&mut self, params: serde_json::Value) {
+        let Ok(params) = serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(params)
+        else {
+            self.engine.unknown_changes();
+            return;
+        };
+        for change in params.changes {
+            match super::uri::to_path(&change.uri) {
+                Some(path) => self.engine.changed([path.as_path()]),
+                None => self.engine.unknown_changes(),
+            }
+        }
+    }
+
+    /// A template outside the watched directory changes unseen: then every reload
+    /// reads it whole.
+    fn check_watched(&mut self, tree: &FileTree) {
+        let Some(root) = &self.watched else {
+            return;
+        };
+        let inside = tree.root_dir().is_some_and(|dir| dir.starts_with(root));
+        if !inside {
+            self.watched = None;
+            self.engine.tell_changes(false);
+        }
+    }
+}
+
+/// The `client/registerCapability` request asking the client to report changes of
+/// every file under the workspace, when it can (dynamic registration of
+/// `workspace/didChangeWatchedFiles`).
+pub fn watch_registration(params: &lsp_types::InitializeParams) -> Option<lsp_server::Request> {
+    let dynamic = params
+        .capabilities
+        .workspace
+        .as_ref()?
+        .did_change_watched_files
+        .as_ref()?
+        .dynamic_registration?;
+    if !dynamic {
+        return None;
+    }
+    let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
+        watchers: vec![lsp_types::FileSystemWatcher {
+            glob_pattern: lsp_types::GlobPattern::String("**/*".to_string()),
+            kind: None,
+        }],
+    };
+    let registration = lsp_types::Registration {
+        id: "bpc-watched-files".to_string(),
+        method: "workspace/didChangeWatchedFiles".to_string(),
+        register_options: serde_json::to_value(options).ok(),
+    };
+    let params = lsp_types::RegistrationParams {
+        registrations: vec![registration],
+    };
+    Some(lsp_server::Request::new(
+        lsp_server::RequestId::from("bpc-watch-files".to_string()),
+        "client/registerCapability".to_string(),
+        params,
+    ))
 }
 
 /// The open documents inside `tree`'s directory, by tree path.

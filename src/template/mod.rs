@@ -125,22 +125,52 @@ fn parse_facets(
     sources: &FileMap,
     paths: &[String],
     diagnostics: &mut Vec<Diagnostic>,
-    cache: Option<&FacetCache>,
+    cache: Option<(&FacetCache, Option<&std::collections::BTreeSet<String>>)>,
 ) -> Vec<Arc<Facet>> {
+    let (cache, fresh) = match cache {
+        Some((cache, fresh)) => (Some(cache), fresh),
+        None => (None, None),
+    };
     let mut files = Vec::with_capacity(paths.len());
     // Slots in path order: a facet the cache still holds, or one to parse.
     let mut slots: Vec<Result<Parsed, usize>> = Vec::new();
+    // Told which files changed, the cache's facets of the others stand as they are.
+    let mut kept: Vec<Option<Parsed>> = Vec::with_capacity(paths.len());
+    let mut to_read: Vec<&String> = Vec::with_capacity(paths.len());
+    for path in paths {
+        let hit = match (cache, fresh) {
+            (Some(cache), Some(fresh)) if !fresh.contains(path) => {
+                cache.get_unchecked(&tree.describe(path))
+            }
+            _ => None,
+        };
+        if hit.is_none() {
+            to_read.push(path);
+        }
+        kept.push(hit);
+    }
     // Reading is mostly system calls (opening the file, checking that the path stays
     // inside the tree), so it goes on all cores as well; the texts are registered in
     // path order below.
-    let texts = if paths.len() >= PARALLEL_READS {
-        crate::parallel::map(paths, crate::parallel::cores(), |path| {
+    let texts = if to_read.len() >= PARALLEL_READS {
+        crate::parallel::map(&to_read, crate::parallel::cores(), |path| {
             tree.read_to_string(path)
         })
     } else {
-        paths.iter().map(|path| tree.read_to_string(path)).collect()
+        to_read
+            .iter()
+            .map(|path| tree.read_to_string(path))
+            .collect()
     };
-    for (path, text) in paths.iter().zip(texts) {
+    let mut texts = texts.into_iter();
+    for (path, hit) in paths.iter().zip(kept) {
+        if let Some(hit) = hit {
+            slots.push(Ok(hit));
+            continue;
+        }
+        let Some(text) = texts.next() else {
+            break;
+        };
         match text {
             Ok(text) => {
                 let shown = tree.describe(path);
@@ -220,9 +250,59 @@ fn parse_facets(
 /// language server loads the template again after every edit. Cached facets' spans
 /// name files of the [`FileMap`] they were parsed into, so a cache serves loads into
 /// that one map only (it checks, and parses anew for any other).
+///
+/// When its owner tells it every change ([`FacetCache::tell_changes`]), it also keeps
+/// what the last load listed under each directory tree's `facets/`, and a load then
+/// lists nothing and reads only the files it was told changed (see
+/// [`FacetCache::changed`]); anything it cannot account for lists and reads the whole
+/// directory again.
 #[derive(Debug, Default)]
 pub struct FacetCache {
     parsed: std::sync::Mutex<std::collections::HashMap<String, CachedFacet>>,
+    told: std::sync::Mutex<Told>,
+}
+
+/// The changes the owner of a [`FacetCache`] told it about.
+#[derive(Debug, Default)]
+struct Told {
+    /// The owner tells every change of a file.
+    on: bool,
+    /// By directory tree (its root on disk): the facet files its last load listed,
+    /// and the tree paths told changed since.
+    trees: std::collections::HashMap<std::path::PathBuf, Listing>,
+}
+
+#[derive(Debug, Default)]
+struct Listing {
+    paths: std::collections::BTreeSet<String>,
+    changed: std::collections::BTreeSet<String>,
+}
+
+/// Where the facet files of a load come from: listed and read in full, or the last
+/// listing with the files told changed.
+struct FacetPaths {
+    paths: Vec<String>,
+    /// `None`: every file is read (and its text compared with the cache's); else
+    /// only these are, the others are the cache's as they are.
+    fresh: Option<std::collections::BTreeSet<String>>,
+}
+
+/// `path` with its directories' symlinks resolved as far as they exist (the file
+/// itself may be gone, or be a link), as loads name tree roots.
+fn resolved_dirs(path: &std::path::Path) -> std::path::PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => {
+            let parent = parent
+                .canonicalize()
+                .unwrap_or_else(|_| resolved_dirs(parent));
+            parent.join(name)
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+fn is_facet_file(path: &str) -> bool {
+    path.ends_with(".yaml") || path.ends_with(".yml")
 }
 
 #[derive(Debug)]
@@ -263,12 +343,162 @@ impl FacetCache {
         );
     }
 
+    /// The facet of file `shown` as last parsed, whatever the file holds now (for
+    /// files the owner did not tell changed).
+    fn get_unchecked(&self, shown: &str) -> Option<Parsed> {
+        let parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        let hit = parsed.get(shown)?;
+        Some((hit.facet.clone(), hit.diagnostics.clone()))
+    }
+
+    /// `on`: from now on the owner calls [`FacetCache::changed`] (or
+    /// [`FacetCache::unknown_changes`]) for every change of a file under a template
+    /// loaded through this cache — created, written, removed or renamed, on disk or
+    /// in the overlay — before the next load. Loads then read only those files.
+    /// `false` goes back to listing and reading everything.
+    pub fn tell_changes(&self, on: bool) {
+        let mut told = self.told.lock().unwrap_or_else(|p| p.into_inner());
+        told.on = on;
+        told.trees.clear();
+    }
+
+    /// Whether the owner tells changes.
+    pub fn tells_changes(&self) -> bool {
+        self.told.lock().unwrap_or_else(|p| p.into_inner()).on
+    }
+
+    /// Files (absolute paths) that changed, were created or removed since the last
+    /// load. Paths outside the trees loaded so far need no telling (and are ignored).
+    pub fn changed<'p>(&self, paths: impl IntoIterator<Item = &'p std::path::Path>) {
+        let mut told = self.told.lock().unwrap_or_else(|p| p.into_inner());
+        if !told.on || told.trees.is_empty() {
+            return;
+        }
+        for path in paths {
+            let path = resolved_dirs(path);
+            let mut relist = Vec::new();
+            for (root, listing) in told.trees.iter_mut() {
+                let Ok(relative) = path.strip_prefix(root) else {
+                    continue;
+                };
+                match relative.to_str() {
+                    Some(r) if !r.is_empty() => {
+                        listing.changed.insert(r.replace('\\', "/"));
+                    }
+                    // The root itself, or a name bpc cannot list anyway.
+                    _ => relist.push(root.clone()),
+                }
+            }
+            for root in relist {
+                told.trees.remove(&root);
+            }
+        }
+    }
+
+    /// Something changed that the owner cannot name (the watcher overflowed, failed):
+    /// the next load lists and reads everything.
+    pub fn unknown_changes(&self) {
+        let mut told = self.told.lock().unwrap_or_else(|p| p.into_inner());
+        told.trees.clear();
+    }
+
+    /// The facet files of `tree` (`facets/**.{yaml,yml}`, sorted): from the last
+    /// listing and the changes told since where that accounts for everything, else
+    /// listed anew (and remembered when changes are told).
+    fn facet_paths(&self, tree: &FileTree) -> Result<FacetPaths, TreeError> {
+        let mut told = self.told.lock().unwrap_or_else(|p| p.into_inner());
+        let root = tree.root_dir().filter(|_| told.on);
+        // Only the composing template loads through the cache: a listing of another
+        // tree (the project pointed elsewhere meanwhile) may have gone unwatched.
+        told.trees.retain(|r, _| Some(r) == root.as_ref());
+        if let Some(root) = &root {
+            if let Some(listing) = told.trees.get_mut(root) {
+                let changed = std::mem::take(&mut listing.changed);
+                if let Some(fresh) = apply_changes(tree, root, &mut listing.paths, &changed) {
+                    return Ok(FacetPaths {
+                        paths: listing.paths.iter().cloned().collect(),
+                        fresh: Some(fresh),
+                    });
+                }
+                told.trees.remove(root);
+            }
+        }
+        let (listed, links) = if tree.is_dir("facets") {
+            tree.list_noting_links("facets")?
+        } else {
+            (Vec::new(), false)
+        };
+        let paths: Vec<String> = listed.into_iter().filter(|p| is_facet_file(p)).collect();
+        if let Some(root) = root {
+            // Behind a symlink a file can change under another name than the one
+            // listed: such trees are listed every time.
+            if !links {
+                let listing = Listing {
+                    paths: paths.iter().cloned().collect(),
+                    changed: Default::default(),
+                };
+                told.trees.insert(root, listing);
+            }
+        }
+        Ok(FacetPaths { paths, fresh: None })
+    }
+
     /// Forgets entries made with another map than `sources`.
     fn keep_only(&self, sources: &FileMap) {
         let map = sources as *const FileMap as usize;
         let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
         parsed.retain(|_, c| c.map == map);
     }
+}
+
+/// Brings `paths` (the facet files of the last listing of `tree`, rooted at `root`
+/// on disk) up to date with the tree paths told `changed`: the files to read again,
+/// or `None` when the changes need the directory listed again (a directory or a
+/// symlink changed, something could not be looked at).
+fn apply_changes(
+    tree: &FileTree,
+    root: &std::path::Path,
+    paths: &mut std::collections::BTreeSet<String>,
+    changed: &std::collections::BTreeSet<String>,
+) -> Option<std::collections::BTreeSet<String>> {
+    let mut fresh = std::collections::BTreeSet::new();
+    for path in changed {
+        if path == "facets" || "facets".starts_with(&format!("{path}/")) {
+            return None;
+        }
+        if !path.starts_with("facets/") {
+            continue;
+        }
+        // As the listing would see it: the overlay's files, else the disk's entry
+        // itself (a link is not followed here).
+        let exists = if tree.is_overlaid(path) {
+            true
+        } else {
+            match std::fs::symlink_metadata(root.join(path)) {
+                Ok(meta) if meta.is_dir() || meta.file_type().is_symlink() => return None,
+                Ok(_) => true,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+                Err(_) => return None,
+            }
+        };
+        if exists {
+            if is_facet_file(path) {
+                paths.insert(path.clone());
+                fresh.insert(path.clone());
+            }
+        } else {
+            let below = format!("{path}/");
+            if paths
+                .range(below.clone()..)
+                .next()
+                .is_some_and(|p| p.starts_with(&below))
+            {
+                return None; // a directory went away
+            }
+            paths.remove(path);
+        }
+    }
+    Some(fresh)
 }
 
 /// Loads a template: facets under `facets/` (recursively, `.yaml`/`.yml`, byte-wise
@@ -317,23 +547,19 @@ pub fn load_cached(
     }
 
     let mut facets: Vec<Arc<Facet>> = Vec::new();
-    let listed = if tree.is_dir("facets") {
-        tree.list("facets")
-            .map_err(|e| vec![Diagnostic::error(e.to_string())])?
-    } else {
-        Vec::new()
+    let listed = match cache {
+        Some(cache) => cache.facet_paths(&tree),
+        None => FacetCache::default().facet_paths(&tree),
     };
-    let mut paths: Vec<String> = listed
-        .into_iter()
-        .filter(|p| p.ends_with(".yaml") || p.ends_with(".yml"))
-        .collect();
+    let FacetPaths { mut paths, fresh } =
+        listed.map_err(|e| vec![Diagnostic::error(e.to_string())])?;
     paths.sort();
     facets.extend(parse_facets(
         &tree,
         &sources,
         &paths,
         &mut diagnostics,
-        cache,
+        cache.map(|c| (c, fresh.as_ref())),
     ));
 
     // S2: names are unique; say where both definitions are.

@@ -34,6 +34,11 @@ pub struct Round {
 pub trait Job {
     /// Loads everything anew and writes the output only if all of it succeeds.
     fn round(&mut self) -> Round;
+
+    /// What changed since the last round, told before the next one: every path the
+    /// watcher named (inputs or not), or `unknown` when it cannot say (it overflowed
+    /// or failed, or paths were not watched yet while the last round read them).
+    fn changes(&mut self, _paths: &[PathBuf], _unknown: bool) {}
 }
 
 /// What the watcher tells its caller.
@@ -52,6 +57,8 @@ pub enum Event {
 
 enum Signal {
     Changed(Vec<PathBuf>),
+    /// The watcher lost events (its queue overflowed): anything may have changed.
+    Rescan,
     Failed(String),
     Stop,
 }
@@ -108,6 +115,7 @@ pub fn watch(
             // Opening and reading a file is no change, and every round reads its
             // inputs: counting those would start the next round, forever.
             Ok(event) if matches!(event.kind, EventKind::Access(_)) => return,
+            Ok(event) if event.need_rescan() => Signal::Rescan,
             Ok(event) => Signal::Changed(event.paths),
             Err(e) => Signal::Failed(e.to_string()),
         };
@@ -117,12 +125,19 @@ pub fn watch(
     .map_err(|e| format!("cannot start watching files: {e}"))?;
     let mut watched: Vec<(PathBuf, RecursiveMode)> = Vec::new();
     let mut changed = Vec::new();
+    let mut told = Told::default();
     for number in 1.. {
+        if number > 1 {
+            job.changes(&told.paths, told.unknown);
+        }
+        told = Told::default();
         let round = job.round();
         // A change between the round's reads and this registration would be missed;
         // the first round's inputs are only known once it has run, and later rounds
         // only add paths (new local sources) to what is already watched.
         let wanted = watch_list(&round.inputs);
+        // What the round read under paths not watched yet may have changed unseen.
+        told.unknown = wanted.iter().any(|w| !watched.contains(w));
         for trouble in update(&mut watcher, &mut watched, wanted) {
             on_event(Event::Trouble(trouble));
         }
@@ -135,6 +150,7 @@ pub fn watch(
             &signals.receiver,
             &round.inputs,
             settings.debounce,
+            &mut told,
             &mut on_event,
         ) {
             Some(paths) => changed = paths,
@@ -144,13 +160,21 @@ pub fn watch(
     Ok(())
 }
 
+/// Every change the watcher reported since a round started, for the job.
+#[derive(Default)]
+struct Told {
+    paths: Vec<PathBuf>,
+    unknown: bool,
+}
+
 /// Waits for a burst of changes that concern `inputs`: the first one, then more until
 /// `quiet` passes without any. The changed paths sorted, without repeats; `None` when
-/// stopped.
+/// stopped. Every path reported on the way, input or not, goes into `told`.
 fn next_change(
     receiver: &Receiver<Signal>,
     inputs: &Inputs,
     quiet: Duration,
+    told: &mut Told,
     on_event: &mut impl FnMut(Event),
 ) -> Option<Vec<PathBuf>> {
     let mut relevant: Vec<PathBuf> = Vec::new();
@@ -166,14 +190,27 @@ fn next_change(
         };
         match signal {
             Signal::Changed(paths) => {
-                relevant.extend(paths.into_iter().filter(|p| inputs.covers(p)));
+                relevant.extend(paths.iter().filter(|p| inputs.covers(p)).cloned());
+                told.paths.extend(paths);
             }
-            Signal::Failed(message) => on_event(Event::Trouble(message)),
+            Signal::Rescan => {
+                told.unknown = true;
+                // Which inputs changed is not known: the round names none.
+                if relevant.is_empty() {
+                    relevant.extend(inputs.dirs.first().cloned());
+                }
+            }
+            Signal::Failed(message) => {
+                told.unknown = true;
+                on_event(Event::Trouble(message));
+            }
             Signal::Stop => return None,
         }
     }
     relevant.sort();
     relevant.dedup();
+    told.paths.sort();
+    told.paths.dedup();
     Some(relevant)
 }
 
@@ -246,10 +283,12 @@ mod tests {
                 .send(Signal::Changed(vec![PathBuf::from(path)]));
         }
         let mut events = Vec::new();
+        let mut told = Told::default();
         let changed = next_change(
             &signals.receiver,
             &inputs,
             Duration::from_millis(1),
+            &mut told,
             &mut |e| events.push(e),
         );
         assert_eq!(
@@ -263,10 +302,14 @@ mod tests {
             .sender
             .send(Signal::Changed(vec![PathBuf::from("/elsewhere/y")]));
         stopper.stop();
+        // Every path the watcher named is told to the job, inputs or not.
+        assert_eq!(told.paths.len(), 3);
+        assert!(!told.unknown);
         let stopped = next_change(
             &signals.receiver,
             &inputs,
             Duration::from_millis(1),
+            &mut told,
             &mut |e| events.push(e),
         );
         assert_eq!(stopped, None);
