@@ -17,6 +17,13 @@
 //! reads the config block of facet i-1, so each round of activation switches on one
 //! more facet.
 //!
+//! `--graph 1000,10000` measures a dependency-heavy template (issue 25): facet i's
+//! terraform component and kustomization each depend on one that sorts after every
+//! facet's own (so putting the lists in dependency order moves every item), and the
+//! second half of the facets each delete, by identity alone, a component the first
+//! half created. `--out DIR` keeps the generated templates there (to `--measure` them
+//! with another binary).
+//!
 //! `--measure DIR [--values FILE] --only parse|saphyr|compose` runs one side alone, for
 //! counting instructions under `valgrind --tool=callgrind` (repeatable where wall time
 //! is not).
@@ -187,6 +194,22 @@ fn main() {
         print!("{text}");
         text.split('\t').nth(5).and_then(|c| c.parse().ok())
     };
+    if let Some(graphs) = flag("--graph") {
+        let out = flag("--out").map(PathBuf::from);
+        let mut times = Vec::new();
+        for n in graphs
+            .split(',')
+            .filter_map(|s| s.trim().parse::<usize>().ok())
+        {
+            let dir = out.as_ref().unwrap_or(&work).join(format!("graph{n}"));
+            write_graph(&dir, n);
+            let t = run_child(&format!("graph-{n}"), &dir, None, runs);
+            times.push((n, t));
+        }
+        print_growth(&times);
+        let _ = std::fs::remove_dir_all(&work);
+        return;
+    }
     if let Some(chains) = flag("--chain") {
         let mut times = Vec::new();
         for n in chains
@@ -238,6 +261,25 @@ fn print_growth(times: &[(usize, Option<f64>)]) {
                 tb / ta
             );
         }
+    }
+}
+
+/// A template of `n` facets whose components depend on others and delete others (see
+/// `--graph` above).
+fn write_graph(dir: &Path, n: usize) {
+    let facets = dir.join("facets");
+    std::fs::create_dir_all(&facets).expect("mkdir");
+    for i in 0..n {
+        let mut text = format!(
+            "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: g{i}\nterraform:\n  - name: t{i:06}\n    path: t{i:06}\n    dependsOn: [u{i:06}]\n  - name: u{i:06}\n    path: u{i:06}\n  - name: r{i:06}\n    path: r{i:06}\n"
+        );
+        if i >= n / 2 {
+            text += &format!("  - name: r{:06}\n    strategy: remove\n", i - n / 2);
+        }
+        text += &format!(
+            "kustomize:\n  - name: k{i:06}\n    dependsOn: [l{i:06}]\n  - name: l{i:06}\n"
+        );
+        std::fs::write(facets.join(format!("g{i:06}.yaml")), text).expect("write");
     }
 }
 

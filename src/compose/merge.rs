@@ -99,15 +99,36 @@ pub fn lists(contributions: Contributions) -> Lists {
 }
 
 /// Applies the contributions of one component kind, already in application order.
+///
+/// Components live in slots in creation order while merging; deleting one empties
+/// its slot (removing it from the middle of the ordered map moved every later entry,
+/// quadratic when many components are deleted), and one created again takes a new
+/// slot at the end, as it would have in the map. The map is built once at the end.
 pub fn merge(contributions: Vec<Contribution>) -> Merged {
-    let mut out = Merged::default();
+    let mut slots = Slots::default();
     for c in contributions {
-        apply(&mut out, c);
+        apply(&mut slots, c);
+    }
+    let mut out = Merged {
+        components: IndexMap::with_capacity_and_hasher(slots.live.len(), Default::default()),
+        deleted: slots.deleted,
+    };
+    for component in slots.components.into_iter().flatten() {
+        out.components.insert(component.id.clone(), component);
     }
     out
 }
 
-fn apply(out: &mut Merged, c: Contribution) {
+/// The components being merged, in creation order; `None` where one was deleted.
+#[derive(Default)]
+struct Slots {
+    components: Vec<Option<Component>>,
+    /// The slot of each live component, by id.
+    live: rustc_hash::FxHashMap<String, usize>,
+    deleted: Vec<Component>,
+}
+
+fn apply(out: &mut Slots, c: Contribution) {
     let step = |effect, fields| Step {
         origin: c.origin,
         strategy: c.strategy,
@@ -115,7 +136,9 @@ fn apply(out: &mut Merged, c: Contribution) {
         fields,
         lists: Vec::new(),
     };
-    match (c.strategy, out.components.get_mut(&c.id)) {
+    let slot = out.live.get(&c.id).copied();
+    let existing = slot.and_then(|i| out.components[i].as_mut());
+    match (c.strategy, existing) {
         (Strategy::Remove, None) => {
             // Nothing to remove; remembered so `explain` can show it.
             out.deleted.push(Component {
@@ -129,7 +152,8 @@ fn apply(out: &mut Merged, c: Contribution) {
             existing
                 .history
                 .push(step(Effect::Deleted, Arc::new(c.fields)));
-            if let Some(gone) = out.components.shift_remove(&c.id) {
+            out.live.remove(&c.id);
+            if let Some(gone) = slot.and_then(|i| out.components[i].take()) {
                 out.deleted.push(gone);
             }
         }
@@ -156,15 +180,13 @@ fn apply(out: &mut Merged, c: Contribution) {
         (_, None) => {
             let fields = Arc::new(c.fields);
             let created = step(Effect::Created, Arc::clone(&fields));
-            out.components.insert(
-                c.id.clone(),
-                Component {
-                    kind: c.kind,
-                    id: c.id,
-                    fields,
-                    history: vec![created],
-                },
-            );
+            out.live.insert(c.id.clone(), out.components.len());
+            out.components.push(Some(Component {
+                kind: c.kind,
+                id: c.id,
+                fields,
+                history: vec![created],
+            }));
         }
     }
 }

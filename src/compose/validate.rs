@@ -10,7 +10,7 @@ use crate::compose::shared::tier_names;
 use crate::compose::shared::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// What validation found: errors, and apart from them the dependency cycle (if any),
 /// which `bpc graph` may keep in order to draw it.
@@ -218,7 +218,7 @@ fn find_cycle(merged: &Merged) -> Option<Vec<String>> {
         Done,
     }
     let ids: Vec<&str> = merged.components.keys().map(String::as_str).collect();
-    let index: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    let index: FxHashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
     let deps: Vec<Vec<usize>> = merged
         .components
         .values()

@@ -14,7 +14,6 @@ use super::scope::Scope;
 use super::template::{self, Dialect};
 use super::windsor;
 use crate::value::Value;
-use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 #[derive(Clone, Debug, Default)]
@@ -35,7 +34,10 @@ type Compiled = Result<Arc<Program>, ExprError>;
 pub struct Engine {
     natives: Vec<NativeFn>,
     interpolation: Dialect,
-    cache: RwLock<HashMap<Arc<str>, Compiled>>,
+    /// FxHash: every expression of a composition is looked up here once per use (a
+    /// third of the lookup went to SipHash); the capacity bounds what a text crafted
+    /// to collide could cost.
+    cache: RwLock<rustc_hash::FxHashMap<Arc<str>, Compiled>>,
 }
 
 impl Engine {
@@ -55,7 +57,7 @@ impl Engine {
         Engine {
             natives,
             interpolation: Dialect::default(),
-            cache: RwLock::new(HashMap::new()),
+            cache: RwLock::new(Default::default()),
         }
     }
 

@@ -33,7 +33,18 @@ pub enum Dialect {
 
 /// True when `text` needs the renderer: it has a `${` (an expression or an escape).
 pub fn contains_expression(text: &str) -> bool {
-    text.contains("${")
+    // A byte scan for `$`: most texts are short, where setting up a substring search
+    // cost more than the search (composing asks this of every string, twice).
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes[from..].iter().position(|&b| b == b'$') {
+        let at = from + i;
+        if bytes.get(at + 1) == Some(&b'{') {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// True when `text` holds at least one complete `${…}` (a `${` with its closing `}`).

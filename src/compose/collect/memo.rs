@@ -168,7 +168,7 @@ pub fn part(
         return None;
     }
     let mut contributions = collected.contributions;
-    contributions.sort_by_key(|c| c.order);
+    super::in_application_order(&mut contributions);
 
     // The rest of the stage as `super::part` runs it.
     let owners = requirement_owners(template, &resolver, &activation, &contributions).ok()?;

@@ -117,24 +117,28 @@ pub(crate) fn requirement_owners<'t>(
     contributions: &[Contribution],
 ) -> Result<Vec<requires::Owner<'t>>, Vec<Diagnostic>> {
     let mut owners = Vec::new();
-    // Which (kind, facet, position) made it into the contributions: a set, so this
-    // stays linear in the number of components.
-    let included: std::collections::HashSet<_> = contributions
-        .iter()
-        .map(|k| (k.kind, k.order.1, k.order.2))
-        .collect();
+    // Owners without requirements are left out: they would check nothing, and
+    // describing each of them (a string per component) was most of this stage.
+    // Which (kind, facet, position) made it into the contributions: a set, built only
+    // if a component has requirements, so this stays linear in the components.
+    let mut included: Option<std::collections::HashSet<_>> = None;
     for &i in &activation.active {
         let facet = &template.facets[i];
-        owners.push(requires::Owner {
-            facet: i,
-            what: format!("facet `{}`", facet.name),
-            requirements: &facet.requires,
-        });
+        if !facet.requires.is_empty() {
+            owners.push(requires::Owner {
+                facet: i,
+                what: format!("facet `{}`", facet.name),
+                requirements: &facet.requires,
+            });
+        }
         for block in &facet.config {
-            // A block whose own `when` is false requires nothing (later format: requires).
+            // A block whose own `when` is false requires nothing (later format:
+            // requires); the `when` is evaluated all the same, so an error in it is
+            // reported as before.
             if !resolver
                 .block_included(&block.name, i, block.position)
                 .map_err(|d| vec![d])?
+                || block.requires.is_empty()
             {
                 continue;
             }
@@ -145,6 +149,15 @@ pub(crate) fn requirement_owners<'t>(
             });
         }
         for c in &facet.components {
+            if c.requires.is_empty() {
+                continue;
+            }
+            let included = included.get_or_insert_with(|| {
+                contributions
+                    .iter()
+                    .map(|k| (k.kind, k.order.1, k.order.2))
+                    .collect()
+            });
             if !included.contains(&(c.kind, i + 1, c.position)) {
                 continue;
             }

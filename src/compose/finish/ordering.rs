@@ -5,44 +5,77 @@
 //! order. Flux systems: by name.
 
 use crate::compose::merge::Merged;
-use std::collections::HashSet;
+use crate::compose::shared::tracked::Tracked;
+use rustc_hash::FxHashMap;
 
+/// Linear in components and dependencies, plus one sort of positions by name:
+/// dependencies are looked up once, as ranks, and the map is rebuilt once in the new
+/// order (moving each entry into place one by one was quadratic).
 pub fn dependency_order(merged: &mut Merged) {
-    merged.components.sort_unstable_keys();
-    let ids: Vec<String> = merged.components.keys().cloned().collect();
-    let mut placed: HashSet<String> = HashSet::new();
-    let mut order: Vec<String> = Vec::with_capacity(ids.len());
-    // `visiting` guards against cycles; validation has rejected them already, but the
-    // order must not loop if one slips through.
-    let mut visiting: HashSet<String> = HashSet::new();
-    for id in &ids {
-        visit(id, merged, &mut placed, &mut visiting, &mut order);
-    }
-    for (target, id) in order.iter().enumerate() {
-        if let Some(current) = merged.components.get_index_of(id) {
-            merged.components.move_index(current, target);
+    let count = merged.components.len();
+    let ids: Vec<&str> = merged.components.keys().map(String::as_str).collect();
+    // The components by identity (ids are distinct, so an unstable sort is exact).
+    let mut by_id: Vec<usize> = (0..count).collect();
+    by_id.sort_unstable_by(|&a, &b| ids[a].cmp(ids[b]));
+    let rank: FxHashMap<&str, usize> = by_id
+        .iter()
+        .enumerate()
+        .map(|(r, &i)| (ids[i], r))
+        .collect();
+    // Each component's dependencies as ranks, in sorted order (by name).
+    let deps: Vec<Vec<usize>> = by_id
+        .iter()
+        .map(|&i| {
+            let mut deps: Vec<usize> = match merged.components[i].get("dependsOn") {
+                Some(Tracked::List(items, _)) => items
+                    .iter()
+                    .filter_map(|d| d.as_str().and_then(|n| rank.get(n).copied()))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            deps.sort_unstable();
+            deps
+        })
+        .collect();
+    drop(rank);
+    // `seen` also guards against cycles; validation has rejected them already, but
+    // the order must not loop if one slips through.
+    let mut seen = vec![false; count];
+    let mut order: Vec<usize> = Vec::with_capacity(count);
+    // Depth-first, iteratively: (rank, next dependency to visit).
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for start in 0..count {
+        if seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        stack.push((start, 0));
+        while let Some(top) = stack.last_mut() {
+            let (node, next) = *top;
+            match deps[node].get(next) {
+                Some(&dep) => {
+                    top.1 += 1;
+                    if !seen[dep] {
+                        seen[dep] = true;
+                        stack.push((dep, 0));
+                    }
+                }
+                None => {
+                    order.push(by_id[node]);
+                    stack.pop();
+                }
+            }
         }
     }
-}
-
-fn visit(
-    id: &str,
-    merged: &Merged,
-    placed: &mut HashSet<String>,
-    visiting: &mut HashSet<String>,
-    order: &mut Vec<String>,
-) {
-    if placed.contains(id) || !visiting.insert(id.to_string()) {
-        return;
-    }
-    if let Some(component) = merged.components.get(id) {
-        let mut deps = component.dependencies();
-        deps.sort();
-        for dep in deps {
-            visit(&dep, merged, placed, visiting, order);
+    let mut entries: Vec<Option<_>> = std::mem::take(&mut merged.components)
+        .into_iter()
+        .map(Some)
+        .collect();
+    merged.components.reserve(count);
+    for i in order {
+        if let Some((id, component)) = entries[i].take() {
+            merged.components.insert(id, component);
         }
-        placed.insert(id.to_string());
-        order.push(id.to_string());
     }
 }
 

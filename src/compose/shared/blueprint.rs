@@ -87,11 +87,27 @@ pub fn component_value(component: &Component) -> Value {
                 sort_tier_maps(&mut value);
                 drop_empty_tier_fields(&mut value);
             }
-            (Arc::from(*k), value)
+            (field_key(k), value)
         })
         .filter(|(k, v)| !(omit_empty(component.kind, k) && is_empty_collection(v)))
         .collect();
     Value::map(map)
+}
+
+/// The key a field is written under, shared by every component of the thread's
+/// compositions (one allocation per field name, not one per field of each component).
+fn field_key(name: &'static str) -> Arc<str> {
+    thread_local! {
+        static KEYS: std::cell::RefCell<rustc_hash::FxHashMap<&'static str, Arc<str>>> =
+            std::cell::RefCell::default();
+    }
+    KEYS.with(|keys| {
+        Arc::clone(
+            keys.borrow_mut()
+                .entry(name)
+                .or_insert_with(|| Arc::from(name)),
+        )
+    })
 }
 
 fn is_empty_collection(v: &Value) -> bool {

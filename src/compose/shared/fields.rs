@@ -11,7 +11,18 @@ pub type FieldMap = indexmap::IndexMap<&'static str, crate::compose::shared::tra
 /// Puts `map` back in the documented field order of `kind` (S10), whatever order
 /// contributions and defaults added fields in.
 pub fn sort_in_order(kind: ComponentKind, map: &mut FieldMap) {
-    map.sort_by_cached_key(|k, _| field_position(kind, k));
+    // Mostly they are in order already (a merge that adds no field): one look at the
+    // positions instead of a sort, which allocated its keys every time.
+    let mut last = 0;
+    let ordered = map.keys().all(|k| {
+        let at = field_position(kind, k);
+        let ok = at >= last;
+        last = at;
+        ok
+    });
+    if !ordered {
+        map.sort_by_cached_key(|k, _| field_position(kind, k));
+    }
 }
 
 /// Where field `name` of a `kind` component is written among its fields; unknown
