@@ -199,6 +199,7 @@ fn compose_parts(
         &collected.configs,
         &mut origins,
     )?);
+    // Validation reports in the order the entries were written; stage 8 reorders them.
     let written = validate::Written::of(&lists);
     let has_crds = !collected.outputs.crds.is_empty();
     let tags = tags.as_ref();
