@@ -4,15 +4,16 @@
 use crate::compose::activate::{self, Activated};
 use crate::compose::collect::{self, part::Collected};
 use crate::compose::config::Resolver;
-use crate::compose::merge::{self, Lists};
+use crate::compose::merge::{self, Lists, Merged};
 use crate::compose::scope::{self, Values};
 use crate::compose::shared::host::Environment;
 use crate::compose::shared::inputs::{Builtins, Expressions, Layer, Limits};
 use crate::compose::shared::origin::Origins;
 use crate::compose::shared::precedence::Precedence;
+use crate::compose::{finish, flux, validate};
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, EngineConfig, Map};
-use crate::files::{FileMap, FileTree};
+use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::template::{Template, TemplateId};
 use std::sync::Arc;
 
@@ -134,6 +135,34 @@ impl Fixture {
         let lists = merge::lists(std::mem::take(&mut collected.contributions));
         (collected, lists)
     }
+
+    /// Stages 2–9: the merged lists finished (the order they were written in taken
+    /// first) and their flux systems compiled.
+    pub fn compiled(&self, origins: &mut Origins) -> Compiled {
+        let (collected, mut lists) = self.merged(origins);
+        let written = validate::Written::of(&lists);
+        let has_crds = !collected.outputs.crds.is_empty();
+        let crds_layer = finish::finish(&mut lists, None, has_crds, &self.template, origins);
+        let kustomizations = flux::compile(&lists, origins);
+        Compiled {
+            collected,
+            lists,
+            written,
+            crds_layer,
+            kustomizations,
+        }
+    }
+}
+
+/// What [`Fixture::compiled`] gives.
+pub struct Compiled {
+    pub collected: Collected,
+    /// The finished lists.
+    pub lists: Lists,
+    pub written: validate::Written,
+    pub crds_layer: Option<String>,
+    /// Every Flux Kustomization, or why the systems do not compile.
+    pub kustomizations: Result<Merged, Vec<Diagnostic>>,
 }
 
 /// A facet file's text: the header, then `body` (its keys, unindented).

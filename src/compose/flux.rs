@@ -1,6 +1,7 @@
-//! Stage 8, flux: the merged lists tidied ([`crate::compose::shared::blueprint`]) and
-//! flux systems (`flux:` entries in system form, docs/format.md) compiled into the
-//! Flux Kustomizations they stand for:
+//! Stage 9, flux: the finished flux systems (`flux:` entries in system form,
+//! docs/format.md, shaped by stage 8) compiled, once, into the Flux Kustomizations
+//! they stand for. Validation checks these, `bpc render` writes them, and the test
+//! matcher and `bpc explain` read them; nothing expands a system again.
 //!
 //! * `install` → `<name>-install` at `<path>/install` (omitted when every component
 //!   of the tier evaluated to empty);
@@ -12,13 +13,15 @@
 //!   dependency closure depends on the system's terminal tier (its variants, else its
 //!   install); as any system dependency, it reaches a system's install tier, or its
 //!   resources tiers when it has none.
+//!
+//! A plain kustomization without a `path` gets its name as path here (the blueprint
+//! leaves it out, the Flux Kustomization has one).
 
 use crate::compose::merge::Lists;
 use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::blueprint;
 use crate::compose::shared::fields::sort_in_order;
 use crate::compose::shared::origin::Origins;
-use crate::compose::shared::tier_names;
+use crate::compose::shared::tier_names::Tiers;
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
 use crate::files::Diagnostic;
@@ -27,21 +30,6 @@ use crate::template::ComponentKind;
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-
-struct Tiers {
-    install: Option<String>,
-    variants: Vec<String>,
-}
-
-impl Tiers {
-    fn terminal(&self) -> Vec<String> {
-        if self.variants.is_empty() {
-            self.install.iter().cloned().collect()
-        } else {
-            self.variants.clone()
-        }
-    }
-}
 
 fn text(t: Option<&Tracked>) -> Option<String> {
     t.and_then(Tracked::as_str)
@@ -56,29 +44,31 @@ fn names(t: Option<&Tracked>) -> Vec<Tracked> {
     }
 }
 
-/// True when the tier lists components and every one of them is empty.
-fn pruned(tier: &Tracked) -> bool {
-    match tier.get("components") {
-        Some(Tracked::List(items, _)) => items.iter().all(|i| i.as_str() == Some("")),
-        _ => false,
-    }
-}
-
 fn leaf(s: &str, like: &Tracked) -> Tracked {
     Tracked::Leaf(Value::str(s), like.origin())
 }
 
-/// Tidies the merged lists and returns every Flux Kustomization the blueprint stands
-/// for: the plain ones and each system's tiers, where every tier has its own name
-/// (dependencies are validated on these).
-pub fn kustomizations(lists: &mut Lists, origins: &mut Origins) -> Result<Merged, Vec<Diagnostic>> {
-    blueprint::finish(&mut lists.terraform, origins);
-    blueprint::clean(&mut lists.kustomize);
-    resolve_plain_dependencies(&lists.flux, &mut lists.kustomize);
+/// Every Flux Kustomization the finished `lists` stand for: the plain ones, in the
+/// blueprint's order, then each system's tiers, systems in the blueprint's order.
+/// A tier may not take the name of a plain kustomization.
+pub fn compile(lists: &Lists, origins: &mut Origins) -> Result<Merged, Vec<Diagnostic>> {
     let mut kustomizations = lists.kustomize.clone();
-    expand(&lists.flux, &mut kustomizations)?;
-    blueprint::finish(&mut kustomizations, origins);
+    default_paths(&mut kustomizations, origins);
+    expand(&lists.flux, &mut kustomizations, origins)?;
     Ok(kustomizations)
+}
+
+/// A Flux Kustomization's `path` defaults to its name.
+fn default_paths(kustomize: &mut Merged, origins: &mut Origins) {
+    for component in kustomize.components.values_mut() {
+        if component.get("path").is_none() {
+            let origin = origins.add_derived();
+            let name = component.id.clone();
+            let fields = Arc::make_mut(&mut component.fields);
+            fields.insert("path", Tracked::Leaf(Value::str(name), origin));
+            sort_in_order(component.kind, fields);
+        }
+    }
 }
 
 /// One tier of a system, as a kustomization is made from it.
@@ -147,19 +137,16 @@ fn tier_component(
 
 /// Expands every system into `kustomize`. Generated names must not collide with
 /// kustomizations defined directly.
-pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagnostic>> {
-    let mut tiers: HashMap<String, Tiers> = HashMap::new();
-    for s in systems.components.values() {
-        let install = s
-            .get("install")
-            .filter(|t| !pruned(t))
-            .map(|_| tier_names::install(&s.id));
-        let variants = names(s.get("resources"))
-            .iter()
-            .map(|v| tier_names::variant(&s.id, &crate::compose::merge::variant_name(v)))
-            .collect();
-        tiers.insert(s.id.clone(), Tiers { install, variants });
-    }
+fn expand(
+    systems: &Merged,
+    kustomize: &mut Merged,
+    origins: &Origins,
+) -> Result<(), Vec<Diagnostic>> {
+    let tiers: HashMap<String, Tiers> = systems
+        .components
+        .values()
+        .map(|s| (s.id.clone(), Tiers::of(s)))
+        .collect();
     // A system named in `dependsOn` means its install tier (or its terminal tiers when
     // it has none); any other name is a plain kustomization.
     let map_dep = |dep: &Tracked| -> Vec<Tracked> {
@@ -211,11 +198,8 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
         }
     }
     for c in generated {
-        if kustomize.components.contains_key(&c.id) {
-            errors.push(Diagnostic::error(format!(
-                "flux system tier `{}` has the name of a kustomization defined directly",
-                c.id
-            )));
+        if let Some(plain) = kustomize.components.get(&c.id) {
+            errors.push(collision(&c, plain, origins));
             continue;
         }
         kustomize.components.insert(c.id.clone(), c);
@@ -235,42 +219,20 @@ pub fn expand(systems: &Merged, kustomize: &mut Merged) -> Result<(), Vec<Diagno
     Ok(())
 }
 
-/// Windsor's `resolveTierDependencies` for plain `kustomize:` entries: a `dependsOn`
-/// name that is no kustomization but a flux system with an install tier means that
-/// install tier (`cni` → `cni-install`). Any other missing name is left for
-/// validation to report.
-pub fn resolve_plain_dependencies(systems: &Merged, kustomize: &mut Merged) {
-    let installs: HashMap<String, String> = systems
-        .components
-        .values()
-        .filter(|s| s.get("install").is_some_and(|t| !pruned(t)))
-        .map(|s| (s.id.clone(), tier_names::install(&s.id)))
-        .collect();
-    if installs.is_empty() {
-        return;
+/// The error for a tier named like the plain kustomization `plain`, at both names.
+fn collision(tier: &Component, plain: &Component, origins: &Origins) -> Diagnostic {
+    let at = |c: &Component| c.get("name").map(|n| origins.get(n.origin()).span);
+    let mut d = Diagnostic::error(format!(
+        "flux system tier `{}` has the name of a kustomization defined directly",
+        tier.id
+    ));
+    if let Some(span) = at(plain) {
+        d = d.with_primary(span, "the kustomization");
     }
-    let plain: HashSet<String> = kustomize.components.keys().cloned().collect();
-    for c in kustomize.components.values_mut() {
-        let needs = names(c.get("dependsOn")).iter().any(|d| {
-            d.as_str()
-                .is_some_and(|n| !plain.contains(n) && installs.contains_key(n))
-        });
-        if !needs {
-            continue;
-        }
-        let fields = Arc::make_mut(&mut c.fields);
-        if let Some(Tracked::List(items, _)) = fields.get_mut("dependsOn") {
-            for item in items.iter_mut() {
-                let target = item
-                    .as_str()
-                    .filter(|n| !plain.contains(*n))
-                    .and_then(|n| installs.get(n));
-                if let Some(target) = target {
-                    *item = leaf(target, item);
-                }
-            }
-        }
+    if let Some(span) = at(tier) {
+        d = d.with_secondary(span, "the flux system whose tier takes that name");
     }
+    d
 }
 
 fn deps_of(c: &Component) -> Vec<String> {
@@ -345,8 +307,8 @@ mod tests {
             &facet("a", &format!("kustomize:\n  - name: base\n{SYSTEM}")),
         )]);
         let mut origins = Origins::default();
-        let (_, mut lists) = fx.merged(&mut origins);
-        let all = super::kustomizations(&mut lists, &mut origins).expect("the tiers compile");
+        let compiled = fx.compiled(&mut origins);
+        let all = compiled.kustomizations.expect("the tiers compile");
         assert_eq!(
             ids(&all),
             [
@@ -356,17 +318,47 @@ mod tests {
                 "ingress-resources-private"
             ]
         );
-        // The system's dependencies go to its install tier; its variants follow it.
+        // A plain kustomization has a path; the system's dependencies go to its install
+        // tier; its variants follow it.
+        assert_eq!(json(&all, "base"), r#"{"name":"base","path":"base"}"#);
         assert_eq!(
             json(&all, "ingress-install"),
-            r#"{"name":"ingress-install","path":"ingress/install","dependsOn":["base"],"components":["crds"]}"#
+            r#"{"name":"ingress-install","path":"ingress/install","source":"template","dependsOn":["base"],"components":["crds"]}"#
         );
         assert_eq!(
             json(&all, "ingress-resources-public"),
-            r#"{"name":"ingress-resources-public","path":"ingress/resources","dependsOn":["ingress-install"]}"#
+            r#"{"name":"ingress-resources-public","path":"ingress/resources","source":"template","dependsOn":["ingress-install"]}"#
         );
-        // The blueprint keeps the system as a system.
-        assert_eq!(ids(&lists.flux), ["ingress"]);
+        // The blueprint keeps the system as a system, and its plain kustomization
+        // without a path.
+        assert_eq!(ids(&compiled.lists.flux), ["ingress"]);
+        assert_eq!(
+            json(&compiled.lists.kustomize, "base"),
+            r#"{"name":"base"}"#
+        );
+    }
+
+    #[test]
+    fn the_tiers_are_compiled_from_the_shaped_system() {
+        // Shaped first: the install tier of empty components is dropped (so the
+        // variant waits on the system's dependencies), the duration is Go's, and with
+        // CRDs in the blueprint the root depends on their layer.
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "crds: [cert-manager]\nflux:\n  - name: web\n    install:\n      components: ['']\n    resources:\n      - interval: 90s\n",
+            ),
+        )]);
+        let mut origins = Origins::default();
+        let compiled = fx.compiled(&mut origins);
+        let all = compiled.kustomizations.expect("the tiers compile");
+        assert_eq!(ids(&all), ["web-resources"]);
+        assert_eq!(
+            json(&all, "web-resources"),
+            r#"{"name":"web-resources","path":"web/resources","source":"template","dependsOn":["crds"],"interval":"1m30s"}"#
+        );
+        assert_eq!(compiled.crds_layer.as_deref(), Some("crds"));
     }
 
     #[test]
@@ -379,12 +371,20 @@ mod tests {
             ),
         )]);
         let mut origins = Origins::default();
-        let (_, mut lists) = fx.merged(&mut origins);
-        let errors =
-            super::kustomizations(&mut lists, &mut origins).expect_err("the names collide");
+        let errors = fx
+            .compiled(&mut origins)
+            .kustomizations
+            .expect_err("the names collide");
         assert_eq!(
             messages(&errors),
             "flux system tier `ingress-install` has the name of a kustomization defined directly"
         );
+        // Both names are pointed at.
+        let error = &errors[0];
+        let at = |span| fx.template.sources.describe(span);
+        let primary = error.primary.as_ref().expect("a primary label");
+        assert_eq!(at(primary.span), "template!facets/a.yaml:7:11");
+        let secondary: Vec<String> = error.secondary.iter().map(|l| at(l.span)).collect();
+        assert_eq!(secondary, ["template!facets/a.yaml:9:11"]);
     }
 }

@@ -10,9 +10,10 @@
 //!    5. [`collect`]: its components, requirements and blueprint-wide outputs;
 //! 6. [`merge`]: every template's contributions applied in order (S3, S9);
 //! 7. [`overlay`]: the context's own blueprint and patches (S12, S13);
-//! 8. [`flux`]: the lists tidied, flux systems compiled into their tiers;
-//! 9. [`validate`]: dependencies exist and form no cycle (S9);
-//! 10. [`finish`]: the lists in the blueprint's order and shape (S10);
+//! 8. [`finish`]: the lists tidied, in the blueprint's order and shape (S10);
+//! 9. [`flux`]: the shaped flux systems compiled, once, into their tiers;
+//! 10. [`validate`]: dependencies exist and form no cycle (S9), among what render
+//!     writes;
 //! 11. [`assemble`]: the blueprint as one value, within the output budget.
 //!
 //! [`compose_incremental`] is the same list with a memory: stage 5 replays what it
@@ -121,7 +122,9 @@ pub struct Composition {
     /// Flux systems, as the blueprint lists them.
     pub flux: Merged,
     /// Every Flux Kustomization the blueprint stands for: the plain ones and each
-    /// system's tiers (what `render` writes and the test matcher's `kustomize` sees).
+    /// system's tiers, compiled once from the finished lists (stage 9). What
+    /// validation checked, `render` writes, `explain` and the test matcher's
+    /// `kustomize` read.
     pub kustomizations: Merged,
     pub origins: Origins,
     pub activation: Activated,
@@ -196,29 +199,23 @@ fn compose_parts(
         &collected.configs,
         &mut origins,
     )?);
-    // 8. flux
-    let mut kustomizations = flux::kustomizations(&mut lists, &mut origins)?;
-    // 9. validate
-    let exclusions = &collected.exclusions;
-    let cycles = validate::components(
-        &lists.terraform,
-        &kustomizations,
-        exclusions,
-        template,
-        &origins,
-        inputs.cycles,
-    )?;
-    // 10. finish
+    // Validation reports in the order the entries were written; stage 8 reorders them.
+    let written = validate::Written::of(&lists);
     let has_crds = !collected.outputs.crds.is_empty();
     let tags = tags.as_ref();
-    finish::finish(
-        &mut lists,
-        &mut kustomizations,
-        tags,
-        has_crds,
-        template,
-        &mut origins,
-    );
+    // 8. finish
+    let crds_layer = finish::finish(&mut lists, tags, has_crds, template, &mut origins);
+    // 9. flux
+    let kustomizations = flux::compile(&lists, &mut origins)?;
+    // 10. validate
+    let subject = validate::Subject {
+        terraform: &lists.terraform,
+        kustomizations: &kustomizations,
+        crds_layer: crds_layer.as_deref(),
+        written: &written,
+    };
+    let exclusions = &collected.exclusions;
+    let cycles = validate::components(subject, exclusions, template, &origins, inputs.cycles)?;
     // A config error waited until merging and validating had their say.
     let config = config::merged(&collected.configs)?;
     // 11. assemble

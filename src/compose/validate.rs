@@ -1,16 +1,23 @@
-//! Stage 9, validate: `dependsOn` names existing components of the same kind and the
+//! Stage 10, validate: `dependsOn` names existing components of the same kind and the
 //! graph has no cycle (S9). A missing target says which facet would have defined it
 //! and which `when` left it out.
+//!
+//! What is validated is what `bpc render` writes: the finished terraform components
+//! and the Flux Kustomizations compiled from the shaped lists (stage 9), where a
+//! kustomization may also depend on the CRD layer render adds. Findings are reported
+//! in the order the entries were written ([`Written`]), not the blueprint's dependency
+//! order, so the first error and a cycle's first name are the first its authors wrote.
 
 use crate::compose::collect::Exclusion;
-use crate::compose::merge::Merged;
+use crate::compose::merge::{Component, Lists, Merged};
 use crate::compose::shared::inputs::Cycles;
 use crate::compose::shared::origin::Origins;
-use crate::compose::shared::tier_names;
+use crate::compose::shared::tier_names::{self, Tiers};
 use crate::compose::shared::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
 use rustc_hash::FxHashMap;
+use std::collections::HashSet;
 
 /// What validation found: errors, and apart from them the dependency cycle (if any),
 /// which `bpc graph` may keep in order to draw it.
@@ -20,12 +27,82 @@ pub struct Findings {
     pub cycle: Option<Diagnostic>,
 }
 
+/// The order the blueprint's entries were written in (merge order), taken before
+/// stage 8 puts them in dependency order: terraform components, and the Flux
+/// Kustomizations (plain ones, then each system's tiers).
+pub struct Written {
+    terraform: Vec<String>,
+    kustomizations: Vec<String>,
+}
+
+impl Written {
+    pub fn of(lists: &Lists) -> Written {
+        let mut kustomizations: Vec<String> = lists.kustomize.components.keys().cloned().collect();
+        for system in lists.flux.components.values() {
+            kustomizations.extend(Tiers::of(system).all().cloned());
+        }
+        Written {
+            terraform: lists.terraform.components.keys().cloned().collect(),
+            kustomizations,
+        }
+    }
+
+    /// The components of `merged` in written order; any written later (none today)
+    /// follow in `merged`'s order.
+    fn arrange<'a>(order: &[String], merged: &'a Merged) -> Vec<&'a Component> {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(merged.components.len());
+        let mut out = Vec::with_capacity(merged.components.len());
+        for id in order {
+            if let Some((key, c)) = merged.components.get_key_value(id) {
+                if seen.insert(key.as_str()) {
+                    out.push(c);
+                }
+            }
+        }
+        if out.len() < merged.components.len() {
+            out.extend(
+                merged
+                    .components
+                    .values()
+                    .filter(|c| !seen.contains(c.id.as_str())),
+            );
+        }
+        out
+    }
+}
+
+/// What is validated.
+pub struct Subject<'a> {
+    pub terraform: &'a Merged,
+    /// Every Flux Kustomization, systems' tiers included (stage 9).
+    pub kustomizations: &'a Merged,
+    /// The Flux Kustomization render adds for the blueprint's CRDs, if any (stage 8
+    /// makes every root depend on it).
+    pub crds_layer: Option<&'a str>,
+    pub written: &'a Written,
+}
+
+/// One kind's components as validation reads them.
+struct Listed<'a> {
+    kind: ComponentKind,
+    merged: &'a Merged,
+    /// The components, in written order.
+    order: Vec<&'a Component>,
+    /// What may be depended on besides the components.
+    layer: Option<&'a str>,
+}
+
+impl Listed<'_> {
+    fn exists(&self, name: &str) -> bool {
+        self.merged.components.contains_key(name) || self.layer == Some(name)
+    }
+}
+
 /// Validates the terraform components and every Flux Kustomization (systems'
 /// tiers included): all errors of both together, dependency cycles among them unless
 /// `cycles` keeps them — then they are returned, to be drawn.
 pub fn components(
-    terraform: &Merged,
-    kustomizations: &Merged,
+    subject: Subject<'_>,
     exclusions: &[Exclusion],
     template: &Template,
     origins: &Origins,
@@ -33,11 +110,22 @@ pub fn components(
 ) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let mut found_cycles = Vec::new();
-    for (kind, merged) in [
-        (ComponentKind::Terraform, terraform),
-        (ComponentKind::Kustomize, kustomizations),
+    let written = subject.written;
+    for listed in [
+        Listed {
+            kind: ComponentKind::Terraform,
+            merged: subject.terraform,
+            order: Written::arrange(&written.terraform, subject.terraform),
+            layer: None,
+        },
+        Listed {
+            kind: ComponentKind::Kustomize,
+            merged: subject.kustomizations,
+            order: Written::arrange(&written.kustomizations, subject.kustomizations),
+            layer: subject.crds_layer,
+        },
     ] {
-        let found = validate(kind, merged, exclusions, template, origins);
+        let found = validate(&listed, exclusions, template, origins);
         errors.extend(found.errors);
         found_cycles.extend(found.cycle);
     }
@@ -53,20 +141,20 @@ pub fn components(
 
 /// The findings of one kind's components.
 fn validate(
-    kind: ComponentKind,
-    merged: &Merged,
+    listed: &Listed<'_>,
     exclusions: &[Exclusion],
     template: &Template,
     origins: &Origins,
 ) -> Findings {
-    let mut errors = path_names(kind, merged, origins);
-    for component in merged.components.values() {
+    let kind = listed.kind;
+    let mut errors = path_names(kind, &listed.order, origins);
+    for component in &listed.order {
         let Some(Tracked::List(deps, _)) = component.get("dependsOn") else {
             continue;
         };
         for dep in deps {
             let Some(name) = dep.as_str() else { continue };
-            if name.is_empty() || merged.components.contains_key(name) {
+            if name.is_empty() || listed.exists(name) {
                 continue;
             }
             let span = origins.get(dep.origin()).span;
@@ -82,10 +170,11 @@ fn validate(
                 .collect();
             // A flux system's bare name means its install tier; one without that tier
             // is named by its other tiers only.
-            let tiers: Vec<String> = merged
-                .components
-                .keys()
-                .filter(|id| id.as_str() != name && tier_names::belongs_to(id, name))
+            let tiers: Vec<String> = listed
+                .order
+                .iter()
+                .map(|c| c.id.as_str())
+                .filter(|id| *id != name && tier_names::belongs_to(id, name))
                 .map(|id| format!("`{id}`"))
                 .collect();
             if excluded.is_empty() && kind == ComponentKind::Kustomize && !tiers.is_empty() {
@@ -96,7 +185,7 @@ fn validate(
                     ))
                     .with_help(format!("depend on one of its tiers: {}", tiers.join(", ")));
             } else if excluded.is_empty() {
-                if let Some(hint) = closest(name, merged.components.keys().map(String::as_str)) {
+                if let Some(hint) = closest(name, listed.order.iter().map(|c| c.id.as_str())) {
                     d = d.with_help(format!("did you mean `{hint}`?"));
                 } else {
                     d = d.with_note(format!("no facet defines a {} named `{name}`", kind.noun()));
@@ -128,8 +217,8 @@ fn validate(
             errors.push(d);
         }
     }
-    let cycle = find_cycle(merged).map(|cycle| {
-        let first = &merged.components[&cycle[0]];
+    let cycle = find_cycle(&listed.order).map(|cycle| {
+        let first = &listed.merged.components[&cycle[0]];
         let span = first
             .get("dependsOn")
             .map(|t| origins.get(t.origin()).span)
@@ -147,13 +236,13 @@ fn validate(
 /// Names that `bpc render` turns into paths (a component's id, a terraform `path`)
 /// must stay inside the output directory: `../x` is refused here, where the facet and
 /// line that wrote it are known, not discovered when a file lands outside `--out`.
-fn path_names(kind: ComponentKind, merged: &Merged, origins: &Origins) -> Vec<Diagnostic> {
+fn path_names(kind: ComponentKind, order: &[&Component], origins: &Origins) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     let fields: &[&str] = match kind {
         ComponentKind::Terraform => &["name", "path"],
         _ => &["name"],
     };
-    for component in merged.components.values() {
+    for component in order {
         let mut checked = false;
         for field in fields {
             let Some(tracked) = component.get(field) else {
@@ -209,19 +298,18 @@ fn would_define(e: &Exclusion, kind: ComponentKind, name: &str) -> bool {
 }
 
 /// The first dependency cycle found, as `a, b, …, a` (deterministic: components in
-/// output order, dependencies in list order).
-fn find_cycle(merged: &Merged) -> Option<Vec<String>> {
+/// written order, dependencies in list order).
+fn find_cycle(order: &[&Component]) -> Option<Vec<String>> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         Fresh,
         Open,
         Done,
     }
-    let ids: Vec<&str> = merged.components.keys().map(String::as_str).collect();
+    let ids: Vec<&str> = order.iter().map(|c| c.id.as_str()).collect();
     let index: FxHashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-    let deps: Vec<Vec<usize>> = merged
-        .components
-        .values()
+    let deps: Vec<Vec<usize>> = order
+        .iter()
         .map(|c| match c.get("dependsOn") {
             Some(Tracked::List(items, _)) => items
                 .iter()
@@ -289,13 +377,17 @@ mod tests {
     fn validated(files: &[(&str, &str)], cycles: Cycles) -> Result<String, String> {
         let fx = Fixture::new(files);
         let mut origins = Origins::default();
-        let (collected, mut lists) = fx.merged(&mut origins);
-        let all = crate::compose::flux::kustomizations(&mut lists, &mut origins)
-            .expect("the tiers compile");
+        let compiled = fx.compiled(&mut origins);
+        let all = compiled.kustomizations.expect("the tiers compile");
+        let subject = super::Subject {
+            terraform: &compiled.lists.terraform,
+            kustomizations: &all,
+            crds_layer: compiled.crds_layer.as_deref(),
+            written: &compiled.written,
+        };
         let result = super::components(
-            &lists.terraform,
-            &all,
-            &collected.exclusions,
+            subject,
+            &compiled.collected.exclusions,
             &fx.template,
             &origins,
             cycles,
@@ -360,6 +452,56 @@ mod tests {
         assert_eq!(
             kept,
             Ok("kustomizations depend on each other in a cycle: a -> b -> a".into())
+        );
+    }
+
+    #[test]
+    fn a_circle_is_reported_from_the_entry_written_first() {
+        // Stage 8 puts `a` first (by name, then after its dependencies); the report
+        // starts where the facet does.
+        let verdict = errors(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "kustomize:\n  - name: c\n    dependsOn: [a]\n  - name: a\n    dependsOn: [b]\n  - name: b\n    dependsOn: [c]\n",
+            ),
+        )]);
+        assert_eq!(
+            verdict,
+            "kustomizations depend on each other in a cycle: c -> a -> b -> c"
+        );
+    }
+
+    #[test]
+    fn the_crd_layer_may_be_depended_on_when_the_blueprint_has_crds() {
+        let body = "kustomize:\n  - name: web\n    dependsOn: [crds]\n";
+        let with_crds = errors(&[(
+            "facets/a.yaml",
+            &facet("a", &format!("crds: [cert-manager]\n{body}")),
+        )]);
+        assert_eq!(with_crds, "valid");
+        let without = errors(&[("facets/a.yaml", &facet("a", body))]);
+        assert_eq!(
+            without,
+            "kustomization `web` depends on `crds`, which is not in the blueprint"
+        );
+    }
+
+    #[test]
+    fn what_is_validated_is_what_render_writes() {
+        // An install tier with no components is not written (stage 8 drops it), so
+        // nothing may depend on it, by its name or by the system's.
+        let verdict = errors(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "kustomize:\n  - name: web\n    dependsOn: [dns-install]\n  - name: api\n    dependsOn: [dns]\nflux:\n  - name: dns\n    install:\n      substitutions: {zone: x}\n    resources:\n      - components: [records]\n",
+            ),
+        )]);
+        assert_eq!(
+            verdict,
+            "kustomization `web` depends on `dns-install`, which is not in the blueprint\n\
+             kustomization `api` depends on `dns-install`, which is not in the blueprint"
         );
     }
 }

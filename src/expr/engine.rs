@@ -10,6 +10,7 @@ use super::limits::{MAX_REENTRY, MAX_SOURCE};
 use super::native::NativeFn;
 use super::parser;
 use super::program::Program;
+use super::reentry::Reenter;
 use super::scope::Scope;
 use super::template::{self, Dialect};
 use super::windsor;
@@ -135,9 +136,11 @@ impl Engine {
     ) -> Result<Value, ExprError> {
         self.render_nested(text, scope, host, 0)
     }
+}
 
+impl Reenter for Engine {
     /// Template rendering from inside a host function, `depth` levels deep.
-    pub(crate) fn render_nested(
+    fn render_nested(
         &self,
         text: &str,
         scope: &dyn Scope,

@@ -5,13 +5,13 @@ use super::ast::BinOp;
 use super::budget::Budget;
 use super::builtins::gofmt::sprint_key;
 use super::builtins::sort_values;
-use super::engine::Engine;
 use super::error::{ErrorKind, ExprError};
 use super::host::Host;
 use super::limits::MAX_STRING;
-use super::native::{Call, Interpolate, NativeError, NativeErrorKind};
+use super::native::{Call, NativeError, NativeErrorKind};
 use super::ops;
 use super::program::{Expr, ExprKind, Key, Pred};
+use super::reentry::{Reenter, Reentry};
 use super::scope::Peek;
 use super::scope::Scope;
 use crate::value::depth::{too_deep_message, DepthCheck, MAX_VALUE_DEPTH};
@@ -34,7 +34,8 @@ struct Stacks {
 }
 
 pub struct Evaluator<'a> {
-    pub engine: &'a Engine,
+    /// The engine, for host functions that render templates themselves.
+    pub engine: &'a dyn Reenter,
     pub scope: &'a dyn Scope,
     pub host: &'a dyn Host,
     /// How many host functions re-entered the engine to get here.
@@ -102,7 +103,12 @@ fn member_key<'v>(base: &'v Value, key: &Key) -> Option<&'v Value> {
 const PATH_BUFFER: usize = 16;
 
 impl<'a> Evaluator<'a> {
-    pub fn new(engine: &'a Engine, scope: &'a dyn Scope, host: &'a dyn Host, reentry: u32) -> Self {
+    pub fn new(
+        engine: &'a dyn Reenter,
+        scope: &'a dyn Scope,
+        host: &'a dyn Host,
+        reentry: u32,
+    ) -> Self {
         Evaluator {
             engine,
             scope,
@@ -730,62 +736,6 @@ fn native_error(e: &Expr, n: NativeError) -> ExprError {
         NativeErrorKind::Deferred => ErrorKind::Deferred,
     };
     ExprError::new(kind, n.message, e.span.clone())
-}
-
-fn to_native_error(e: ExprError) -> NativeError {
-    match e.kind {
-        ErrorKind::Deferred => NativeError::deferred(e.message),
-        _ => NativeError::run(e.message),
-    }
-}
-
-/// Lets host functions evaluate templates against the scope of the running
-/// expression (`yaml(text, input)`).
-struct Reentry<'a> {
-    engine: &'a Engine,
-    scope: &'a dyn Scope,
-    host: &'a dyn Host,
-    depth: u32,
-}
-
-impl Interpolate for Reentry<'_> {
-    fn interpolate(&self, text: &str, input: Value) -> Result<Value, NativeError> {
-        let scope = WithInput {
-            inner: self.scope,
-            input,
-        };
-        self.engine
-            .render_nested(text, &scope, self.host, self.depth + 1)
-            .map_err(to_native_error)
-    }
-
-    fn scope(&self) -> Value {
-        self.scope.all().unwrap_or(Value::Nil)
-    }
-}
-
-/// The running scope plus the name `input`.
-struct WithInput<'a> {
-    inner: &'a dyn Scope,
-    input: Value,
-}
-
-impl Scope for WithInput<'_> {
-    fn lookup(&self, path: &[&str]) -> Result<Option<(Value, usize)>, ExprError> {
-        if path.first() == Some(&"input") {
-            return Ok(Some((self.input.clone(), 1)));
-        }
-        self.inner.lookup(path)
-    }
-
-    fn all(&self) -> Result<Value, ExprError> {
-        let mut map = match self.inner.all()? {
-            Value::Map(m) => (*m).clone(),
-            _ => Map::default(),
-        };
-        map.insert("input".into(), self.input.clone());
-        Ok(Value::map(map))
-    }
 }
 
 #[cfg(test)]

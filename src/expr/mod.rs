@@ -23,6 +23,7 @@ pub(crate) mod limits;
 pub(crate) mod ops;
 mod parser;
 pub(crate) mod program;
+mod reentry;
 mod types;
 
 pub use builtins::names as builtin_names;

@@ -112,10 +112,9 @@ pub fn render(
             .collect(),
     };
 
-    // The shaped kustomizations and systems, systems expanded into tiers as
-    // `compose::flux::expand` does for validation.
-    let mut all = composition.kustomize.clone();
-    crate::compose::flux::expand(&composition.flux, &mut all)?;
+    // The plain kustomizations and the systems' tiers, as compose compiled and
+    // validated them.
+    let all = &composition.kustomizations;
 
     let mut resources: Vec<String> = Vec::new();
     // The gitops namespace, which Windsor applies first: everything below lives in it.

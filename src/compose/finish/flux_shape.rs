@@ -1,9 +1,11 @@
 //! Flux systems and plain kustomizations in the shape the blueprint carries
-//! them (S10, as the Windsor CLI writes them). Systems stay systems — their tiers
-//! become Flux Kustomizations only when rendered (see [`crate::compose::flux::expand`]) — but
-//! their dependencies are resolved here, where everyone reading the blueprint sees
-//! them:
+//! them (S10, as the Windsor CLI writes them). Systems stay systems in the blueprint —
+//! stage 9 ([`crate::compose::flux`]) compiles these shaped systems, once, into the
+//! Flux Kustomizations that validation checks and `bpc render` writes — but their
+//! dependencies are resolved here, where everyone reading the blueprint sees them:
 //!
+//! * a plain kustomization's `dependsOn` naming a flux system with an install tier
+//!   means that tier (`cni` → `cni-install`, Windsor's `resolveTierDependencies`);
 //! * a bare `X` in a system's or a plain kustomization's `dependsOn` means `X-install`
 //!   when `X` names nothing but `X-install` exists;
 //! * with CRDs in the blueprint, every root (empty `dependsOn`) depends on `crds`, the
@@ -19,7 +21,7 @@ use crate::compose::finish::patch_shape::shape_patches;
 use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::fields::{field_position, sort_in_order};
 use crate::compose::shared::origin::{OriginId, Origins};
-use crate::compose::shared::tier_names;
+use crate::compose::shared::tier_names::{self, Tiers};
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
 use crate::template::ComponentKind;
@@ -161,22 +163,6 @@ fn leaf(text: &str, origin: OriginId) -> Tracked {
     Tracked::Leaf(Value::str(text), origin)
 }
 
-/// Tier names of a system as they will be rendered: install (when kept), then the
-/// resources variants.
-fn tiers(system: &Component) -> (Option<String>, Vec<String>) {
-    let install = system
-        .get("install")
-        .map(|_| tier_names::install(&system.id));
-    let variants = match system.get("resources") {
-        Some(Tracked::List(items, _)) => items
-            .iter()
-            .map(|v| tier_names::variant(&system.id, &crate::compose::merge::variant_name(v)))
-            .collect(),
-        _ => Vec::new(),
-    };
-    (install, variants)
-}
-
 fn deps_mut(component: &mut Component) -> Option<&mut Vec<Tracked>> {
     match Arc::make_mut(&mut component.fields).get_mut("dependsOn") {
         Some(Tracked::List(items, _)) => Some(items),
@@ -184,12 +170,47 @@ fn deps_mut(component: &mut Component) -> Option<&mut Vec<Tracked>> {
     }
 }
 
+/// Windsor's `resolveTierDependencies` for plain `kustomize:` entries: a `dependsOn`
+/// name that is no kustomization but a flux system with an install tier means that
+/// install tier (`cni` → `cni-install`). Any other missing name is left for
+/// validation to report. Runs on the merged lists, before they are ordered.
+pub fn resolve_plain_dependencies(systems: &Merged, kustomize: &mut Merged) {
+    let installs: HashMap<&str, String> = systems
+        .components
+        .values()
+        .filter_map(|s| Some((s.id.as_str(), Tiers::of(s).install?)))
+        .collect();
+    if installs.is_empty() {
+        return;
+    }
+    let plain: HashSet<String> = kustomize.components.keys().cloned().collect();
+    let target = |item: &Tracked| {
+        item.as_str()
+            .filter(|n| !plain.contains(*n))
+            .and_then(|n| installs.get(n))
+    };
+    for c in kustomize.components.values_mut() {
+        let needs = match c.get("dependsOn") {
+            Some(Tracked::List(items, _)) => items.iter().any(|d| target(d).is_some()),
+            _ => false,
+        };
+        if !needs {
+            continue;
+        }
+        if let Some(items) = deps_mut(c) {
+            for item in items.iter_mut() {
+                if let Some(install) = target(item) {
+                    *item = Tracked::Leaf(Value::str(install.as_str()), item.origin());
+                }
+            }
+        }
+    }
+}
+
 fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
     let mut names: HashSet<String> = kustomize.components.keys().cloned().collect();
     for s in systems.components.values() {
-        let (install, variants) = tiers(s);
-        names.extend(install);
-        names.extend(variants);
+        names.extend(Tiers::of(s).all().cloned());
     }
     let rewrite = |component: &mut Component| {
         if let Some(items) = deps_mut(component) {
@@ -245,9 +266,8 @@ fn add_global_barrier(
     let mut owner: HashMap<String, String> = HashMap::default();
     let mut edges: HashMap<String, Vec<String>> = HashMap::default();
     for s in systems.components.values() {
-        let (install, variants) = tiers(s);
-        for tier in install.into_iter().chain(variants) {
-            owner.insert(tier, s.id.clone());
+        for tier in Tiers::of(s).all() {
+            owner.insert(tier.clone(), s.id.clone());
         }
         owner.insert(s.id.clone(), s.id.clone());
         let mut deps = s.dependencies();
@@ -278,12 +298,7 @@ fn add_global_barrier(
     let Some(system) = systems.components.get(global) else {
         return;
     };
-    let (install, variants) = tiers(system);
-    let terminal = if variants.is_empty() {
-        install.into_iter().collect()
-    } else {
-        variants
-    };
+    let terminal = Tiers::of(system).terminal();
     for c in systems
         .components
         .values_mut()

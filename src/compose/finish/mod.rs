@@ -1,8 +1,9 @@
-//! Stage 10, finish: the validated lists in the order and shape the blueprint carries
-//! them (S10): components in dependency order, local sources' components tagged and
-//! ordered by depth (S9), flux systems and kustomizations shaped as the Windsor CLI
-//! writes them, and terraform inputs that wait for another component's outputs
-//! marked.
+//! Stage 8, finish: the merged lists in the order and shape the blueprint carries
+//! them (S10): empty items tidied away, components in dependency order, local
+//! sources' components tagged and ordered by depth (S9), flux systems and
+//! kustomizations shaped as the Windsor CLI writes them, and terraform inputs that
+//! wait for another component's outputs marked. Stage 9 compiles the flux systems
+//! shaped here; stage 10 validates the result.
 
 pub mod deferred;
 pub mod duration;
@@ -10,22 +11,26 @@ pub mod flux_shape;
 pub mod ordering;
 pub mod patch_shape;
 
-use crate::compose::merge::{Lists, Merged};
+use crate::compose::merge::Lists;
+use crate::compose::shared::blueprint;
 use crate::compose::shared::origin::Origins;
 use crate::compose::sources::source_tags::SourceTags;
 use crate::template::Template;
 
-/// Orders, tags and shapes `lists` and the Flux Kustomizations of `kustomizations`
-/// (which keep their validated shape: only their order and tags change). `has_crds`
-/// says whether the blueprint installs CRDs, which every root then depends on.
+/// Tidies, orders, tags and shapes `lists`. `has_crds` says whether the blueprint
+/// installs CRDs, which every root then depends on; returns the name of that CRD
+/// layer (`crds`, or `crds-<name>` for a published blueprint, S14), a Flux
+/// Kustomization `bpc render` writes of its own.
 pub fn finish(
     lists: &mut Lists,
-    kustomizations: &mut Merged,
     tags: Option<&SourceTags>,
     has_crds: bool,
     template: &Template,
     origins: &mut Origins,
-) {
+) -> Option<String> {
+    blueprint::clean(&mut lists.terraform);
+    blueprint::clean(&mut lists.kustomize);
+    flux_shape::resolve_plain_dependencies(&lists.flux, &mut lists.kustomize);
     // Apply order first; local sources then order stably by depth (S9).
     ordering::dependency_order(&mut lists.terraform);
     ordering::dependency_order(&mut lists.kustomize);
@@ -33,7 +38,6 @@ pub fn finish(
     if let Some(tags) = tags {
         tags.apply(&mut lists.terraform, origins);
         tags.apply(&mut lists.kustomize, origins);
-        tags.apply(kustomizations, origins);
     }
     let own_source = template
         .published
@@ -47,6 +51,7 @@ pub fn finish(
         origins,
     );
     deferred::mark_inputs(&mut lists.terraform, origins);
+    has_crds.then(|| flux_shape::crds_layer(own_source))
 }
 
 /// The lists in the order and shape the blueprint carries them.
@@ -66,16 +71,7 @@ mod tests {
         )]);
         let mut origins = Origins::default();
         let (_, mut lists) = fx.merged(&mut origins);
-        let mut all =
-            crate::compose::flux::kustomizations(&mut lists, &mut origins).expect("compiles");
-        super::finish(
-            &mut lists,
-            &mut all,
-            None,
-            false,
-            &fx.template,
-            &mut origins,
-        );
+        super::finish(&mut lists, None, false, &fx.template, &mut origins);
         assert_eq!(ids(&lists.terraform), ["zone", "app"]);
         assert_eq!(
             json(&lists.kustomize, "web"),

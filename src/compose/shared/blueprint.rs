@@ -3,7 +3,6 @@
 //! anything else; component fields in the order of [`crate::compose::shared::fields`].
 
 use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::origin::Origins;
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::{Map, Value};
 use crate::template::fields::field_for;
@@ -36,21 +35,6 @@ pub fn clean(merged: &mut Merged) {
         }
         if matches!(component.get("dependsOn"), Some(Tracked::List(items, _)) if items.is_empty()) {
             Arc::make_mut(&mut component.fields).shift_remove("dependsOn");
-        }
-    }
-}
-
-/// [`clean`], and the defaults a Flux Kustomization needs: its `path` defaults to its
-/// name.
-pub fn finish(merged: &mut Merged, origins: &mut Origins) {
-    clean(merged);
-    for component in merged.components.values_mut() {
-        if component.kind == ComponentKind::Kustomize && component.get("path").is_none() {
-            let origin = origins.add_derived();
-            let name = component.id.clone();
-            let fields = Arc::make_mut(&mut component.fields);
-            fields.insert("path", Tracked::Leaf(Value::str(name), origin));
-            crate::compose::shared::fields::sort_in_order(component.kind, fields);
         }
     }
 }
