@@ -62,12 +62,6 @@ fn modules_point_down_the_layers() {
     );
 }
 
-/// Modules whose files still name each other in a circle, each with what is pending.
-/// Remove an entry once its cycle is gone (the test fails while a listed module has
-/// none, so the list cannot go stale).
-const FILE_CYCLES_PENDING: &[(&str, &str)] = &[
-];
-
 #[test]
 fn files_of_a_module_form_no_cycle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -75,21 +69,15 @@ fn files_of_a_module_form_no_cycle() {
     let mut wrong = Vec::new();
     let tops: BTreeSet<&str> = graph.keys().map(|f| f[0].as_str()).collect();
     for top in tops {
-        let cycle = find_cycle(&graph, top);
-        let pending = FILE_CYCLES_PENDING.iter().any(|(m, _)| *m == top);
-        match (cycle, pending) {
-            (Some(cycle), false) => wrong.push(format!(
+        if let Some(cycle) = find_cycle(&graph, top) {
+            wrong.push(format!(
                 "files of `{top}` name each other in a circle: {}",
                 cycle
                     .iter()
                     .map(|m| file_name(m))
                     .collect::<Vec<_>>()
                     .join(" -> ")
-            )),
-            (None, true) => wrong.push(format!(
-                "`{top}` has no file cycle any more: remove it from FILE_CYCLES_PENDING"
-            )),
-            _ => {}
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
