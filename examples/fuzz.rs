@@ -809,7 +809,7 @@ impl Corpus {
             session.schema.as_ref(),
             true,
             &layers,
-            &session.sources,
+            &session.files,
             Some("fuzz"),
         ) {
             write_value(&Value::map(values), self.limits.output_bytes);
@@ -861,7 +861,7 @@ impl Corpus {
             let explainer = bpc::explain::Explainer {
                 template: loaded,
                 composition: &composition,
-                sources: &sources,
+                files: &sources,
             };
             let _ = explainer.explain("terraform");
             let _ = explainer.explain("kustomize");

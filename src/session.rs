@@ -174,7 +174,7 @@ impl Syntax {
 
 /// A loaded project, ready to compose. Immutable: compositions borrow it.
 pub struct Session {
-    pub sources: Arc<FileMap>,
+    pub files: Arc<FileMap>,
     pub project: Project,
     pub template: Template,
     pub schema: Option<Schema>,
@@ -270,7 +270,7 @@ impl Session {
             ..EngineConfig::default()
         });
         Ok(Session {
-            sources,
+            files: sources,
             project,
             template,
             schema,
@@ -292,14 +292,14 @@ impl Session {
             self.schema.as_ref(),
             true,
             &self.layers()?,
-            &self.sources,
+            &self.files,
             Some(self.project.builtins().context.as_str()),
         ))
     }
 
     fn layers_of(&self, project: &Project) -> Result<Vec<Layer>, Vec<Diagnostic>> {
         project
-            .layers(&self.options.locate, &self.options.cwd, &self.sources)
+            .layers(&self.options.locate, &self.options.cwd, &self.files)
             .map_err(|d| vec![d])
     }
 
@@ -309,7 +309,7 @@ impl Session {
             return Ok(TerraformOutputs::Deferred);
         };
         let display = path.to_string_lossy().to_string();
-        let node = project::read_yaml_file(&self.options.cwd.join(path), &display, &self.sources)
+        let node = project::read_yaml_file(&self.options.cwd.join(path), &display, &self.files)
             .map_err(|d| vec![d])?;
         Ok(TerraformOutputs::Provider(node.to_value()))
     }
@@ -391,7 +391,7 @@ impl Session {
     ) -> Result<Composition, Vec<Diagnostic>> {
         project::check_context_name(name).map_err(|d| vec![d])?;
         self.project
-            .same_published(name, &self.sources)
+            .same_published(name, &self.files)
             .map_err(|d| vec![d])?;
         self.compose_project(&self.project.for_context(name, true), cycles, memo)
     }
@@ -402,10 +402,8 @@ impl Session {
         cycles: Cycles,
         memo: Option<&mut Memo>,
     ) -> Result<Composition, Vec<Diagnostic>> {
-        let overlay = project.overlay(&self.sources).map_err(|d| vec![d])?;
-        let patches = project
-            .context_patches(&self.sources)
-            .map_err(|d| vec![d])?;
+        let overlay = project.overlay(&self.files).map_err(|d| vec![d])?;
+        let patches = project.context_patches(&self.files).map_err(|d| vec![d])?;
         let inputs = self.inputs(project, overlay.as_ref(), Some(&patches), cycles)?;
         let mut composition = match memo {
             Some(memo) => crate::compose::compose_incremental(&inputs, memo)?,
@@ -444,7 +442,7 @@ impl Session {
         text: &str,
         syntax: Syntax,
     ) -> Result<Value, Vec<Diagnostic>> {
-        let file = self.sources.add("<expression>", text);
+        let file = self.files.add("<expression>", text);
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
         let inputs = self.inputs(project, None, None, Cycles::Reject)?;
@@ -552,7 +550,7 @@ impl Session {
     /// why each edge exists.
     pub fn graph(&self, composition: &Composition) -> Result<Graph, Vec<Diagnostic>> {
         let rendered = self.render_of(composition, ManifestFormat::Json, None)?;
-        crate::graph::build(&rendered, composition, &self.template, &self.sources)
+        crate::graph::build(&rendered, composition, &self.template, &self.files)
             .map_err(|d| vec![d])
     }
 
@@ -576,7 +574,7 @@ impl Session {
             engine: &self.engine,
             project_root: self.project.root.to_string_lossy().replace('\\', "/"),
             options,
-            patches: context_patches::read(&self.template.tree, "patches", &self.sources),
+            patches: context_patches::read(&self.template.tree, "patches", &self.files),
         }
     }
     /// The context's effective values as `bpc show values` prints them: schema defaults
@@ -587,7 +585,7 @@ impl Session {
             self.schema.as_ref(),
             true,
             &self.layers()?,
-            &self.sources,
+            &self.files,
             Some(self.project.builtins().context.as_str()),
         )?;
         crate::emit::values::values_text(

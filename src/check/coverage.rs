@@ -67,7 +67,7 @@ pub fn coverage(template: &Template, suite: &Suite<'_>, cases: &[&Case]) -> Cove
             Err(_) => failed += 1,
         }
     }
-    let sources = &template.sources;
+    let sources = &template.files;
     for row in &mut rows {
         row.at = place(sources, row.span);
     }

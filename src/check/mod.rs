@@ -88,7 +88,7 @@ pub fn check_incremental(
     allow: &[Allow],
     memo: &mut Memo,
 ) -> Report {
-    let sources = &template.sources;
+    let sources = &template.files;
     let names = names::names(template);
     let same_names = memo
         .names

@@ -152,7 +152,7 @@ pub fn blueprint_text(
     crate::emit::blueprint_text(
         &session.template,
         composition,
-        &session.sources,
+        &session.files,
         session.options.limits.output_bytes,
         format.text(),
         provenance,

@@ -53,7 +53,7 @@ fn explain(args: &ExplainArgs, sources: &Arc<FileMap>) -> Result<String, Vec<Dia
     let explainer = Explainer {
         template: &session.template,
         composition: &composition,
-        sources,
+        files: sources,
     };
     match (&args.facet, &args.path) {
         (Some(f), _) => explainer.facet(f),

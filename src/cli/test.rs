@@ -257,7 +257,7 @@ fn explain_case(
     let explainer = crate::explain::Explainer {
         template,
         composition: &composition,
-        sources,
+        files: sources,
     };
     match explainer.explain(path) {
         Ok(text) => {

@@ -141,7 +141,7 @@ pub fn activate(
                 cond,
                 &resolver,
                 &host,
-                &template.sources,
+                &template.files,
                 &context,
             );
             readers.note(i, resolver.recorded());

@@ -378,7 +378,7 @@ impl<'t> Resolver<'t> {
                         cond,
                         self,
                         &host,
-                        &self.template.sources,
+                        &self.template.files,
                         &context,
                     )?
                 }
@@ -477,7 +477,7 @@ impl<'t> Resolver<'t> {
                 &leaf.node,
                 self,
                 &host,
-                &self.template.sources,
+                &self.template.files,
                 &context,
             )
         });

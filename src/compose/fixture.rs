@@ -61,7 +61,7 @@ impl Fixture {
 
     /// One more layer of context values, from YAML text.
     pub fn values(mut self, name: &str, yaml: &str) -> Fixture {
-        let file = self.template.sources.add(name, yaml);
+        let file = self.template.files.add(name, yaml);
         let node = crate::yaml::parse(yaml, file).expect("the fixture's values parse");
         self.layers.push(Layer::of_file(name.into(), node));
         self
@@ -83,7 +83,7 @@ impl Fixture {
             builtins: &self.builtins,
             schema_defaults: false,
             config_defaults: false,
-            sources: &self.template.sources,
+            files: &self.template.files,
         }
     }
 

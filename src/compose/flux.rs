@@ -381,7 +381,7 @@ mod tests {
         );
         // Both names are pointed at.
         let error = &errors[0];
-        let at = |span| fx.template.sources.describe(span);
+        let at = |span| fx.template.files.describe(span);
         let primary = error.primary.as_ref().expect("a primary label");
         assert_eq!(at(primary.span), "template!facets/a.yaml:7:11");
         let secondary: Vec<String> = error.secondary.iter().map(|l| at(l.span)).collect();

@@ -108,7 +108,7 @@ impl Inputs<'_> {
             builtins: &self.builtins,
             schema_defaults: self.apply_schema_defaults,
             config_defaults: self.config_defaults,
-            sources: &self.template.sources,
+            files: &self.template.files,
         }
     }
 }
@@ -179,7 +179,7 @@ fn compose_parts(
         overlay: inputs.overlay,
         patches: inputs.context_patches,
         with: inputs.expressions(),
-        sources: &template.sources,
+        files: &template.files,
     };
     let mut warnings = template.warnings.clone();
     // A project context's values that break the schema only warn (S4).
@@ -187,7 +187,7 @@ fn compose_parts(
         inputs.schema,
         inputs.apply_schema_defaults,
         &inputs.layers,
-        &template.sources,
+        &template.files,
         inputs
             .config_defaults
             .then_some(inputs.builtins.context.as_str()),

@@ -17,7 +17,7 @@ use std::fmt::Write;
 pub struct Explainer<'a> {
     pub template: &'a Template,
     pub composition: &'a Composition,
-    pub sources: &'a FileMap,
+    pub files: &'a FileMap,
 }
 
 fn show(v: &Value) -> String {
@@ -45,7 +45,7 @@ impl Explainer<'_> {
         match &origin.contributor {
             Contributor::Derived => "derived by bpc".to_string(),
             Contributor::Context => "context values".to_string(),
-            _ => self.sources.describe(origin.span),
+            _ => self.files.describe(origin.span),
         }
     }
 
@@ -266,10 +266,9 @@ impl Explainer<'_> {
                 continue;
             }
             let from = match &choice.rule {
-                Some((key, span)) => format!(
-                    " (listStrategies `{key}`, {})",
-                    self.sources.describe(*span)
-                ),
+                Some((key, span)) => {
+                    format!(" (listStrategies `{key}`, {})", self.files.describe(*span))
+                }
                 None => String::new(),
             };
             let _ = writeln!(
@@ -315,7 +314,7 @@ impl Explainer<'_> {
                 let facet = &self.template.facets[r.facet];
                 let block = facet.config.iter().find(|b| b.position == r.position);
                 let at = block
-                    .map(|b| self.sources.describe(b.name_span))
+                    .map(|b| self.files.describe(b.name_span))
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
@@ -474,7 +473,7 @@ impl Explainer<'_> {
                             out,
                             "  {kind}.{} ({}): {}, {:?}",
                             c.id,
-                            self.sources.describe(o.span),
+                            self.files.describe(o.span),
                             step.strategy.as_str(),
                             step.effect
                         );

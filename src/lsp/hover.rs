@@ -257,7 +257,7 @@ fn component(session: &Session, kind: ComponentKind, name: &str) -> Option<Strin
             out,
             "\n- facet `{}` ({}), {}{}",
             t.facet.name,
-            session.sources.describe(t.span),
+            session.files.describe(t.span),
             t.entry.strategy.as_str(),
             when.unwrap_or_default()
         );
@@ -289,7 +289,7 @@ fn reference(snapshot: &Snapshot, session: &Session, path: &str) -> String {
             let explainer = crate::explain::Explainer {
                 template: &session.template,
                 composition,
-                sources: &session.sources,
+                files: &session.files,
             };
             if let Ok(text) = explainer.explain(path) {
                 let _ = write!(out, "\n\n```text\n{}\n```", text.trim_end());
@@ -311,7 +311,7 @@ fn reference(snapshot: &Snapshot, session: &Session, path: &str) -> String {
                     "\n- config block `{}` of facet `{}` ({}), {}{}",
                     c.block.name,
                     c.facet.name,
-                    session.sources.describe(c.span),
+                    session.files.describe(c.span),
                     c.block.strategy.as_str(),
                     when.unwrap_or_default()
                 );

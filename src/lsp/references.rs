@@ -55,7 +55,7 @@ pub fn references(
         for read in reads::reads(ast).paths {
             let joined = read.segments.join(".");
             if related(&joined) {
-                spans.push(sites::span_of(site, read.span.clone(), &template.sources));
+                spans.push(sites::span_of(site, read.span.clone(), &template.files));
             }
         }
     }

@@ -25,7 +25,7 @@ pub struct Snapshot {
     pub generation: u64,
     /// The project root: files are named relative to it.
     pub root: PathBuf,
-    pub sources: Arc<FileMap>,
+    pub files: Arc<FileMap>,
     /// The loaded project, or why it could not be loaded.
     pub session: Result<Session, Vec<Diagnostic>>,
     /// The context hovers and completions use.
@@ -69,7 +69,7 @@ impl Snapshot {
         let mut snapshot = Snapshot {
             generation,
             root: root.to_path_buf(),
-            sources: sources.clone(),
+            files: sources.clone(),
             context: String::new(),
             compositions: Vec::new(),
             report: None,
@@ -120,7 +120,7 @@ impl Snapshot {
             match lines.get(&span.file) {
                 Some(index) => index.clone(),
                 None => {
-                    let index = Arc::new(LineIndex::shared(self.sources.text(span.file)?));
+                    let index = Arc::new(LineIndex::shared(self.files.text(span.file)?));
                     lines.insert(span.file, index.clone());
                     index
                 }
@@ -131,7 +131,7 @@ impl Snapshot {
 
     /// The file on disk a source file of this snapshot stands for.
     pub fn path_of(&self, file: FileId) -> Option<PathBuf> {
-        let name = self.sources.path(file)?;
+        let name = self.files.path(file)?;
         if name.starts_with('<') {
             return None;
         }

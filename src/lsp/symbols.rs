@@ -59,7 +59,7 @@ pub fn document(snapshot: &Snapshot, path: &Path) -> Vec<DocumentSymbol> {
     let Ok(session) = &snapshot.session else {
         return Vec::new();
     };
-    let sources = &snapshot.sources;
+    let sources = &snapshot.files;
     let symbol = |name: String, detail: &str, kind, span: Span, name_span: Span, children| {
         let range = snapshot.range(span)?;
         let selection = snapshot.range(name_span)?;

@@ -45,7 +45,7 @@ fn test_file(snapshot: &Snapshot, path: &Path) -> Option<TestFile> {
         .ok()?
         .to_string_lossy()
         .replace('\\', "/");
-    case::load(&session.template.tree, &snapshot.sources, &tree_path)
+    case::load(&session.template.tree, &snapshot.files, &tree_path)
         .ok()
         .map(|(file, _)| file)
 }
@@ -62,7 +62,7 @@ pub fn execute(snapshot: &Snapshot, command: &str, name: &str) -> Result<String,
     let tree = &session.template.tree;
     let mut files = Vec::new();
     for path in case::discover(tree) {
-        if let Ok((file, _)) = case::load(tree, &snapshot.sources, &path) {
+        if let Ok((file, _)) = case::load(tree, &snapshot.files, &path) {
             files.push(file);
         }
     }

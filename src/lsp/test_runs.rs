@@ -29,7 +29,7 @@ pub fn diagnostics(snapshot: &Snapshot) -> BTreeMap<PathBuf, Vec<lsp::Diagnostic
     let mut files = Vec::new();
     for path in case::discover(tree) {
         out.entry(dir.join(&path)).or_default();
-        let found = match case::load(tree, &snapshot.sources, &path) {
+        let found = match case::load(tree, &snapshot.files, &path) {
             Ok((file, warnings)) => {
                 files.push(file);
                 warnings

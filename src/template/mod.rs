@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// compositions (test cases, contexts) can share one.
 pub struct Template {
     pub tree: Arc<FileTree>,
-    pub sources: Arc<FileMap>,
+    pub files: Arc<FileMap>,
     /// `blueprint.yaml`, if the template has one.
     pub base: Option<Node>,
     /// `schema.yaml`, if the template has one.
@@ -584,7 +584,7 @@ pub fn load_cached(
     }
     Ok(Template {
         tree,
-        sources,
+        files: sources,
         base,
         schema,
         facets,

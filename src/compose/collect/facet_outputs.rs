@@ -51,7 +51,7 @@ pub fn collect(resolver: &Resolver<'_>, active: &[usize]) -> Result<FacetOutputs
                 crd,
                 resolver,
                 &host,
-                &template.sources,
+                &template.files,
                 &context,
             ) {
                 Ok(Value::Nil) => {}
@@ -90,7 +90,7 @@ pub fn collect(resolver: &Resolver<'_>, active: &[usize]) -> Result<FacetOutputs
                         v,
                         resolver,
                         &host,
-                        &template.sources,
+                        &template.files,
                         &context,
                     ) {
                         Ok(value) => {
@@ -109,7 +109,7 @@ pub fn collect(resolver: &Resolver<'_>, active: &[usize]) -> Result<FacetOutputs
                 node,
                 resolver,
                 &host,
-                &template.sources,
+                &template.files,
                 &context,
             ) {
                 Ok(Value::Str(s)) if !s.is_empty() => {
@@ -153,7 +153,7 @@ pub fn messages(resolver: &Resolver<'_>, active: &[usize]) -> Result<Vec<String>
                     cond,
                     resolver,
                     &host,
-                    &template.sources,
+                    &template.files,
                     &context,
                 ) {
                     Ok(true) => {}
@@ -169,7 +169,7 @@ pub fn messages(resolver: &Resolver<'_>, active: &[usize]) -> Result<Vec<String>
                 &m.text,
                 resolver,
                 &host,
-                &template.sources,
+                &template.files,
                 &context,
             ) {
                 Ok(v) => out.push(substitution_text(&v)),

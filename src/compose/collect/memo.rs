@@ -485,7 +485,7 @@ fn relocate_tracked(t: &Tracked, shift: impl Fn(OriginId) -> OriginId + Copy) ->
 /// changing, so such a facet is collected every time and its blocks count as changed.
 /// Looks at the facet's text, so a mention in a comment counts too (harmless).
 fn reads_outside(template: &Template, facet: &Facet) -> bool {
-    let Some(text) = template.sources.text(facet.file) else {
+    let Some(text) = template.files.text(facet.file) else {
         return true;
     };
     const NAMES: [&str; 5] = ["file", "jsonnet", "yaml", "yamlString", "env"];

@@ -307,7 +307,7 @@ impl<'t> Collector<'_, 't> {
                 cond,
                 self.resolver,
                 &host,
-                &self.template.sources,
+                &self.template.files,
                 &context,
             )? {
                 return Ok(None);
@@ -462,7 +462,7 @@ impl<'t> Collector<'_, 't> {
                     &cond,
                     self.resolver,
                     host,
-                    &self.template.sources,
+                    &self.template.files,
                     context,
                 )? {
                     continue;
@@ -610,7 +610,7 @@ impl<'t> Collector<'_, 't> {
                     .resolver
                     .engine
                     .render_template(s, self.resolver, host)
-                    .map_err(|e| expr_diagnostic(&e, node, &self.template.sources, context))?;
+                    .map_err(|e| expr_diagnostic(&e, node, &self.template.files, context))?;
                 // Copying the shared result into a component is where repetition
                 // multiplies; stop before that if it is over the output budget.
                 let budget = self.resolver.limits.output_bytes;

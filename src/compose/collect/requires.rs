@@ -57,7 +57,7 @@ pub fn check(resolver: &Resolver<'_>, owners: &[Owner<'_>]) -> Result<(), Vec<Di
                     cond,
                     resolver,
                     &host,
-                    &resolver.template.sources,
+                    &resolver.template.files,
                     &context,
                 ) {
                     Ok(false) => continue,

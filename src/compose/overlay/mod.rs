@@ -60,7 +60,7 @@ pub struct Evaluation<'a> {
     pub scope: &'a Map,
     /// Files relative to the overlay, `env()`, Terraform outputs, budgets.
     pub host: TemplateHost<'a>,
-    pub sources: &'a FileMap,
+    pub files: &'a FileMap,
 }
 
 /// The merged component lists the overlay changes.
@@ -79,7 +79,7 @@ pub struct Own<'a> {
     pub patches: Option<&'a ContextPatches>,
     pub with: Expressions<'a>,
     /// The file map expressions are read from.
-    pub sources: &'a FileMap,
+    pub files: &'a FileMap,
 }
 
 /// Lays the context's own blueprint, then its patches, over the merged `lists`; its
@@ -107,7 +107,7 @@ pub fn apply_context(
                 terraform: own.with.terraform,
                 jsonnet: own.with.limits.jsonnet,
             },
-            sources: own.sources,
+            files: own.files,
         };
         let targets = Targets {
             terraform: &mut lists.terraform,
@@ -425,9 +425,7 @@ impl Reader<'_, '_> {
                     .eval
                     .engine
                     .render_template(text, self.eval.scope, &self.eval.host)
-                    .map_err(|e| {
-                        expr_diagnostic(&e, node, self.eval.sources, || what.to_string())
-                    })?;
+                    .map_err(|e| expr_diagnostic(&e, node, self.eval.files, || what.to_string()))?;
                 let deferred = matches!(&value, Value::Str(out) if crate::expr::template::contains_expression(out));
                 let o = self.origin(node, Some(Arc::clone(text)), deferred);
                 Ok(Tracked::from_value(&value, o))
@@ -753,7 +751,7 @@ mod tests {
         let mut origins = Origins::default();
         let (collected, mut lists) = fx.merged(&mut origins);
         let path = "contexts/test/blueprint.yaml";
-        let file = fx.template.sources.add(path, overlay);
+        let file = fx.template.files.add(path, overlay);
         let overlay = Overlay {
             node: crate::yaml::parse(overlay, file).expect("the overlay parses"),
             tree: FileTree::from_files(Vec::new(), "project").expect("an empty tree"),
@@ -763,7 +761,7 @@ mod tests {
             overlay: Some(&overlay),
             patches: None,
             with: fx.with(),
-            sources: &fx.template.sources,
+            files: &fx.template.files,
         };
         let warnings = apply_context(
             &own,

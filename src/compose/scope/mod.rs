@@ -40,7 +40,7 @@ pub struct Values<'a> {
     /// Whether the Windsor CLI's config defaults apply (S4).
     pub config_defaults: bool,
     /// Where the layers' files are, for messages.
-    pub sources: &'a FileMap,
+    pub files: &'a FileMap,
 }
 
 /// The context values one template's expressions see: [`context_scope`] under
@@ -74,7 +74,7 @@ pub fn context_scope(
         builtins,
         schema_defaults: apply_defaults,
         config_defaults,
-        sources,
+        files: sources,
     } = *values;
     let windsor = config_defaults.then_some(builtins.context.as_str());
     let mut map = effective_values(schema, apply_defaults, layers, sources, windsor)?;
