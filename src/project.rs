@@ -232,17 +232,13 @@ pub fn check_context_name(name: &str) -> Result<(), Diagnostic> {
     }
 }
 
-fn read_optional(
-    path: &Path,
-    display: &str,
-    sources: &FileMap,
-) -> Result<Option<Node>, Diagnostic> {
+fn read_optional(path: &Path, display: &str, files: &FileMap) -> Result<Option<Node>, Diagnostic> {
     // Anything at the path is read (or refused if it is not a regular file); only a
     // missing file is skipped.
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
-    read_yaml_file(path, display, sources).map(Some)
+    read_yaml_file(path, display, files).map(Some)
 }
 
 /// Reads and parses a YAML file named on the command line or found in the project.
@@ -333,12 +329,12 @@ impl Project {
     /// For a project built on a published blueprint: an error when context `name`'s
     /// `blueprint.yaml` chooses another one than the loaded template (S14; one loaded
     /// template serves every context of a run).
-    pub fn same_published(&self, name: &str, sources: &FileMap) -> Result<(), Diagnostic> {
+    pub fn same_published(&self, name: &str, files: &FileMap) -> Result<(), Diagnostic> {
         let Some(published) = &self.published else {
             return Ok(());
         };
         let path = format!("contexts/{name}/blueprint.yaml");
-        let user = read_optional(&self.root.join(&path), &path, sources)?;
+        let user = read_optional(&self.root.join(&path), &path, files)?;
         let chosen = user.as_ref().and_then(|u| {
             crate::oci::sources::entries(u)
                 .into_iter()
@@ -400,9 +396,9 @@ impl Project {
 
     /// The context's own blueprint, `contexts/<ctx>/blueprint.yaml`, when there is one
     /// (S12). Read at each call, so a composition sees the file as it is now.
-    pub fn overlay(&self, sources: &FileMap) -> Result<Option<Overlay>, Diagnostic> {
+    pub fn overlay(&self, files: &FileMap) -> Result<Option<Overlay>, Diagnostic> {
         let path = format!("contexts/{}/blueprint.yaml", self.context);
-        let Some(node) = read_optional(&self.root.join(&path), &path, sources)? else {
+        let Some(node) = read_optional(&self.root.join(&path), &path, files)? else {
             return Ok(None);
         };
         // Relative paths in its inputs start at the file's directory and stay inside
@@ -434,7 +430,7 @@ impl Project {
         &self,
         options: &Options,
         cwd: &Path,
-        sources: &FileMap,
+        files: &FileMap,
     ) -> Result<Vec<Layer>, Diagnostic> {
         let mut layers = Vec::new();
         if let Some(section) = self
@@ -455,18 +451,18 @@ impl Project {
         let values_rel = format!("contexts/{}/values.yaml", self.context);
         let values_path = self.root.join(&values_rel);
         if std::fs::symlink_metadata(&values_path).is_ok() {
-            let node = read_yaml_file(&values_path, &values_rel, sources)?;
+            let node = read_yaml_file(&values_path, &values_rel, files)?;
             layers.push(Layer::of_file(values_rel, node));
         }
         for file in &options.values {
             let display = file.to_string_lossy().to_string();
-            let node = read_yaml_file(&cwd.join(file), &display, sources)?;
+            let node = read_yaml_file(&cwd.join(file), &display, files)?;
             layers.push(Layer::of_file(display, node));
         }
         if !options.set.is_empty() {
             layers.push(Layer {
                 name: "--set".to_string(),
-                value: parse_sets(&options.set, sources)?,
+                value: parse_sets(&options.set, files)?,
                 yaml: None,
             });
         }
@@ -478,7 +474,7 @@ impl Project {
 /// segment may index a list, `--set 'hosts[0].name=a'`: the list is made (padded with
 /// nulls up to the index) and, like every list of a value layer, replaces the list of
 /// the layers below as a whole.
-pub fn parse_sets(pairs: &[String], sources: &FileMap) -> Result<Value, Diagnostic> {
+pub fn parse_sets(pairs: &[String], files: &FileMap) -> Result<Value, Diagnostic> {
     let mut out = Value::map(crate::expr::Map::default());
     for pair in pairs {
         let Some((key, raw)) = pair.split_once('=') else {
@@ -498,8 +494,8 @@ pub fn parse_sets(pairs: &[String], sources: &FileMap) -> Result<Value, Diagnost
                 crate::yaml::MAX_DEPTH
             )));
         }
-        let file = sources.add(format!("--set {key}"), raw.to_string());
-        let text = sources.text(file).unwrap_or_default();
+        let file = files.add(format!("--set {key}"), raw.to_string());
+        let text = files.text(file).unwrap_or_default();
         let node = crate::yaml::parse(&text, file).map_err(Diagnostic::from)?;
         let value = node.to_value();
         // The path's levels and the value's together are one value's depth.

@@ -78,7 +78,7 @@ const MAX_PUBLISHED_SOURCES: usize = 64;
 fn published_sources(
     project: &Project,
     template: &mut Template,
-    sources: &Arc<FileMap>,
+    files: &Arc<FileMap>,
     settings: &crate::oci::Settings,
 ) -> Result<(), Vec<Diagnostic>> {
     let Some(published) = &project.published else {
@@ -127,7 +127,7 @@ fn published_sources(
             ))]
         })?;
         tree.set_display_root(pulled.display.clone());
-        let mut loaded = crate::template::load(Arc::new(tree), sources.clone())?;
+        let mut loaded = crate::template::load(Arc::new(tree), files.clone())?;
         loaded.published = Some(crate::template::Published {
             name: entry.name.clone(),
             url: entry.url.clone(),
@@ -185,15 +185,15 @@ pub struct Session {
 impl Session {
     /// Discovers the project, loads its template and compiles its schema. Diagnostics
     /// name files registered in `sources`, which the caller keeps to render them.
-    pub fn open(options: Options, sources: Arc<FileMap>) -> Result<Session, Vec<Diagnostic>> {
+    pub fn open(options: Options, files: Arc<FileMap>) -> Result<Session, Vec<Diagnostic>> {
         let project = project::discover(
             &options.cwd,
             &options.locate,
             options.env_context.clone(),
-            &sources,
+            &files,
         )
         .map_err(|d| vec![d])?;
-        Session::load(project, options, sources)
+        Session::load(project, options, files)
     }
 
     /// As [`Session::open`], with the template read through the files `overlay` gives
@@ -223,7 +223,7 @@ impl Session {
         tree: FileTree,
         root: impl Into<PathBuf>,
         options: Options,
-        sources: Arc<FileMap>,
+        files: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
         let project = Project {
             root: root.into(),
@@ -237,7 +237,7 @@ impl Session {
             warnings: Vec::new(),
             published: None,
         };
-        Session::load(project, options, sources)
+        Session::load(project, options, files)
     }
 
     fn load(

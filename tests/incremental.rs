@@ -269,9 +269,9 @@ fn write(dir: &Path, facets: &[Facet]) -> Vec<PathBuf> {
 }
 
 /// Everything of a composition that must not depend on how it was computed, as text.
-fn outcome(result: &Result<Composition, Vec<Diagnostic>>, sources: &FileMap) -> String {
+fn outcome(result: &Result<Composition, Vec<Diagnostic>>, files: &FileMap) -> String {
     match result {
-        Err(errors) => format!("errors:\n{}", render_all(errors, sources, false)),
+        Err(errors) => format!("errors:\n{}", render_all(errors, files, false)),
         Ok(c) => {
             let exclusions: Vec<String> = c
                 .exclusions
@@ -285,7 +285,7 @@ fn outcome(result: &Result<Composition, Vec<Diagnostic>>, sources: &FileMap) -> 
                 .collect();
             format!(
                 "warnings:\n{}\nmessages: {:?}\nconfig: {:?}\nactive: {:?}\nexclusions: {exclusions:?}\nlog: {log:?}",
-                render_all(&c.warnings, sources, false),
+                render_all(&c.warnings, files, false),
                 c.messages,
                 c.config,
                 c.activation.active,
@@ -295,7 +295,7 @@ fn outcome(result: &Result<Composition, Vec<Diagnostic>>, sources: &FileMap) -> 
 }
 
 /// A check's findings as text, in order.
-fn findings(report: &bpc::check::Report, sources: &FileMap) -> String {
+fn findings(report: &bpc::check::Report, files: &FileMap) -> String {
     let diagnostics: Vec<Diagnostic> = report
         .findings
         .iter()
@@ -303,7 +303,7 @@ fn findings(report: &bpc::check::Report, sources: &FileMap) -> String {
         .collect();
     format!(
         "{}\nsilenced {}",
-        render_all(&diagnostics, sources, false),
+        render_all(&diagnostics, files, false),
         report.silenced
     )
 }

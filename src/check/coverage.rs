@@ -78,10 +78,10 @@ pub fn coverage(template: &Template, suite: &Suite<'_>, cases: &[&Case]) -> Cove
     }
 }
 
-fn place(sources: &FileMap, span: Span) -> String {
+fn place(files: &FileMap, span: Span) -> String {
     match (
-        sources.path(span.file),
-        sources.location(span.file, span.start as usize),
+        files.path(span.file),
+        files.location(span.file, span.start as usize),
     ) {
         (Some(path), Some(at)) => format!("{path}:{}", at.line),
         _ => String::new(),

@@ -22,7 +22,7 @@ pub fn check_paths(
     site: &Site<'_>,
     reads: &Reads,
     names: &Shape,
-    sources: &FileMap,
+    files: &FileMap,
     suggestions: &mut Suggestions,
     out: &mut Vec<Finding>,
 ) {
@@ -30,7 +30,7 @@ pub fn check_paths(
         if let Some(finding) = unknown_path(
             names,
             &read.segments,
-            span_of(site, read.span.clone(), sources),
+            span_of(site, read.span.clone(), files),
             suggestions,
         ) {
             out.push(finding);
@@ -84,7 +84,7 @@ pub fn check_calls(
     site: &Site<'_>,
     reads: &Reads,
     engine: &Engine,
-    sources: &FileMap,
+    files: &FileMap,
     out: &mut Vec<Finding>,
 ) {
     for (name, range) in &reads.calls {
@@ -99,7 +99,7 @@ pub fn check_calls(
         out.push(
             Finding::at(
                 FindingId::UnknownFunction,
-                span_of(site, range.clone(), sources),
+                span_of(site, range.clone(), files),
                 format!("`{name}` is not a function"),
                 "unknown function",
             )

@@ -48,9 +48,9 @@ pub struct Sites<'t> {
 }
 
 /// The file span of `range` (byte offsets into the expression) of a site.
-pub fn span_of(site: &Site<'_>, range: Range<usize>, sources: &FileMap) -> Span {
+pub fn span_of(site: &Site<'_>, range: Range<usize>, files: &FileMap) -> Span {
     let node = site.node;
-    let Some(text) = sources.text(node.span.file) else {
+    let Some(text) = files.text(node.span.file) else {
         return node.span;
     };
     let start = crate::yaml::content_offset(node, &text, site.offset + range.start);

@@ -15,7 +15,7 @@ pub fn check(
     site: &Site<'_>,
     reads: &Reads,
     names: &Shape,
-    sources: &FileMap,
+    files: &FileMap,
     out: &mut Vec<Finding>,
 ) {
     for operation in &reads.operations {
@@ -28,7 +28,7 @@ pub fn check(
             continue;
         };
         let shown = path.join(".");
-        let span = span_of(site, operation.span.clone(), sources);
+        let span = span_of(site, operation.span.clone(), files);
         match operation.op {
             BinOp::Eq | BinOp::Ne => {
                 if !shape.admits(value) {
@@ -51,7 +51,7 @@ pub fn check(
                         out.push(
                             Finding::at(
                                 FindingId::UnknownEnumValue,
-                                span_of(site, value_span.clone(), sources),
+                                span_of(site, value_span.clone(), files),
                                 format!(
                                     "`{shown}` is never {value}: the schema allows {}",
                                     listed.join(", ")
@@ -109,7 +109,7 @@ pub fn check(
         };
         if !shape.types.is_empty() && !shape.types.iter().any(|t| wants.contains(&t.as_str())) {
             out.push(mismatch(
-                span_of(site, call.span.clone(), sources),
+                span_of(site, call.span.clone(), files),
                 format!(
                     "`{}` takes {}, but `{}` is {} in the schema",
                     call.name,

@@ -70,30 +70,29 @@ pub fn run(args: CheckArgs) -> ExitCode {
 
 type Checked = (Report, Option<Coverage>);
 
-fn checked(args: &CheckArgs, sources: &Arc<FileMap>) -> Result<Checked, Vec<Diagnostic>> {
+fn checked(args: &CheckArgs, files: &Arc<FileMap>) -> Result<Checked, Vec<Diagnostic>> {
     let project_args = ProjectArgs {
         at: args.at.clone(),
         ..ProjectArgs::default()
     };
     let options = project_args.session_options(None, None)?;
-    let session = Session::open(options, sources.clone())?;
-    let allow = project_allows(&session, sources)?;
+    let session = Session::open(options, files.clone())?;
+    let allow = project_allows(&session, files)?;
     let report = crate::check::check(&session.template, &session.engine, &allow);
     let coverage = if args.coverage {
-        Some(coverage(&session, sources)?)
+        Some(coverage(&session, files)?)
     } else {
         None
     };
     Ok((report, coverage))
 }
 
-fn project_allows(session: &Session, sources: &FileMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
+fn project_allows(session: &Session, files: &FileMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
     let path = session.project.root.join(PROJECT_CONFIG);
     if !path.is_file() {
         return Ok(Vec::new());
     }
-    let node =
-        crate::project::read_yaml_file(&path, PROJECT_CONFIG, sources).map_err(|d| vec![d])?;
+    let node = crate::project::read_yaml_file(&path, PROJECT_CONFIG, files).map_err(|d| vec![d])?;
     crate::check::silence::project_allows(&node)
 }
 
@@ -192,7 +191,7 @@ pub fn coverage_table(coverage: &Coverage) -> String {
     out
 }
 
-fn json(report: &Report, coverage: Option<&Coverage>, sources: &FileMap, strict: bool) -> String {
+fn json(report: &Report, coverage: Option<&Coverage>, files: &FileMap, strict: bool) -> String {
     let findings: Vec<serde_json::Value> = report
         .findings
         .iter()
@@ -203,9 +202,9 @@ fn json(report: &Report, coverage: Option<&Coverage>, sources: &FileMap, strict:
                 other => other.label(),
             };
             let location = f.span().and_then(|s| {
-                let at = sources.location(s.file, s.start as usize)?;
+                let at = files.location(s.file, s.start as usize)?;
                 Some(serde_json::json!({
-                    "file": sources.path(s.file)?,
+                    "file": files.path(s.file)?,
                     "line": at.line,
                     "column": at.column,
                 }))

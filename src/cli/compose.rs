@@ -124,12 +124,12 @@ fn compose_context_to(session: &Session, args: &ComposeArgs, name: &str, path: &
 
 fn compose_text(
     args: &ComposeArgs,
-    sources: &Arc<FileMap>,
+    files: &Arc<FileMap>,
 ) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
     let options = args
         .project
         .session_options(env_context(), args.terraform_outputs.clone())?;
-    let session = Session::open(options, sources.clone())?;
+    let session = Session::open(options, files.clone())?;
     let composition = session.compose()?;
     let text = blueprint_text(&session, &composition, args.format, args.provenance)?;
     for m in &composition.messages {

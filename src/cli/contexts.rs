@@ -45,14 +45,14 @@ pub fn run_each(
 fn open_session(
     project: &ProjectArgs,
     terraform_outputs: Option<PathBuf>,
-    sources: &Arc<FileMap>,
+    files: &Arc<FileMap>,
 ) -> Result<Session, Vec<Diagnostic>> {
     let shared = ProjectArgs {
         context: Vec::new(),
         ..project.clone()
     };
     let options = shared.session_options(None, terraform_outputs)?;
-    Session::open(options, sources.clone())
+    Session::open(options, files.clone())
 }
 
 /// `--out DIR` for a run over several contexts: required, never stdout; created if
@@ -73,7 +73,7 @@ fn output_dir(out: Option<&Path>) -> Result<PathBuf, Diagnostic> {
 
 /// Prints each context's diagnostics and notes under its name (stderr), then the
 /// summary table (stdout); exit code 1 when any context failed.
-pub fn finish(runs: &[ContextRun], sources: &FileMap) -> ExitCode {
+pub fn finish(runs: &[ContextRun], files: &FileMap) -> ExitCode {
     for run in runs {
         let done = &run.done;
         print!("{}", done.output);
@@ -81,11 +81,11 @@ pub fn finish(runs: &[ContextRun], sources: &FileMap) -> ExitCode {
             continue;
         }
         eprintln!("== context `{}` ==", run.context);
-        report(&done.warnings, sources);
+        report(&done.warnings, files);
         for note in &done.notes {
             eprintln!("note: {note}");
         }
-        report(&done.errors, sources);
+        report(&done.errors, files);
     }
     print!("{}", crate::all_contexts::table(runs));
     if crate::all_contexts::failures(runs) == 0 {

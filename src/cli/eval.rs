@@ -116,16 +116,16 @@ pub fn run(mut args: EvalArgs) -> ExitCode {
 fn evaluate(
     args: &EvalArgs,
     request: &Request,
-    sources: &Arc<FileMap>,
+    files: &Arc<FileMap>,
 ) -> Result<Value, Vec<Diagnostic>> {
     let options = args.project.session_options(env_context(), None)?;
     if !crate::project::present(&options.cwd, &options.locate) {
-        return evaluate_bare(args, request, sources);
+        return evaluate_bare(args, request, files);
     }
-    let session = Session::open(options, sources.clone())?;
+    let session = Session::open(options, files.clone())?;
     let mut warnings = session.project.warnings.clone();
     warnings.extend(session.value_warnings()?);
-    report(&warnings, sources);
+    report(&warnings, files);
     if let Some(error) = args.project.strict_failure(&warnings, 0) {
         return Err(vec![error]);
     }
@@ -136,16 +136,16 @@ fn evaluate(
 fn evaluate_bare(
     args: &EvalArgs,
     request: &Request,
-    sources: &FileMap,
+    files: &FileMap,
 ) -> Result<Value, Vec<Diagnostic>> {
     let mut scope = Value::map(Map::default());
     for file in &args.project.values {
-        let node = crate::project::read_yaml_file(file, &file.to_string_lossy(), sources)
+        let node = crate::project::read_yaml_file(file, &file.to_string_lossy(), files)
             .map_err(|d| vec![d])?;
         crate::compose::scope::deep_merge(&mut scope, &node.to_value());
     }
     if !args.project.set.is_empty() {
-        let sets = crate::project::parse_sets(&args.project.set, sources).map_err(|d| vec![d])?;
+        let sets = crate::project::parse_sets(&args.project.set, files).map_err(|d| vec![d])?;
         crate::compose::scope::deep_merge(&mut scope, &sets);
     }
     let scope = match scope {
@@ -159,7 +159,7 @@ fn evaluate_bare(
     let host = NullHost {
         terraform: TerraformOutputs::Unregistered,
     };
-    let file = sources.add("<expression>", request.text.as_str());
+    let file = files.add("<expression>", request.text.as_str());
     request
         .syntax
         .eval(&engine, &request.text, &scope, &host)

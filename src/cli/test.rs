@@ -297,7 +297,7 @@ fn show_case(
 /// a line per case, the failures' details) or one JSON document written in pieces.
 struct Printer<'s> {
     format: TestFormat,
-    sources: &'s FileMap,
+    files: &'s FileMap,
     color: bool,
     /// The test file whose header was printed last.
     current: String,
@@ -305,14 +305,14 @@ struct Printer<'s> {
 }
 
 impl<'s> Printer<'s> {
-    fn new(format: TestFormat, sources: &'s FileMap) -> Printer<'s> {
+    fn new(format: TestFormat, files: &'s FileMap) -> Printer<'s> {
         let color = match format {
             TestFormat::Text => color_stdout(),
             TestFormat::Json => false,
         };
         Printer {
             format,
-            sources,
+            files,
             color,
             current: String::new(),
             cases: 0,
@@ -362,7 +362,7 @@ impl<'s> Printer<'s> {
             }
         }
         for e in result.errors.iter().filter(|_| !result.passed()) {
-            for l in crate::files::render(e, self.sources, false).lines() {
+            for l in crate::files::render(e, self.files, false).lines() {
                 out.push_str(&format!("    {l}\n"));
             }
         }
@@ -377,7 +377,7 @@ impl<'s> Printer<'s> {
             "name": case.name,
             "passed": r.passed(),
             "mismatches": r.mismatches.iter().map(|m| json!({"path": m.path, "message": m.message})).collect::<Vec<_>>(),
-            "errors": r.errors.iter().map(|e| crate::files::render(e, self.sources, false)).collect::<Vec<_>>(),
+            "errors": r.errors.iter().map(|e| crate::files::render(e, self.files, false)).collect::<Vec<_>>(),
         });
         out.push_str(if self.cases == 0 {
             "{\n  \"cases\": [\n"

@@ -39,7 +39,7 @@ pub fn to_text(value: &crate::value::Value, format: Format) -> Result<String, Em
 pub fn blueprint_text(
     template: &Template,
     composition: &Composition,
-    sources: &FileMap,
+    files: &FileMap,
     output_bytes: usize,
     format: Format,
     provenance: bool,
@@ -52,8 +52,8 @@ pub fn blueprint_text(
     .map_err(|d| vec![d])?;
     let text = match (format, provenance) {
         (_, false) => to_text(&composition.blueprint, format).map_err(|e| e.to_string()),
-        (Format::Yaml, true) => Ok(provenance::yaml(template, composition, sources)),
-        (Format::Json, true) => provenance::json(template, composition, sources),
+        (Format::Yaml, true) => Ok(provenance::yaml(template, composition, files)),
+        (Format::Json, true) => provenance::json(template, composition, files),
     };
     text.map_err(|e| vec![Diagnostic::error(e)])
 }

@@ -21,7 +21,7 @@ pub enum PathSeg {
 }
 
 /// One line naming where a value came from: `file:line:col (facet, ordinal, strategy)`.
-pub(crate) fn describe(origin: &Origin, template: &Template, sources: &FileMap) -> String {
+pub(crate) fn describe(origin: &Origin, template: &Template, files: &FileMap) -> String {
     let strategy = origin.strategy.as_str();
     match &origin.contributor {
         Contributor::Facet(id) => {
@@ -34,19 +34,19 @@ pub(crate) fn describe(origin: &Origin, template: &Template, sources: &FileMap) 
             let deferred = if origin.deferred { ", deferred" } else { "" };
             format!(
                 "{} ({name}, {}, {strategy}{deferred})",
-                sources.describe(origin.span),
+                files.describe(origin.span),
                 origin.ordinal
             )
         }
-        Contributor::Base => format!("{} (blueprint.yaml)", sources.describe(origin.span)),
+        Contributor::Base => format!("{} (blueprint.yaml)", files.describe(origin.span)),
         Contributor::Overlay => {
             let deferred = if origin.deferred { ", deferred" } else { "" };
             format!(
                 "{} (context blueprint{deferred})",
-                sources.describe(origin.span)
+                files.describe(origin.span)
             )
         }
-        Contributor::ContextPatch => format!("{} (context patch)", sources.describe(origin.span)),
+        Contributor::ContextPatch => format!("{} (context patch)", files.describe(origin.span)),
         Contributor::Context => "context values".to_string(),
         Contributor::Derived => "bpc default".to_string(),
     }
@@ -82,11 +82,11 @@ fn walk(
 pub fn origins(
     template: &Template,
     composition: &Composition,
-    sources: &FileMap,
+    files: &FileMap,
 ) -> HashMap<Path, String> {
     let mut out = HashMap::new();
     let describe_tracked =
-        |t: &Tracked| describe(composition.origins.get(t.origin()), template, sources);
+        |t: &Tracked| describe(composition.origins.get(t.origin()), template, files);
     for (key, merged) in [
         ("terraform", &composition.terraform),
         ("kustomize", &composition.kustomize),
@@ -115,8 +115,8 @@ fn list(
     }
 }
 
-pub fn yaml(template: &Template, composition: &Composition, sources: &FileMap) -> String {
-    let map = origins(template, composition, sources);
+pub fn yaml(template: &Template, composition: &Composition, files: &FileMap) -> String {
+    let map = origins(template, composition, files);
     let hook = |path: &[crate::emit::PathSegment<'_>]| {
         let owned: Path = path
             .iter()
@@ -135,10 +135,10 @@ pub fn yaml(template: &Template, composition: &Composition, sources: &FileMap) -
 pub fn json(
     template: &Template,
     composition: &Composition,
-    sources: &FileMap,
+    files: &FileMap,
 ) -> Result<String, String> {
     let describe_tracked =
-        |t: &Tracked| describe(composition.origins.get(t.origin()), template, sources);
+        |t: &Tracked| describe(composition.origins.get(t.origin()), template, files);
     let mut prov = Map::default();
     for (key, merged) in [
         ("terraform", &composition.terraform),

@@ -26,17 +26,17 @@ use std::sync::Arc;
 const TAB_WIDTH: usize = 4;
 
 /// Renders several diagnostics, separated by blank lines.
-pub fn render_all(diagnostics: &[Diagnostic], sources: &FileMap, color: bool) -> String {
+pub fn render_all(diagnostics: &[Diagnostic], files: &FileMap, color: bool) -> String {
     diagnostics
         .iter()
-        .map(|d| render(d, sources, color))
+        .map(|d| render(d, files, color))
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-pub fn render(diagnostic: &Diagnostic, sources: &FileMap, color: bool) -> String {
+pub fn render(diagnostic: &Diagnostic, files: &FileMap, color: bool) -> String {
     let paint = Painter { color };
-    let groups = group_labels(diagnostic, sources);
+    let groups = group_labels(diagnostic, files);
     let width = groups
         .iter()
         .flat_map(|g| g.lines.iter().map(|l| l.number))
@@ -167,7 +167,7 @@ struct Mark {
 
 /// Groups labels by file: the primary label's file first, then the others in the order
 /// their first label appears.
-fn group_labels(diagnostic: &Diagnostic, sources: &FileMap) -> Vec<Group> {
+fn group_labels(diagnostic: &Diagnostic, files: &FileMap) -> Vec<Group> {
     let labels = diagnostic
         .primary
         .iter()
@@ -175,7 +175,7 @@ fn group_labels(diagnostic: &Diagnostic, sources: &FileMap) -> Vec<Group> {
         .chain(diagnostic.secondary.iter().map(|l| (l, false)));
     let mut groups: Vec<(FileId, Group)> = Vec::new();
     for (label, primary) in labels {
-        let Some(file) = sources.get(label.span.file) else {
+        let Some(file) = files.get(label.span.file) else {
             continue;
         };
         let (number, mark) = layout(&file, label, primary);

@@ -17,9 +17,9 @@ pub fn build(
     rendered: &Rendered,
     composition: &Composition,
     template: &Template,
-    sources: &FileMap,
+    files: &FileMap,
 ) -> Result<Graph, Diagnostic> {
-    let reasons = Reasons::new(composition, template, sources);
+    let reasons = Reasons::new(composition, template, files);
     let context = crate::value::map_get(&composition.context, "context")
         .and_then(Value::as_str)
         .map(str::to_string)
@@ -46,7 +46,7 @@ pub fn build(
         .cycles
         .iter()
         .map(|d| match &d.primary {
-            Some(label) => format!("{}: {}", sources.describe(label.span), d.message),
+            Some(label) => format!("{}: {}", files.describe(label.span), d.message),
             None => d.message.clone(),
         })
         .collect();

@@ -14,15 +14,15 @@ use crate::value::Value;
 pub(crate) struct Reasons<'a> {
     composition: &'a Composition,
     template: &'a Template,
-    sources: &'a FileMap,
+    files: &'a FileMap,
 }
 
 impl<'a> Reasons<'a> {
-    pub fn new(composition: &'a Composition, template: &'a Template, sources: &'a FileMap) -> Self {
+    pub fn new(composition: &'a Composition, template: &'a Template, files: &'a FileMap) -> Self {
         Reasons {
             composition,
             template,
-            sources,
+            files,
         }
     }
 
@@ -38,7 +38,7 @@ impl<'a> Reasons<'a> {
     }
 
     fn written(&self, origin: &Origin) -> Option<String> {
-        let at = self.sources.describe(origin.span);
+        let at = self.files.describe(origin.span);
         match &origin.contributor {
             Contributor::Facet(id) => {
                 let facet = self.template.facet(*id).map_or("?", |f| f.name.as_str());
@@ -74,7 +74,7 @@ impl<'a> Reasons<'a> {
         }
         out.push((
             "provenance".to_string(),
-            crate::emit::provenance::describe(origin, self.template, self.sources),
+            crate::emit::provenance::describe(origin, self.template, self.files),
         ));
         out
     }

@@ -280,12 +280,11 @@ fn overlay_of(tree: &FileTree, documents: &Documents) -> FileOverlay {
 }
 
 /// `check.allow` of the project's `bpc.yaml`, as `bpc check` reads it.
-fn project_allows(root: &Path, sources: &FileMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
+fn project_allows(root: &Path, files: &FileMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
     let path = root.join(PROJECT_CONFIG);
     if !path.is_file() {
         return Ok(Vec::new());
     }
-    let node =
-        crate::project::read_yaml_file(&path, PROJECT_CONFIG, sources).map_err(|d| vec![d])?;
+    let node = crate::project::read_yaml_file(&path, PROJECT_CONFIG, files).map_err(|d| vec![d])?;
     crate::check::silence::project_allows(&node)
 }

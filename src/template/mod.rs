@@ -100,12 +100,12 @@ fn unreadable(tree: &FileTree, path: &str, e: TreeError) -> Diagnostic {
 }
 
 /// Reads and parses one YAML file of the tree into the source map.
-pub fn read_yaml(tree: &FileTree, sources: &FileMap, path: &str) -> Result<Node, Diagnostic> {
+pub fn read_yaml(tree: &FileTree, files: &FileMap, path: &str) -> Result<Node, Diagnostic> {
     let text = tree
         .read_to_string(path)
         .map_err(|e| unreadable(tree, path, e))?;
-    let file = sources.add(tree.describe(path), text);
-    let text = sources.text(file).unwrap_or_default();
+    let file = files.add(tree.describe(path), text);
+    let text = files.text(file).unwrap_or_default();
     crate::yaml::parse(&text, file).map_err(Diagnostic::from)
 }
 
@@ -444,8 +444,8 @@ impl FacetCache {
     }
 
     /// Forgets entries made with another map than `sources`.
-    fn keep_only(&self, sources: &FileMap) {
-        let map = sources as *const FileMap as usize;
+    fn keep_only(&self, files: &FileMap) {
+        let map = files as *const FileMap as usize;
         let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
         parsed.retain(|_, c| c.map == map);
     }
@@ -503,8 +503,8 @@ fn apply_changes(
 
 /// Loads a template: facets under `facets/` (recursively, `.yaml`/`.yml`, byte-wise
 /// path order), `schema.yaml` and `blueprint.yaml` at the root.
-pub fn load(tree: Arc<FileTree>, sources: Arc<FileMap>) -> Result<Template, Vec<Diagnostic>> {
-    load_cached(tree, sources, None)
+pub fn load(tree: Arc<FileTree>, files: Arc<FileMap>) -> Result<Template, Vec<Diagnostic>> {
+    load_cached(tree, files, None)
 }
 
 /// As [`load`], reusing the facets of files `cache` holds with the same text.

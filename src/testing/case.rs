@@ -66,10 +66,10 @@ pub fn discover(tree: &FileTree) -> Vec<String> {
 
 pub fn load(
     tree: &FileTree,
-    sources: &FileMap,
+    files: &FileMap,
     path: &str,
 ) -> Result<(TestFile, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let node = crate::template::read_yaml(tree, sources, path).map_err(|d| vec![d])?;
+    let node = crate::template::read_yaml(tree, files, path).map_err(|d| vec![d])?;
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     let mut cases = Vec::new();

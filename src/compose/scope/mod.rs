@@ -106,7 +106,7 @@ pub fn effective_values(
     schema: Option<&Schema>,
     apply_defaults: bool,
     layers: &[Layer],
-    sources: &FileMap,
+    files: &FileMap,
     windsor: Option<&str>,
 ) -> Result<Map, Vec<Diagnostic>> {
     let mut merged = Value::map(Map::default());
@@ -139,7 +139,7 @@ pub fn effective_values(
         // loader does ("validation failed (config still loaded)"); the warnings come
         // from [`schema_warnings`]. A test case fails, as in `windsor test`.
         if windsor.is_none() {
-            let violations = schema.validate(&merged, layers, sources);
+            let violations = schema.validate(&merged, layers, files);
             if !violations.is_empty() {
                 return Err(violations);
             }

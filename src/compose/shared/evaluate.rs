@@ -34,13 +34,13 @@ pub fn nest(diagnostic: Diagnostic) -> ExprError {
 pub fn expr_diagnostic(
     err: &ExprError,
     node: &Node,
-    sources: &FileMap,
+    files: &FileMap,
     context: impl Fn() -> String,
 ) -> Diagnostic {
     if let Some(found) = nested(err, || format!("needed {}", context())) {
         return found;
     }
-    let text = sources.text(node.span.file).unwrap_or_default();
+    let text = files.text(node.span.file).unwrap_or_default();
     let start = crate::yaml::content_offset(node, &text, err.span.start);
     let end = crate::yaml::content_offset(node, &text, err.span.end.max(err.span.start));
     let span = Span::new(node.span.file, start, end.max(start));
@@ -117,7 +117,7 @@ pub fn eval_node(
     node: &Node,
     scope: &dyn Scope,
     host: &TemplateHost<'_>,
-    sources: &FileMap,
+    files: &FileMap,
     context: &dyn Fn() -> String,
 ) -> Result<Value, Diagnostic> {
     match &node.kind {
@@ -127,12 +127,12 @@ pub fn eval_node(
             }
             engine
                 .render_template(s, scope, host)
-                .map_err(|e| expr_diagnostic(&e, node, sources, context))
+                .map_err(|e| expr_diagnostic(&e, node, files, context))
         }
         NodeKind::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
             for item in items {
-                out.push(eval_node(engine, item, scope, host, sources, context)?);
+                out.push(eval_node(engine, item, scope, host, files, context)?);
             }
             Ok(Value::list(out))
         }
@@ -142,7 +142,7 @@ pub fn eval_node(
             for (k, v) in entries {
                 map.insert(
                     Arc::clone(&k.name),
-                    eval_node(engine, v, scope, host, sources, context)?,
+                    eval_node(engine, v, scope, host, files, context)?,
                 );
             }
             Ok(Value::map(map))
@@ -158,7 +158,7 @@ pub fn eval_condition(
     cond: &crate::template::Condition,
     scope: &dyn Scope,
     host: &TemplateHost<'_>,
-    sources: &FileMap,
+    files: &FileMap,
     context: &dyn Fn() -> String,
 ) -> Result<bool, Diagnostic> {
     let run = |host: &TemplateHost<'_>| {
@@ -182,7 +182,7 @@ pub fn eval_condition(
         }
         other => other,
     };
-    let value = result.map_err(|e| expr_diagnostic(&e, &cond.node, sources, context))?;
+    let value = result.map_err(|e| expr_diagnostic(&e, &cond.node, files, context))?;
     match value {
         Value::Bool(b) => Ok(b),
         Value::Nil => Ok(false),

@@ -86,9 +86,9 @@ impl Layer {
 
     /// The span of the value this layer writes at `path`, if its YAML writes that
     /// whole path.
-    pub fn locate(&self, path: &[String], sources: &FileMap) -> Option<Span> {
+    pub fn locate(&self, path: &[String], files: &FileMap) -> Option<Span> {
         let yaml = self.yaml.as_ref()?;
-        let text = sources.text(yaml.span.file)?;
+        let text = files.text(yaml.span.file)?;
         let root = crate::yaml::parse(&text, yaml.span.file).ok()?;
         let mut cur: &Node = &root;
         for seg in yaml.within.iter().chain(path) {

@@ -77,7 +77,7 @@ impl Schema {
 
     /// Every violation of the schema by `values`, each naming the key path and rule,
     /// pointing at the layer that wrote the offending value.
-    pub fn validate(&self, values: &Value, layers: &[Layer], sources: &FileMap) -> Vec<Diagnostic> {
+    pub fn validate(&self, values: &Value, layers: &[Layer], files: &FileMap) -> Vec<Diagnostic> {
         let instance = crate::compose::shared::schema_instance::instance(values, &self.json);
         let mut out = Vec::new();
         for error in self.validator.iter_errors(&instance) {
@@ -96,7 +96,7 @@ impl Schema {
             let rule = schema_path.rsplit('/').next().unwrap_or_default();
             let mut d = Diagnostic::error(format!("invalid value at `{dotted}`: {error}"))
                 .with_note(format!("rule `{rule}` of schema.yaml, at {schema_path}"));
-            match writer(layers, &path, sources) {
+            match writer(layers, &path, files) {
                 Some((layer, Some(span))) => {
                     d = d.with_primary(span, format!("set by {layer}"));
                 }
@@ -144,11 +144,11 @@ fn has_path(v: &Value, path: &[String]) -> bool {
 fn writer<'a>(
     layers: &'a [Layer],
     path: &[String],
-    sources: &FileMap,
+    files: &FileMap,
 ) -> Option<(&'a str, Option<Span>)> {
     layers.iter().rev().find_map(|layer| {
         let name = layer.name.as_str();
-        match layer.locate(path, sources) {
+        match layer.locate(path, files) {
             Some(span) => Some((name, Some(span))),
             None if layer.yaml.is_none() && has_path(&layer.value, path) => Some((name, None)),
             None => None,
