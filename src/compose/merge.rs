@@ -145,13 +145,11 @@ fn apply(out: &mut Slots, c: Contribution) {
                 kind: c.kind,
                 id: c.id.clone(),
                 fields: Arc::default(),
-                history: vec![step(Effect::Missed, Arc::new(c.fields))],
+                history: vec![step(Effect::Missed, c.fields)],
             });
         }
         (Strategy::Remove, Some(existing)) if c.identity_only => {
-            existing
-                .history
-                .push(step(Effect::Deleted, Arc::new(c.fields)));
+            existing.history.push(step(Effect::Deleted, c.fields));
             out.live.remove(&c.id);
             if let Some(gone) = slot.and_then(|i| out.components[i].take()) {
                 out.deleted.push(gone);
@@ -161,30 +159,27 @@ fn apply(out: &mut Slots, c: Contribution) {
             let removed = remove_fields(existing, &c.fields);
             existing
                 .history
-                .push(step(Effect::Removed(removed), Arc::new(c.fields)));
+                .push(step(Effect::Removed(removed), c.fields));
         }
         (Strategy::Replace, Some(existing)) => {
-            let fields = Arc::new(c.fields);
             existing
                 .history
-                .push(step(Effect::Replaced, Arc::clone(&fields)));
+                .push(step(Effect::Replaced, Arc::clone(&c.fields)));
             existing.kind = c.kind;
-            existing.fields = fields;
+            existing.fields = c.fields;
         }
         (Strategy::Merge, Some(existing)) => {
-            // The merge moves the overlay's values in; the step keeps what was said.
-            let said = Arc::new(c.fields.clone());
-            merge_fields(existing, c.fields);
-            existing.history.push(step(Effect::Merged, said));
+            // The merge copies the overlay's values in; the step keeps what was said.
+            merge_fields(existing, (*c.fields).clone());
+            existing.history.push(step(Effect::Merged, c.fields));
         }
         (_, None) => {
-            let fields = Arc::new(c.fields);
-            let created = step(Effect::Created, Arc::clone(&fields));
+            let created = step(Effect::Created, Arc::clone(&c.fields));
             out.live.insert(c.id.clone(), out.components.len());
             out.components.push(Some(Component {
                 kind: c.kind,
                 id: c.id,
-                fields,
+                fields: c.fields,
                 history: vec![created],
             }));
         }

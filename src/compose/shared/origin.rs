@@ -42,20 +42,36 @@ pub struct Origin {
 }
 
 /// The origin table of one composition.
+///
+/// Stored in fixed-size chunks shared copy-on-write: cloning a table copies one
+/// pointer per chunk, not the origins, and a clone that adds origins copies only its
+/// last, unfinished chunk. Incremental recomposition keeps the table of the last
+/// composition and goes on from it, so the origin ids of what it replays stay valid
+/// (see `compose::memo`).
 #[derive(Clone, Debug)]
 pub struct Origins {
-    items: Vec<Origin>,
-    /// The template whose composition added each origin.
-    templates: Vec<TemplateId>,
+    chunks: Vec<Arc<Vec<Entry>>>,
+    len: usize,
     /// The template being composed: the one new origins belong to.
     composing: TemplateId,
 }
 
+/// An origin and the template whose composition added it.
+#[derive(Clone, Debug)]
+struct Entry {
+    origin: Origin,
+    template: TemplateId,
+}
+
+/// Origins per chunk: large enough that a table of a million origins is a few
+/// hundred pointers, small enough that copying the last chunk is cheap.
+const CHUNK: usize = 4096;
+
 impl Default for Origins {
     fn default() -> Origins {
         Origins {
-            items: Vec::new(),
-            templates: Vec::new(),
+            chunks: Vec::new(),
+            len: 0,
             composing: TemplateId::Composing,
         }
     }
@@ -82,24 +98,55 @@ impl Origins {
 
     /// The template whose composition added `id`.
     pub fn template_of(&self, id: OriginId) -> TemplateId {
-        self.templates[id.0 as usize]
+        self.entry(id).template
     }
 
     pub fn add(&mut self, origin: Origin) -> OriginId {
-        self.items.push(origin);
-        self.templates.push(self.composing);
-        OriginId((self.items.len() - 1) as u32)
+        let id = OriginId(self.len as u32);
+        let entry = Entry {
+            origin,
+            template: self.composing,
+        };
+        match self.chunks.last_mut() {
+            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(entry),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(entry);
+                self.chunks.push(Arc::new(chunk));
+            }
+        }
+        self.len += 1;
+        id
     }
 
     pub fn get(&self, id: OriginId) -> &Origin {
-        &self.items[id.0 as usize]
+        &self.entry(id).origin
+    }
+
+    fn entry(&self, id: OriginId) -> &Entry {
+        let at = id.0 as usize;
+        &self.chunks[at / CHUNK][at % CHUNK]
+    }
+
+    /// Forgets every origin from `len` on (ids below it stay as they are).
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        self.chunks.truncate(len.div_ceil(CHUNK));
+        if let Some(last) = self.chunks.last_mut() {
+            if len % CHUNK != 0 {
+                Arc::make_mut(last).truncate(len % CHUNK);
+            }
+        }
+        self.len = len;
     }
 
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.len == 0
     }
 }
