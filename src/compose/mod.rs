@@ -153,7 +153,16 @@ pub struct Composition {
 #[derive(Default)]
 pub struct Memo {
     collected: memo::Memo,
+    stages: StageMemos,
+}
+
+/// What the stages after collection remember (issue 25): each a pure function of
+/// what it is keyed on, so they stay valid whatever the composition that used them
+/// went on to do.
+#[derive(Default)]
+struct StageMemos {
     merged: merge::identities::Memo,
+    assembled: assemble::component_values::Memo,
 }
 
 impl Memo {
@@ -189,13 +198,16 @@ fn compose_parts(
     sources: Sources<'_>,
     parts: Vec<Part>,
     mut origins: Origins,
-    merged: Option<&mut merge::identities::Memo>,
+    mut memos: Option<&mut StageMemos>,
 ) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
     let (base, tags) = sources.finish();
     let mut collected = collect::gather(parts)?;
     // 6. merge
-    let mut lists = merge::lists(std::mem::take(&mut collected.contributions), merged);
+    let mut lists = merge::lists(
+        std::mem::take(&mut collected.contributions),
+        memos.as_deref_mut().map(|m| &mut m.merged),
+    );
     // 7. overlay
     let own = overlay::Own {
         overlay: inputs.overlay,
@@ -251,6 +263,7 @@ fn compose_parts(
         context: &collected.context,
         active: &collected.activation.active,
         output_bytes: inputs.limits.output_bytes,
+        memo: memos.map(|m| &mut m.assembled),
     })?;
     Ok(Composition {
         blueprint,
@@ -305,8 +318,8 @@ pub fn compose_incremental(
         if let Ok(Some(unit)) = sources.next_unit() {
             let part = remember_template(inputs, &unit, &mut memo.collected, &mut origins);
             if let Some(part) = part.filter(|part| sources.composed(&unit, part).is_ok()) {
-                let merged = Some(&mut memo.merged);
-                return compose_parts(inputs, sources, vec![part], origins, merged);
+                let memos = Some(&mut memo.stages);
+                return compose_parts(inputs, sources, vec![part], origins, memos);
             }
         }
     }

@@ -18,10 +18,17 @@
 //! * a block name that no facet of the previous template had is read without being
 //!   recorded (it was a plain context value then): nothing is reused.
 //!
-//! Activation, merge, validation and assembly run whole every time. Any error on the
-//! way (a failing expression, a cycle, the output budget) composes cold instead, so a
-//! failure reads exactly as a cold composition's; the memo is only ever updated by a
-//! composition that succeeded up to merging.
+//! A replayed facet keeps its origin ids: the next composition's origin table goes on
+//! from this one's (shared in chunks, copy-on-write), and only the facets collected
+//! again add origins to it; a table that has grown to twice its fresh length is
+//! started afresh, the replayed facets' origins then copied under new ids. Keeping
+//! the ids is what lets merging and assembly take what an edit did not reach from
+//! their own memos (`merge::identities`, `assemble::component_values`).
+//!
+//! Activation, validation and the finishing of the lists run whole every time. Any
+//! error on the way (a failing expression, a cycle, the output budget) composes cold
+//! instead, so a failure reads exactly as a cold composition's; this memo is only
+//! ever updated by a composition that succeeded up to merging.
 
 use super::part::{requirement_owners, Pieces};
 use super::Part;
@@ -40,8 +47,8 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// What one composition leaves for the next (see the module documentation). Empty
-/// until the first composition; one memo serves one project and context.
+/// What stage 5 of one composition leaves for the next (see the module
+/// documentation). Empty until the first composition.
 #[derive(Default)]
 pub struct Memo {
     state: Option<State>,
@@ -148,14 +155,8 @@ pub fn part(
         .map(|o| *o != Activation::Inactive)
         .collect();
     let mut old = memo.state.take();
-    // Go on from the last origin table (see `State::origins`) unless it is mostly
-    // origins nothing uses any more.
-    let table = old.as_ref().map(|s| (s.origins.clone(), s.fresh_len));
-    let go_on = table.filter(|(t, fresh)| t.len() <= 2 * fresh);
-    let afresh = go_on.is_none();
-    if let Some((table, _)) = &go_on {
-        *origins = table.clone();
-    }
+    let went_on = go_on(old.as_ref(), origins);
+    let afresh = went_on.is_none();
     let volatile = volatile(template, old.as_ref());
     let changed = old
         .as_ref()
@@ -185,10 +186,7 @@ pub fn part(
     };
     let (collected, entries, reuse) = run.collect(changed.as_ref(), old.as_mut(), afresh, origins);
     drop(old);
-    let fresh_len = match go_on {
-        Some((_, fresh)) => fresh,
-        None => origins.len(),
-    };
+    let fresh_len = went_on.unwrap_or(origins.len());
     if !collected.errors.is_empty() || collected.spent > with.limits.output_bytes {
         return None;
     }
@@ -240,6 +238,15 @@ pub fn part(
         context,
         config_log,
     }))
+}
+
+/// Makes `origins` go on from the last composition's table (see [`State::origins`])
+/// and returns that table's fresh length; `None`, leaving `origins` empty, when there
+/// is none or it is mostly origins nothing uses any more.
+fn go_on(old: Option<&State>, origins: &mut Origins) -> Option<usize> {
+    let old = old.filter(|s| s.origins.len() <= 2 * s.fresh_len)?;
+    *origins = old.origins.clone();
+    Some(old.fresh_len)
 }
 
 /// Per facet, whether it reads files or the environment (found once per parsed
