@@ -16,8 +16,7 @@ use crate::compose::shared::tier_names::{self, Tiers};
 use crate::compose::shared::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
-use rustc_hash::FxHashMap;
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What validation found: errors, and apart from them the dependency cycle (if any),
 /// which `bpc graph` may keep in order to draw it.
@@ -50,7 +49,8 @@ impl Written {
     /// The components of `merged` in written order; any written later (none today)
     /// follow in `merged`'s order.
     fn arrange<'a>(order: &[String], merged: &'a Merged) -> Vec<&'a Component> {
-        let mut seen: HashSet<&str> = HashSet::with_capacity(merged.components.len());
+        let mut seen: FxHashSet<&str> =
+            FxHashSet::with_capacity_and_hasher(merged.components.len(), Default::default());
         let mut out = Vec::with_capacity(merged.components.len());
         for id in order {
             if let Some((key, c)) = merged.components.get_key_value(id) {

@@ -42,6 +42,7 @@ use crate::expr::host::TerraformOutputs;
 use crate::expr::{Map, Scope};
 use crate::template::{Facet, Template, TemplateId};
 use crate::value::Equality;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
@@ -73,15 +74,15 @@ struct State {
     fingerprint: String,
     /// Per facet path: the facet, whether it was active and whether it reads files
     /// or the environment (see [`reads_outside`]; found once per parsed facet).
-    facets: HashMap<String, (Arc<Facet>, bool, bool)>,
+    facets: FxHashMap<String, (Arc<Facet>, bool, bool)>,
     /// Every config block name of the template, of active facets or not.
-    names: HashSet<String>,
+    names: FxHashSet<String>,
     /// For each name, the blocks whose value read it.
     readers: Readers,
     /// Blocks whose value read the whole scope: changed whenever anything is.
     whole_scope: Vec<String>,
     /// Active facets collected without error, by path.
-    entries: HashMap<String, Entry>,
+    entries: FxHashMap<String, Entry>,
     /// The origin table as collection left it: the entries' origin ids are ids in it.
     /// The next composition goes on from it, so a replayed facet keeps its ids.
     origins: Origins,
@@ -313,10 +314,10 @@ impl Run<'_, '_> {
         mut old: Option<&mut State>,
         afresh: bool,
         origins: &mut Origins,
-    ) -> (Step, HashMap<String, Entry>, Reuse) {
+    ) -> (Step, FxHashMap<String, Entry>, Reuse) {
         let (template, resolver) = (self.template, self.resolver);
         let mut collected = collect_base(self.id, template, resolver, origins);
-        let mut entries = HashMap::new();
+        let mut entries = FxHashMap::default();
         let mut reuse = Reuse::default();
         for (i, facet) in template.facets.iter().enumerate() {
             let memoisable = self.memoisable[i];
@@ -387,7 +388,7 @@ impl State {
         }
         let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
         let mut changed: HashSet<String> = HashSet::new();
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
         for (i, facet) in template.facets.iter().enumerate() {
             if facet.config.iter().any(|b| !self.names.contains(&b.name)) {
                 return None;

@@ -25,7 +25,8 @@ use crate::compose::shared::tier_names::{self, Tiers};
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
 use crate::template::ComponentKind;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// The name of the source a template's own components come from.
@@ -198,7 +199,7 @@ fn deps_mut(component: &mut Component) -> Option<&mut Vec<Tracked>> {
 /// install tier (`cni` → `cni-install`). Any other missing name is left for
 /// validation to report. Runs on the merged lists, before they are ordered.
 pub fn resolve_plain_dependencies(systems: &Merged, kustomize: &mut Merged) {
-    let installs: HashMap<&str, String> = systems
+    let installs: FxHashMap<&str, String> = systems
         .components
         .values()
         .filter_map(|s| Some((s.id.as_str(), Tiers::of(s).install?)))
@@ -206,7 +207,7 @@ pub fn resolve_plain_dependencies(systems: &Merged, kustomize: &mut Merged) {
     if installs.is_empty() {
         return;
     }
-    let plain: HashSet<String> = kustomize.components.keys().cloned().collect();
+    let plain: FxHashSet<String> = kustomize.components.keys().cloned().collect();
     let target = |item: &Tracked| {
         item.as_str()
             .filter(|n| !plain.contains(*n))
@@ -236,7 +237,7 @@ fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
         .values()
         .flat_map(|s| Tiers::of(s).all().cloned().collect::<Vec<_>>())
         .collect();
-    let mut names: HashSet<&str> = kustomize.components.keys().map(String::as_str).collect();
+    let mut names: FxHashSet<&str> = kustomize.components.keys().map(String::as_str).collect();
     names.extend(tiers.iter().map(String::as_str));
     // Found first, then written: fields shared copy-on-write are copied only for a
     // component with a dependency to rewrite.
