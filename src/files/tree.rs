@@ -5,11 +5,12 @@
 //! Archives may not contain links, devices or unsafe paths at all.
 
 use flate2::read::GzDecoder;
+use std::collections::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Largest total uncompressed size of an archive (a guard against gzip bombs),
 /// enforced while the bytes are decompressed.
@@ -58,6 +59,12 @@ impl fmt::Display for TreeError {
 }
 
 impl std::error::Error for TreeError {}
+
+/// Directories already resolved and checked (see [`FileTree::read_text`]), by the
+/// root they were checked against and their path under it. Kept for one load, not
+/// longer: a directory replaced by a symlink later is resolved again by the next load.
+#[derive(Debug, Default)]
+pub struct ResolvedDirs(Mutex<HashMap<(PathBuf, String), Option<PathBuf>>>);
 
 #[derive(Clone, Debug)]
 pub struct FileTree {
@@ -364,6 +371,69 @@ impl FileTree {
     pub fn read_to_string(&self, path: &str) -> Result<String, TreeError> {
         let bytes = self.read(path)?;
         utf8_text(bytes.to_vec()).map_err(|why| TreeError::new(TreeErrorKind::Io, path, why))
+    }
+
+    /// The text of `path`, as [`FileTree::read_to_string`] reads it (the same checks,
+    /// errors and limits), shared and copied once. For reading many files of a few
+    /// directories (a template's facets): `dirs` remembers each directory resolved and
+    /// checked, so a plain file in it costs `lstat`, `open` and the reads, where
+    /// resolving its whole path again cost a `readlink` per component. Anything else
+    /// (a symlink, a FIFO, a file too large, any error) goes the way of `read`.
+    pub fn read_text(&self, path: &str, dirs: &ResolvedDirs) -> Result<Arc<str>, TreeError> {
+        let bytes = match self.read_plain(path, dirs) {
+            Some(bytes) => bytes,
+            None => self.read(path)?.to_vec(),
+        };
+        let text = utf8_text(bytes).map_err(|why| TreeError::new(TreeErrorKind::Io, path, why))?;
+        Ok(Arc::from(text))
+    }
+
+    /// `path` read directly when it is a regular file, not a symlink, in a directory
+    /// of the tree resolved once; `None` for everything else.
+    #[cfg(unix)]
+    fn read_plain(&self, path: &str, dirs: &ResolvedDirs) -> Option<Vec<u8>> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let Backing::Dir { root } = &self.backing else {
+            return None;
+        };
+        let normal = normalize(path).ok()?;
+        if self.overlaid(&normal).is_some() {
+            return None;
+        }
+        let (dir, name) = normal.rsplit_once('/').unwrap_or(("", &normal));
+        if name.is_empty() {
+            return None;
+        }
+        let real_dir = {
+            let mut known = dirs.0.lock().unwrap_or_else(|p| p.into_inner());
+            known
+                .entry((root.join(&self.prefix), dir.to_string()))
+                // Canonical and inside the (sub-)tree's root, or not usable here.
+                .or_insert_with(|| self.disk_path(dir).ok().filter(|p| p.is_dir()))
+                .clone()?
+        };
+        let disk = real_dir.join(name);
+        // Not following a last component that is a symlink: that one is resolved and
+        // checked by `read`, as every other case.
+        let meta = std::fs::symlink_metadata(&disk).ok()?;
+        if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES {
+            return None;
+        }
+        // A file replaced meanwhile by a symlink fails to open (`O_NOFOLLOW`), by a
+        // FIFO does not block (`O_NONBLOCK`).
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&disk)
+            .ok()?;
+        let mut data = Vec::with_capacity(meta.len() as usize + 1);
+        file.take(MAX_FILE_BYTES + 1).read_to_end(&mut data).ok()?;
+        (data.len() as u64 <= MAX_FILE_BYTES).then_some(data)
+    }
+
+    #[cfg(not(unix))]
+    fn read_plain(&self, _path: &str, _dirs: &ResolvedDirs) -> Option<Vec<u8>> {
+        None
     }
 
     /// Resolves `relative` against the directory of tree file `from`; the result must stay
@@ -941,6 +1011,95 @@ mod tests {
                 .expect("symlink");
             assert_eq!(tree.list("facets").expect("list").len(), 3);
         }
+    }
+
+    /// `read_text` (a directory resolved once per load) reads what `read_to_string`
+    /// reads and refuses what it refuses, with the same errors.
+    #[cfg(unix)]
+    #[test]
+    fn read_text_agrees_with_read_to_string() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path();
+        let root = base.join("tpl");
+        std::fs::create_dir_all(root.join("facets/sub")).expect("mkdir");
+        std::fs::create_dir_all(root.join("shared")).expect("mkdir");
+        std::fs::create_dir_all(base.join("outside")).expect("mkdir");
+        std::fs::write(root.join("facets/a.yaml"), "a: 1\n").expect("write");
+        std::fs::write(root.join("facets/sub/b.yaml"), "b: 2\n").expect("write");
+        std::fs::write(root.join("shared/c.yaml"), "c: 3\n").expect("write");
+        std::fs::write(root.join("facets/bad.yaml"), b"x: \xff\n").expect("write");
+        std::fs::write(base.join("outside/secret.yaml"), "s: 1\n").expect("write");
+        symlink("../shared/c.yaml", root.join("facets/rel.yaml")).expect("link");
+        symlink(root.join("shared/c.yaml"), root.join("facets/abs.yaml")).expect("link");
+        symlink(
+            base.join("outside/secret.yaml"),
+            root.join("facets/leak.yaml"),
+        )
+        .expect("link");
+        symlink("../shared", root.join("facets/linked")).expect("link");
+        symlink(base.join("outside"), root.join("facets/out")).expect("link");
+        symlink("nowhere.yaml", root.join("facets/dangling.yaml")).expect("link");
+        let big = std::fs::File::create(root.join("facets/big.yaml")).expect("create");
+        big.set_len(MAX_FILE_BYTES + 1).expect("sparse file");
+        let fifo = root.join("facets/pipe.yaml");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0, "mkfifo");
+        let paths = [
+            "facets/a.yaml",
+            "facets/sub/b.yaml",
+            "facets/./sub/../a.yaml",
+            "facets/rel.yaml",
+            "facets/abs.yaml",
+            "facets/leak.yaml",
+            "facets/linked/c.yaml",
+            "facets/out/secret.yaml",
+            "facets/dangling.yaml",
+            "facets/missing.yaml",
+            "facets/bad.yaml",
+            "facets/big.yaml",
+            "facets/pipe.yaml",
+            "facets/sub",
+            "facets/",
+            "../outside/secret.yaml",
+            "shared/c.yaml",
+        ];
+        let whole = FileTree::open(&root).expect("open");
+        // A sub-tree: `facets/rel.yaml` leads out of it, though not out of the tree.
+        let facets = whole.subtree("facets").expect("subtree");
+        for (tree, under) in [(&whole, ""), (&facets, "facets/")] {
+            let dirs = ResolvedDirs::default();
+            for round in 0..2 {
+                for path in paths {
+                    let path = path.strip_prefix(under).unwrap_or(path);
+                    let want = tree.read_to_string(path).map(Arc::<str>::from);
+                    let got = tree.read_text(path, &dirs);
+                    assert_eq!(got, want, "{path} (round {round})");
+                }
+            }
+        }
+        let dirs = ResolvedDirs::default();
+        assert_eq!(
+            &*whole.read_text("facets/a.yaml", &dirs).expect("a"),
+            "a: 1\n"
+        );
+        assert_eq!(
+            whole
+                .read_text("facets/leak.yaml", &dirs)
+                .map_err(|e| e.kind),
+            Err(TreeErrorKind::OutsideRoot)
+        );
+        assert_eq!(
+            whole
+                .read_text("facets/pipe.yaml", &dirs)
+                .map_err(|e| e.kind),
+            Err(TreeErrorKind::NotRegular)
+        );
+        assert_eq!(
+            facets.read_text("rel.yaml", &dirs).map_err(|e| e.kind),
+            Err(TreeErrorKind::OutsideRoot)
+        );
     }
 
     #[test]

@@ -487,6 +487,11 @@ impl Reader<'_> {
         if !usable {
             return None;
         }
+        // Kept as long as the template: no spare room from growing (a facet of ten
+        // components held room for sixteen).
+        config.shrink_to_fit();
+        components.shrink_to_fit();
+        messages.shrink_to_fit();
         Some(Facet {
             name,
             name_span,

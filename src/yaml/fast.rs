@@ -13,7 +13,7 @@
 //! values, styles and spans (the spans saphyr-parser reports, in bytes). The fuzz
 //! driver's `yaml` surface compares the two on mutated templates.
 
-use super::load::{plain_kind, MAX_DEPTH};
+use super::load::{plain_non_string, MAX_DEPTH};
 use super::node::{Key, Node, NodeKind, ScalarStyle};
 use crate::files::{FileId, Span};
 use rustc_hash::FxHashSet;
@@ -218,9 +218,9 @@ impl<'a> Reader<'a> {
 
     fn scalar(&mut self, text: &str, style: ScalarStyle, start: usize, end: usize) -> Node {
         let kind = if style == ScalarStyle::Plain {
-            match plain_kind(text) {
-                NodeKind::Str(_) => self.string(text),
-                other => other,
+            match plain_non_string(text) {
+                Some(kind) => kind,
+                None => self.string(text),
             }
         } else {
             self.string(text)

@@ -629,14 +629,20 @@ fn scalar_kind(
 }
 
 pub(super) fn plain_kind(value: &str) -> NodeKind {
-    match scalar::resolve_plain(value) {
+    plain_non_string(value).unwrap_or_else(|| NodeKind::Str(Arc::from(value)))
+}
+
+/// What a plain scalar reads as when that is not a string (null, a boolean, a
+/// number); `None` for a string, which the caller allocates (or interns) itself.
+pub(super) fn plain_non_string(value: &str) -> Option<NodeKind> {
+    Some(match scalar::resolve_plain(value) {
         PlainScalar::Null => NodeKind::Null,
         PlainScalar::Bool(b) => NodeKind::Bool(b),
         PlainScalar::Int(n) => NodeKind::Int(n),
         PlainScalar::Uint(n) => NodeKind::Uint(n),
         PlainScalar::Float(f) => NodeKind::Float(f),
-        PlainScalar::Str(_) => NodeKind::Str(Arc::from(value)),
-    }
+        PlainScalar::Str(_) => return None,
+    })
 }
 
 fn check_collection_tag(tag: &str, kind: &NodeKind, span: Span) -> Result<(), YamlError> {
