@@ -315,7 +315,7 @@ impl<'a> Reader<'a> {
                 _ => break,
             }
         }
-        let entries: Vec<(Key, Node)> = self.entries.drain(base..).collect();
+        let entries: Box<[(Key, Node)]> = self.entries.drain(base..).collect();
         Some(Node {
             kind: NodeKind::Map(entries),
             span: self.span(first, end),
@@ -367,7 +367,7 @@ impl<'a> Reader<'a> {
                 _ => break,
             }
         }
-        let items: Vec<Node> = self.items.drain(base..).collect();
+        let items: Box<[Node]> = self.items.drain(base..).collect();
         // saphyr-parser starts an indentless list at its first entry's `-` token, which
         // it places past the blanks (and a comment) after the `-`.
         let start = if indentless {

@@ -437,15 +437,8 @@ impl<'a> Loader<'a> {
         // Growth leaves up to half of a collection's buffer unused; a large document is
         // mostly small collections, so that slack would be a good part of its tree.
         let kind = match frame.collection {
-            Collection::Seq(mut items) => {
-                items.shrink_to_fit();
-                NodeKind::Seq(items)
-            }
-            Collection::Map { builder, .. } => {
-                let mut entries = builder.finish();
-                entries.shrink_to_fit();
-                NodeKind::Map(entries)
-            }
+            Collection::Seq(items) => NodeKind::Seq(items.into_boxed_slice()),
+            Collection::Map { builder, .. } => NodeKind::Map(builder.finish().into_boxed_slice()),
         };
         if let Some(tag) = &frame.tag {
             check_collection_tag(tag, &kind, span)?;

@@ -29,10 +29,13 @@ pub enum NodeKind {
     /// Shared with the values composed from it: reading a literal into a value or an
     /// origin copies a pointer, not the text.
     Str(Arc<str>),
-    Seq(Vec<Node>),
+    /// Boxed slices, not vectors: a loaded tree never grows, and without a capacity
+    /// every node is 40 bytes instead of 48 (a 10 000-facet template holds over a
+    /// million of them).
+    Seq(Box<[Node]>),
     /// Keys in source order. Keys are strings (non-string scalar keys are kept in their
     /// textual form); duplicate keys are a load error.
-    Map(Vec<(Key, Node)>),
+    Map(Box<[(Key, Node)]>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
