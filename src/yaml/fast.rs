@@ -33,8 +33,9 @@ const LINEAR_KEYS: usize = 16;
 /// How many distinct keys and short values one file interns (as the full loader does).
 const INTERNED_LIMIT: usize = 512;
 
-/// String values up to this many bytes are interned.
-const SHORT_STRING: usize = 16;
+/// String values up to this many bytes are interned (as the full loader does): short
+/// expressions repeat across the components of a facet file.
+const SHORT_STRING: usize = 64;
 
 /// Parses `text` when it uses only the constructs this front end reads; `None` means
 /// "use the full loader".

@@ -96,8 +96,9 @@ struct Frame {
 const INTERNED_KEYS_LIMIT: usize = 512;
 
 /// String values up to this many bytes are interned too: enum-like values (`aws`,
-/// `true`-ish words, list tags) repeat across a large values file.
-const SHORT_STRING: usize = 16;
+/// `true`-ish words, list tags) repeat across a large values file, and `${…}`
+/// expressions across the components of one facet file (up to 64 bytes, most of them).
+const SHORT_STRING: usize = 64;
 
 struct Loader<'a> {
     text: &'a str,
