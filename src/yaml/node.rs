@@ -45,6 +45,10 @@ pub struct Key {
     pub span: Span,
 }
 
+// The tree of a large template is mostly these: keep them from growing unnoticed.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Node>() == 40 && std::mem::size_of::<Key>() == 32);
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
     pub kind: NodeKind,
