@@ -20,7 +20,8 @@
 //!
 //! and checks that the three blueprints are equal. Prints min, median and max of each and
 //! the facets the engine replayed. `--split` also prints where the incremental time
-//! went (load against compose).
+//! went (load against compose). `--told-only` runs the told engine alone, compared
+//! with nothing (for a profiler).
 
 #[path = "support/synthetic.rs"]
 mod synthetic;
@@ -56,6 +57,7 @@ fn main() {
     let facets: usize = flag(&args, "--facets").map_or(10_000, |v| v.parse().expect("--facets N"));
     let edits: usize = flag(&args, "--edits").map_or(10, |v| v.parse().expect("--edits N"));
     let split = args.iter().any(|a| a == "--split");
+    let told_only = args.iter().any(|a| a == "--told-only");
     let dir = tempfile::tempdir().expect("tempdir");
     let root = synthetic::generate(dir.path(), facets);
     let mut options = Options::at(&root);
@@ -104,6 +106,18 @@ fn main() {
         );
         std::fs::write(path, changed).expect("write");
 
+        if told_only {
+            let start = Instant::now();
+            told.changed([path.as_path()]);
+            let told_session = told.open().expect("loads");
+            told_loads.push(ms(start));
+            let at = Instant::now();
+            let composed = told.compose(&told_session).expect("composes");
+            told_composes.push(ms(at));
+            told_ms.push(ms(start));
+            drop((told_session, composed));
+            continue;
+        }
         let start = Instant::now();
         let session = engine.open().expect("loads");
         let loaded = ms(start);
@@ -145,9 +159,11 @@ fn main() {
     }
     let reuse = replayed.last().copied().unwrap_or_default();
     println!("synthetic-{facets}: first composition {first_ms:.1} ms; {edits} edits, one facet file each");
-    println!("  cold (open + compose):        {}", summary(cold));
-    println!("  incremental (open + compose): {}", summary(warm));
-    if split {
+    if !told_only {
+        println!("  cold (open + compose):        {}", summary(cold));
+        println!("  incremental (open + compose): {}", summary(warm));
+    }
+    if split && !told_only {
         println!("    of which load:             {}", summary(loads));
         println!("    of which compose:          {}", summary(composes));
     }

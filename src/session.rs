@@ -10,11 +10,11 @@
 use crate::compose::context_patches::{self, ContextPatches};
 use crate::compose::evaluate::text_diagnostic;
 use crate::compose::host::Environment;
-pub use crate::compose::memo::Memo;
 use crate::compose::overlay::Overlay;
 use crate::compose::precedence::Precedence;
 use crate::compose::schema::Schema;
 use crate::compose::scope::Layer;
+pub use crate::compose::Memo;
 use crate::compose::{Composition, Cycles, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
@@ -758,7 +758,7 @@ impl Recomposer {
 
     /// How much the last composition of `context` reused.
     pub fn reuse(&self, context: &str) -> crate::compose::memo::Reuse {
-        self.memos.get(context).map(|m| m.last).unwrap_or_default()
+        self.memos.get(context).map(Memo::last).unwrap_or_default()
     }
 
     /// Forgets the compositions kept (the parsed facets stay).

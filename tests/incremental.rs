@@ -3,7 +3,8 @@
 //! blocks, edited at random (a value changed, a `when` flipped, a facet added or
 //! removed, a config key renamed), recomposed after each edit by one
 //! [`Recomposer`] and by a fresh session; blueprint, warnings or errors (as text),
-//! config, messages, exclusions and block log must be the same, and so must the
+//! config, messages, exclusions, block log and the provenance of every value and
+//! every merge step must be the same, and so must the
 //! findings of `bpc check` with a memo kept across the edits and without. A third
 //! engine is told which files changed (as watch mode and the language server tell
 //! it) and reads only those: it must compose the same too.
@@ -308,6 +309,31 @@ fn findings(report: &bpc::check::Report, files: &FileMap) -> String {
     )
 }
 
+/// Where every value and every merge step of a composition came from, as text: the
+/// provenance `bpc compose --provenance` writes, and each component's history (what
+/// `bpc explain` shows), deleted components included.
+fn provenance(
+    session: &Result<Session, Vec<Diagnostic>>,
+    result: &Result<Composition, Vec<Diagnostic>>,
+    files: &FileMap,
+) -> String {
+    let (Ok(session), Ok(c)) = (session, result) else {
+        return String::new();
+    };
+    let template = &session.template;
+    let describe = |o| bpc::emit::provenance::describe(c.origins.get(o), template, files);
+    let mut out = bpc::emit::provenance::yaml(template, c, files);
+    for merged in [&c.terraform, &c.kustomize, &c.flux, &c.kustomizations] {
+        for component in merged.components.values().chain(&merged.deleted) {
+            out.push_str(&format!("\n{:?} {}:", component.kind, component.id));
+            for step in &component.history {
+                out.push_str(&format!(" {:?} by {};", step.effect, describe(step.origin)));
+            }
+        }
+    }
+    out
+}
+
 fn same_blueprint(a: &Composition, b: &Composition) -> bool {
     a.blueprint.equals(&b.blueprint, Equality::IDENTICAL)
 }
@@ -348,15 +374,23 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
         };
         told.changed(touched.iter().map(PathBuf::as_path));
         let told_session = told.open();
-        let told_result = told_session.and_then(|session| told.compose(&session));
-        let told_text = outcome(&told_result, told.sources());
+        let told_result = match &told_session {
+            Ok(session) => told.compose(session),
+            Err(e) => Err(e.clone()),
+        };
+        let told_text = outcome(&told_result, told.sources())
+            + &provenance(&told_session, &told_result, told.sources());
         let warm_session = engine.open();
         let warm_check = warm_session.as_ref().ok().map(|s| {
             let report = check_incremental(&s.template, &s.engine, &allow, &mut checked);
             findings(&report, engine.sources())
         });
-        let warm = warm_session.and_then(|session| engine.compose(&session));
-        let warm_text = outcome(&warm, engine.sources());
+        let warm = match &warm_session {
+            Ok(session) => engine.compose(session),
+            Err(e) => Err(e.clone()),
+        };
+        let warm_text =
+            outcome(&warm, engine.sources()) + &provenance(&warm_session, &warm, engine.sources());
         replayed += engine.reuse("local").replayed;
         let sources = Arc::new(FileMap::new());
         let cold_session = Session::open(options.clone(), sources.clone());
@@ -364,8 +398,11 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
             .as_ref()
             .ok()
             .map(|s| findings(&check(&s.template, &s.engine, &allow), &sources));
-        let cold = cold_session.and_then(|s| s.compose());
-        let cold_text = outcome(&cold, &sources);
+        let cold = match &cold_session {
+            Ok(session) => session.compose(),
+            Err(e) => Err(e.clone()),
+        };
+        let cold_text = outcome(&cold, &sources) + &provenance(&cold_session, &cold, &sources);
         prop_assert_eq!(&warm_text, &cold_text, "step {} ({:?})", step, edit);
         prop_assert_eq!(&told_text, &cold_text, "told, step {} ({:?})", step, edit);
         prop_assert_eq!(

@@ -132,7 +132,7 @@ impl Fixture {
     /// Stages 2–6: the merged component lists.
     pub fn merged(&self, origins: &mut Origins) -> (Collected, Lists) {
         let mut collected = self.collected(origins);
-        let lists = merge::lists(std::mem::take(&mut collected.contributions));
+        let lists = merge::lists(std::mem::take(&mut collected.contributions), None);
         (collected, lists)
     }
 

@@ -51,7 +51,6 @@ use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, Map, Scope, Value};
 use crate::files::Diagnostic;
 use activate::Activated;
-use collect::memo::Memo;
 use collect::Part;
 use host::{Environment, TemplateHost};
 use merge::Merged;
@@ -147,6 +146,37 @@ pub struct Composition {
     pub cycles: Vec<Diagnostic>,
 }
 
+/// What one composition leaves for the next (issue 25): what stage 5 collected per
+/// facet ([`memo`]) and what stage 6 merged per component identity
+/// ([`merge::identities`]). Empty until the first composition; one memo serves one
+/// project and context.
+#[derive(Default)]
+pub struct Memo {
+    collected: memo::Memo,
+    stages: StageMemos,
+}
+
+/// What the stages after collection remember (issue 25): each a pure function of
+/// what it is keyed on, so they stay valid whatever the composition that used them
+/// went on to do.
+#[derive(Default)]
+struct StageMemos {
+    merged: merge::identities::Memo,
+    assembled: assemble::component_values::Memo,
+}
+
+impl Memo {
+    /// How the last composition went: facets replayed and collected again.
+    pub fn last(&self) -> memo::Reuse {
+        self.collected.last
+    }
+
+    /// Forgets everything: the next composition runs cold.
+    pub fn clear(&mut self) {
+        *self = Memo::default();
+    }
+}
+
 pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
     let mut origins = Origins::default();
@@ -158,7 +188,7 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         sources.composed(&unit, &part)?;
         parts.push(part);
     }
-    compose_parts(inputs, sources, parts, origins)
+    compose_parts(inputs, sources, parts, origins, None)
 }
 
 /// Stages 6–11 of [`compose`], over the parts stages 1–5 gave (local sources first,
@@ -168,12 +198,16 @@ fn compose_parts(
     sources: Sources<'_>,
     parts: Vec<Part>,
     mut origins: Origins,
+    mut memos: Option<&mut StageMemos>,
 ) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
     let (base, tags) = sources.finish();
     let mut collected = collect::gather(parts)?;
     // 6. merge
-    let mut lists = merge::lists(std::mem::take(&mut collected.contributions));
+    let mut lists = merge::lists(
+        std::mem::take(&mut collected.contributions),
+        memos.as_deref_mut().map(|m| &mut m.merged),
+    );
     // 7. overlay
     let own = overlay::Own {
         overlay: inputs.overlay,
@@ -229,6 +263,7 @@ fn compose_parts(
         context: &collected.context,
         active: &collected.activation.active,
         output_bytes: inputs.limits.output_bytes,
+        memo: memos.map(|m| &mut m.assembled),
     })?;
     Ok(Composition {
         blueprint,
@@ -281,13 +316,14 @@ pub fn compose_incremental(
     if memo::usable(inputs.template, &inputs.terraform) {
         // Without local sources, the composing template is the one unit.
         if let Ok(Some(unit)) = sources.next_unit() {
-            let part = remember_template(inputs, &unit, memo, &mut origins);
+            let part = remember_template(inputs, &unit, &mut memo.collected, &mut origins);
             if let Some(part) = part.filter(|part| sources.composed(&unit, part).is_ok()) {
-                return compose_parts(inputs, sources, vec![part], origins);
+                let memos = Some(&mut memo.stages);
+                return compose_parts(inputs, sources, vec![part], origins, memos);
             }
         }
     }
-    memo.run_cold();
+    memo.collected.run_cold();
     compose(inputs)
 }
 
@@ -296,7 +332,7 @@ pub fn compose_incremental(
 fn remember_template(
     inputs: &Inputs<'_>,
     unit: &Unit<'_>,
-    memo: &mut Memo,
+    memo: &mut memo::Memo,
     origins: &mut Origins,
 ) -> Option<Part> {
     let with = inputs.expressions();

@@ -2,7 +2,7 @@
 
 pub(crate) mod json;
 pub(crate) mod path;
-pub(crate) mod provenance;
+pub mod provenance;
 pub mod values;
 pub(crate) mod yaml;
 

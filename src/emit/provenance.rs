@@ -21,7 +21,7 @@ pub enum PathSeg {
 }
 
 /// One line naming where a value came from: `file:line:col (facet, ordinal, strategy)`.
-pub(crate) fn describe(origin: &Origin, template: &Template, files: &FileMap) -> String {
+pub fn describe(origin: &Origin, template: &Template, files: &FileMap) -> String {
     let strategy = origin.strategy.as_str();
     match &origin.contributor {
         Contributor::Facet(id) => {

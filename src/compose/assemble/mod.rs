@@ -3,6 +3,7 @@
 //! the facets' blueprint-wide outputs and the fields derived from the context
 //! ([`context_fields`]) — checked against the output budget.
 
+pub mod component_values;
 pub mod context_fields;
 
 use crate::compose::collect::facet_outputs::FacetOutputs;
@@ -27,6 +28,8 @@ pub struct Assembly<'a> {
     pub context: &'a Map,
     pub active: &'a [usize],
     pub output_bytes: usize,
+    /// The last composition's component values, and where this one's go (issue 25).
+    pub memo: Option<&'a mut component_values::Memo>,
 }
 
 /// The composed blueprint, or the error that it is larger than the budget.
@@ -36,12 +39,23 @@ pub fn blueprint(a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
         None => a.base,
     };
     let outputs = a.outputs;
+    let mut next = component_values::Memo::default();
+    let last = a.memo.as_deref();
+    let mut values = |merged| component_values::of(merged, last.map(|m| (m, &mut next)));
+    let (terraform, kustomize, flux) = (
+        values(&a.lists.terraform),
+        values(&a.lists.kustomize),
+        values(&a.lists.flux),
+    );
+    if let Some(memo) = a.memo {
+        *memo = next;
+    }
     let mut blueprint = blueprint::assemble(blueprint::Parts {
         base: base.as_ref(),
         context: &a.builtins.context,
-        terraform: &a.lists.terraform,
-        kustomize: &a.lists.kustomize,
-        flux: &a.lists.flux,
+        terraform,
+        kustomize,
+        flux,
         backend: outputs.backend.as_deref(),
         crds: &outputs.crds,
         substitutions: &outputs.substitutions,
@@ -83,6 +97,7 @@ mod tests {
             context: &collected.context,
             active: &collected.activation.active,
             output_bytes,
+            memo: None,
         })
         .map(|b| crate::value::json::compact(&b))
         .map_err(|ds| messages(&ds))

@@ -18,10 +18,17 @@
 //! * a block name that no facet of the previous template had is read without being
 //!   recorded (it was a plain context value then): nothing is reused.
 //!
-//! Activation, merge, validation and assembly run whole every time. Any error on the
-//! way (a failing expression, a cycle, the output budget) composes cold instead, so a
-//! failure reads exactly as a cold composition's; the memo is only ever updated by a
-//! composition that succeeded up to merging.
+//! A replayed facet keeps its origin ids: the next composition's origin table goes on
+//! from this one's (shared in chunks, copy-on-write), and only the facets collected
+//! again add origins to it; a table that has grown to twice its fresh length is
+//! started afresh, the replayed facets' origins then copied under new ids. Keeping
+//! the ids is what lets merging and assembly take what an edit did not reach from
+//! their own memos (`merge::identities`, `assemble::component_values`).
+//!
+//! Activation, validation and the finishing of the lists run whole every time. Any
+//! error on the way (a failing expression, a cycle, the output budget) composes cold
+//! instead, so a failure reads exactly as a cold composition's; this memo is only
+//! ever updated by a composition that succeeded up to merging.
 
 use super::part::{requirement_owners, Pieces};
 use super::Part;
@@ -29,18 +36,19 @@ use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, 
 use crate::compose::activate::{Activated, Activation};
 use crate::compose::config::{block_order, canonical_log, BlockIndex, Resolver};
 use crate::compose::shared::inputs::Expressions;
-use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::shared::origin::{Contributor, OriginId, Origins};
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Map, Scope};
 use crate::template::{Facet, Template, TemplateId};
 use crate::value::Equality;
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// What one composition leaves for the next (see the module documentation). Empty
-/// until the first composition; one memo serves one project and context.
+/// What stage 5 of one composition leaves for the next (see the module
+/// documentation). Empty until the first composition.
 #[derive(Default)]
 pub struct Memo {
     state: Option<State>,
@@ -74,15 +82,27 @@ struct State {
     whole_scope: Vec<String>,
     /// Active facets collected without error, by path.
     entries: HashMap<String, Entry>,
+    /// The origin table as collection left it: the entries' origin ids are ids in it.
+    /// The next composition goes on from it, so a replayed facet keeps its ids.
+    origins: Origins,
+    /// How long the table was after the last collection that started it afresh: a
+    /// table grown to twice that (the origins of facets collected again are left
+    /// behind, unused) is started afresh by the next composition.
+    fresh_len: usize,
 }
 
-/// One active facet's collection, with origin ids relative to its first origin.
+/// One active facet's collection.
 struct Entry {
     facet: Arc<Facet>,
+    /// The facet's index in processing order when it was collected: its origins and
+    /// exclusions name the facet by it.
+    index: usize,
     reads: HashSet<String>,
+    /// Sharing their fields with the composition's contributions.
     contributions: Vec<Contribution>,
     exclusions: Vec<Exclusion>,
-    origins: Vec<Origin>,
+    /// Its origins: these ids of the state's table, one after another.
+    origins: Range<u32>,
     spent: usize,
 }
 
@@ -135,6 +155,8 @@ pub fn part(
         .map(|o| *o != Activation::Inactive)
         .collect();
     let mut old = memo.state.take();
+    let went_on = go_on(old.as_ref(), origins);
+    let afresh = went_on.is_none();
     let volatile = volatile(template, old.as_ref());
     let changed = old
         .as_ref()
@@ -162,11 +184,13 @@ pub fn part(
             .map(|(a, v)| *a && !v)
             .collect(),
     };
-    let (collected, entries, reuse) = run.collect(changed.as_ref(), old.as_mut(), origins);
+    let (collected, entries, reuse) = run.collect(changed.as_ref(), old.as_mut(), afresh, origins);
     drop(old);
+    let fresh_len = went_on.unwrap_or(origins.len());
     if !collected.errors.is_empty() || collected.spent > with.limits.output_bytes {
         return None;
     }
+    let kept_origins = origins.clone();
     let mut contributions = collected.contributions;
     super::in_application_order(&mut contributions);
 
@@ -200,6 +224,8 @@ pub fn part(
         readers,
         whole_scope,
         entries,
+        origins: kept_origins,
+        fresh_len,
     });
     memo.last = reuse;
     Some(Part::from(Pieces {
@@ -212,6 +238,15 @@ pub fn part(
         context,
         config_log,
     }))
+}
+
+/// Makes `origins` go on from the last composition's table (see [`State::origins`])
+/// and returns that table's fresh length; `None`, leaving `origins` empty, when there
+/// is none or it is mostly origins nothing uses any more.
+fn go_on(old: Option<&State>, origins: &mut Origins) -> Option<usize> {
+    let old = old.filter(|s| s.origins.len() <= 2 * s.fresh_len)?;
+    *origins = old.origins.clone();
+    Some(old.fresh_len)
 }
 
 /// Per facet, whether it reads files or the environment (found once per parsed
@@ -269,10 +304,14 @@ impl Run<'_, '_> {
     /// The base blueprint's components and every facet's, in collection order: a
     /// facet `old` kept whose reads miss `changed` replayed, the others collected.
     /// Returns the new entries and how many facets were replayed.
+    ///
+    /// `afresh`: `origins` starts empty, not from `old`'s table, so replayed facets'
+    /// origins are copied into it under new ids.
     fn collect(
         &self,
         changed: Option<&HashSet<String>>,
         mut old: Option<&mut State>,
+        afresh: bool,
         origins: &mut Origins,
     ) -> (Step, HashMap<String, Entry>, Reuse) {
         let (template, resolver) = (self.template, self.resolver);
@@ -287,7 +326,12 @@ impl Run<'_, '_> {
                     .get(&facet.path)
                     .is_some_and(|e| Arc::ptr_eq(&e.facet, facet) && e.reads.is_disjoint(changed));
                 if let Some(entry) = fits.then(|| state.entries.remove(&facet.path)).flatten() {
-                    collected.absorb(entry.replay(i, origins, collected.spent));
+                    let entry = if afresh || entry.index != i {
+                        entry.relocate(i, &state.origins, origins)
+                    } else {
+                        entry
+                    };
+                    collected.absorb(entry.replay(collected.spent));
                     entries.insert(facet.path.clone(), entry);
                     reuse.replayed += 1;
                     continue;
@@ -307,7 +351,14 @@ impl Run<'_, '_> {
             );
             let reads = resolver.recorded();
             if memoisable && step.errors.is_empty() && !reads.all {
-                let entry = Entry::keep(facet, reads.names, &step, origins, start, collected.spent);
+                let kept = Kept {
+                    facet,
+                    index: i,
+                    reads: reads.names,
+                    origins: start as u32..origins.len() as u32,
+                    spent_before: collected.spent,
+                };
+                let entry = Entry::keep(kept, &step);
                 entries.insert(facet.path.clone(), entry);
             }
             collected.absorb(step);
@@ -380,46 +431,54 @@ impl State {
     }
 }
 
+/// What [`Entry::keep`] keeps of a facet collected, besides its step.
+struct Kept<'a> {
+    facet: &'a Arc<Facet>,
+    index: usize,
+    reads: HashSet<String>,
+    origins: Range<u32>,
+    spent_before: usize,
+}
+
 impl Entry {
-    /// Keeps what collecting `facet` gave (`step`, whose origins start at `start`).
-    fn keep(
-        facet: &Arc<Facet>,
-        reads: HashSet<String>,
-        step: &Step,
-        origins: &Origins,
-        start: usize,
-        spent_before: usize,
-    ) -> Entry {
-        let shift = |id: OriginId| OriginId(id.0 - start as u32);
+    /// Keeps what collecting a facet gave (`step`).
+    fn keep(kept: Kept<'_>, step: &Step) -> Entry {
         Entry {
-            facet: facet.clone(),
-            reads,
-            contributions: step
-                .contributions
-                .iter()
-                .map(|c| relocate(c, shift))
-                .collect(),
+            facet: kept.facet.clone(),
+            index: kept.index,
+            reads: kept.reads,
+            contributions: step.contributions.clone(),
             exclusions: step.exclusions.clone(),
-            origins: (start..origins.len())
-                .map(|k| origins.get(OriginId(k as u32)).clone())
-                .collect(),
-            spent: step.spent - spent_before,
+            origins: kept.origins,
+            spent: step.spent - kept.spent_before,
         }
     }
 
-    /// This facet's contributions as collecting it at index `i` now gives them, its
-    /// origins added to `origins`.
-    fn replay(&self, i: usize, origins: &mut Origins, spent_before: usize) -> Step {
+    /// This facet's contributions as collecting it now gives them (its origins are
+    /// in the table already).
+    fn replay(&self, spent_before: usize) -> Step {
+        Step {
+            contributions: self.contributions.clone(),
+            exclusions: self.exclusions.clone(),
+            errors: Vec::new(),
+            spent: spent_before + self.spent,
+        }
+    }
+
+    /// The entry as collecting the facet at index `i` now would keep it: its origins
+    /// (in `from`) copied into `origins` under new ids, its facet index `i`.
+    fn relocate(self, i: usize, from: &Origins, origins: &mut Origins) -> Entry {
         let start = origins.len() as u32;
-        for origin in &self.origins {
-            let mut origin = origin.clone();
+        for k in self.origins.clone() {
+            let mut origin = from.get(OriginId(k)).clone();
             if let Contributor::Facet(id) = &mut origin.contributor {
                 id.index = i;
             }
             origins.add(origin);
         }
-        let shift = |id: OriginId| OriginId(id.0 + start);
-        Step {
+        let from_start = self.origins.start;
+        let shift = |id: OriginId| OriginId(id.0 - from_start + start);
+        Entry {
             contributions: self
                 .contributions
                 .iter()
@@ -431,15 +490,15 @@ impl Entry {
                 .collect(),
             exclusions: self
                 .exclusions
-                .iter()
-                .map(|e| {
-                    let mut e = e.clone();
+                .into_iter()
+                .map(|mut e| {
                     e.facet.index = i;
                     e
                 })
                 .collect(),
-            errors: Vec::new(),
-            spent: spent_before + self.spent,
+            origins: start..origins.len() as u32,
+            index: i,
+            ..self
         }
     }
 }
@@ -451,11 +510,12 @@ fn relocate(c: &Contribution, shift: impl Fn(OriginId) -> OriginId + Copy) -> Co
         id: c.id.clone(),
         order: c.order,
         strategy: c.strategy,
-        fields: c
-            .fields
-            .iter()
-            .map(|(k, v)| (*k, relocate_tracked(v, shift)))
-            .collect(),
+        fields: Arc::new(
+            c.fields
+                .iter()
+                .map(|(k, v)| (*k, relocate_tracked(v, shift)))
+                .collect(),
+        ),
         identity_only: c.identity_only,
         origin: shift(c.origin),
     }

@@ -13,7 +13,7 @@ pub use part::{gather, part, Contributions, Part};
 use crate::compose::activate::{Activated, Activation};
 use crate::compose::config::Resolver;
 use crate::compose::shared::evaluate::{eval_condition, expr_diagnostic};
-use crate::compose::shared::fields::{sort_in_order, substitution_text};
+use crate::compose::shared::fields::{sort_in_order, substitution_text, FieldMap};
 use crate::compose::shared::host::TemplateHost;
 use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
 use crate::compose::shared::tracked::Tracked;
@@ -35,7 +35,9 @@ pub struct Contribution {
     /// Application order (S3): effective ordinal, facet order, position in the file.
     pub order: (i64, usize, usize),
     pub strategy: Strategy,
-    pub fields: IndexMap<&'static str, Tracked>,
+    /// Shared: a replayed contribution (`memo`) and the component merge makes of it
+    /// point at the same fields.
+    pub fields: Arc<FieldMap>,
     /// Only identity fields were given (a `remove` of the whole component).
     pub identity_only: bool,
     pub origin: OriginId,
@@ -279,7 +281,7 @@ impl<'t> Collector<'_, 't> {
                 id,
                 order: (i64::MIN, 0, pos),
                 strategy: Strategy::Merge,
-                fields,
+                fields: Arc::new(fields),
                 identity_only,
                 origin,
             }),
@@ -334,7 +336,7 @@ impl<'t> Collector<'_, 't> {
             id,
             order: (ordinal, facet_index + 1, entry.position),
             strategy: entry.strategy,
-            fields,
+            fields: Arc::new(fields),
             identity_only,
             origin,
         }))

@@ -17,7 +17,7 @@
 //! an `install` tier whose components are all empty and the empty items of its tiers'
 //! lists; durations take Go's canonical spelling; a null substitution is `""`.
 
-use crate::compose::finish::patch_shape::shape_patches;
+use crate::compose::finish::patch_shape::{self, shape_patches};
 use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::fields::{field_position, sort_in_order};
 use crate::compose::shared::origin::{OriginId, Origins};
@@ -50,6 +50,14 @@ pub fn shape(
         shape_system(system, own_source, derived);
     }
     for k in kustomize.components.values_mut() {
+        // Copy-on-write: fields shared with the merge's history (or the memo) are
+        // copied only when shaping changes them.
+        if k.fields
+            .iter()
+            .all(|(name, value)| already_shaped(name, value))
+        {
+            continue;
+        }
         let fields = Arc::make_mut(&mut k.fields);
         for (name, value) in fields.iter_mut() {
             if DURATIONS.contains(name) {
@@ -138,6 +146,21 @@ fn shape_tier(tier: &mut Tracked) {
     }
     // A tier's fields are a kustomization's, written in the same order.
     entries.sort_by_cached_key(|k, _| field_position(ComponentKind::Kustomize, k));
+}
+
+/// Whether shaping a kustomization's field `name` would leave `value` as it is.
+fn already_shaped(name: &str, value: &Tracked) -> bool {
+    if DURATIONS.contains(&name) {
+        !matches!(value, Tracked::Leaf(Value::Str(text), _)
+            if crate::compose::finish::duration::canonical(text).is_some_and(|go| *go != **text))
+    } else if name == "substitutions" {
+        !matches!(value, Tracked::Map(entries, _)
+            if entries.values().any(|v| matches!(v, Tracked::Leaf(Value::Nil, _))))
+    } else if name == "patches" {
+        patch_shape::is_shaped(value)
+    } else {
+        true
+    }
 }
 
 fn canonical_duration(value: &mut Tracked) {

@@ -21,6 +21,41 @@ pub fn shape_patches(patches: &mut Tracked) {
     }
 }
 
+/// Whether [`shape_patches`] would leave `patches` as it is.
+pub fn is_shaped(patches: &Tracked) -> bool {
+    let Tracked::List(items, _) = patches else {
+        return true;
+    };
+    items.iter().all(|item| {
+        in_order(item, PATCH)
+            && match item {
+                Tracked::Map(entries, _) => entries
+                    .get("target")
+                    .is_none_or(|target| in_order(target, PATCH_TARGET)),
+                _ => true,
+            }
+    })
+}
+
+/// Whether a map's keys are all `known`, in the order `known` lists them (what
+/// [`keep_in_order`] leaves).
+fn in_order(value: &Tracked, known: &[&str]) -> bool {
+    let Tracked::Map(entries, _) = value else {
+        return true;
+    };
+    let mut positions = entries
+        .keys()
+        .map(|k| known.iter().position(|n| *n == &**k));
+    let mut last = 0;
+    positions.all(|p| match p {
+        Some(p) if p >= last => {
+            last = p;
+            true
+        }
+        _ => false,
+    })
+}
+
 /// Keeps only the `known` keys of a map, in the order `known` lists them.
 fn keep_in_order(value: &mut Tracked, known: &[&str]) {
     let Tracked::Map(entries, _) = value else {
@@ -56,5 +91,25 @@ mod tests {
         let target = patch.get("target").and_then(Value::as_map).expect("target");
         let keys: Vec<&str> = target.keys().map(|k| &**k).collect();
         assert_eq!(keys, ["group", "kind", "name"]);
+    }
+
+    #[test]
+    fn patches_count_as_shaped_exactly_when_shaping_changes_nothing() {
+        for yaml in [
+            "- target: {name: web, bogus: 1}\n  path: p.yaml\n",
+            "- target: {kind: Deployment, group: apps}\n  path: p.yaml\n",
+            "- patch: 'a: 1'\n  path: p.yaml\n",
+            "- path: p.yaml\n  patch: 'a: 1'\n  target: {group: apps, kind: Deployment, name: web}\n",
+            "- path: p.yaml\n- 7\n",
+            "[]\n",
+        ] {
+            let before = tracked(yaml);
+            let mut after = before.clone();
+            shape_patches(&mut after);
+            let unchanged = before
+                .to_value()
+                .equals(&after.to_value(), crate::value::Equality::IDENTICAL);
+            assert_eq!(is_shaped(&before), unchanged, "{yaml}");
+        }
     }
 }

@@ -175,9 +175,10 @@ pub struct Parts<'a> {
     /// The template's `blueprint.yaml` as a plain value.
     pub base: Option<&'a Value>,
     pub context: &'a str,
-    pub terraform: &'a Merged,
-    pub kustomize: &'a Merged,
-    pub flux: &'a Merged,
+    /// The finished component lists, each component as [`component_value`] gives it.
+    pub terraform: Vec<Value>,
+    pub kustomize: Vec<Value>,
+    pub flux: Vec<Value>,
     pub backend: Option<&'a str>,
     pub crds: &'a [String],
     pub substitutions: &'a Map,
@@ -218,9 +219,6 @@ pub fn assemble(parts: Parts<'_>) -> Value {
             .filter(|v| !v.is_nil())
             .cloned()
     };
-    let list = |merged: &Merged| -> Vec<Value> {
-        merged.components.values().map(component_value).collect()
-    };
     let mut out = Map::default();
     out.insert("kind".into(), Value::str(KIND));
     out.insert("apiVersion".into(), Value::str(API_VERSION));
@@ -245,13 +243,13 @@ pub fn assemble(parts: Parts<'_>) -> Value {
     crds.sort();
     crds.dedup();
     let optional: [(&str, Value); 7] = [
-        ("terraform", Value::list(list(parts.terraform))),
+        ("terraform", Value::list(parts.terraform)),
         (
             "crds",
             Value::list(crds.into_iter().map(|c| Value::str(c.as_str())).collect()),
         ),
-        ("kustomize", Value::list(list(parts.kustomize))),
-        ("flux", Value::list(list(parts.flux))),
+        ("kustomize", Value::list(parts.kustomize)),
+        ("flux", Value::list(parts.flux)),
         ("substitutions", Value::map(parts.substitutions.clone())),
         (
             "configMaps",

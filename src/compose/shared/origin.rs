@@ -41,32 +41,37 @@ pub struct Origin {
     pub deferred: bool,
 }
 
-/// Origins in one chunk of the table: 512 KiB.
-const CHUNK: usize = 8192;
-
 /// The origin table of one composition.
 ///
-/// Stored in chunks of [`CHUNK`] origins (the first grows as a vector does up to that
-/// size), so the table never copies itself to grow and leaves at most one chunk's
-/// spare room: a single vector doubling as it grows held up to twice the origins, 84 MB
-/// where 45 were used at 10 000 facets.
+/// Stored in fixed-size chunks shared copy-on-write: cloning a table copies one
+/// pointer per chunk, not the origins, and a clone that adds origins copies only its
+/// last, unfinished chunk. Incremental recomposition keeps the table of the last
+/// composition and goes on from it, so the origin ids of what it replays stay valid
+/// (see `compose::memo`).
 #[derive(Clone, Debug)]
 pub struct Origins {
-    chunks: Vec<Vec<Origin>>,
+    chunks: Vec<Arc<Vec<Entry>>>,
     len: usize,
-    /// The template whose composition added each origin, as runs: the first id of each
-    /// run and its template, ascending (templates are composed one after another).
-    templates: Vec<(u32, TemplateId)>,
     /// The template being composed: the one new origins belong to.
     composing: TemplateId,
 }
+
+/// An origin and the template whose composition added it.
+#[derive(Clone, Debug)]
+struct Entry {
+    origin: Origin,
+    template: TemplateId,
+}
+
+/// Origins per chunk: large enough that a table of a million origins is a few
+/// hundred pointers, small enough that copying the last chunk is cheap.
+const CHUNK: usize = 4096;
 
 impl Default for Origins {
     fn default() -> Origins {
         Origins {
             chunks: Vec::new(),
             len: 0,
-            templates: Vec::new(),
             composing: TemplateId::Composing,
         }
     }
@@ -93,35 +98,48 @@ impl Origins {
 
     /// The template whose composition added `id`.
     pub fn template_of(&self, id: OriginId) -> TemplateId {
-        assert!((id.0 as usize) < self.len, "origin {} out of range", id.0);
-        let run = self.templates.partition_point(|&(first, _)| first <= id.0);
-        self.templates[run - 1].1
+        self.entry(id).template
     }
 
     pub fn add(&mut self, origin: Origin) -> OriginId {
-        let id = self.len as u32;
-        if self.templates.last().map(|&(_, t)| t) != Some(self.composing) {
-            self.templates.push((id, self.composing));
-        }
+        let id = OriginId(self.len as u32);
+        let entry = Entry {
+            origin,
+            template: self.composing,
+        };
         match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK => chunk.push(origin),
+            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(entry),
             _ => {
-                let mut chunk = if self.chunks.is_empty() {
-                    Vec::new()
-                } else {
-                    Vec::with_capacity(CHUNK)
-                };
-                chunk.push(origin);
-                self.chunks.push(chunk);
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(entry);
+                self.chunks.push(Arc::new(chunk));
             }
         }
         self.len += 1;
-        OriginId(id)
+        id
     }
 
     pub fn get(&self, id: OriginId) -> &Origin {
-        let i = id.0 as usize;
-        &self.chunks[i / CHUNK][i % CHUNK]
+        &self.entry(id).origin
+    }
+
+    fn entry(&self, id: OriginId) -> &Entry {
+        let at = id.0 as usize;
+        &self.chunks[at / CHUNK][at % CHUNK]
+    }
+
+    /// Forgets every origin from `len` on (ids below it stay as they are).
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        self.chunks.truncate(len.div_ceil(CHUNK));
+        if let Some(last) = self.chunks.last_mut() {
+            if len % CHUNK != 0 {
+                Arc::make_mut(last).truncate(len % CHUNK);
+            }
+        }
+        self.len = len;
     }
 
     pub fn len(&self) -> usize {
@@ -130,47 +148,5 @@ impl Origins {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_templates_and_chunk_boundaries() {
-        let mut origins = Origins::default();
-        assert!(origins.is_empty());
-        let total = 2 * CHUNK + 3;
-        let mut ids = Vec::new();
-        for i in 0..total {
-            if i == CHUNK - 1 {
-                origins.begin(TemplateId::Upstream(0));
-            }
-            if i == CHUNK + 5 {
-                origins.begin(TemplateId::Composing);
-            }
-            ids.push(origins.add(Origin {
-                contributor: Contributor::Derived,
-                span: Span::default(),
-                ordinal: i as i64,
-                strategy: Strategy::Merge,
-                expression: None,
-                deferred: false,
-            }));
-        }
-        assert_eq!(origins.len(), total);
-        for (i, id) in ids.iter().enumerate() {
-            assert_eq!(id.0 as usize, i);
-            assert_eq!(origins.get(*id).ordinal, i as i64);
-            let want = if (CHUNK - 1..CHUNK + 5).contains(&i) {
-                TemplateId::Upstream(0)
-            } else {
-                TemplateId::Composing
-            };
-            assert_eq!(origins.template_of(*id), want, "origin {i}");
-        }
-        let copy = origins.clone();
-        assert_eq!(copy.get(ids[CHUNK]).ordinal, CHUNK as i64);
     }
 }

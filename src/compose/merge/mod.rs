@@ -13,8 +13,11 @@ use crate::compose::shared::origin::OriginId;
 use crate::compose::shared::tracked::Tracked;
 use crate::template::fields::{field_for, Combine};
 use crate::template::{ComponentKind, Strategy};
+use identities::Memo;
 use indexmap::IndexMap;
 use std::sync::Arc;
+
+pub mod identities;
 
 /// What one contribution did to a component (for `explain`).
 #[derive(Clone, Debug, PartialEq)]
@@ -89,46 +92,43 @@ pub struct Lists {
     pub flux: Merged,
 }
 
-/// Merges each kind's contributions, in merge order.
-pub fn lists(contributions: Contributions) -> Lists {
-    Lists {
-        terraform: merge(contributions.terraform),
-        kustomize: merge(contributions.kustomize),
-        flux: merge(contributions.systems),
-    }
-}
-
-/// Applies the contributions of one component kind, already in application order.
-///
-/// Components live in slots in creation order while merging; deleting one empties
-/// its slot (removing it from the middle of the ordered map moved every later entry,
-/// quadratic when many components are deleted), and one created again takes a new
-/// slot at the end, as it would have in the map. The map is built once at the end.
-pub fn merge(contributions: Vec<Contribution>) -> Merged {
-    let mut slots = Slots::default();
-    for c in contributions {
-        apply(&mut slots, c);
-    }
-    let mut out = Merged {
-        components: IndexMap::with_capacity_and_hasher(slots.live.len(), Default::default()),
-        deleted: slots.deleted,
+/// Merges each kind's contributions, in merge order; with a memo, components whose
+/// contributions are the ones the last composition merged are taken from it.
+pub fn lists(contributions: Contributions, memo: Option<&mut Memo>) -> Lists {
+    let (terraform, kustomize, flux) = match memo {
+        Some(memo) => (
+            Some(&mut memo.terraform),
+            Some(&mut memo.kustomize),
+            Some(&mut memo.flux),
+        ),
+        None => (None, None, None),
     };
-    for component in slots.components.into_iter().flatten() {
-        out.components.insert(component.id.clone(), component);
+    Lists {
+        terraform: identities::merge(contributions.terraform, terraform),
+        kustomize: identities::merge(contributions.kustomize, kustomize),
+        flux: identities::merge(contributions.systems, flux),
     }
-    out
 }
 
-/// The components being merged, in creation order; `None` where one was deleted.
-#[derive(Default)]
-struct Slots {
-    components: Vec<Option<Component>>,
-    /// The slot of each live component, by id.
-    live: rustc_hash::FxHashMap<String, usize>,
-    deleted: Vec<Component>,
+/// What one contribution did to the slots of the merged list: merging happens per
+/// identity, and the order of the list comes from these (see [`identities`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// The component exists from now on, in a new slot at the end of the list.
+    Created,
+    /// The component (or, for a remove that missed, its record) went to `deleted`.
+    Left,
+    /// It changed in place, or not at all.
+    Changed,
 }
 
-fn apply(out: &mut Slots, c: Contribution) {
+/// Applies one contribution to its identity's component (`live`, `None` while it does
+/// not exist), moving what a remove deletes to `deleted`.
+pub(crate) fn apply(
+    live: &mut Option<Component>,
+    deleted: &mut Vec<Component>,
+    c: Contribution,
+) -> Event {
     let step = |effect, fields| Step {
         origin: c.origin,
         strategy: c.strategy,
@@ -136,59 +136,56 @@ fn apply(out: &mut Slots, c: Contribution) {
         fields,
         lists: Vec::new(),
     };
-    let slot = out.live.get(&c.id).copied();
-    let existing = slot.and_then(|i| out.components[i].as_mut());
-    match (c.strategy, existing) {
-        (Strategy::Remove, None) => {
+    let Some(existing) = live.as_mut() else {
+        if c.strategy == Strategy::Remove {
             // Nothing to remove; remembered so `explain` can show it.
-            out.deleted.push(Component {
+            deleted.push(Component {
                 kind: c.kind,
                 id: c.id.clone(),
                 fields: Arc::default(),
-                history: vec![step(Effect::Missed, Arc::new(c.fields))],
+                history: vec![step(Effect::Missed, c.fields)],
             });
+            return Event::Left;
         }
-        (Strategy::Remove, Some(existing)) if c.identity_only => {
+        let created = step(Effect::Created, Arc::clone(&c.fields));
+        *live = Some(Component {
+            kind: c.kind,
+            id: c.id,
+            fields: c.fields,
+            history: vec![created],
+        });
+        return Event::Created;
+    };
+    match c.strategy {
+        Strategy::Remove if c.identity_only => {
             existing
                 .history
-                .push(step(Effect::Deleted, Arc::new(c.fields)));
-            out.live.remove(&c.id);
-            if let Some(gone) = slot.and_then(|i| out.components[i].take()) {
-                out.deleted.push(gone);
-            }
+                .push(step(Effect::Deleted, Arc::clone(&c.fields)));
+            deleted.extend(live.take());
+            return Event::Left;
         }
-        (Strategy::Remove, Some(existing)) => {
+        Strategy::Remove => {
             let removed = remove_fields(existing, &c.fields);
             existing
                 .history
-                .push(step(Effect::Removed(removed), Arc::new(c.fields)));
+                .push(step(Effect::Removed(removed), Arc::clone(&c.fields)));
         }
-        (Strategy::Replace, Some(existing)) => {
-            let fields = Arc::new(c.fields);
+        Strategy::Replace => {
             existing
                 .history
-                .push(step(Effect::Replaced, Arc::clone(&fields)));
+                .push(step(Effect::Replaced, Arc::clone(&c.fields)));
             existing.kind = c.kind;
-            existing.fields = fields;
+            existing.fields = Arc::clone(&c.fields);
         }
-        (Strategy::Merge, Some(existing)) => {
-            // The merge moves the overlay's values in; the step keeps what was said.
-            let said = Arc::new(c.fields.clone());
-            merge_fields(existing, c.fields);
-            existing.history.push(step(Effect::Merged, said));
-        }
-        (_, None) => {
-            let fields = Arc::new(c.fields);
-            let created = step(Effect::Created, Arc::clone(&fields));
-            out.live.insert(c.id.clone(), out.components.len());
-            out.components.push(Some(Component {
-                kind: c.kind,
-                id: c.id,
-                fields,
-                history: vec![created],
-            }));
+        Strategy::Merge => {
+            // The merge copies the overlay's values in; the step keeps what was said.
+            merge_fields(existing, (*c.fields).clone());
+            existing
+                .history
+                .push(step(Effect::Merged, Arc::clone(&c.fields)));
         }
     }
+    Event::Changed
 }
 
 /// Merges `overlay` into `existing` field by field (S9), then puts the fields back in

@@ -1,0 +1,281 @@
+//! Merging one kind's contributions identity by identity, and remembering the result.
+//!
+//! A component's merge depends only on the contributions to its identity, in order:
+//! so each identity is merged on its own, and the order of the merged list (creation
+//! order, a component created again after a delete taking a new slot at the end) is
+//! put together afterwards from what each contribution did ([`Event`]). That split is
+//! what lets incremental recomposition (issue 25) take a component from the last
+//! composition when its contributions are the very same ones (the same shared fields,
+//! strategy and origin), and merge only the identities an edit reached.
+
+use super::{apply, Component, Event, Merged};
+use crate::compose::collect::Contribution;
+use crate::compose::shared::fields::FieldMap;
+use crate::compose::shared::origin::OriginId;
+use crate::template::{ComponentKind, Strategy};
+use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// The last composition's merge, per kind and identity.
+#[derive(Default)]
+pub struct Memo {
+    pub(crate) terraform: KindMemo,
+    pub(crate) kustomize: KindMemo,
+    pub(crate) flux: KindMemo,
+}
+
+/// One kind's merged identities, by id.
+#[derive(Default)]
+pub struct KindMemo {
+    by_id: FxHashMap<String, Outcome>,
+}
+
+/// What merging one identity's contributions gave.
+#[derive(Clone)]
+struct Outcome {
+    /// The contributions merged (the memo's key).
+    said: Vec<Said>,
+    /// What each of them did to the list.
+    events: Vec<Event>,
+    /// The component at the end, if it exists then.
+    live: Option<Component>,
+    /// In the order they left: each [`Event::Left`] pushed the next one.
+    deleted: Vec<Component>,
+}
+
+/// One contribution as the memo compares it: the same fields (the same allocation,
+/// which the memo keeps alive), strategy, kind and origin give the same merge.
+#[derive(Clone)]
+struct Said {
+    fields: Arc<FieldMap>,
+    kind: ComponentKind,
+    strategy: Strategy,
+    identity_only: bool,
+    origin: OriginId,
+}
+
+impl Said {
+    fn of(c: &Contribution) -> Said {
+        Said {
+            fields: Arc::clone(&c.fields),
+            kind: c.kind,
+            strategy: c.strategy,
+            identity_only: c.identity_only,
+            origin: c.origin,
+        }
+    }
+
+    fn is(&self, c: &Contribution) -> bool {
+        Arc::ptr_eq(&self.fields, &c.fields)
+            && self.kind == c.kind
+            && self.strategy == c.strategy
+            && self.identity_only == c.identity_only
+            && self.origin == c.origin
+    }
+}
+
+/// Applies the contributions of one component kind, already in application order;
+/// with `memo`, an identity whose contributions are the memo's is not merged again,
+/// and the memo is left holding this merge.
+pub fn merge(contributions: Vec<Contribution>, memo: Option<&mut KindMemo>) -> Merged {
+    // Which identity each contribution is for, numbered in order of first appearance.
+    let mut numbers: FxHashMap<&str, u32> = FxHashMap::default();
+    let which: Vec<u32> = contributions
+        .iter()
+        .map(|c| {
+            let next = numbers.len() as u32;
+            *numbers.entry(c.id.as_str()).or_insert(next)
+        })
+        .collect();
+    let count = numbers.len();
+    drop(numbers);
+    let mut groups: Vec<Vec<Contribution>> = vec![Vec::new(); count];
+    for (c, &g) in contributions.into_iter().zip(&which) {
+        groups[g as usize].push(c);
+    }
+
+    let mut old = memo.as_ref().map(|m| &m.by_id);
+    let remember = memo.is_some();
+    let mut outcomes: Vec<Outcome> = groups
+        .into_iter()
+        .map(|group| {
+            let kept = old
+                .as_mut()
+                .and_then(|by_id| by_id.get(group[0].id.as_str()));
+            match kept {
+                Some(o)
+                    if o.said.len() == group.len()
+                        && o.said.iter().zip(&group).all(|(s, c)| s.is(c)) =>
+                {
+                    o.clone()
+                }
+                _ => merge_one(group, remember),
+            }
+        })
+        .collect();
+    match memo {
+        None => in_list_order(&which, &mut outcomes, Live::Move),
+        Some(memo) => {
+            let merged = in_list_order(&which, &mut outcomes, Live::Copy);
+            memo.by_id = outcomes
+                .into_iter()
+                .filter_map(|o| {
+                    let id = o.live.as_ref().or(o.deleted.first())?.id.clone();
+                    Some((id, o))
+                })
+                .collect();
+            merged
+        }
+    }
+}
+
+/// Merges the contributions to one identity, in order.
+fn merge_one(group: Vec<Contribution>, remember: bool) -> Outcome {
+    let said = if remember {
+        group.iter().map(Said::of).collect()
+    } else {
+        Vec::new()
+    };
+    let mut live = None;
+    let mut deleted = Vec::new();
+    let events = group
+        .into_iter()
+        .map(|c| apply(&mut live, &mut deleted, c))
+        .collect();
+    Outcome {
+        said,
+        events,
+        live,
+        deleted,
+    }
+}
+
+/// Whether the merged list takes the outcomes' components or copies them (when the
+/// memo keeps the outcomes).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Live {
+    Move,
+    Copy,
+}
+
+/// The merged list: components in the slots their last creation took, in order, and
+/// the deleted ones in the order they left. `which[j]` is the identity of
+/// contribution `j`.
+fn in_list_order(which: &[u32], outcomes: &mut [Outcome], live: Live) -> Merged {
+    let mut next_event = vec![0usize; outcomes.len()];
+    let mut next_deleted = vec![0usize; outcomes.len()];
+    let mut slot = vec![usize::MAX; outcomes.len()];
+    let mut slots = 0;
+    let mut deleted = Vec::new();
+    for &g in which {
+        let g = g as usize;
+        let o = &outcomes[g];
+        match o.events[next_event[g]] {
+            Event::Created => {
+                slot[g] = slots;
+                slots += 1;
+            }
+            Event::Left => {
+                // Rare: copied either way.
+                deleted.push(o.deleted[next_deleted[g]].clone());
+                next_deleted[g] += 1;
+            }
+            Event::Changed => {}
+        }
+        next_event[g] += 1;
+    }
+    let mut order: Vec<(usize, usize)> = outcomes
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.live.is_some())
+        .map(|(g, _)| (slot[g], g))
+        .collect();
+    order.sort_unstable();
+    let mut components = IndexMap::with_capacity_and_hasher(order.len(), Default::default());
+    for (_, g) in order {
+        let component = match live {
+            Live::Move => outcomes[g].live.take(),
+            Live::Copy => outcomes[g].live.clone(),
+        };
+        if let Some(c) = component {
+            components.insert(c.id.clone(), c);
+        }
+    }
+    Merged {
+        components,
+        deleted,
+    }
+}
+
+/// The list's order, and a memo that hands back what did not change.
+#[cfg(test)]
+mod tests {
+    use super::{merge, KindMemo};
+    use crate::compose::fixture::{facet, ids, Fixture};
+    use crate::compose::shared::origin::Origins;
+    use std::sync::Arc;
+
+    fn contributions(fx: &Fixture) -> Vec<crate::compose::collect::Contribution> {
+        fx.collected(&mut Origins::default())
+            .contributions
+            .terraform
+    }
+
+    #[test]
+    fn a_component_created_again_after_a_delete_comes_last() {
+        let fx = Fixture::new(&[
+            (
+                "facets/a.yaml",
+                &facet("a", "ordinal: 100\nterraform:\n  - name: x\n    path: x\n  - name: y\n    path: y\n  - name: gone\n    strategy: remove\n"),
+            ),
+            (
+                "facets/b.yaml",
+                &facet("b", "ordinal: 200\nterraform:\n  - name: x\n    strategy: remove\n"),
+            ),
+            (
+                "facets/c.yaml",
+                &facet("c", "ordinal: 300\nterraform:\n  - name: x\n    path: x2\n"),
+            ),
+        ]);
+        let merged = merge(contributions(&fx), None);
+        assert_eq!(ids(&merged), ["y", "x"]);
+        let deleted: Vec<&str> = merged.deleted.iter().map(|c| c.id.as_str()).collect();
+        // In the order they left: the remove that missed first, then x.
+        assert_eq!(deleted, ["gone", "x"]);
+    }
+
+    #[test]
+    fn the_memo_gives_back_the_components_whose_contributions_are_the_same() {
+        // Both components are merged from two contributions: merging makes new fields.
+        let fx = Fixture::new(&[
+            (
+                "facets/a.yaml",
+                &facet("a", "ordinal: 100\nterraform:\n  - name: x\n    path: x\n  - name: y\n    path: y\n"),
+            ),
+            (
+                "facets/b.yaml",
+                &facet("b", "ordinal: 200\nterraform:\n  - name: x\n    inputs: {a: 1}\n  - name: y\n    inputs: {a: 1}\n"),
+            ),
+        ]);
+        let first = contributions(&fx);
+        let mut memo = KindMemo::default();
+        let before = merge(first.clone(), Some(&mut memo));
+        // The same contributions for x; one of y's collected again (new fields).
+        let again: Vec<_> = first
+            .into_iter()
+            .map(|mut c| {
+                if c.id == "y" && c.fields.contains_key("inputs") {
+                    c.fields = Arc::new((*c.fields).clone());
+                }
+                c
+            })
+            .collect();
+        let after = merge(again, Some(&mut memo));
+        assert_eq!(ids(&after), ["x", "y"]);
+        let same =
+            |id: &str| Arc::ptr_eq(&before.components[id].fields, &after.components[id].fields);
+        assert!(same("x"), "x is taken from the memo");
+        assert!(!same("y"), "y is merged again");
+    }
+}
