@@ -61,10 +61,19 @@ impl fmt::Display for TreeError {
 impl std::error::Error for TreeError {}
 
 /// Directories already resolved and checked (see [`FileTree::read_text`]), by the
-/// root they were checked against and their path under it. Kept for one load, not
-/// longer: a directory replaced by a symlink later is resolved again by the next load.
+/// root they were checked against and their path under it, each held open: files
+/// are opened relative to the directory itself, so renaming or replacing it by a
+/// symlink afterwards leads nowhere else. Kept for one load, not longer; at most
+/// [`OPEN_DIRS`] are held, and files of further directories are read the checked way.
 #[derive(Debug, Default)]
-pub struct ResolvedDirs(Mutex<HashMap<(PathBuf, String), Option<PathBuf>>>);
+pub struct ResolvedDirs(Mutex<HashMap<DirKey, Option<Arc<std::fs::File>>>>);
+
+/// The root a directory was checked against, and its path under that root.
+type DirKey = (PathBuf, String);
+
+/// How many directories a [`ResolvedDirs`] holds open at most.
+#[cfg(unix)]
+const OPEN_DIRS: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct FileTree {
@@ -392,6 +401,7 @@ impl FileTree {
     /// of the tree resolved once; `None` for everything else.
     #[cfg(unix)]
     fn read_plain(&self, path: &str, dirs: &ResolvedDirs) -> Option<Vec<u8>> {
+        use std::os::fd::{AsRawFd, FromRawFd};
         use std::os::unix::fs::OpenOptionsExt;
         let Backing::Dir { root } = &self.backing else {
             return None;
@@ -404,29 +414,63 @@ impl FileTree {
         if name.is_empty() {
             return None;
         }
-        let real_dir = {
+        let dir_file = {
             let mut known = dirs.0.lock().unwrap_or_else(|p| p.into_inner());
-            known
-                .entry((root.join(&self.prefix), dir.to_string()))
-                // Canonical and inside the (sub-)tree's root, or not usable here.
-                .or_insert_with(|| self.disk_path(dir).ok().filter(|p| p.is_dir()))
-                .clone()?
+            let key = (root.join(&self.prefix), dir.to_string());
+            match known.get(&key) {
+                Some(open) => open.clone()?,
+                None if known.len() >= OPEN_DIRS => return None,
+                None => {
+                    // Canonical and inside the (sub-)tree's root, then opened without
+                    // following a symlink put there since: or not usable here.
+                    let open = self.disk_path(dir).ok().and_then(|real| {
+                        std::fs::OpenOptions::new()
+                            .read(true)
+                            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+                            .open(real)
+                            .ok()
+                            .map(Arc::new)
+                    });
+                    known.insert(key, open.clone());
+                    open?
+                }
+            }
         };
-        let disk = real_dir.join(name);
-        // Not following a last component that is a symlink: that one is resolved and
-        // checked by `read`, as every other case.
-        let meta = std::fs::symlink_metadata(&disk).ok()?;
-        if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES {
+        let name = std::ffi::CString::new(name).ok()?;
+        // SAFETY: `stat` is plain data, valid when zeroed.
+        let mut meta: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: an open directory, a NUL-terminated name, a valid place for the
+        // result. Not following a last component that is a symlink: that one is
+        // resolved and checked by `read`, as every other case.
+        let found = unsafe {
+            libc::fstatat(
+                dir_file.as_raw_fd(),
+                name.as_ptr(),
+                &mut meta,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if found != 0
+            || meta.st_mode & libc::S_IFMT != libc::S_IFREG
+            || meta.st_size as u64 > MAX_FILE_BYTES
+        {
             return None;
         }
         // A file replaced meanwhile by a symlink fails to open (`O_NOFOLLOW`), by a
         // FIFO does not block (`O_NONBLOCK`).
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&disk)
-            .ok()?;
-        let mut data = Vec::with_capacity(meta.len() as usize + 1);
+        // SAFETY: as for `fstatat`; the descriptor returned is owned by `file` alone.
+        let file = unsafe {
+            let fd = libc::openat(
+                dir_file.as_raw_fd(),
+                name.as_ptr(),
+                libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            );
+            if fd < 0 {
+                return None;
+            }
+            std::fs::File::from_raw_fd(fd)
+        };
+        let mut data = Vec::with_capacity(meta.st_size as usize + 1);
         file.take(MAX_FILE_BYTES + 1).read_to_end(&mut data).ok()?;
         (data.len() as u64 <= MAX_FILE_BYTES).then_some(data)
     }
@@ -1098,6 +1142,16 @@ mod tests {
         );
         assert_eq!(
             facets.read_text("rel.yaml", &dirs).map_err(|e| e.kind),
+            Err(TreeErrorKind::OutsideRoot)
+        );
+        // The directory, once resolved, is replaced by a symlink leading out: a file
+        // only the outside holds is still refused, never read.
+        std::fs::rename(root.join("facets"), root.join("moved")).expect("rename");
+        symlink(base.join("outside"), root.join("facets")).expect("link");
+        assert_eq!(
+            whole
+                .read_text("facets/secret.yaml", &dirs)
+                .map_err(|e| e.kind),
             Err(TreeErrorKind::OutsideRoot)
         );
     }
