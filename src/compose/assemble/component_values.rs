@@ -7,8 +7,8 @@
 //! from [`Memo`] instead of converting it again.
 
 use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::blueprint;
 use crate::compose::shared::fields::FieldMap;
+use crate::compose::shared::{blueprint, budget};
 use crate::expr::Value;
 use crate::template::ComponentKind;
 use rustc_hash::FxHashMap;
@@ -18,6 +18,8 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Memo {
     by_fields: FxHashMap<usize, Kept>,
+    /// The estimated size of each value (see [`budget::Sizes`]).
+    pub sizes: budget::Sizes,
 }
 
 /// One component's value, with the fields it was made from: holding them keeps their
@@ -26,6 +28,8 @@ struct Kept {
     fields: Arc<FieldMap>,
     kind: ComponentKind,
     value: Value,
+    /// Its estimated size ([`budget::size_within`]).
+    size: usize,
 }
 
 /// Each component of `merged` as the blueprint lists it; with a memo, taken from it
@@ -44,22 +48,30 @@ pub fn of(merged: &Merged, memo: Option<(&Memo, &mut Memo)>) -> Vec<Value> {
         .values()
         .map(|c| {
             let key = Arc::as_ptr(&c.fields) as usize;
-            let value = match last.by_fields.get(&key) {
+            let (value, size) = match last.by_fields.get(&key) {
                 Some(kept) if kept.kind == c.kind && Arc::ptr_eq(&kept.fields, &c.fields) => {
-                    kept.value.clone()
+                    (kept.value.clone(), kept.size)
                 }
-                _ => blueprint::component_value(c),
+                _ => {
+                    let value = blueprint::component_value(c);
+                    let size = budget::size_within(&value, usize::MAX).unwrap_or(usize::MAX);
+                    (value, size)
+                }
             };
-            next.by_fields.insert(key, kept(c, value.clone()));
+            if let Value::Map(map) = &value {
+                next.sizes.insert(budget::map_address(map), size);
+            }
+            next.by_fields.insert(key, kept(c, value.clone(), size));
             value
         })
         .collect()
 }
 
-fn kept(c: &Component, value: Value) -> Kept {
+fn kept(c: &Component, value: Value, size: usize) -> Kept {
     Kept {
         fields: Arc::clone(&c.fields),
         kind: c.kind,
         value,
+        size,
     }
 }

@@ -47,9 +47,6 @@ pub fn blueprint(a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
         values(&a.lists.kustomize),
         values(&a.lists.flux),
     );
-    if let Some(memo) = a.memo {
-        *memo = next;
-    }
     let mut blueprint = blueprint::assemble(blueprint::Parts {
         base: base.as_ref(),
         context: &a.builtins.context,
@@ -73,7 +70,10 @@ pub fn blueprint(a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
     if let Some(published) = &a.template.published {
         blueprint::published_crds(&mut blueprint, published);
     }
-    budget::check(&blueprint, a.output_bytes).map_err(|d| vec![d])?;
+    budget::check_knowing(&blueprint, a.output_bytes, &next.sizes).map_err(|d| vec![d])?;
+    if let Some(memo) = a.memo {
+        *memo = next;
+    }
     Ok(blueprint)
 }
 

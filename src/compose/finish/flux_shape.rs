@@ -231,24 +231,53 @@ pub fn resolve_plain_dependencies(systems: &Merged, kustomize: &mut Merged) {
 }
 
 fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
-    let mut names: HashSet<String> = kustomize.components.keys().cloned().collect();
-    for s in systems.components.values() {
-        names.extend(Tiers::of(s).all().cloned());
-    }
-    let rewrite = |component: &mut Component| {
-        if let Some(items) = deps_mut(component) {
-            for item in items.iter_mut() {
-                if let Tracked::Leaf(Value::Str(dep), _) = item {
+    let tiers: Vec<String> = systems
+        .components
+        .values()
+        .flat_map(|s| Tiers::of(s).all().cloned().collect::<Vec<_>>())
+        .collect();
+    let mut names: HashSet<&str> = kustomize.components.keys().map(String::as_str).collect();
+    names.extend(tiers.iter().map(String::as_str));
+    // Found first, then written: fields shared copy-on-write are copied only for a
+    // component with a dependency to rewrite.
+    let renamed = |list: &Merged| -> Vec<(usize, Vec<(usize, String)>)> {
+        let rewrites = |c: &Component| -> Vec<(usize, String)> {
+            let Some(Tracked::List(items, _)) = c.get("dependsOn") else {
+                return Vec::new();
+            };
+            items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| {
+                    let dep = item.as_str()?;
                     let install = tier_names::install(dep);
-                    if !names.contains(&**dep) && names.contains(&install) {
+                    (!names.contains(dep) && names.contains(install.as_str()))
+                        .then_some((i, install))
+                })
+                .collect()
+        };
+        list.components
+            .values()
+            .enumerate()
+            .map(|(k, c)| (k, rewrites(c)))
+            .filter(|(_, r)| !r.is_empty())
+            .collect()
+    };
+    let (in_systems, in_kustomize) = (renamed(systems), renamed(kustomize));
+    for (list, rewrites) in [(systems, in_systems), (kustomize, in_kustomize)] {
+        for (k, items) in rewrites {
+            let Some((_, component)) = list.components.get_index_mut(k) else {
+                continue;
+            };
+            if let Some(deps) = deps_mut(component) {
+                for (i, install) in items {
+                    if let Some(Tracked::Leaf(Value::Str(dep), _)) = deps.get_mut(i) {
                         *dep = Arc::from(install);
                     }
                 }
             }
         }
-    };
-    systems.components.values_mut().for_each(rewrite);
-    kustomize.components.values_mut().for_each(rewrite);
+    }
 }
 
 fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged, layer: &str, derived: OriginId) {

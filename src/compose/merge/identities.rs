@@ -78,7 +78,7 @@ impl Said {
 /// Applies the contributions of one component kind, already in application order;
 /// with `memo`, an identity whose contributions are the memo's is not merged again,
 /// and the memo is left holding this merge.
-pub fn merge(contributions: Vec<Contribution>, memo: Option<&mut KindMemo>) -> Merged {
+pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) -> Merged {
     // Which identity each contribution is for, numbered in order of first appearance.
     let mut numbers: FxHashMap<&str, u32> = FxHashMap::default();
     let which: Vec<u32> = contributions
@@ -95,25 +95,27 @@ pub fn merge(contributions: Vec<Contribution>, memo: Option<&mut KindMemo>) -> M
         groups[g as usize].push(c);
     }
 
-    let mut old = memo.as_ref().map(|m| &m.by_id);
+    // What the memo kept is moved out, not copied: it is replaced by this merge.
+    let mut old = memo.as_deref_mut().map(|m| std::mem::take(&mut m.by_id));
     let remember = memo.is_some();
     let mut outcomes: Vec<Outcome> = groups
         .into_iter()
         .map(|group| {
             let kept = old
                 .as_mut()
-                .and_then(|by_id| by_id.get(group[0].id.as_str()));
+                .and_then(|by_id| by_id.remove(group[0].id.as_str()));
             match kept {
                 Some(o)
                     if o.said.len() == group.len()
                         && o.said.iter().zip(&group).all(|(s, c)| s.is(c)) =>
                 {
-                    o.clone()
+                    o
                 }
                 _ => merge_one(group, remember),
             }
         })
         .collect();
+    drop(old);
     match memo {
         None => in_list_order(&which, &mut outcomes, Live::Move),
         Some(memo) => {

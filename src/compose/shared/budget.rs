@@ -12,6 +12,29 @@ use crate::template::identity::component_id_of;
 
 /// Checks the blueprint against `budget` bytes (an estimate of its compact JSON size).
 pub fn check(blueprint: &Value, budget: usize) -> Result<(), Diagnostic> {
+    check_knowing(blueprint, budget, &Sizes::default())
+}
+
+/// The estimated sizes of some components' values, by the address of their map
+/// (what [`size_within`] gives for each): a blueprint whose other parts and these
+/// sizes add up to no more than the budget is not walked through them again.
+pub type Sizes = rustc_hash::FxHashMap<usize, usize>;
+
+/// As [`check`], taking the sizes of the components listed in `known` from it.
+pub fn check_knowing(blueprint: &Value, budget: usize, known: &Sizes) -> Result<(), Diagnostic> {
+    if !known.is_empty() {
+        let mut walk = Walk {
+            used: 0,
+            budget,
+            path: Vec::new(),
+            text: None,
+            known,
+        };
+        if walk.visit(blueprint) {
+            return Ok(());
+        }
+    }
+    // Over the budget: walked whole, for the path where it crossed.
     let Some(path) = crossing(blueprint, budget) else {
         return Ok(());
     };
@@ -40,6 +63,7 @@ pub fn size_within(value: &Value, budget: usize) -> Result<usize, String> {
         budget,
         path: Vec::new(),
         text: None,
+        known: &Sizes::default(),
     };
     if walk.visit(value) {
         Ok(walk.used)
@@ -60,6 +84,7 @@ pub fn check_text(value: &Value, budget: usize, what: &str) -> Result<(), Diagno
         budget,
         path: Vec::new(),
         text: Some(0),
+        known: &Sizes::default(),
     };
     if walk.visit(value) {
         return Ok(());
@@ -77,6 +102,11 @@ pub fn check_text(value: &Value, budget: usize, what: &str) -> Result<(), Diagno
     ))
     .with_note("nothing was written; the size counts the indentation of every nested level")
     .with_help(HELP))
+}
+
+/// The address a component value's map is known by in [`Sizes`].
+pub fn map_address(map: &std::sync::Arc<crate::expr::Map>) -> usize {
+    std::sync::Arc::as_ptr(map) as usize
 }
 
 /// `64 MiB`, or plain bytes for budgets that are not whole MiB.
@@ -112,6 +142,8 @@ struct Walk<'v> {
     /// For [`check_text`]: the nesting level of the value being visited (the
     /// indentation of each of its lines is twice that).
     text: Option<usize>,
+    /// Sizes of component values known already (see [`check_knowing`]).
+    known: &'v Sizes,
 }
 
 /// Bytes `s` takes as an escaped JSON or double-quoted YAML string, or as a YAML block
@@ -156,10 +188,26 @@ impl<'v> Walk<'v> {
             Value::List(items) => {
                 let components =
                     matches!(self.path.as_slice(), [Step::Key("terraform" | "kustomize")]);
+                // The blueprint's component lists, whose items `known` may hold.
+                let listed = matches!(
+                    self.path.as_slice(),
+                    [Step::Key("terraform" | "kustomize" | "flux")]
+                );
                 let line = self.text.map_or(0, |level| 2 * level + 4);
                 self.text = self.text.map(|level| level + 1);
                 for (i, item) in items.iter().enumerate() {
                     self.used = self.used.saturating_add(line);
+                    let size = match item {
+                        Value::Map(map) if listed => self.known.get(&map_address(map)),
+                        _ => None,
+                    };
+                    if let Some(size) = size {
+                        self.used = self.used.saturating_add(size + 1);
+                        if self.used > self.budget {
+                            return false;
+                        }
+                        continue;
+                    }
                     self.path.push(if components {
                         Step::Component(item, i)
                     } else {
@@ -244,5 +292,37 @@ mod tests {
             err.message
         );
         assert!(err.notes[0].contains("bpc explain terraform.net.inputs.big"));
+    }
+
+    #[test]
+    fn known_component_sizes_give_the_verdict_and_message_of_a_whole_walk() {
+        let component = |name: &str, size: usize| {
+            let mut c = Map::default();
+            c.insert("name".into(), Value::from(name));
+            c.insert("path".into(), Value::from("p".repeat(size)));
+            Value::map(c)
+        };
+        let (a, b) = (component("a", 10), component("b", 40));
+        let mut blueprint = Map::default();
+        blueprint.insert("kind".into(), Value::from("Blueprint"));
+        blueprint.insert("terraform".into(), Value::list(vec![a.clone()]));
+        blueprint.insert("flux".into(), Value::list(vec![b.clone()]));
+        let blueprint = Value::map(blueprint);
+        let mut known = Sizes::default();
+        for v in [&a, &b] {
+            let (Value::Map(map), Ok(size)) = (v, size_within(v, usize::MAX)) else {
+                panic!("a map with a size");
+            };
+            known.insert(map_address(map), size);
+        }
+        let total = size_within(&blueprint, usize::MAX).expect("a size");
+        for budget in total - 60..total + 3 {
+            let whole = check(&blueprint, budget).map_err(|d| d.message);
+            let knowing = check_knowing(&blueprint, budget, &known).map_err(|d| d.message);
+            assert_eq!(knowing, whole, "budget {budget} of {total}");
+        }
+        // A wrong size shows that the known ones are used.
+        let wrong: Sizes = known.keys().map(|k| (*k, 0)).collect();
+        assert!(check_knowing(&blueprint, total - 20, &wrong).is_ok());
     }
 }
