@@ -109,16 +109,16 @@ impl<'h, 'p> Writer<'h, 'p> {
                 }
                 self.indent(indent);
             }
-            let mut key_text = String::new();
-            write_string_inline(&mut key_text, key);
-            if key_text.len() > IMPLICIT_KEY_LIMIT {
+            let key_start = self.out.len();
+            write_string_inline(&mut self.out, key);
+            if self.out.len() - key_start > IMPLICIT_KEY_LIMIT {
                 // Implicit keys are limited in length; longer ones need `? key` / `: value`.
-                let _ = writeln!(self.out, "? {key_text}");
+                self.out.insert_str(key_start, "? ");
+                self.out.push('\n');
                 self.indent(indent);
                 self.out.push(':');
                 self.after_key(value, indent, indent + 2);
             } else {
-                self.out.push_str(&key_text);
                 self.out.push(':');
                 self.after_key(value, indent, indent);
             }
@@ -225,10 +225,12 @@ impl<'h, 'p> Writer<'h, 'p> {
 /// (invisible and easily lost), a first line that does not start with a blank (it would
 /// set the indentation), at most one final newline, printable characters only.
 fn fits_block(s: &str) -> bool {
-    let body = s.strip_suffix('\n').unwrap_or(s);
-    if !s.contains('\n') {
+    // Most strings have no line break: a byte scan says so (a `char` search compares
+    // each candidate as a slice).
+    if !s.as_bytes().contains(&b'\n') {
         return false;
     }
+    let body = s.strip_suffix('\n').unwrap_or(s);
     let first = body.split('\n').next().unwrap_or("");
     if first.is_empty() || first.starts_with([' ', '\t']) || body.ends_with('\n') {
         return false;

@@ -12,4 +12,4 @@ pub use diagnostic::{strict_failure, Diagnostic, Label, Severity};
 pub use map::{FileMap, Location, SourceFile};
 pub use render::{render, render_all};
 pub use span::{FileId, Span};
-pub use tree::{FileOverlay, FileTree, TreeError, TreeErrorKind};
+pub use tree::{FileOverlay, FileTree, ResolvedDirs, TreeError, TreeErrorKind};

@@ -5,11 +5,12 @@
 //! Archives may not contain links, devices or unsafe paths at all.
 
 use flate2::read::GzDecoder;
+use std::collections::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Largest total uncompressed size of an archive (a guard against gzip bombs),
 /// enforced while the bytes are decompressed.
@@ -58,6 +59,21 @@ impl fmt::Display for TreeError {
 }
 
 impl std::error::Error for TreeError {}
+
+/// Directories already resolved and checked (see [`FileTree::read_text`]), by the
+/// root they were checked against and their path under it, each held open: files
+/// are opened relative to the directory itself, so renaming or replacing it by a
+/// symlink afterwards leads nowhere else. Kept for one load, not longer; at most
+/// [`OPEN_DIRS`] are held, and files of further directories are read the checked way.
+#[derive(Debug, Default)]
+pub struct ResolvedDirs(Mutex<HashMap<DirKey, Option<Arc<std::fs::File>>>>);
+
+/// The root a directory was checked against, and its path under that root.
+type DirKey = (PathBuf, String);
+
+/// How many directories a [`ResolvedDirs`] holds open at most.
+#[cfg(unix)]
+const OPEN_DIRS: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct FileTree {
@@ -364,6 +380,104 @@ impl FileTree {
     pub fn read_to_string(&self, path: &str) -> Result<String, TreeError> {
         let bytes = self.read(path)?;
         utf8_text(bytes.to_vec()).map_err(|why| TreeError::new(TreeErrorKind::Io, path, why))
+    }
+
+    /// The text of `path`, as [`FileTree::read_to_string`] reads it (the same checks,
+    /// errors and limits), shared and copied once. For reading many files of a few
+    /// directories (a template's facets): `dirs` remembers each directory resolved and
+    /// checked, so a plain file in it costs `lstat`, `open` and the reads, where
+    /// resolving its whole path again cost a `readlink` per component. Anything else
+    /// (a symlink, a FIFO, a file too large, any error) goes the way of `read`.
+    pub fn read_text(&self, path: &str, dirs: &ResolvedDirs) -> Result<Arc<str>, TreeError> {
+        let bytes = match self.read_plain(path, dirs) {
+            Some(bytes) => bytes,
+            None => self.read(path)?.to_vec(),
+        };
+        let text = utf8_text(bytes).map_err(|why| TreeError::new(TreeErrorKind::Io, path, why))?;
+        Ok(Arc::from(text))
+    }
+
+    /// `path` read directly when it is a regular file, not a symlink, in a directory
+    /// of the tree resolved once; `None` for everything else.
+    #[cfg(unix)]
+    fn read_plain(&self, path: &str, dirs: &ResolvedDirs) -> Option<Vec<u8>> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        use std::os::unix::fs::OpenOptionsExt;
+        let Backing::Dir { root } = &self.backing else {
+            return None;
+        };
+        let normal = normalize(path).ok()?;
+        if self.overlaid(&normal).is_some() {
+            return None;
+        }
+        let (dir, name) = normal.rsplit_once('/').unwrap_or(("", &normal));
+        if name.is_empty() {
+            return None;
+        }
+        let dir_file = {
+            let mut known = dirs.0.lock().unwrap_or_else(|p| p.into_inner());
+            let key = (root.join(&self.prefix), dir.to_string());
+            match known.get(&key) {
+                Some(open) => open.clone()?,
+                None if known.len() >= OPEN_DIRS => return None,
+                None => {
+                    // Canonical and inside the (sub-)tree's root, then opened without
+                    // following a symlink put there since: or not usable here.
+                    let open = self.disk_path(dir).ok().and_then(|real| {
+                        std::fs::OpenOptions::new()
+                            .read(true)
+                            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+                            .open(real)
+                            .ok()
+                            .map(Arc::new)
+                    });
+                    known.insert(key, open.clone());
+                    open?
+                }
+            }
+        };
+        let name = std::ffi::CString::new(name).ok()?;
+        // SAFETY: `stat` is plain data, valid when zeroed.
+        let mut meta: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: an open directory, a NUL-terminated name, a valid place for the
+        // result. Not following a last component that is a symlink: that one is
+        // resolved and checked by `read`, as every other case.
+        let found = unsafe {
+            libc::fstatat(
+                dir_file.as_raw_fd(),
+                name.as_ptr(),
+                &mut meta,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if found != 0
+            || meta.st_mode & libc::S_IFMT != libc::S_IFREG
+            || meta.st_size as u64 > MAX_FILE_BYTES
+        {
+            return None;
+        }
+        // A file replaced meanwhile by a symlink fails to open (`O_NOFOLLOW`), by a
+        // FIFO does not block (`O_NONBLOCK`).
+        // SAFETY: as for `fstatat`; the descriptor returned is owned by `file` alone.
+        let file = unsafe {
+            let fd = libc::openat(
+                dir_file.as_raw_fd(),
+                name.as_ptr(),
+                libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            );
+            if fd < 0 {
+                return None;
+            }
+            std::fs::File::from_raw_fd(fd)
+        };
+        let mut data = Vec::with_capacity(meta.st_size as usize + 1);
+        file.take(MAX_FILE_BYTES + 1).read_to_end(&mut data).ok()?;
+        (data.len() as u64 <= MAX_FILE_BYTES).then_some(data)
+    }
+
+    #[cfg(not(unix))]
+    fn read_plain(&self, _path: &str, _dirs: &ResolvedDirs) -> Option<Vec<u8>> {
+        None
     }
 
     /// Resolves `relative` against the directory of tree file `from`; the result must stay
@@ -941,6 +1055,105 @@ mod tests {
                 .expect("symlink");
             assert_eq!(tree.list("facets").expect("list").len(), 3);
         }
+    }
+
+    /// `read_text` (a directory resolved once per load) reads what `read_to_string`
+    /// reads and refuses what it refuses, with the same errors.
+    #[cfg(unix)]
+    #[test]
+    fn read_text_agrees_with_read_to_string() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path();
+        let root = base.join("tpl");
+        std::fs::create_dir_all(root.join("facets/sub")).expect("mkdir");
+        std::fs::create_dir_all(root.join("shared")).expect("mkdir");
+        std::fs::create_dir_all(base.join("outside")).expect("mkdir");
+        std::fs::write(root.join("facets/a.yaml"), "a: 1\n").expect("write");
+        std::fs::write(root.join("facets/sub/b.yaml"), "b: 2\n").expect("write");
+        std::fs::write(root.join("shared/c.yaml"), "c: 3\n").expect("write");
+        std::fs::write(root.join("facets/bad.yaml"), b"x: \xff\n").expect("write");
+        std::fs::write(base.join("outside/secret.yaml"), "s: 1\n").expect("write");
+        symlink("../shared/c.yaml", root.join("facets/rel.yaml")).expect("link");
+        symlink(root.join("shared/c.yaml"), root.join("facets/abs.yaml")).expect("link");
+        symlink(
+            base.join("outside/secret.yaml"),
+            root.join("facets/leak.yaml"),
+        )
+        .expect("link");
+        symlink("../shared", root.join("facets/linked")).expect("link");
+        symlink(base.join("outside"), root.join("facets/out")).expect("link");
+        symlink("nowhere.yaml", root.join("facets/dangling.yaml")).expect("link");
+        let big = std::fs::File::create(root.join("facets/big.yaml")).expect("create");
+        big.set_len(MAX_FILE_BYTES + 1).expect("sparse file");
+        let fifo = root.join("facets/pipe.yaml");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0, "mkfifo");
+        let paths = [
+            "facets/a.yaml",
+            "facets/sub/b.yaml",
+            "facets/./sub/../a.yaml",
+            "facets/rel.yaml",
+            "facets/abs.yaml",
+            "facets/leak.yaml",
+            "facets/linked/c.yaml",
+            "facets/out/secret.yaml",
+            "facets/dangling.yaml",
+            "facets/missing.yaml",
+            "facets/bad.yaml",
+            "facets/big.yaml",
+            "facets/pipe.yaml",
+            "facets/sub",
+            "facets/",
+            "../outside/secret.yaml",
+            "shared/c.yaml",
+        ];
+        let whole = FileTree::open(&root).expect("open");
+        // A sub-tree: `facets/rel.yaml` leads out of it, though not out of the tree.
+        let facets = whole.subtree("facets").expect("subtree");
+        for (tree, under) in [(&whole, ""), (&facets, "facets/")] {
+            let dirs = ResolvedDirs::default();
+            for round in 0..2 {
+                for path in paths {
+                    let path = path.strip_prefix(under).unwrap_or(path);
+                    let want = tree.read_to_string(path).map(Arc::<str>::from);
+                    let got = tree.read_text(path, &dirs);
+                    assert_eq!(got, want, "{path} (round {round})");
+                }
+            }
+        }
+        let dirs = ResolvedDirs::default();
+        assert_eq!(
+            &*whole.read_text("facets/a.yaml", &dirs).expect("a"),
+            "a: 1\n"
+        );
+        assert_eq!(
+            whole
+                .read_text("facets/leak.yaml", &dirs)
+                .map_err(|e| e.kind),
+            Err(TreeErrorKind::OutsideRoot)
+        );
+        assert_eq!(
+            whole
+                .read_text("facets/pipe.yaml", &dirs)
+                .map_err(|e| e.kind),
+            Err(TreeErrorKind::NotRegular)
+        );
+        assert_eq!(
+            facets.read_text("rel.yaml", &dirs).map_err(|e| e.kind),
+            Err(TreeErrorKind::OutsideRoot)
+        );
+        // The directory, once resolved, is replaced by a symlink leading out: a file
+        // only the outside holds is still refused, never read.
+        std::fs::rename(root.join("facets"), root.join("moved")).expect("rename");
+        symlink(base.join("outside"), root.join("facets")).expect("link");
+        assert_eq!(
+            whole
+                .read_text("facets/secret.yaml", &dirs)
+                .map_err(|e| e.kind),
+            Err(TreeErrorKind::OutsideRoot)
+        );
     }
 
     #[test]

@@ -179,11 +179,11 @@ fn word_range(text: &str, offset: usize) -> (usize, usize) {
 }
 
 trait SeqItems {
-    fn kind_seq(&self) -> Option<&Vec<crate::yaml::Node>>;
+    fn kind_seq(&self) -> Option<&[crate::yaml::Node]>;
 }
 
 impl SeqItems for crate::yaml::Node {
-    fn kind_seq(&self) -> Option<&Vec<crate::yaml::Node>> {
+    fn kind_seq(&self) -> Option<&[crate::yaml::Node]> {
         match &self.kind {
             crate::yaml::NodeKind::Seq(items) => Some(items),
             _ => None,

@@ -152,14 +152,15 @@ fn parse_facets(
     // Reading is mostly system calls (opening the file, checking that the path stays
     // inside the tree), so it goes on all cores as well; the texts are registered in
     // path order below.
+    let dirs = crate::files::ResolvedDirs::default();
     let texts = if to_read.len() >= PARALLEL_READS {
         crate::parallel::map(&to_read, crate::parallel::cores(), |path| {
-            tree.read_to_string(path)
+            tree.read_text(path, &dirs)
         })
     } else {
         to_read
             .iter()
-            .map(|path| tree.read_to_string(path))
+            .map(|path| tree.read_text(path, &dirs))
             .collect()
     };
     let mut texts = texts.into_iter();

@@ -138,7 +138,7 @@ impl Reader<'_> {
             Some(Node {
                 kind: NodeKind::Seq(items),
                 ..
-            }) => items,
+            }) => items.into_vec(),
             Some(other) => {
                 self.list(Some(&other), what);
                 Vec::new()
@@ -258,11 +258,13 @@ impl Reader<'_> {
         };
         let body = if has_value {
             entries
+                .into_vec()
                 .into_iter()
                 .find(|(k, _)| &*k.name == "value")
                 .map(|(_, v)| v)?
         } else {
-            let body: Vec<(Key, Node)> = entries
+            let body: Box<[(Key, Node)]> = entries
+                .into_vec()
                 .into_iter()
                 .filter(|(k, _)| !keys::CONFIG_BLOCK.contains(&&*k.name))
                 .collect();
@@ -487,6 +489,11 @@ impl Reader<'_> {
         if !usable {
             return None;
         }
+        // Kept as long as the template: no spare room from growing (a facet of ten
+        // components held room for sixteen).
+        config.shrink_to_fit();
+        components.shrink_to_fit();
+        messages.shrink_to_fit();
         Some(Facet {
             name,
             name_span,
@@ -583,5 +590,8 @@ fn take_entry(node: &mut Node, key: &str) -> Option<Node> {
         return None;
     };
     let at = entries.iter().position(|(k, _)| &*k.name == key)?;
-    Some(entries.remove(at).1)
+    let mut rest = std::mem::take(entries).into_vec();
+    let taken = rest.remove(at).1;
+    *entries = rest.into_boxed_slice();
+    Some(taken)
 }

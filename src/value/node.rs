@@ -30,7 +30,8 @@ impl Node {
     pub fn into_value(self) -> Value {
         match self.kind {
             NodeKind::Seq(items) => {
-                let mut values: Vec<Value> = items.into_iter().map(Node::into_value).collect();
+                let mut values: Vec<Value> =
+                    items.into_vec().into_iter().map(Node::into_value).collect();
                 // Collected in place, the list would keep the nodes' larger buffer.
                 values.shrink_to_fit();
                 Value::List(Arc::new(values))

@@ -358,9 +358,8 @@ pub fn needs_quotes(s: &str, plain: Plain) -> bool {
             (matches!(first, '-' | '?' | ':') && second.is_none_or(|c| c == ' '))
                 || s.starts_with("---")
                 || s.starts_with("...")
-                || s.contains(": ")
-                || s.contains(" #")
-                || s.chars().any(|c| c == '\t' || !yaml_prints(c))
+                || plain_breaks(s.as_bytes())
+                || (!s.is_ascii() && s.chars().any(|c| !yaml_prints(c)))
         }
         Plain::Goccy => {
             let bytes = s.as_bytes();
@@ -374,6 +373,18 @@ pub fn needs_quotes(s: &str, plain: Plain) -> bool {
     }
 }
 
+/// Whether plain text holds `: ` or ` #` (a mapping value, a comment) or an ASCII
+/// control character (a tab included): one pass over the bytes, the writer asks this of
+/// every string it writes.
+fn plain_breaks(b: &[u8]) -> bool {
+    b.iter().enumerate().any(|(i, &c)| match c {
+        b':' => b.get(i + 1) == Some(&b' '),
+        b' ' => b.get(i + 1) == Some(&b'#'),
+        0..=0x1f | 0x7f => true,
+        _ => false,
+    })
+}
+
 /// Nulls, booleans and numbers: what some YAML reader takes the plain text for.
 fn reads_as_other_scalar(s: &str, plain: Plain) -> bool {
     if scalar::is_yaml11_bool(s) {
@@ -384,9 +395,19 @@ fn reads_as_other_scalar(s: &str, plain: Plain) -> bool {
             !matches!(scalar::resolve_plain(s), PlainScalar::Str(_))
                 || s == "<<"
                 || s == "="
-                || s.replace('_', "").parse::<f64>().is_ok()
+                || parses_as_float(s)
         }
         Plain::Goccy => is_reserved_word(s) || looks_like_number(s),
+    }
+}
+
+/// Whether `s` without its underscores parses as a Rust `f64` (copied only when it
+/// has underscores to drop).
+fn parses_as_float(s: &str) -> bool {
+    if s.contains('_') {
+        s.replace('_', "").parse::<f64>().is_ok()
+    } else {
+        s.parse::<f64>().is_ok()
     }
 }
 
@@ -443,7 +464,8 @@ fn looks_like_time(s: &str, plain: Plain) -> bool {
         && b[4] == b'-'
         && b[5].is_ascii_digit();
     match plain {
-        Plain::Bpc => date_head || sexagesimal(&s.replace('_', "")),
+        // Base 60 needs a `:`; only then are the underscores dropped (a copy).
+        Plain::Bpc => date_head || (b.contains(&b':') && sexagesimal(&s.replace('_', ""))),
         Plain::Goccy => {
             let all_time = b.contains(&b':') && b.iter().all(|c| c.is_ascii_digit() || *c == b':');
             all_time

@@ -13,7 +13,7 @@
 //! values, styles and spans (the spans saphyr-parser reports, in bytes). The fuzz
 //! driver's `yaml` surface compares the two on mutated templates.
 
-use super::load::{plain_kind, MAX_DEPTH};
+use super::load::{plain_non_string, MAX_DEPTH};
 use super::node::{Key, Node, NodeKind, ScalarStyle};
 use crate::files::{FileId, Span};
 use rustc_hash::FxHashSet;
@@ -33,8 +33,9 @@ const LINEAR_KEYS: usize = 16;
 /// How many distinct keys and short values one file interns (as the full loader does).
 const INTERNED_LIMIT: usize = 512;
 
-/// String values up to this many bytes are interned.
-const SHORT_STRING: usize = 16;
+/// String values up to this many bytes are interned (as the full loader does): short
+/// expressions repeat across the components of a facet file.
+const SHORT_STRING: usize = 64;
 
 /// Parses `text` when it uses only the constructs this front end reads; `None` means
 /// "use the full loader".
@@ -218,9 +219,9 @@ impl<'a> Reader<'a> {
 
     fn scalar(&mut self, text: &str, style: ScalarStyle, start: usize, end: usize) -> Node {
         let kind = if style == ScalarStyle::Plain {
-            match plain_kind(text) {
-                NodeKind::Str(_) => self.string(text),
-                other => other,
+            match plain_non_string(text) {
+                Some(kind) => kind,
+                None => self.string(text),
             }
         } else {
             self.string(text)
@@ -315,7 +316,7 @@ impl<'a> Reader<'a> {
                 _ => break,
             }
         }
-        let entries: Vec<(Key, Node)> = self.entries.drain(base..).collect();
+        let entries: Box<[(Key, Node)]> = self.entries.drain(base..).collect();
         Some(Node {
             kind: NodeKind::Map(entries),
             span: self.span(first, end),
@@ -367,7 +368,7 @@ impl<'a> Reader<'a> {
                 _ => break,
             }
         }
-        let items: Vec<Node> = self.items.drain(base..).collect();
+        let items: Box<[Node]> = self.items.drain(base..).collect();
         // saphyr-parser starts an indentless list at its first entry's `-` token, which
         // it places past the blanks (and a comment) after the `-`.
         let start = if indentless {

@@ -96,8 +96,9 @@ struct Frame {
 const INTERNED_KEYS_LIMIT: usize = 512;
 
 /// String values up to this many bytes are interned too: enum-like values (`aws`,
-/// `true`-ish words, list tags) repeat across a large values file.
-const SHORT_STRING: usize = 16;
+/// `true`-ish words, list tags) repeat across a large values file, and `${…}`
+/// expressions across the components of one facet file (up to 64 bytes, most of them).
+const SHORT_STRING: usize = 64;
 
 struct Loader<'a> {
     text: &'a str,
@@ -437,15 +438,8 @@ impl<'a> Loader<'a> {
         // Growth leaves up to half of a collection's buffer unused; a large document is
         // mostly small collections, so that slack would be a good part of its tree.
         let kind = match frame.collection {
-            Collection::Seq(mut items) => {
-                items.shrink_to_fit();
-                NodeKind::Seq(items)
-            }
-            Collection::Map { builder, .. } => {
-                let mut entries = builder.finish();
-                entries.shrink_to_fit();
-                NodeKind::Map(entries)
-            }
+            Collection::Seq(items) => NodeKind::Seq(items.into_boxed_slice()),
+            Collection::Map { builder, .. } => NodeKind::Map(builder.finish().into_boxed_slice()),
         };
         if let Some(tag) = &frame.tag {
             check_collection_tag(tag, &kind, span)?;
@@ -629,14 +623,20 @@ fn scalar_kind(
 }
 
 pub(super) fn plain_kind(value: &str) -> NodeKind {
-    match scalar::resolve_plain(value) {
+    plain_non_string(value).unwrap_or_else(|| NodeKind::Str(Arc::from(value)))
+}
+
+/// What a plain scalar reads as when that is not a string (null, a boolean, a
+/// number); `None` for a string, which the caller allocates (or interns) itself.
+pub(super) fn plain_non_string(value: &str) -> Option<NodeKind> {
+    Some(match scalar::resolve_plain(value) {
         PlainScalar::Null => NodeKind::Null,
         PlainScalar::Bool(b) => NodeKind::Bool(b),
         PlainScalar::Int(n) => NodeKind::Int(n),
         PlainScalar::Uint(n) => NodeKind::Uint(n),
         PlainScalar::Float(f) => NodeKind::Float(f),
-        PlainScalar::Str(_) => NodeKind::Str(Arc::from(value)),
-    }
+        PlainScalar::Str(_) => return None,
+    })
 }
 
 fn check_collection_tag(tag: &str, kind: &NodeKind, span: Span) -> Result<(), YamlError> {

@@ -160,7 +160,7 @@ pub fn apply(
             continue;
         };
         let items = match &list.kind {
-            NodeKind::Seq(items) => items.as_slice(),
+            NodeKind::Seq(items) => &items[..],
             NodeKind::Null => &[],
             _ => {
                 errors.push(

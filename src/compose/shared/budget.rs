@@ -149,6 +149,12 @@ struct Walk<'v> {
 /// Bytes `s` takes as an escaped JSON or double-quoted YAML string, or as a YAML block
 /// whose lines are indented `indent`: the larger of the two.
 fn text_cost(s: &str, indent: usize) -> usize {
+    // Most strings have nothing to escape and no line break: one byte each.
+    if s.bytes()
+        .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0x7f)
+    {
+        return s.len().saturating_add(2);
+    }
     let mut cost = 2usize;
     for b in s.bytes() {
         cost = cost.saturating_add(match b {

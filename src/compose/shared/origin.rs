@@ -50,17 +50,14 @@ pub struct Origin {
 /// (see `compose::memo`).
 #[derive(Clone, Debug)]
 pub struct Origins {
-    chunks: Vec<Arc<Vec<Entry>>>,
+    chunks: Vec<Arc<Vec<Origin>>>,
     len: usize,
+    /// The template whose composition added each origin, as runs: the first id of
+    /// each run and its template, ascending (templates are composed one after
+    /// another, so there are a few runs for a million origins, not 16 bytes each).
+    templates: Vec<(u32, TemplateId)>,
     /// The template being composed: the one new origins belong to.
     composing: TemplateId,
-}
-
-/// An origin and the template whose composition added it.
-#[derive(Clone, Debug)]
-struct Entry {
-    origin: Origin,
-    template: TemplateId,
 }
 
 /// Origins per chunk: large enough that a table of a million origins is a few
@@ -72,6 +69,7 @@ impl Default for Origins {
         Origins {
             chunks: Vec::new(),
             len: 0,
+            templates: Vec::new(),
             composing: TemplateId::Composing,
         }
     }
@@ -98,20 +96,21 @@ impl Origins {
 
     /// The template whose composition added `id`.
     pub fn template_of(&self, id: OriginId) -> TemplateId {
-        self.entry(id).template
+        assert!((id.0 as usize) < self.len, "origin {} out of range", id.0);
+        let run = self.templates.partition_point(|&(first, _)| first <= id.0);
+        self.templates[run - 1].1
     }
 
     pub fn add(&mut self, origin: Origin) -> OriginId {
         let id = OriginId(self.len as u32);
-        let entry = Entry {
-            origin,
-            template: self.composing,
-        };
+        if self.templates.last().map(|&(_, t)| t) != Some(self.composing) {
+            self.templates.push((id.0, self.composing));
+        }
         match self.chunks.last_mut() {
-            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(entry),
+            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(origin),
             _ => {
                 let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(entry);
+                chunk.push(origin);
                 self.chunks.push(Arc::new(chunk));
             }
         }
@@ -120,10 +119,6 @@ impl Origins {
     }
 
     pub fn get(&self, id: OriginId) -> &Origin {
-        &self.entry(id).origin
-    }
-
-    fn entry(&self, id: OriginId) -> &Entry {
         let at = id.0 as usize;
         &self.chunks[at / CHUNK][at % CHUNK]
     }
@@ -139,6 +134,10 @@ impl Origins {
                 Arc::make_mut(last).truncate(len % CHUNK);
             }
         }
+        let runs = self
+            .templates
+            .partition_point(|&(first, _)| (first as usize) < len);
+        self.templates.truncate(runs);
         self.len = len;
     }
 
@@ -148,5 +147,67 @@ impl Origins {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin(ordinal: i64) -> Origin {
+        Origin {
+            contributor: Contributor::Derived,
+            span: Span::default(),
+            ordinal,
+            strategy: Strategy::Merge,
+            expression: None,
+            deferred: false,
+        }
+    }
+
+    #[test]
+    fn templates_across_chunks_clones_and_truncation() {
+        let mut origins = Origins::default();
+        let total = 2 * CHUNK + 3;
+        let upstream = CHUNK - 1..CHUNK + 5;
+        for i in 0..total {
+            if i == upstream.start {
+                origins.begin(TemplateId::Upstream(0));
+            }
+            if i == upstream.end {
+                origins.begin(TemplateId::Composing);
+            }
+            assert_eq!(origins.add(origin(i as i64)).0 as usize, i);
+        }
+        let want = |i: usize| {
+            if upstream.contains(&i) {
+                TemplateId::Upstream(0)
+            } else {
+                TemplateId::Composing
+            }
+        };
+        let copy = origins.clone();
+        for i in 0..total {
+            let id = OriginId(i as u32);
+            assert_eq!(origins.get(id).ordinal, i as i64);
+            assert_eq!(origins.template_of(id), want(i), "origin {i}");
+        }
+        // Cut inside the upstream run, then go on composing: the clone keeps its own.
+        origins.truncate(CHUNK + 2);
+        assert_eq!(origins.len(), CHUNK + 2);
+        assert_eq!(
+            origins.template_of(OriginId(CHUNK as u32 + 1)),
+            TemplateId::Upstream(0)
+        );
+        let next = origins.add(origin(-1));
+        assert_eq!(next.0 as usize, CHUNK + 2);
+        assert_eq!(origins.template_of(next), TemplateId::Composing);
+        assert_eq!(copy.template_of(next), TemplateId::Upstream(0));
+        assert_eq!(copy.get(next).ordinal, CHUNK as i64 + 2);
+        // Cut at a run's start: the run goes with it.
+        origins.truncate(CHUNK - 1);
+        let again = origins.add(origin(-2));
+        assert_eq!(origins.template_of(again), TemplateId::Composing);
+        assert_eq!(origins.template_of(OriginId(0)), TemplateId::Composing);
     }
 }
