@@ -19,7 +19,7 @@
 
 use crate::compose::merge::Lists;
 use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::fields::sort_in_order;
+use crate::compose::shared::fields::{sort_in_order, FieldMap};
 use crate::compose::shared::origin::Origins;
 use crate::compose::shared::tier_names::Tiers;
 use crate::compose::shared::tracked::Tracked;
@@ -27,7 +27,6 @@ use crate::expr::Value;
 use crate::files::Diagnostic;
 use crate::template::fields::field_for;
 use crate::template::ComponentKind;
-use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -91,7 +90,7 @@ fn tier_component(
     spec: TierSpec<'_>,
     map_dep: &dyn Fn(&Tracked) -> Vec<Tracked>,
 ) -> Component {
-    let mut f: IndexMap<&'static str, Tracked> = IndexMap::new();
+    let mut f = FieldMap::default();
     f.insert("name", leaf(spec.name, anchor));
     f.insert("path", leaf(&spec.path, anchor));
     if let Some(src) = system.get("source") {

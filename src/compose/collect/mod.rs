@@ -352,11 +352,11 @@ impl<'t> Collector<'_, 't> {
         host: &TemplateHost<'_>,
         entry: &Origin,
         what: &dyn Fn() -> String,
-    ) -> Result<(IndexMap<&'static str, Tracked>, bool), Diagnostic> {
+    ) -> Result<(FieldMap, bool), Diagnostic> {
         let NodeKind::Map(entries) = &node.kind else {
-            return Ok((IndexMap::new(), true));
+            return Ok((FieldMap::default(), true));
         };
-        let mut out: IndexMap<&'static str, Tracked> = IndexMap::new();
+        let mut out = FieldMap::default();
         let mut identity_only = true;
         for (key, value) in entries {
             let Some(field) = field_for(kind, &key.name) else {

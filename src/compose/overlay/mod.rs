@@ -294,7 +294,7 @@ impl Reader<'_, '_> {
             ))
             .with_primary(node.span, needs));
         };
-        let mut out = FieldMap::new();
+        let mut out = FieldMap::default();
         for (key, value) in pairs {
             // Windsor's context blueprint has no strategies, conditions or ordinals.
             if is_directive(&key.name) {
@@ -477,7 +477,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
         return;
     };
     let mut choices = Vec::new();
-    let mut rest = FieldMap::new();
+    let mut rest = FieldMap::default();
     {
         let target = Arc::make_mut(&mut existing.fields);
         for (name, value) in overlay {

@@ -6,7 +6,11 @@ use crate::template::fields::fields;
 use crate::template::ComponentKind;
 
 /// A component's fields by name, in the order they are written out.
-pub type FieldMap = indexmap::IndexMap<&'static str, crate::compose::shared::tracked::Tracked>;
+pub type FieldMap = indexmap::IndexMap<
+    &'static str,
+    crate::compose::shared::tracked::Tracked,
+    rustc_hash::FxBuildHasher,
+>;
 
 /// Puts `map` back in the documented field order of `kind` (S10), whatever order
 /// contributions and defaults added fields in.
