@@ -1,6 +1,7 @@
 //! Incremental recomposition (issue 25) equals a cold one: random templates whose
 //! facets' `when`s, config values and component inputs read each other's config
-//! blocks, edited at random (a value changed, a `when` flipped, a facet added or
+//! blocks (and some components depend on others, which may be missing or in a
+//! cycle), edited at random (a value changed, a `when` flipped, a facet added or
 //! removed, a config key renamed), recomposed after each edit by one
 //! [`Recomposer`] and by a fresh session; blueprint, warnings or errors (as text),
 //! config, messages, exclusions, block log and the provenance of every value and
@@ -181,6 +182,12 @@ fn yaml(f: &Facet) -> String {
                 f.id,
                 n = c.name
             ));
+            // Some depend on the next component, which may be missing or close a
+            // cycle: validation's verdict changes with the edits.
+            if matches!(c.input, Val::Lit(x) if x % 3 == 0) {
+                let next = (c.name + 1) % COMPONENTS;
+                out.push_str(&format!("    dependsOn: [tf{next}]\n"));
+            }
         }
     }
     out

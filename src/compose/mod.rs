@@ -16,8 +16,12 @@
 //!     writes;
 //! 11. [`assemble`]: the blueprint as one value, within the output budget.
 //!
-//! [`compose_incremental`] is the same list with a memory: stage 5 replays what it
-//! collected for facets whose inputs did not change ([`memo`], issue 25).
+//! [`compose_incremental`] is the same list with a memory ([`Memo`], issue 25): stage
+//! 5 replays what it collected for facets whose inputs did not change ([`memo`]),
+//! stage 6 takes the components whose contributions are the same ones
+//! ([`merge::identities`]), stage 10 skips a subject the last clean validation
+//! validated ([`validate::unchanged`]), and stage 11 takes component values
+//! ([`assemble::component_values`]).
 //!
 //! Stages never call this driver; what several of them use is in [`shared`]. It is a
 //! pure function of its [`Inputs`]: no globals, no current directory, no environment
@@ -162,6 +166,7 @@ pub struct Memo {
 #[derive(Default)]
 struct StageMemos {
     merged: merge::identities::Memo,
+    validated: validate::unchanged::Memo,
     assembled: assemble::component_values::Memo,
 }
 
@@ -249,7 +254,15 @@ fn compose_parts(
         written: &written,
     };
     let exclusions = &collected.exclusions;
-    let cycles = validate::components(subject, exclusions, template, &origins, inputs.cycles)?;
+    let validated = memos.as_deref_mut().map(|m| &mut m.validated);
+    let cycles = validate::components(
+        subject,
+        exclusions,
+        template,
+        &origins,
+        inputs.cycles,
+        validated,
+    )?;
     // A config error waited until merging and validating had their say.
     let config = config::merged(&collected.configs)?;
     // 11. assemble

@@ -22,10 +22,11 @@
 //! from this one's (shared in chunks, copy-on-write), and only the facets collected
 //! again add origins to it; a table that has grown to twice its fresh length is
 //! started afresh, the replayed facets' origins then copied under new ids. Keeping
-//! the ids is what lets merging and assembly take what an edit did not reach from
-//! their own memos (`merge::identities`, `assemble::component_values`).
+//! the ids is what lets merging, validation and assembly take what an edit did not
+//! reach from their own memos (`merge::identities`, `validate::unchanged`,
+//! `assemble::component_values`).
 //!
-//! Activation, validation and the finishing of the lists run whole every time. Any
+//! Activation and the finishing of the lists run whole every time. Any
 //! error on the way (a failing expression, a cycle, the output budget) composes cold
 //! instead, so a failure reads exactly as a cold composition's; this memo is only
 //! ever updated by a composition that succeeded up to merging.

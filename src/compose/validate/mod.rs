@@ -8,6 +8,8 @@
 //! in the order the entries were written ([`Written`]), not the blueprint's dependency
 //! order, so the first error and a cycle's first name are the first its authors wrote.
 
+pub mod unchanged;
+
 use crate::compose::collect::Exclusion;
 use crate::compose::merge::{Component, Lists, Merged};
 use crate::compose::shared::inputs::Cycles;
@@ -100,9 +102,33 @@ impl Listed<'_> {
 
 /// Validates the terraform components and every Flux Kustomization (systems'
 /// tiers included): all errors of both together, dependency cycles among them unless
-/// `cycles` keeps them — then they are returned, to be drawn.
+/// `cycles` keeps them — then they are returned, to be drawn. With a memo, a subject
+/// the last clean validation validated is clean without a walk ([`unchanged`]).
 pub fn components(
     subject: Subject<'_>,
+    exclusions: &[Exclusion],
+    template: &Template,
+    origins: &Origins,
+    cycles: Cycles,
+    memo: Option<&mut unchanged::Memo>,
+) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    let Some(memo) = memo else {
+        return walk(&subject, exclusions, template, origins, cycles);
+    };
+    if memo.holds(&subject) {
+        return Ok(Vec::new());
+    }
+    let result = walk(&subject, exclusions, template, origins, cycles);
+    match &result {
+        Ok(kept) if kept.is_empty() => memo.clean(&subject),
+        _ => memo.forget(),
+    }
+    result
+}
+
+/// [`components`], walking every component.
+fn walk(
+    subject: &Subject<'_>,
     exclusions: &[Exclusion],
     template: &Template,
     origins: &Origins,
@@ -391,6 +417,7 @@ mod tests {
             &fx.template,
             &origins,
             cycles,
+            None,
         );
         result
             .map(|kept| messages(&kept))
