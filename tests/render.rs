@@ -669,7 +669,9 @@ fn schema_violations_warn_and_strict_writes_nothing() {
     "}
     );
     // Rendered with the value as written, as Windsor does.
-    assert!(root.join("r/flux/namespaces/other-gitops.yaml").is_file());
+    assert!(root
+        .join("r/flux/sources/namespace-other-gitops.yaml")
+        .is_file());
     let strict = bpc(
         root,
         &["render", "--context", "prod", "--out", "s", "--strict"],

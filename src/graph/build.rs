@@ -174,7 +174,9 @@ fn flux(rendered: &Rendered, reasons: &Reasons, graph: &mut Graph) -> Result<(),
                 kustomizations.insert(name, object);
             }
         } else if path.starts_with("flux/sources/") {
-            if let Some(object) = file(rendered, path)? {
+            // The gitops Namespace lives beside the sources; it is none.
+            let object = file(rendered, path)?;
+            if let Some(object) = object.filter(|o| text(o, &["kind"]) != Some("Namespace")) {
                 let name = text(&object, &["metadata", "name"])
                     .unwrap_or_default()
                     .to_string();

@@ -118,6 +118,7 @@ pub fn render(
 
     let mut resources: Vec<String> = Vec::new();
     // The gitops namespace, which Windsor applies first: everything below lives in it.
+    // Beside the sources it is the prerequisite of, named `<kind>-<name>` as they are.
     let ns = obj([
         ("apiVersion", s("v1")),
         ("kind", s("Namespace")),
@@ -132,7 +133,7 @@ pub fn render(
             ]),
         ),
     ]);
-    resources.push(cx.write(&format!("namespaces/{}", cx.namespace), &ns, out)?);
+    resources.push(cx.write(&format!("sources/namespace-{}", cx.namespace), &ns, out)?);
     let mut used: BTreeSet<(String, String)> = BTreeSet::new();
     let mut deferred = Map::default();
     let mut kustomizations = Vec::new();
