@@ -1,7 +1,7 @@
 //! Incremental recomposition (issue 25) equals a cold one: random templates whose
 //! facets' `when`s, config values and component inputs read each other's config
 //! blocks (and some components depend on others, which may be missing or in a
-//! cycle), edited at random (a value changed, a `when` flipped, a facet added or
+//! cycle; some inputs and `dependsOn` lists are empty, for finishing to tidy away), edited at random (a value changed, a `when` flipped, a facet added or
 //! removed, a config key renamed), recomposed after each edit by one
 //! [`Recomposer`] and by a fresh session; blueprint, warnings or errors (as text),
 //! config, messages, exclusions, block log and the provenance of every value and
@@ -30,6 +30,8 @@ enum Val {
     Ref(usize, usize),
     /// `${provider}`: a context value.
     Context,
+    /// `""`: an input that finishing tidies away (and an empty `dependsOn`).
+    Empty,
 }
 
 #[derive(Clone, Debug)]
@@ -81,6 +83,7 @@ fn val() -> impl Strategy<Value = Val> {
         3 => (0u8..4).prop_map(Val::Lit),
         2 => (0..BLOCKS, 0..KEYS).prop_map(|(b, k)| Val::Ref(b, k)),
         1 => Just(Val::Context),
+        1 => Just(Val::Empty),
     ]
 }
 
@@ -134,6 +137,7 @@ fn text_of(v: &Val) -> String {
         Val::Lit(n) => format!("v{n}"),
         Val::Ref(b, k) => format!("${{b{b}.k{k} ?? 'none'}}"),
         Val::Context => "${provider}".to_string(),
+        Val::Empty => String::new(),
     }
 }
 
@@ -187,6 +191,9 @@ fn yaml(f: &Facet) -> String {
             if matches!(c.input, Val::Lit(x) if x % 3 == 0) {
                 let next = (c.name + 1) % COMPONENTS;
                 out.push_str(&format!("    dependsOn: [tf{next}]\n"));
+            }
+            if matches!(c.input, Val::Empty) {
+                out.push_str("    dependsOn: []\n");
             }
         }
     }
@@ -333,7 +340,7 @@ fn provenance(
     for merged in [&c.terraform, &c.kustomize, &c.flux, &c.kustomizations] {
         for component in merged.components.values().chain(&merged.deleted) {
             out.push_str(&format!("\n{:?} {}:", component.kind, component.id));
-            for step in &component.history {
+            for step in component.history.iter() {
                 out.push_str(&format!(" {:?} by {};", step.effect, describe(step.origin)));
             }
         }

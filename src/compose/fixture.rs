@@ -142,7 +142,7 @@ impl Fixture {
         let (collected, mut lists) = self.merged(origins);
         let written = validate::Written::of(&lists);
         let has_crds = !collected.outputs.crds.is_empty();
-        let crds_layer = finish::finish(&mut lists, None, has_crds, &self.template, origins);
+        let crds_layer = finish::finish(&mut lists, None, has_crds, &self.template, origins, None);
         let kustomizations = flux::compile(&lists, origins);
         Compiled {
             collected,

@@ -51,7 +51,9 @@ pub struct Component {
     /// Copy-on-write ([`Arc::make_mut`]): a component nothing else touches shares
     /// its fields with the step that created it.
     pub fields: Arc<FieldMap>,
-    pub history: Vec<Step>,
+    /// Shared, copy-on-write: a component handed on unchanged (from the merge memo to
+    /// the composition, from a system to its tiers) shares it.
+    pub history: Arc<Vec<Step>>,
 }
 
 impl Component {
@@ -143,7 +145,7 @@ pub(crate) fn apply(
                 kind: c.kind,
                 id: c.id.clone(),
                 fields: Arc::default(),
-                history: vec![step(Effect::Missed, c.fields)],
+                history: Arc::new(vec![step(Effect::Missed, c.fields)]),
             });
             return Event::Left;
         }
@@ -152,27 +154,23 @@ pub(crate) fn apply(
             kind: c.kind,
             id: c.id,
             fields: c.fields,
-            history: vec![created],
+            history: Arc::new(vec![created]),
         });
         return Event::Created;
     };
     match c.strategy {
         Strategy::Remove if c.identity_only => {
-            existing
-                .history
-                .push(step(Effect::Deleted, Arc::clone(&c.fields)));
+            Arc::make_mut(&mut existing.history).push(step(Effect::Deleted, Arc::clone(&c.fields)));
             deleted.extend(live.take());
             return Event::Left;
         }
         Strategy::Remove => {
             let removed = remove_fields(existing, &c.fields);
-            existing
-                .history
+            Arc::make_mut(&mut existing.history)
                 .push(step(Effect::Removed(removed), Arc::clone(&c.fields)));
         }
         Strategy::Replace => {
-            existing
-                .history
+            Arc::make_mut(&mut existing.history)
                 .push(step(Effect::Replaced, Arc::clone(&c.fields)));
             existing.kind = c.kind;
             existing.fields = Arc::clone(&c.fields);
@@ -180,9 +178,7 @@ pub(crate) fn apply(
         Strategy::Merge => {
             // The merge copies the overlay's values in; the step keeps what was said.
             merge_fields(existing, (*c.fields).clone());
-            existing
-                .history
-                .push(step(Effect::Merged, Arc::clone(&c.fields)));
+            Arc::make_mut(&mut existing.history).push(step(Effect::Merged, Arc::clone(&c.fields)));
         }
     }
     Event::Changed

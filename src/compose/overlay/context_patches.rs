@@ -198,7 +198,7 @@ pub fn apply(
             sort_in_order(ComponentKind::Kustomize, fields);
             // One step per file, so `explain` lists each where it is written.
             for item in items() {
-                k.history.push(step(item, |patches| {
+                Arc::make_mut(&mut k.history).push(step(item, |patches| {
                     FieldMap::from_iter([("patches", patches)])
                 }));
             }
@@ -230,7 +230,7 @@ pub fn apply(
                     .unwrap_or_else(|| Tracked::Leaf(Value::str(""), list_origin))
             });
             for item in items() {
-                system.history.push(step(item, |patches| {
+                Arc::make_mut(&mut system.history).push(step(item, |patches| {
                     tier_said(variant_name.clone(), patches, list_origin)
                 }));
             }

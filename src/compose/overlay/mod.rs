@@ -471,7 +471,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
                 kind,
                 id,
                 fields: Arc::new(fields),
-                history: vec![created],
+                history: Arc::new(vec![created]),
             },
         );
         return;
@@ -519,7 +519,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
     }
     // Fields no declared strategy governs merge exactly as a facet's `merge` would.
     merge::merge_fields(existing, rest);
-    existing.history.push(Step {
+    Arc::make_mut(&mut existing.history).push(Step {
         origin,
         strategy: Strategy::Merge,
         effect: Effect::Merged,
