@@ -174,7 +174,7 @@ pub fn facet(name: &str, body: &str) -> String {
 
 /// The ids of `merged`, in order.
 pub fn ids(merged: &crate::compose::merge::Merged) -> Vec<&str> {
-    merged.components.keys().map(String::as_str).collect()
+    merged.components.keys().map(AsRef::as_ref).collect()
 }
 
 /// A component as compact JSON, its fields in blueprint order.

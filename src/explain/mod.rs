@@ -110,7 +110,7 @@ impl Explainer<'_> {
             ComponentKind::FluxSystem => &self.composition.flux,
         };
         let live = merged.components.get(id);
-        let deleted: Vec<&Component> = merged.deleted.iter().filter(|c| c.id == id).collect();
+        let deleted: Vec<&Component> = merged.deleted.iter().filter(|c| &*c.id == id).collect();
         let excluded: Vec<_> = self
             .composition
             .exclusions

@@ -19,7 +19,7 @@ pub fn dependency_order(merged: &mut Merged) {
 /// once, as ranks.
 pub fn order_of(merged: &Merged) -> Vec<usize> {
     let count = merged.components.len();
-    let ids: Vec<&str> = merged.components.keys().map(String::as_str).collect();
+    let ids: Vec<&str> = merged.components.keys().map(AsRef::as_ref).collect();
     // The components by identity (ids are distinct, so an unstable sort is exact).
     let mut by_id: Vec<usize> = (0..count).collect();
     by_id.sort_unstable_by(|&a, &b| ids[a].cmp(ids[b]));

@@ -102,7 +102,7 @@ impl Fields {
 /// order) and the positions it gave.
 #[derive(Default)]
 pub struct Order {
-    ids: Vec<String>,
+    ids: Vec<Arc<str>>,
     fields: Vec<Arc<FieldMap>>,
     order: Vec<usize>,
 }

@@ -28,7 +28,7 @@ pub struct Memo {
 /// One kind's merged identities, by id.
 #[derive(Default)]
 pub struct KindMemo {
-    by_id: FxHashMap<String, Outcome>,
+    by_id: FxHashMap<Arc<str>, Outcome>,
 }
 
 /// What merging one identity's contributions gave.
@@ -263,7 +263,7 @@ mod tests {
         ]);
         let merged = merge(contributions(&fx), None);
         assert_eq!(ids(&merged), ["y", "x"]);
-        let deleted: Vec<&str> = merged.deleted.iter().map(|c| c.id.as_str()).collect();
+        let deleted: Vec<&str> = merged.deleted.iter().map(|c| c.id.as_ref()).collect();
         // In the order they left: the remove that missed first, then x.
         assert_eq!(deleted, ["gone", "x"]);
     }

@@ -47,7 +47,8 @@ pub struct Step {
 #[derive(Clone, Debug)]
 pub struct Component {
     pub kind: ComponentKind,
-    pub id: String,
+    /// Shared with the list's key and the memos: handing a component on copies no text.
+    pub id: Arc<str>,
     /// Copy-on-write ([`Arc::make_mut`]): a component nothing else touches shares
     /// its fields with the step that created it.
     pub fields: Arc<FieldMap>,
@@ -82,7 +83,7 @@ impl Component {
 pub struct Merged {
     /// Keyed with FxHash: ids are short and looked up once per contribution, which at
     /// 10 000 facets is most of this stage.
-    pub components: IndexMap<String, Component, rustc_hash::FxBuildHasher>,
+    pub components: IndexMap<Arc<str>, Component, rustc_hash::FxBuildHasher>,
     pub deleted: Vec<Component>,
 }
 
@@ -143,7 +144,7 @@ pub(crate) fn apply(
             // Nothing to remove; remembered so `explain` can show it.
             deleted.push(Component {
                 kind: c.kind,
-                id: c.id.clone(),
+                id: Arc::from(c.id.as_str()),
                 fields: Arc::default(),
                 history: Arc::new(vec![step(Effect::Missed, c.fields)]),
             });
@@ -152,7 +153,7 @@ pub(crate) fn apply(
         let created = step(Effect::Created, Arc::clone(&c.fields));
         *live = Some(Component {
             kind: c.kind,
-            id: c.id,
+            id: Arc::from(c.id),
             fields: c.fields,
             history: Arc::new(vec![created]),
         });

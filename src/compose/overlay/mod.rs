@@ -185,7 +185,7 @@ pub fn apply(
         let merged = match entry.kind {
             ComponentKind::Terraform => &mut *targets.terraform,
             _ => {
-                if !targets.kustomize.components.contains_key(&entry.id) {
+                if !targets.kustomize.components.contains_key(entry.id.as_str()) {
                     if let Some(system) = targets
                         .flux
                         .components
@@ -455,7 +455,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
         ..
     } = entry;
     let said = Arc::new(overlay.clone());
-    let Some(existing) = merged.components.get_mut(&id) else {
+    let Some(existing) = merged.components.get_mut(id.as_str()) else {
         let created = Step {
             origin,
             strategy: Strategy::Merge,
@@ -465,8 +465,9 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
         };
         let mut fields = overlay;
         crate::compose::shared::fields::sort_in_order(kind, &mut fields);
+        let id: Arc<str> = Arc::from(id);
         merged.components.insert(
-            id.clone(),
+            Arc::clone(&id),
             Component {
                 kind,
                 id,
