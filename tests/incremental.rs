@@ -457,12 +457,10 @@ proptest! {
     }
 }
 
-/// The memo is used: after an edit of a facet nothing reads, the other facets are
-/// replayed (so the property above exercises the incremental path, not only the
-/// cold fallback).
-#[test]
-fn an_unrelated_edit_replays_the_other_facets() {
-    let facets: Vec<Facet> = (0..5)
+/// Five facets; facet `id` writes block `b{id % 3}` key `k{id % 3}` and its component
+/// reads it back, so facets 1 and 4 both write and read `b1.k1`.
+fn five_facets() -> Vec<Facet> {
+    (0..5)
         .map(|id| Facet {
             id,
             nested: false,
@@ -477,28 +475,56 @@ fn an_unrelated_edit_replays_the_other_facets() {
                 input: Val::Ref(id % BLOCKS, id % KEYS),
             }],
         })
-        .collect();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
-    std::fs::write(root.join("contexts/local/values.yaml"), "provider: aws\n").expect("values");
-    write(root, &facets);
-    let mut options = Options::at(root);
-    options.locate.context = Some("local".into());
-    let mut engine = Recomposer::new(options);
-    let session = engine.open().expect("loads");
-    engine.compose(&session).expect("composes");
-    let first = engine.reuse("local");
-    assert_eq!((first.replayed, first.collected), (0, 5), "{first:?}");
-    // Facet 4 writes b1.k1, which only facet 1 (b1.k1) and 4 read.
-    let mut edited = facets.clone();
-    edited[4].blocks[0].entries[0].1 = Val::Lit(3);
-    write(root, &edited);
+        .collect()
+}
+
+/// Composes `facets` in `root` with `engine`, and says how much the memo gave.
+fn reuse_after(engine: &mut Recomposer, root: &Path, facets: &[Facet]) -> (usize, usize) {
+    write(root, facets);
     let session = engine.open().expect("loads");
     engine.compose(&session).expect("composes");
     let reuse = engine.reuse("local");
     assert!(!reuse.cold, "{reuse:?}");
-    assert_eq!((reuse.replayed, reuse.collected), (3, 2), "{reuse:?}");
+    (reuse.replayed, reuse.collected)
+}
+
+/// The memo is used: after an edit of a facet nothing reads, the other facets are
+/// replayed (so the property above exercises the incremental path, not only the
+/// cold fallback).
+#[test]
+fn an_unrelated_edit_replays_the_other_facets() {
+    let facets = five_facets();
+    let (dir, mut engine) = engine_over(&facets);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &facets), (0, 5));
+    // Facet 4 changes b1.k1, which only facets 1 and 4 read.
+    let mut edited = facets.clone();
+    edited[4].blocks[0].entries[0].1 = Val::Lit(3);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (3, 2));
+}
+
+/// A facet edited elsewhere than in its config block leaves the block's value as it
+/// was: the facets reading the block are replayed, only the edited one is collected.
+#[test]
+fn an_edit_that_leaves_a_block_value_as_it_was_replays_its_readers() {
+    let facets = five_facets();
+    let (dir, mut engine) = engine_over(&facets);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &facets), (0, 5));
+    // Facet 4 writes b1, which facet 1 reads; its component changes, b1 does not.
+    let mut edited = facets.clone();
+    edited[4].components[0].input = Val::Lit(2);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (4, 1));
+}
+
+/// A project of `facets` in a new directory, and an engine composing its context.
+fn engine_over(facets: &[Facet]) -> (tempfile::TempDir, Recomposer) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
+    std::fs::write(root.join("contexts/local/values.yaml"), "provider: aws\n").expect("values");
+    write(root, facets);
+    let mut options = Options::at(root);
+    options.locate.context = Some("local".into());
+    (dir, Recomposer::new(options))
 }
 
 /// Told which files changed, the engine reads those only: a file changed without

@@ -11,10 +11,13 @@
 //! "changed" means for a name:
 //!
 //! * the context values or the environment and Terraform outputs changed: every name;
-//! * a config block name changed when a facet contributing to it was edited, added,
-//!   removed or switched on or off, when the previous composition's value of the
-//!   block read a changed name (transitively), and always when its facet calls a
-//!   function that reads files or the environment (those are read anew each time);
+//! * a config block name may have changed when a facet contributing to it was
+//!   edited, added, removed or switched on or off, or when the previous
+//!   composition's value of the block read a name that changed (transitively); it
+//!   has changed if its value now differs from the one the previous composition
+//!   read (an edit elsewhere in the facet, or one that leaves the value as it was,
+//!   changes nothing that reads it), and always when its facet calls a function that
+//!   reads files or the environment (those are read anew each time);
 //! * a block name that no facet of the previous template had is read without being
 //!   recorded (it was a plain context value then): nothing is reused.
 //!
@@ -82,6 +85,8 @@ struct State {
     readers: Readers,
     /// Blocks whose value read the whole scope: changed whenever anything is.
     whole_scope: Vec<String>,
+    /// The value of each block name of the active facets, as an expression read it.
+    values: FxHashMap<String, Option<crate::expr::Value>>,
     /// Active facets collected without error, by path.
     entries: FxHashMap<String, Entry>,
     /// The origin table as collection left it: the entries' origin ids are ids in it.
@@ -160,20 +165,17 @@ pub fn part(
     let went_on = go_on(old.as_ref(), origins);
     let afresh = went_on.is_none();
     let volatile = volatile(template, old.as_ref());
-    let changed = old
-        .as_ref()
-        .and_then(|s| s.changed(template, &context, &fingerprint, &active, &volatile));
-
-    // One index over every facet's blocks, so that every block name read goes
-    // through the resolver (and is recorded), active or not.
-    let all: Vec<usize> = (0..template.facets.len()).collect();
-    let resolver = Resolver::over(
-        with,
-        template,
-        context.clone(),
-        Rc::new(BlockIndex::new(template, &all)),
-        Some(Rc::new(active.clone())),
-    );
+    let resolver = over_every_block(with, template, &context, &active);
+    let changed = old.as_ref().and_then(|s| {
+        s.changed(
+            template,
+            &context,
+            &fingerprint,
+            &active,
+            &volatile,
+            &resolver,
+        )
+    });
     origins.begin(id);
     let run = Run {
         id,
@@ -207,7 +209,7 @@ pub fn part(
     let config = ordered_config(&scope, &context, &order, &resolver);
     let mut config_log = resolver.block_log();
     canonical_log(&order, &mut config_log);
-    let (readers, whole_scope) = block_readers(&resolver, &order)?;
+    let (readers, whole_scope, values) = block_readers(&resolver, &order)?;
     drop(resolver);
     memo.state = Some(State {
         context: context.clone(),
@@ -225,6 +227,7 @@ pub fn part(
             .collect(),
         readers,
         whole_scope,
+        values,
         entries,
         origins: kept_origins,
         fresh_len,
@@ -240,6 +243,24 @@ pub fn part(
         context,
         config_log,
     }))
+}
+
+/// A resolver with one index over every facet's blocks, so that every block name
+/// read goes through it (and is recorded), active or not.
+fn over_every_block<'t>(
+    with: &Expressions<'t>,
+    template: &'t Template,
+    context: &Arc<Map>,
+    active: &[bool],
+) -> Resolver<'t> {
+    let all: Vec<usize> = (0..template.facets.len()).collect();
+    Resolver::over(
+        with,
+        template,
+        context.clone(),
+        Rc::new(BlockIndex::new(template, &all)),
+        Some(Rc::new(active.to_vec())),
+    )
 }
 
 /// Makes `origins` go on from the last composition's table (see [`State::origins`])
@@ -270,16 +291,18 @@ fn volatile(template: &Template, old: Option<&State>) -> Vec<bool> {
 /// For each name, the blocks whose value read it.
 type Readers = HashMap<String, Vec<String>>;
 
-/// For each name, the blocks (of `order`) whose value read it; and the blocks whose
-/// value read the whole scope. `None` when a block's value fails.
-fn block_readers(resolver: &Resolver<'_>, order: &[String]) -> Option<(Readers, Vec<String>)> {
+/// For each name, the blocks (of `order`) whose value read it; the blocks whose
+/// value read the whole scope; and each block's value. `None` when a block's value
+/// fails.
+fn block_readers(resolver: &Resolver<'_>, order: &[String]) -> Option<BlockReads> {
     let mut readers = Readers::new();
     let mut whole_scope = Vec::new();
+    let mut values = FxHashMap::default();
     for name in order {
         resolver.record();
         let looked = resolver.lookup(&[name.as_str()]);
         let reads = resolver.recorded();
-        looked.ok()?;
+        values.insert(name.clone(), looked.ok()?.map(|(value, _)| value));
         if reads.all {
             whole_scope.push(name.clone());
         }
@@ -289,8 +312,15 @@ fn block_readers(resolver: &Resolver<'_>, order: &[String]) -> Option<(Readers, 
             }
         }
     }
-    Some((readers, whole_scope))
+    Some((readers, whole_scope, values))
 }
+
+/// What [`block_readers`] finds.
+type BlockReads = (
+    Readers,
+    Vec<String>,
+    FxHashMap<String, Option<crate::expr::Value>>,
+);
 
 /// One incremental collection of a template's facets.
 struct Run<'a, 't> {
@@ -378,6 +408,7 @@ impl State {
         fingerprint: &str,
         active: &[bool],
         volatile: &[bool],
+        resolver: &Resolver<'_>,
     ) -> Option<HashSet<String>> {
         let same_context = Arc::ptr_eq(&self.context, context)
             || crate::expr::Value::map((*self.context).clone()).equals(
@@ -389,6 +420,8 @@ impl State {
         }
         let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
         let mut changed: HashSet<String> = HashSet::new();
+        // Read anew each time, whatever their value.
+        let mut volatile_names: HashSet<String> = HashSet::new();
         let mut seen: FxHashSet<&str> = FxHashSet::default();
         for (i, facet) in template.facets.iter().enumerate() {
             if facet.config.iter().any(|b| !self.names.contains(&b.name)) {
@@ -402,7 +435,7 @@ impl State {
             if unchanged {
                 // Its blocks read files or the environment: read anew each time.
                 if active[i] && volatile[i] {
-                    changed.extend(names_of(facet));
+                    volatile_names.extend(names_of(facet));
                 }
                 continue;
             }
@@ -418,18 +451,40 @@ impl State {
                 changed.extend(names_of(was));
             }
         }
-        if !changed.is_empty() {
-            changed.extend(self.whole_scope.iter().cloned());
-        }
-        let mut queue: Vec<String> = changed.iter().cloned().collect();
+        // A name may have changed: one whose value now is the one the last
+        // composition saw changes nothing that reads it, and is not followed.
+        let mut queue: Vec<String> = changed
+            .into_iter()
+            .chain(volatile_names.iter().cloned())
+            .collect();
+        let mut changed: HashSet<String> = HashSet::new();
+        let mut considered: HashSet<String> = HashSet::new();
         while let Some(name) = queue.pop() {
-            for reader in self.readers.get(&name).into_iter().flatten() {
-                if changed.insert(reader.clone()) {
-                    queue.push(reader.clone());
-                }
+            if !considered.insert(name.clone()) {
+                continue;
             }
+            if !volatile_names.contains(&name) && self.same_value(&name, resolver) {
+                continue;
+            }
+            if changed.is_empty() {
+                queue.extend(self.whole_scope.iter().cloned());
+            }
+            queue.extend(self.readers.get(&name).into_iter().flatten().cloned());
+            changed.insert(name);
         }
         Some(changed)
+    }
+
+    /// Whether `name` reads now as the last composition read it.
+    fn same_value(&self, name: &str, resolver: &Resolver<'_>) -> bool {
+        let Some(was) = self.values.get(name) else {
+            return false;
+        };
+        match (was, resolver.lookup(&[name])) {
+            (Some(was), Ok(Some((now, _)))) => was.equals(&now, Equality::IDENTICAL),
+            (None, Ok(None)) => true,
+            _ => false,
+        }
     }
 }
 
