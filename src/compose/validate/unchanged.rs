@@ -6,6 +6,7 @@
 
 use super::Subject;
 use crate::compose::merge::{Component, Merged};
+use crate::compose::shared::fields::FieldMap;
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
 use std::sync::Arc;
@@ -26,6 +27,9 @@ struct Clean {
 /// One component as validation reads it.
 struct Shape {
     id: Arc<str>,
+    /// The fields the texts below were read from: the same fields (the same
+    /// allocation, shared copy-on-write) give the same texts, unread.
+    fields: Arc<FieldMap>,
     name: Option<Arc<str>>,
     path: Option<Arc<str>>,
     /// `dependsOn`, each item's text (`None` for an item that is no string).
@@ -36,22 +40,33 @@ impl Shape {
     fn of(c: &Component) -> Shape {
         Shape {
             id: c.id.clone(),
+            fields: Arc::clone(&c.fields),
             name: text(c.get("name")).cloned(),
             path: text(c.get("path")).cloned(),
             depends_on: depends_on(c).map(|d| text(Some(d)).cloned()).collect(),
         }
     }
 
-    fn is(&self, c: &Component) -> bool {
-        self.id == c.id
-            && self.name.as_ref() == text(c.get("name"))
+    /// Whether `c` reads as this shape; keeps `c`'s fields when it does.
+    fn is(&mut self, c: &Component) -> bool {
+        if self.id != c.id {
+            return false;
+        }
+        if Arc::ptr_eq(&self.fields, &c.fields) {
+            return true;
+        }
+        let same = self.name.as_ref() == text(c.get("name"))
             && self.path.as_ref() == text(c.get("path"))
             && self.depends_on.len() == depends_on(c).count()
             && self
                 .depends_on
                 .iter()
                 .zip(depends_on(c))
-                .all(|(was, d)| was.as_ref() == text(Some(d)))
+                .all(|(was, d)| was.as_ref() == text(Some(d)));
+        if same {
+            self.fields = Arc::clone(&c.fields);
+        }
+        same
     }
 }
 
@@ -73,21 +88,21 @@ fn shapes(merged: &Merged) -> Vec<Shape> {
     merged.components.values().map(Shape::of).collect()
 }
 
-fn same(shapes: &[Shape], merged: &Merged) -> bool {
+fn same(shapes: &mut [Shape], merged: &Merged) -> bool {
     shapes.len() == merged.components.len()
         && shapes
-            .iter()
+            .iter_mut()
             .zip(merged.components.values())
             .all(|(s, c)| s.is(c))
 }
 
 impl Memo {
     /// Whether `subject` is what the last clean validation validated.
-    pub fn holds(&self, subject: &Subject<'_>) -> bool {
-        self.clean.as_ref().is_some_and(|c| {
+    pub fn holds(&mut self, subject: &Subject<'_>) -> bool {
+        self.clean.as_mut().is_some_and(|c| {
             c.crds_layer.as_deref() == subject.crds_layer
-                && same(&c.terraform, subject.terraform)
-                && same(&c.kustomizations, subject.kustomizations)
+                && same(&mut c.terraform, subject.terraform)
+                && same(&mut c.kustomizations, subject.kustomizations)
         })
     }
 
