@@ -25,10 +25,48 @@ pub struct Memo {
     pub(crate) flux: KindMemo,
 }
 
-/// One kind's merged identities, by id.
+/// One kind's merged identities, numbered in order of first appearance.
 #[derive(Default)]
 pub struct KindMemo {
-    by_id: FxHashMap<Arc<str>, Outcome>,
+    /// Per contribution merged, the number of its identity.
+    which: Vec<u32>,
+    /// Per identity number, its id and what merging its contributions gave.
+    ids: Vec<Arc<str>>,
+    outcomes: Vec<Option<Outcome>>,
+}
+
+impl KindMemo {
+    /// Whether `contributions` are for the same identities, one by one, as the ones
+    /// merged last (then they are numbered alike, and nothing needs hashing).
+    fn numbers_alike(&self, contributions: &[Contribution]) -> bool {
+        self.which.len() == contributions.len()
+            && contributions
+                .iter()
+                .zip(&self.which)
+                .all(|(c, &g)| *self.ids[g as usize] == *c.id)
+    }
+
+    /// Takes what merging identity `id` (numbered `g` now) gave last time.
+    fn take(
+        &mut self,
+        g: usize,
+        id: &str,
+        alike: bool,
+        by_id: &mut Option<FxHashMap<Arc<str>, usize>>,
+    ) -> Option<Outcome> {
+        if alike {
+            return self.outcomes.get_mut(g)?.take();
+        }
+        let ids = &self.ids;
+        let by_id = by_id.get_or_insert_with(|| {
+            ids.iter()
+                .enumerate()
+                .map(|(g, id)| (Arc::clone(id), g))
+                .collect()
+        });
+        let at = *by_id.get(id)?;
+        self.outcomes.get_mut(at)?.take()
+    }
 }
 
 /// What merging one identity's contributions gave.
@@ -79,17 +117,15 @@ impl Said {
 /// with `memo`, an identity whose contributions are the memo's is not merged again,
 /// and the memo is left holding this merge.
 pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) -> Merged {
-    // Which identity each contribution is for, numbered in order of first appearance.
-    let mut numbers: FxHashMap<&str, u32> = FxHashMap::default();
-    let which: Vec<u32> = contributions
-        .iter()
-        .map(|c| {
-            let next = numbers.len() as u32;
-            *numbers.entry(c.id.as_str()).or_insert(next)
-        })
-        .collect();
-    let count = numbers.len();
-    drop(numbers);
+    // What the memo kept is moved out, not copied: it is replaced by this merge.
+    let mut old = memo.as_deref_mut().map(std::mem::take);
+    let alike = old
+        .as_ref()
+        .is_some_and(|m| m.numbers_alike(&contributions));
+    let (which, count) = match &old {
+        Some(m) if alike => (m.which.clone(), m.ids.len()),
+        _ => numbered(&contributions),
+    };
     // The contributions grouped by identity, as positions into one list (a counting
     // sort): no list per identity to allocate.
     let mut starts = vec![0u32; count + 1];
@@ -108,9 +144,8 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
     drop(filled);
     let mut slots: Vec<Option<Contribution>> = contributions.into_iter().map(Some).collect();
 
-    // What the memo kept is moved out, not copied: it is replaced by this merge.
-    let mut old = memo.as_deref_mut().map(|m| std::mem::take(&mut m.by_id));
     let remember = memo.is_some();
+    let mut by_id = None;
     let mut outcomes: Vec<Outcome> = (0..count)
         .map(|g| {
             let members = &grouped[starts[g] as usize..starts[g + 1] as usize];
@@ -118,7 +153,7 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
             let kept = old
                 .as_mut()
                 .zip(first)
-                .and_then(|(by_id, id)| by_id.remove(id));
+                .and_then(|(m, id)| m.take(g, id, alike, &mut by_id));
             let same = |o: &Outcome| {
                 o.said.len() == members.len()
                     && o.said
@@ -141,16 +176,35 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
         None => in_list_order(&which, &mut outcomes, Live::Move),
         Some(memo) => {
             let merged = in_list_order(&which, &mut outcomes, Live::Copy);
-            memo.by_id = outcomes
-                .into_iter()
-                .filter_map(|o| {
-                    let id = o.live.as_ref().or(o.deleted.first())?.id.clone();
-                    Some((id, o))
-                })
+            // Every identity has a contribution, so a component live or deleted.
+            memo.ids = outcomes
+                .iter()
+                .filter_map(|o| o.live.as_ref().or(o.deleted.first()))
+                .map(|c| Arc::clone(&c.id))
                 .collect();
+            if memo.ids.len() == outcomes.len() {
+                memo.which = which;
+                memo.outcomes = outcomes.into_iter().map(Some).collect();
+            } else {
+                *memo = KindMemo::default();
+            }
             merged
         }
     }
+}
+
+/// Which identity each contribution is for, numbered in order of first appearance;
+/// and how many there are.
+fn numbered(contributions: &[Contribution]) -> (Vec<u32>, usize) {
+    let mut numbers: FxHashMap<&str, u32> = FxHashMap::default();
+    let which = contributions
+        .iter()
+        .map(|c| {
+            let next = numbers.len() as u32;
+            *numbers.entry(c.id.as_str()).or_insert(next)
+        })
+        .collect();
+    (which, numbers.len())
 }
 
 /// Merges the contributions to one identity, in order.
@@ -266,6 +320,36 @@ mod tests {
         let deleted: Vec<&str> = merged.deleted.iter().map(|c| c.id.as_ref()).collect();
         // In the order they left: the remove that missed first, then x.
         assert_eq!(deleted, ["gone", "x"]);
+    }
+
+    #[test]
+    fn as_many_contributions_for_other_identities_are_numbered_anew() {
+        let template = |second: &str| {
+            Fixture::new(&[
+                (
+                    "facets/a.yaml",
+                    &facet("a", "ordinal: 100\nterraform:\n  - name: x\n    path: x\n"),
+                ),
+                (
+                    "facets/b.yaml",
+                    &facet(
+                        "b",
+                        &format!("ordinal: 200\nterraform:\n  - name: {second}\n    path: b\n"),
+                    ),
+                ),
+                (
+                    "facets/c.yaml",
+                    &facet("c", "ordinal: 300\nterraform:\n  - name: y\n    path: y\n"),
+                ),
+            ])
+        };
+        let mut memo = KindMemo::default();
+        merge(contributions(&template("x")), Some(&mut memo));
+        // Three contributions again, the second now for y: x and y merge apart.
+        let after = merge(contributions(&template("y")), Some(&mut memo));
+        assert_eq!(ids(&after), ["x", "y"]);
+        assert_eq!(after.components["x"].history.len(), 1);
+        assert_eq!(after.components["y"].history.len(), 2);
     }
 
     #[test]
