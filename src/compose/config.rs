@@ -213,25 +213,13 @@ impl<'t> Resolver<'t> {
         reads
     }
 
-    /// Notes a read of `path`: its top-level name, and whether the name was read
-    /// whole or through one of its keys.
-    fn note_read(&self, path: &[&str]) {
+    fn note_read(&self, name: &str) {
         if !self.tracking {
             return;
         }
-        let Some(name) = path.first() else {
-            return;
-        };
         if let Some(top) = self.reads.borrow_mut().last_mut() {
-            if !top.names.contains(*name) {
+            if !top.names.contains(name) {
                 top.names.insert(name.to_string());
-            }
-            let (set, entry) = match path.get(1) {
-                Some(key) => (&mut top.keyed, key_read(name, key)),
-                None => (&mut top.whole, name.to_string()),
-            };
-            if !set.contains(&entry) {
-                set.insert(entry);
             }
         }
     }
@@ -271,56 +259,19 @@ impl<'t> Resolver<'t> {
 /// Top-level names an evaluation looked up; `all` when it read the whole scope.
 #[derive(Clone, Debug, Default)]
 pub struct Reads {
-    /// The top-level names read, however.
     pub names: HashSet<String>,
-    /// The names read whole (`b`, `values(b)`).
-    pub whole: HashSet<String>,
-    /// The names read through a key (`b.k`), as [`key_read`] spells them.
-    pub keyed: HashSet<String>,
     pub all: bool,
 }
 
 impl Reads {
     fn absorb(&mut self, other: &Reads) {
         self.all |= other.all;
-        for (mine, theirs) in [
-            (&mut self.names, &other.names),
-            (&mut self.whole, &other.whole),
-            (&mut self.keyed, &other.keyed),
-        ] {
-            for n in theirs {
-                if !mine.contains(n) {
-                    mine.insert(n.clone());
-                }
+        for n in &other.names {
+            if !self.names.contains(n) {
+                self.names.insert(n.clone());
             }
         }
     }
-
-    /// What was read, as names that change with it (see [`key_read`]): a name read
-    /// whole, and for a name read through key `k`, `name\0k` and `name\0*`.
-    pub fn as_changes(&self) -> HashSet<String> {
-        let mut out: HashSet<String> = self.whole.clone();
-        for read in &self.keyed {
-            out.insert(read.clone());
-            if let Some((name, _)) = read.split_once('\0') {
-                out.insert(any_key(name));
-            }
-        }
-        out
-    }
-}
-
-/// A read of `name` through `key`, spelled so that it cannot be a name: a change of
-/// that key alone is spelled the same, and a change of the name as a whole includes
-/// [`any_key`].
-pub fn key_read(name: &str, key: &str) -> String {
-    format!("{name}\0{key}")
-}
-
-/// What a change of `name` as a whole spells, besides `name`: read by every read of
-/// one of its keys.
-pub fn any_key(name: &str) -> String {
-    format!("{name}\0*")
 }
 
 /// Config block contributions by name, in application order (S3).
@@ -668,7 +619,7 @@ impl Scope for Resolver<'_> {
             return Ok(None);
         };
         // Recorded whether or not a block has the name now: one may appear later.
-        self.note_read(path);
+        self.note_read(root);
         if !self.has_block(root) || self.reads_underneath(path) {
             return Ok(self.context_lookup(root));
         }

@@ -17,9 +17,7 @@
 //!   has changed if its value now differs from the one the previous composition
 //!   read (an edit elsewhere in the facet, or one that leaves the value as it was,
 //!   changes nothing that reads it), and always when its facet calls a function that
-//!   reads files or the environment (those are read anew each time). Where both
-//!   values are maps, only the keys that differ changed: a facet that read the name
-//!   through other keys alone (`b.k`, not `b` whole) is replayed;
+//!   reads files or the environment (those are read anew each time);
 //! * a block name that no facet of the previous template had is read without being
 //!   recorded (it was a plain context value then): nothing is reused.
 //!
@@ -40,7 +38,7 @@ use super::part::{requirement_owners, Pieces};
 use super::Part;
 use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
 use crate::compose::activate::{Activated, Activation};
-use crate::compose::config::{any_key, block_order, canonical_log, key_read, BlockIndex, Resolver};
+use crate::compose::config::{block_order, canonical_log, BlockIndex, Resolver};
 use crate::compose::shared::inputs::Expressions;
 use crate::compose::shared::origin::{Contributor, OriginId, Origins};
 use crate::compose::shared::tracked::Tracked;
@@ -388,7 +386,7 @@ impl Run<'_, '_> {
                 let kept = Kept {
                     facet,
                     index: i,
-                    reads: reads.as_changes(),
+                    reads: reads.names,
                     origins: start as u32..origins.len() as u32,
                     spent_before: collected.spent,
                 };
@@ -461,74 +459,32 @@ impl State {
             .collect();
         let mut changed: HashSet<String> = HashSet::new();
         let mut considered: HashSet<String> = HashSet::new();
-        let mut whole_scope_queued = false;
         while let Some(name) = queue.pop() {
             if !considered.insert(name.clone()) {
                 continue;
             }
-            let change = match volatile_names.contains(&name) {
-                true => Change::Whole,
-                false => self.change_of(&name, resolver),
-            };
-            match change {
-                Change::None => continue,
-                Change::Whole => {
-                    changed.insert(any_key(&name));
-                }
-                Change::Keys(keys) => changed.extend(keys.iter().map(|k| key_read(&name, k))),
+            if !volatile_names.contains(&name) && self.same_value(&name, resolver) {
+                continue;
+            }
+            if changed.is_empty() {
+                queue.extend(self.whole_scope.iter().cloned());
             }
             queue.extend(self.readers.get(&name).into_iter().flatten().cloned());
             changed.insert(name);
-            if !whole_scope_queued {
-                whole_scope_queued = true;
-                queue.extend(self.whole_scope.iter().cloned());
-            }
         }
         Some(changed)
     }
 
-    /// How `name` reads now against how the last composition read it.
-    fn change_of(&self, name: &str, resolver: &Resolver<'_>) -> Change {
+    /// Whether `name` reads now as the last composition read it.
+    fn same_value(&self, name: &str, resolver: &Resolver<'_>) -> bool {
         let Some(was) = self.values.get(name) else {
-            return Change::Whole;
+            return false;
         };
         match (was, resolver.lookup(&[name])) {
-            (Some(was), Ok(Some((now, _)))) => Change::between(was, &now),
-            (None, Ok(None)) => Change::None,
-            _ => Change::Whole,
+            (Some(was), Ok(Some((now, _)))) => was.equals(&now, Equality::IDENTICAL),
+            (None, Ok(None)) => true,
+            _ => false,
         }
-    }
-}
-
-/// How a name's value changed.
-enum Change {
-    None,
-    /// Maps both, these keys differ (set, unset or changed).
-    Keys(Vec<String>),
-    Whole,
-}
-
-impl Change {
-    fn between(was: &crate::expr::Value, now: &crate::expr::Value) -> Change {
-        use crate::expr::Value;
-        if was.equals(now, Equality::IDENTICAL) {
-            return Change::None;
-        }
-        let (Value::Map(was), Value::Map(now)) = (was, now) else {
-            return Change::Whole;
-        };
-        let differs = |k: &str| match (was.get(k), now.get(k)) {
-            (Some(a), Some(b)) => !a.equals(b, Equality::IDENTICAL),
-            _ => true,
-        };
-        let keys: FxHashSet<&str> = was.keys().chain(now.keys()).map(|k| &**k).collect();
-        let mut changed: Vec<String> = keys
-            .into_iter()
-            .filter(|k| differs(k))
-            .map(str::to_string)
-            .collect();
-        changed.sort_unstable();
-        Change::Keys(changed)
     }
 }
 
