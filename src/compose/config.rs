@@ -304,6 +304,11 @@ impl<'t> BlockIndex<'t> {
         }
         BlockIndex { by_name }
     }
+
+    /// Every block name of the index's facets.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.keys().map(String::as_str)
+    }
 }
 
 impl<'t> Resolver<'t> {
@@ -581,6 +586,22 @@ impl<'t> Resolver<'t> {
 
     pub fn block_log(&self) -> Vec<BlockRecord> {
         self.log.borrow().clone()
+    }
+
+    /// What the whole scope ([`Resolver::materialize_all`]) holds at block `name`,
+    /// evaluated at the top level (outside any expression): the block's value over
+    /// the context value, or the context value alone where no included block defines
+    /// it.
+    pub fn scope_value(&self, name: &str) -> Result<Option<Value>, Diagnostic> {
+        let under = self.context.get(name);
+        match self.merged(name)? {
+            Some(raw) => {
+                let key: Arc<str> = Arc::from(name);
+                let v = self.materialize(&mut vec![key], &raw, under)?;
+                Ok(Some(v))
+            }
+            None => Ok(under.cloned()),
+        }
     }
 
     /// The whole scope as a map: context values with every block's value over them.

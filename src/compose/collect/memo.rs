@@ -31,16 +31,16 @@
 //! instead, so a failure reads exactly as a cold composition's; this memo is only
 //! ever updated by a composition that succeeded up to merging.
 
-use super::part::{requirement_owners, Pieces};
+use super::part::{owners_with, Pieces};
 use super::Part;
 use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
 use crate::compose::activate::{Activated, Activation};
-use crate::compose::config::{block_order, canonical_log, BlockIndex, Resolver};
+use crate::compose::config::{block_order, BlockIndex, BlockRecord, Resolver};
 use crate::compose::shared::inputs::Expressions;
 use crate::compose::shared::origin::{Contributor, OriginId, Origins};
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::host::TerraformOutputs;
-use crate::expr::{Map, Scope};
+use crate::expr::{Map, Value};
 use crate::template::{Facet, Template, TemplateId};
 use crate::value::Equality;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -61,9 +61,10 @@ pub struct Memo {
 /// How much of the last composition came from the memo.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Reuse {
-    /// Active facets whose contributions were replayed.
+    /// Facets whose contributions (or, inactive, exclusions) were replayed.
     pub replayed: usize,
-    /// Facets collected (again): changed, reading a changed name, or inactive.
+    /// Facets collected (again): changed, reading a changed name, reading files or
+    /// the environment, or switched on or off.
     pub collected: usize,
     /// The composition ran cold (first run, an error, or inputs the memo cannot use).
     pub cold: bool,
@@ -73,17 +74,17 @@ struct State {
     context: Arc<Map>,
     /// The environment and Terraform outputs as text: any change invalidates all.
     fingerprint: String,
-    /// Per facet path: the facet, whether it was active and whether it reads files
-    /// or the environment (see [`reads_outside`]; found once per parsed facet).
-    facets: FxHashMap<String, (Arc<Facet>, bool, bool)>,
-    /// Every config block name of the template, of active facets or not.
+    /// Per facet of the template, in processing order.
+    slots: Vec<Slot>,
+    /// Every config block name of the template, of active facets or not: the names
+    /// whose reads the resolver recorded.
     names: FxHashSet<String>,
+    /// Per config block name of the active facets, what the composition found.
+    blocks: FxHashMap<String, Block>,
     /// For each name, the blocks whose value read it.
     readers: Readers,
     /// Blocks whose value read the whole scope: changed whenever anything is.
     whole_scope: Vec<String>,
-    /// Active facets collected without error, by path.
-    entries: FxHashMap<String, Entry>,
     /// The origin table as collection left it: the entries' origin ids are ids in it.
     /// The next composition goes on from it, so a replayed facet keeps its ids.
     origins: Origins,
@@ -93,9 +94,22 @@ struct State {
     fresh_len: usize,
 }
 
-/// One active facet's collection.
-struct Entry {
+/// One facet as the last composition saw it.
+struct Slot {
+    /// Its parsed content: the same `Arc` while its file's text is unchanged.
     facet: Arc<Facet>,
+    active: bool,
+    /// Whether it reads files or the environment (see [`reads_outside`]; found once
+    /// per parsed facet).
+    volatile: bool,
+    /// Its collection, where it can be replayed: an inactive facet's, and an active
+    /// one's collected without error, reading neither files, the environment nor the
+    /// whole scope.
+    entry: Option<Entry>,
+}
+
+/// One facet's collection.
+struct Entry {
     /// The facet's index in processing order when it was collected: its origins and
     /// exclusions name the facet by it.
     index: usize,
@@ -106,6 +120,18 @@ struct Entry {
     /// Its origins: these ids of the state's table, one after another.
     origins: Range<u32>,
     spent: usize,
+}
+
+/// One config block name of the active facets, as the composition found it.
+struct Block {
+    /// What the whole scope holds at the name ([`Resolver::scope_value`]).
+    value: Option<Value>,
+    /// The names its value read, itself left out.
+    reads: Vec<String>,
+    /// Whether its value read the whole scope.
+    all: bool,
+    /// Its contributions' records in the block log, in application order.
+    log: Vec<BlockRecord>,
 }
 
 impl Memo {
@@ -159,19 +185,23 @@ pub fn part(
     let mut old = memo.state.take();
     let went_on = go_on(old.as_ref(), origins);
     let afresh = went_on.is_none();
-    let volatile = volatile(template, old.as_ref());
+    let prior = old.as_ref().map(|s| s.align(template));
+    let volatile = volatile(template, old.as_ref().zip(prior.as_ref()));
     let changed = old
         .as_ref()
-        .and_then(|s| s.changed(template, &context, &fingerprint, &active, &volatile));
+        .zip(prior.as_ref())
+        .and_then(|(s, p)| s.changed(template, p, &context, &fingerprint, &active, &volatile));
 
     // One index over every facet's blocks, so that every block name read goes
     // through the resolver (and is recorded), active or not.
     let all: Vec<usize> = (0..template.facets.len()).collect();
+    let index = BlockIndex::new(template, &all);
+    let names: FxHashSet<String> = index.names().map(str::to_string).collect();
     let resolver = Resolver::over(
         with,
         template,
         context.clone(),
-        Rc::new(BlockIndex::new(template, &all)),
+        Rc::new(index),
         Some(Rc::new(active.clone())),
     );
     origins.begin(id);
@@ -180,14 +210,16 @@ pub fn part(
         template,
         resolver: &resolver,
         activation: &activation,
-        memoisable: active
-            .iter()
-            .zip(&volatile)
-            .map(|(a, v)| *a && !v)
-            .collect(),
+        active: &active,
+        volatile: &volatile,
     };
-    let (collected, entries, reuse) = run.collect(changed.as_ref(), old.as_mut(), afresh, origins);
-    drop(old);
+    let (collected, slots, reuse) = run.collect(
+        changed.as_ref(),
+        old.as_mut(),
+        prior.as_ref(),
+        afresh,
+        origins,
+    );
     let fresh_len = went_on.unwrap_or(origins.len());
     if !collected.errors.is_empty() || collected.spent > with.limits.output_bytes {
         return None;
@@ -196,36 +228,55 @@ pub fn part(
     let mut contributions = collected.contributions;
     super::in_application_order(&mut contributions);
 
+    // What the last composition found for a block name no change reached is what
+    // evaluating it again would find, where the facets are where they were (the
+    // block log names them by index).
+    let mut known = match (&changed, &prior, old.as_mut()) {
+        (Some(_), Some(p), Some(s)) if p.aligned => std::mem::take(&mut s.blocks),
+        _ => FxHashMap::default(),
+    };
+    drop(old);
+    if let Some(changed) = &changed {
+        known.retain(|name, _| !changed.contains(name));
+    }
+
     // The rest of the stage as `super::part` runs it.
-    let owners = requirement_owners(template, &resolver, &activation, &contributions).ok()?;
+    let owners = owners_with(
+        template,
+        &activation,
+        &contributions,
+        |name, facet, position, needed| match known.get(name) {
+            // Its `when`s were evaluated without error and read nothing changed.
+            Some(block) => Ok(needed
+                && block
+                    .log
+                    .iter()
+                    .any(|r| r.facet == facet && r.position == position && r.included)),
+            None => resolver.block_included(name, facet, position),
+        },
+    )
+    .ok()?;
     requires::check(&resolver, &owners).ok()?;
     let outputs = facet_outputs::collect(&resolver, &activation.active).ok()?;
     let messages = facet_outputs::messages(&resolver, &activation.active).ok()?;
     let order = block_order(template, &activation.active);
-    let scope = resolver.materialize_all().ok()?;
-    // The order a resolver over the active facets alone gives (see `ordered_config`).
-    let config = ordered_config(&scope, &context, &order, &resolver);
-    let mut config_log = resolver.block_log();
-    canonical_log(&order, &mut config_log);
-    let (readers, whole_scope) = block_readers(&resolver, &order)?;
+    let blocks = evaluate_blocks(&resolver, &order, known)?;
     drop(resolver);
+    let config = ordered_config(&blocks, &context, &order);
+    let config_log: Vec<BlockRecord> = order
+        .iter()
+        .filter_map(|name| blocks.get(name))
+        .flat_map(|b| b.log.iter().cloned())
+        .collect();
+    let (readers, whole_scope) = block_readers(&blocks);
     memo.state = Some(State {
         context: context.clone(),
         fingerprint,
-        facets: template
-            .facets
-            .iter()
-            .zip(active.iter().zip(&volatile))
-            .map(|(f, (a, v))| (f.path.clone(), (f.clone(), *a, *v)))
-            .collect(),
-        names: template
-            .facets
-            .iter()
-            .flat_map(|f| f.config.iter().map(|b| b.name.clone()))
-            .collect(),
+        slots,
+        names,
+        blocks,
         readers,
         whole_scope,
-        entries,
         origins: kept_origins,
         fresh_len,
     });
@@ -242,6 +293,46 @@ pub fn part(
     }))
 }
 
+/// Every block name of `order` as the composition finds it: taken from `known`
+/// where it has the name, evaluated by `resolver` (with its reads recorded and its
+/// log records) where not. `None` when a block's value fails.
+fn evaluate_blocks(
+    resolver: &Resolver<'_>,
+    order: &[String],
+    mut known: FxHashMap<String, Block>,
+) -> Option<FxHashMap<String, Block>> {
+    let mut blocks: FxHashMap<String, Block> = FxHashMap::default();
+    blocks.reserve(order.len());
+    let mut evaluated: FxHashSet<&str> = FxHashSet::default();
+    for name in order {
+        if let Some(block) = known.remove(name) {
+            blocks.insert(name.clone(), block);
+            continue;
+        }
+        resolver.record();
+        let value = resolver.scope_value(name);
+        let reads = resolver.recorded();
+        let block = Block {
+            value: value.ok()?,
+            reads: reads.names.into_iter().filter(|r| r != name).collect(),
+            all: reads.all,
+            log: Vec::new(),
+        };
+        blocks.insert(name.clone(), block);
+        evaluated.insert(name);
+    }
+    // Every block evaluated now was merged, so logged, once (a block taken from
+    // `known` may have been merged too, while collecting: it keeps its records).
+    for record in resolver.block_log() {
+        if evaluated.contains(record.name.as_str()) {
+            if let Some(block) = blocks.get_mut(&record.name) {
+                block.log.push(record);
+            }
+        }
+    }
+    Some(blocks)
+}
+
 /// Makes `origins` go on from the last composition's table (see [`State::origins`])
 /// and returns that table's fresh length; `None`, leaving `origins` empty, when there
 /// is none or it is mostly origins nothing uses any more.
@@ -253,14 +344,15 @@ fn go_on(old: Option<&State>, origins: &mut Origins) -> Option<usize> {
 
 /// Per facet, whether it reads files or the environment (found once per parsed
 /// facet: a facet the last composition saw as the same `Arc` keeps its answer).
-fn volatile(template: &Template, old: Option<&State>) -> Vec<bool> {
+fn volatile(template: &Template, old: Option<(&State, &Prior)>) -> Vec<bool> {
     template
         .facets
         .iter()
-        .map(|f| {
-            let known = old.and_then(|s| s.facets.get(&f.path));
+        .enumerate()
+        .map(|(i, f)| {
+            let known = old.and_then(|(s, p)| p.of[i].map(|k| &s.slots[k]));
             match known {
-                Some((was, _, volatile)) if Arc::ptr_eq(was, f) => *volatile,
+                Some(slot) if Arc::ptr_eq(&slot.facet, f) => slot.volatile,
                 _ => reads_outside(template, f),
             }
         })
@@ -270,26 +362,30 @@ fn volatile(template: &Template, old: Option<&State>) -> Vec<bool> {
 /// For each name, the blocks whose value read it.
 type Readers = HashMap<String, Vec<String>>;
 
-/// For each name, the blocks (of `order`) whose value read it; and the blocks whose
-/// value read the whole scope. `None` when a block's value fails.
-fn block_readers(resolver: &Resolver<'_>, order: &[String]) -> Option<(Readers, Vec<String>)> {
+/// For each name, the blocks whose value read it; and the blocks whose value read
+/// the whole scope.
+fn block_readers(blocks: &FxHashMap<String, Block>) -> (Readers, Vec<String>) {
     let mut readers = Readers::new();
     let mut whole_scope = Vec::new();
-    for name in order {
-        resolver.record();
-        let looked = resolver.lookup(&[name.as_str()]);
-        let reads = resolver.recorded();
-        looked.ok()?;
-        if reads.all {
+    for (name, block) in blocks {
+        if block.all {
             whole_scope.push(name.clone());
         }
-        for read in reads.names {
-            if read != *name {
-                readers.entry(read).or_default().push(name.clone());
-            }
+        for read in &block.reads {
+            readers.entry(read.clone()).or_default().push(name.clone());
         }
     }
-    Some((readers, whole_scope))
+    (readers, whole_scope)
+}
+
+/// Where each facet of a template was in the last composition's.
+struct Prior {
+    /// Per facet, its index in the last template (by path).
+    of: Vec<Option<usize>>,
+    /// Every facet is where it was (same paths in the same order).
+    aligned: bool,
+    /// The last template's facets this one does not have.
+    removed: Vec<usize>,
 }
 
 /// One incremental collection of a template's facets.
@@ -298,46 +394,79 @@ struct Run<'a, 't> {
     template: &'t Template,
     resolver: &'a Resolver<'t>,
     activation: &'a Activated,
-    /// Per facet: active, and reading neither files nor the environment.
-    memoisable: Vec<bool>,
+    active: &'a [bool],
+    /// Per facet: it reads files or the environment.
+    volatile: &'a [bool],
 }
 
 impl Run<'_, '_> {
     /// The base blueprint's components and every facet's, in collection order: a
     /// facet `old` kept whose reads miss `changed` replayed, the others collected.
-    /// Returns the new entries and how many facets were replayed.
+    /// Returns the new slots and how many facets were replayed.
     ///
     /// `afresh`: `origins` starts empty, not from `old`'s table, so replayed facets'
     /// origins are copied into it under new ids.
     fn collect(
         &self,
         changed: Option<&HashSet<String>>,
-        mut old: Option<&mut State>,
+        old: Option<&mut State>,
+        prior: Option<&Prior>,
         afresh: bool,
         origins: &mut Origins,
-    ) -> (Step, FxHashMap<String, Entry>, Reuse) {
+    ) -> (Step, Vec<Slot>, Reuse) {
         let (template, resolver) = (self.template, self.resolver);
         let mut collected = collect_base(self.id, template, resolver, origins);
-        let mut entries = FxHashMap::default();
+        let (mut old_slots, old_origins) = match old {
+            Some(s) => (Some(&mut s.slots), Some(&s.origins)),
+            None => (None, None),
+        };
+        if let Some(old) = old_slots.as_deref() {
+            let entries = || old.iter().filter_map(|s| s.entry.as_ref());
+            let contributions = entries().map(|e| e.contributions.len()).sum::<usize>();
+            collected.contributions.reserve(contributions);
+            collected
+                .exclusions
+                .reserve(entries().map(|e| e.exclusions.len()).sum::<usize>());
+        }
+        let mut slots = Vec::with_capacity(template.facets.len());
         let mut reuse = Reuse::default();
         for (i, facet) in template.facets.iter().enumerate() {
-            let memoisable = self.memoisable[i];
-            if let (true, Some(changed), Some(state)) = (memoisable, changed, old.as_deref_mut()) {
-                let fits = state
-                    .entries
-                    .get(&facet.path)
-                    .is_some_and(|e| Arc::ptr_eq(&e.facet, facet) && e.reads.is_disjoint(changed));
-                if let Some(entry) = fits.then(|| state.entries.remove(&facet.path)).flatten() {
-                    let entry = if afresh || entry.index != i {
-                        entry.relocate(i, &state.origins, origins)
-                    } else {
-                        entry
-                    };
-                    collected.absorb(entry.replay(collected.spent));
-                    entries.insert(facet.path.clone(), entry);
-                    reuse.replayed += 1;
-                    continue;
-                }
+            let (active, volatile) = (self.active[i], self.volatile[i]);
+            // An inactive facet's exclusions read nothing.
+            let memoisable = !active || !volatile;
+            let replay = match (memoisable, changed, old_slots.as_deref_mut(), prior) {
+                (true, Some(changed), Some(slots), Some(prior)) => prior.of[i].and_then(|k| {
+                    let slot = &mut slots[k];
+                    let fits = Arc::ptr_eq(&slot.facet, facet)
+                        && slot.active == active
+                        && slot
+                            .entry
+                            .as_ref()
+                            .is_some_and(|e| e.reads.is_disjoint(changed));
+                    fits.then(|| slot.entry.take()).flatten()
+                }),
+                _ => None,
+            };
+            if let Some(entry) = replay {
+                let entry = match old_origins {
+                    Some(from) if afresh || entry.index != i => entry.relocate(i, from, origins),
+                    _ => entry,
+                };
+                collected
+                    .contributions
+                    .extend(entry.contributions.iter().cloned());
+                collected
+                    .exclusions
+                    .extend(entry.exclusions.iter().cloned());
+                collected.spent += entry.spent;
+                slots.push(Slot {
+                    facet: facet.clone(),
+                    active,
+                    volatile,
+                    entry: Some(entry),
+                });
+                reuse.replayed += 1;
+                continue;
             }
             reuse.collected += 1;
             let start = origins.len();
@@ -352,28 +481,68 @@ impl Run<'_, '_> {
                 collected.spent,
             );
             let reads = resolver.recorded();
-            if memoisable && step.errors.is_empty() && !reads.all {
+            let entry = (memoisable && step.errors.is_empty() && !reads.all).then(|| {
                 let kept = Kept {
-                    facet,
                     index: i,
                     reads: reads.names,
                     origins: start as u32..origins.len() as u32,
                     spent_before: collected.spent,
                 };
-                let entry = Entry::keep(kept, &step);
-                entries.insert(facet.path.clone(), entry);
-            }
+                Entry::keep(kept, &step)
+            });
+            slots.push(Slot {
+                facet: facet.clone(),
+                active,
+                volatile,
+                entry,
+            });
             collected.absorb(step);
         }
-        (collected, entries, reuse)
+        (collected, slots, reuse)
     }
 }
 
 impl State {
+    /// Where each of `template`'s facets was in the last template.
+    fn align(&self, template: &Template) -> Prior {
+        let n = template.facets.len();
+        let same =
+            |(f, s): (&Arc<Facet>, &Slot)| Arc::ptr_eq(f, &s.facet) || f.path == s.facet.path;
+        if n == self.slots.len() && template.facets.iter().zip(&self.slots).all(same) {
+            return Prior {
+                of: (0..n).map(Some).collect(),
+                aligned: true,
+                removed: Vec::new(),
+            };
+        }
+        let by_path: FxHashMap<&str, usize> = self
+            .slots
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.facet.path.as_str(), k))
+            .collect();
+        let of: Vec<Option<usize>> = template
+            .facets
+            .iter()
+            .map(|f| by_path.get(f.path.as_str()).copied())
+            .collect();
+        let mut seen = vec![false; self.slots.len()];
+        for &k in of.iter().flatten() {
+            seen[k] = true;
+        }
+        let removed = (0..self.slots.len()).filter(|&k| !seen[k]).collect();
+        Prior {
+            of,
+            aligned: false,
+            removed,
+        }
+    }
+
     /// The block names whose value may differ from this state's; `None`: any may.
     fn changed(
         &self,
         template: &Template,
+        prior: &Prior,
         context: &Arc<Map>,
         fingerprint: &str,
         active: &[bool],
@@ -389,16 +558,10 @@ impl State {
         }
         let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
         let mut changed: HashSet<String> = HashSet::new();
-        let mut seen: FxHashSet<&str> = FxHashSet::default();
         for (i, facet) in template.facets.iter().enumerate() {
-            if facet.config.iter().any(|b| !self.names.contains(&b.name)) {
-                return None;
-            }
-            seen.insert(facet.path.as_str());
-            let before = self.facets.get(&facet.path);
-            let unchanged = before.is_some_and(|(was, was_active, _)| {
-                Arc::ptr_eq(was, facet) && *was_active == active[i]
-            });
+            let before = prior.of[i].map(|k| &self.slots[k]);
+            let unchanged =
+                before.is_some_and(|s| Arc::ptr_eq(&s.facet, facet) && s.active == active[i]);
             if unchanged {
                 // Its blocks read files or the environment: read anew each time.
                 if active[i] && volatile[i] {
@@ -406,16 +569,21 @@ impl State {
                 }
                 continue;
             }
-            if let Some((was, true, _)) = before {
-                changed.extend(names_of(was));
+            // (A facet the last template had as it is has only names it knew.)
+            if facet.config.iter().any(|b| !self.names.contains(&b.name)) {
+                return None;
+            }
+            if let Some(s) = before.filter(|s| s.active) {
+                changed.extend(names_of(&s.facet));
             }
             if active[i] {
                 changed.extend(names_of(facet));
             }
         }
-        for (path, (was, was_active, _)) in &self.facets {
-            if *was_active && !seen.contains(path.as_str()) {
-                changed.extend(names_of(was));
+        for &k in &prior.removed {
+            let s = &self.slots[k];
+            if s.active {
+                changed.extend(names_of(&s.facet));
             }
         }
         if !changed.is_empty() {
@@ -434,8 +602,7 @@ impl State {
 }
 
 /// What [`Entry::keep`] keeps of a facet collected, besides its step.
-struct Kept<'a> {
-    facet: &'a Arc<Facet>,
+struct Kept {
     index: usize,
     reads: HashSet<String>,
     origins: Range<u32>,
@@ -444,26 +611,14 @@ struct Kept<'a> {
 
 impl Entry {
     /// Keeps what collecting a facet gave (`step`).
-    fn keep(kept: Kept<'_>, step: &Step) -> Entry {
+    fn keep(kept: Kept, step: &Step) -> Entry {
         Entry {
-            facet: kept.facet.clone(),
             index: kept.index,
             reads: kept.reads,
             contributions: step.contributions.clone(),
             exclusions: step.exclusions.clone(),
             origins: kept.origins,
             spent: step.spent - kept.spent_before,
-        }
-    }
-
-    /// This facet's contributions as collecting it now gives them (its origins are
-    /// in the table already).
-    fn replay(&self, spent_before: usize) -> Step {
-        Step {
-            contributions: self.contributions.clone(),
-            exclusions: self.exclusions.clone(),
-            errors: Vec::new(),
-            spent: spent_before + self.spent,
         }
     }
 
@@ -567,20 +722,18 @@ fn reads_outside(template: &Template, facet: &Facet) -> bool {
 
 /// The config blocks' values as [`super::part`] keeps them: the context's keys that
 /// are block names first (in the context's order), then the other blocks with a
-/// value in `order`. `scope` is the resolver's whole scope.
-fn ordered_config(scope: &Map, context: &Map, order: &[String], resolver: &Resolver<'_>) -> Map {
+/// value in `order`.
+fn ordered_config(blocks: &FxHashMap<String, Block>, context: &Map, order: &[String]) -> Map {
     let mut config = Map::default();
     for key in context.keys() {
-        if resolver.has_block(key) {
-            if let Some(v) = scope.get(key) {
-                config.insert(key.clone(), v.clone());
-            }
+        if let Some(v) = blocks.get(&**key).and_then(|b| b.value.as_ref()) {
+            config.insert(key.clone(), v.clone());
         }
     }
     for name in order {
         if !context.contains_key(name.as_str()) {
-            if let Some((key, v)) = scope.get_key_value(name.as_str()) {
-                config.insert(key.clone(), v.clone());
+            if let Some(v) = blocks.get(name).and_then(|b| b.value.as_ref()) {
+                config.insert(Arc::from(name.as_str()), v.clone());
             }
         }
     }
