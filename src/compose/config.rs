@@ -244,6 +244,11 @@ impl<'t> Resolver<'t> {
         (!counted.is_empty()).then_some(counted)
     }
 
+    /// Whether a block of the index (of an active facet or not) has this name.
+    pub fn has_block_name(&self, name: &str) -> bool {
+        self.blocks.contains(name)
+    }
+
     /// Whether a block of an active facet has this name.
     pub fn has_block(&self, name: &str) -> bool {
         match (&self.active, self.blocks.by_name.get(name)) {
@@ -303,6 +308,11 @@ impl<'t> BlockIndex<'t> {
             by_name.entry(c.block.name.clone()).or_default().push(c);
         }
         BlockIndex { by_name }
+    }
+
+    /// Whether a block of the index's facets has this name.
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
     }
 
     /// Every block name of the index's facets.

@@ -34,7 +34,7 @@
 use super::part::{owners_with, Pieces};
 use super::Part;
 use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
-use crate::compose::activate::{Activated, Activation};
+use crate::compose::activate::{self, Activated, Activation};
 use crate::compose::config::{block_order, BlockIndex, BlockRecord, Resolver};
 use crate::compose::shared::inputs::Expressions;
 use crate::compose::shared::origin::{Contributor, OriginId, Origins};
@@ -79,6 +79,9 @@ struct State {
     /// Every config block name of the template, of active facets or not: the names
     /// whose reads the resolver recorded.
     names: FxHashSet<String>,
+    /// No facet's `when` read a config block name or the whole scope: activation
+    /// settled in its first round, each `when` read only context values.
+    single_round: bool,
     /// Per config block name of the active facets, what the composition found.
     blocks: FxHashMap<String, Block>,
     /// For each name, the blocks whose value read it.
@@ -98,7 +101,11 @@ struct State {
 struct Slot {
     /// Its parsed content: the same `Arc` while its file's text is unchanged.
     facet: Arc<Facet>,
+    /// What its `when` gave.
+    outcome: Activation,
     active: bool,
+    /// Whether its `when` read a config block name or the whole scope.
+    when_reads_blocks: bool,
     /// Whether it reads files or the environment (see [`reads_outside`]; found once
     /// per parsed facet).
     volatile: bool,
@@ -163,45 +170,49 @@ pub fn usable(template: &Template, terraform: &TerraformOutputs) -> bool {
         )
 }
 
-/// Stage 5 with the memo, for a template activated by stages 2–3: its part as
-/// [`super::part`] collects it, facets whose inputs did not change replayed, and
-/// this composition kept in `memo` for the next. `None` where a cold composition
-/// must decide (the memo is then left for the caller to clear).
+/// Stages 3–5 with the memo, for a template whose context values stage 2 found:
+/// its facets activated, and its part as [`super::part`] collects it, facets whose
+/// inputs did not change replayed; this composition is kept in `memo` for the next.
+/// `None` where a cold composition must decide (the memo is then left for the caller
+/// to clear).
 pub fn part(
     with: &Expressions<'_>,
     id: TemplateId,
     template: &Template,
-    activation: Activated,
     context: Arc<Map>,
     memo: &mut Memo,
     origins: &mut Origins,
 ) -> Option<Part> {
     let fingerprint = format!("{:?}\n{:?}", with.environment, with.terraform);
+    let mut old = memo.state.take();
+    let prior = old.as_ref().map(|s| s.align(template));
+    let volatile = volatile(template, old.as_ref().zip(prior.as_ref()));
+    let same_inputs = old
+        .as_ref()
+        .is_some_and(|s| s.same_inputs(&context, &fingerprint));
+    // One index over every facet's blocks, for activation and collection alike, so
+    // that every block name read goes through the resolver (and is recorded), active
+    // or not.
+    let all: Vec<usize> = (0..template.facets.len()).collect();
+    let index = Rc::new(BlockIndex::new(template, &all));
+    let names: FxHashSet<String> = index.names().map(str::to_string).collect();
+    let last = old.as_ref().zip(prior.as_ref()).filter(|_| same_inputs);
+    let (activation, when_reads) =
+        activate(with, template, &context, &index, &names, last, &volatile)?;
     let active: Vec<bool> = activation
         .outcome
         .iter()
         .map(|o| *o != Activation::Inactive)
         .collect();
-    let mut old = memo.state.take();
     let went_on = go_on(old.as_ref(), origins);
     let afresh = went_on.is_none();
-    let prior = old.as_ref().map(|s| s.align(template));
-    let volatile = volatile(template, old.as_ref().zip(prior.as_ref()));
-    let changed = old
-        .as_ref()
-        .zip(prior.as_ref())
-        .and_then(|(s, p)| s.changed(template, p, &context, &fingerprint, &active, &volatile));
+    let changed = last.and_then(|(s, p)| s.changed(template, p, &active, &volatile));
 
-    // One index over every facet's blocks, so that every block name read goes
-    // through the resolver (and is recorded), active or not.
-    let all: Vec<usize> = (0..template.facets.len()).collect();
-    let index = BlockIndex::new(template, &all);
-    let names: FxHashSet<String> = index.names().map(str::to_string).collect();
     let resolver = Resolver::over(
         with,
         template,
         context.clone(),
-        Rc::new(index),
+        index,
         Some(Rc::new(active.clone())),
     );
     origins.begin(id);
@@ -213,7 +224,7 @@ pub fn part(
         active: &active,
         volatile: &volatile,
     };
-    let (collected, slots, reuse) = run.collect(
+    let (collected, mut slots, reuse) = run.collect(
         changed.as_ref(),
         old.as_mut(),
         prior.as_ref(),
@@ -225,6 +236,10 @@ pub fn part(
         return None;
     }
     let kept_origins = origins.clone();
+    for (slot, (outcome, reads)) in slots.iter_mut().zip(activation.outcome.iter().zip(&when_reads)) {
+        slot.outcome = outcome.clone();
+        slot.when_reads_blocks = *reads;
+    }
     let mut contributions = collected.contributions;
     super::in_application_order(&mut contributions);
 
@@ -274,6 +289,7 @@ pub fn part(
         fingerprint,
         slots,
         names,
+        single_round: when_reads.iter().all(|r| !r),
         blocks,
         readers,
         whole_scope,
@@ -331,6 +347,56 @@ fn evaluate_blocks(
         }
     }
     Some(blocks)
+}
+
+/// Stage 3 with the memo: which facets apply, and per facet whether its `when` read
+/// a config block name or the whole scope. `last`: the last composition, if its
+/// inputs were the same. If no `when` of it read a block name, activation settled in
+/// one round, every `when` a function of its facet and the context values alone: an
+/// unchanged facet then keeps its outcome, and only the others' `when`s are evaluated
+/// — as long as none of those reads a block name either, and the template has no
+/// block name the last one lacked (reads of such a name were not recorded).
+/// Otherwise activation runs whole. `None` on an error.
+fn activate<'t>(
+    with: &Expressions<'t>,
+    template: &'t Template,
+    context: &Arc<Map>,
+    index: &Rc<BlockIndex<'t>>,
+    names: &FxHashSet<String>,
+    last: Option<(&State, &Prior)>,
+    volatile: &[bool],
+) -> Option<(Activated, Vec<bool>)> {
+    let one_round = last.filter(|(s, _)| s.single_round && names.is_subset(&s.names));
+    if let Some((state, prior)) = one_round {
+        let n = template.facets.len();
+        let none = Some(Rc::new(vec![false; n]));
+        let resolver = Resolver::over(with, template, context.clone(), Rc::clone(index), none);
+        let mut outcome = Vec::with_capacity(n);
+        let mut settled = true;
+        for (i, facet) in template.facets.iter().enumerate() {
+            let known = prior.of[i]
+                .map(|k| &state.slots[k])
+                .filter(|s| Arc::ptr_eq(&s.facet, facet) && !volatile[i]);
+            if let Some(slot) = known {
+                outcome.push(slot.outcome.clone());
+                continue;
+            }
+            match activate::first_round(with, &resolver, i) {
+                Ok((found, false)) => outcome.push(found),
+                _ => {
+                    settled = false;
+                    break;
+                }
+            }
+        }
+        if settled {
+            let active = (0..n)
+                .filter(|&i| outcome[i] != Activation::Inactive)
+                .collect();
+            return Some((Activated { active, outcome }, vec![false; n]));
+        }
+    }
+    activate::activate_over(with, template, context, Rc::clone(index)).ok()
 }
 
 /// Makes `origins` go on from the last composition's table (see [`State::origins`])
@@ -461,7 +527,9 @@ impl Run<'_, '_> {
                 collected.spent += entry.spent;
                 slots.push(Slot {
                     facet: facet.clone(),
+                    outcome: Activation::Always,
                     active,
+                    when_reads_blocks: false,
                     volatile,
                     entry: Some(entry),
                 });
@@ -492,7 +560,9 @@ impl Run<'_, '_> {
             });
             slots.push(Slot {
                 facet: facet.clone(),
+                outcome: Activation::Always,
                 active,
+                when_reads_blocks: false,
                 volatile,
                 entry,
             });
@@ -538,24 +608,26 @@ impl State {
         }
     }
 
-    /// The block names whose value may differ from this state's; `None`: any may.
-    fn changed(
-        &self,
-        template: &Template,
-        prior: &Prior,
-        context: &Arc<Map>,
-        fingerprint: &str,
-        active: &[bool],
-        volatile: &[bool],
-    ) -> Option<HashSet<String>> {
+    /// Whether the context values, the environment and the Terraform outputs are
+    /// this state's (if not, every name may have changed).
+    fn same_inputs(&self, context: &Arc<Map>, fingerprint: &str) -> bool {
         let same_context = Arc::ptr_eq(&self.context, context)
             || crate::expr::Value::map((*self.context).clone()).equals(
                 &crate::expr::Value::map((**context).clone()),
                 Equality::IDENTICAL,
             );
-        if !same_context || self.fingerprint != fingerprint {
-            return None;
-        }
+        same_context && self.fingerprint == fingerprint
+    }
+
+    /// The block names whose value may differ from this state's (whose inputs are
+    /// the same, see [`State::same_inputs`]); `None`: any may.
+    fn changed(
+        &self,
+        template: &Template,
+        prior: &Prior,
+        active: &[bool],
+        volatile: &[bool],
+    ) -> Option<HashSet<String>> {
         let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
         let mut changed: HashSet<String> = HashSet::new();
         for (i, facet) in template.facets.iter().enumerate() {
