@@ -46,6 +46,10 @@ enum When {
 struct Block {
     name: usize,
     entries: Vec<(usize, Val)>,
+    /// `when: bB.kK == 'vN'`: the block counts only then.
+    when: Option<(usize, usize, u8)>,
+    /// `requires: [{paths: [bB.kK]}]`: unmet where nothing sets that key.
+    requires: Option<(usize, usize)>,
 }
 
 #[derive(Clone, Debug)]
@@ -94,8 +98,19 @@ fn when() -> impl Strategy<Value = When> {
 }
 
 fn facet(id: usize) -> impl Strategy<Value = Facet> {
-    let block = (0..BLOCKS, prop::collection::vec((0..KEYS, val()), 1..3))
-        .prop_map(|(name, entries)| Block { name, entries });
+    let reference = (0..BLOCKS, 0..KEYS);
+    let block = (
+        0..BLOCKS,
+        prop::collection::vec((0..KEYS, val()), 1..3),
+        prop::option::weighted(0.25, (0..BLOCKS, 0..KEYS, 0u8..4)),
+        prop::option::weighted(0.25, reference),
+    )
+        .prop_map(|(name, entries, when, requires)| Block {
+            name,
+            entries,
+            when,
+            requires,
+        });
     let component =
         (0..COMPONENTS, 0usize..10, val()).prop_map(|(name, strategy, input)| Component {
             name,
@@ -158,6 +173,14 @@ fn yaml(f: &Facet) -> String {
         out.push_str("config:\n");
         for b in &f.blocks {
             out.push_str(&format!("  - name: b{}\n", b.name));
+            if let Some((w, k, v)) = b.when {
+                out.push_str(&format!("    when: \"(b{w}.k{k} ?? '') == 'v{v}'\"\n"));
+            }
+            if let Some((r, k)) = b.requires {
+                out.push_str(&format!(
+                    "    requires:\n      - paths: [b{r}.k{k}]\n        message: set b{r}.k{k}\n"
+                ));
+            }
             let mut seen = Vec::new();
             for (k, v) in &b.entries {
                 if seen.contains(k) {
@@ -463,6 +486,8 @@ fn an_unrelated_edit_replays_the_other_facets() {
             blocks: vec![Block {
                 name: id % BLOCKS,
                 entries: vec![(id % KEYS, Val::Lit(1))],
+                when: None,
+                requires: None,
             }],
             components: vec![Component {
                 name: id % COMPONENTS,
@@ -492,6 +517,90 @@ fn an_unrelated_edit_replays_the_other_facets() {
     let reuse = engine.reuse("local");
     assert!(!reuse.cold, "{reuse:?}");
     assert_eq!((reuse.replayed, reuse.collected), (3, 2), "{reuse:?}");
+}
+
+/// A config block whose value no edit reached keeps it, but its requirements are
+/// checked again: a requirement the edit of another facet left unmet fails the
+/// composition, and a block its `when` leaves out still requires nothing (that one
+/// only guards against a needless error: an error sends the memo cold).
+#[test]
+fn requirements_of_an_unchanged_block_are_checked_again() {
+    let block = |name, key, value, when, requires| Block {
+        name,
+        entries: vec![(key, Val::Lit(value))],
+        when,
+        requires,
+    };
+    let facet = |id, blocks| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks,
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Lit(1),
+        }],
+    };
+    // b0 requires b1.k0, which facet 1 sets until its key is renamed.
+    let unmet = vec![
+        facet(0, vec![block(0, 0, 1, None, Some((1, 0)))]),
+        facet(1, vec![block(1, 0, 2, None, None)]),
+    ];
+    run(unmet, vec![Edit::RenameKey(1, 0, 0, 1)]).expect("the same as a cold composition");
+    // b0 would require the unset b1.k0, but its `when` (b2.k0 == 'v3') is false.
+    let excluded = vec![
+        facet(0, vec![block(0, 0, 1, Some((2, 0, 3)), Some((1, 0)))]),
+        facet(1, vec![block(1, 1, 2, None, None)]),
+    ];
+    run(excluded, vec![Edit::SetValue(1, 0, 0, Val::Lit(3))])
+        .expect("the same as a cold composition");
+}
+
+/// Activation is remembered only while no `when` reads a config block: a facet
+/// whose `when` reads a block another facet's edit changes, a `when` edited to read
+/// a block, and a block name that appears under a `when` that read it as a context
+/// value all switch facets as a cold composition does.
+#[test]
+fn whens_that_read_config_blocks_activate_as_cold() {
+    let writer = |id, key, value| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks: vec![Block {
+            name: 0,
+            entries: vec![(key, Val::Lit(value))],
+            when: None,
+            requires: None,
+        }],
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Lit(1),
+        }],
+    };
+    let reader = |id, when| Facet {
+        id,
+        nested: false,
+        when,
+        blocks: Vec::new(),
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Lit(2),
+        }],
+    };
+    // Facet 1 applies once facet 0 sets b0.k0 to v2.
+    let edited = vec![writer(0, 0, 1), reader(1, When::Reads(0, 0, 2))];
+    run(edited, vec![Edit::SetValue(0, 0, 0, Val::Lit(2))]).expect("as cold");
+    // Facet 1's `when` is edited to read b0.k0, which facet 0 sets to v1.
+    let flipped = vec![writer(0, 0, 1), reader(1, When::Lit(true))];
+    run(flipped, vec![Edit::FlipWhen(1, When::Reads(0, 0, 1))]).expect("as cold");
+    // b0 is no block name until facet 3 is added.
+    let added = vec![reader(1, When::Reads(0, 0, 2)), reader(2, When::None)];
+    let mut new = writer(3, 0, 2);
+    new.id = 103;
+    run(added, vec![Edit::Add(new)]).expect("as cold");
 }
 
 /// Told which files changed, the engine reads those only: a file changed without

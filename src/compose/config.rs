@@ -305,7 +305,13 @@ impl<'t> BlockIndex<'t> {
         contributions.sort_by_key(|(o, f, p, _)| (*o, *f, *p));
         let mut by_name: IndexMap<String, Vec<BlockContribution<'t>>> = IndexMap::new();
         for (_, _, _, c) in contributions {
-            by_name.entry(c.block.name.clone()).or_default().push(c);
+            // A name is copied once, not once per block of that name.
+            match by_name.get_mut(c.block.name.as_str()) {
+                Some(list) => list.push(c),
+                None => {
+                    by_name.insert(c.block.name.clone(), vec![c]);
+                }
+            }
         }
         BlockIndex { by_name }
     }

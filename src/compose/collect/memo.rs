@@ -236,7 +236,10 @@ pub fn part(
         return None;
     }
     let kept_origins = origins.clone();
-    for (slot, (outcome, reads)) in slots.iter_mut().zip(activation.outcome.iter().zip(&when_reads)) {
+    for (slot, (outcome, reads)) in slots
+        .iter_mut()
+        .zip(activation.outcome.iter().zip(&when_reads))
+    {
         slot.outcome = outcome.clone();
         slot.when_reads_blocks = *reads;
     }
