@@ -1,14 +1,15 @@
 //! Incremental composition (issue 25): what the activate → config → collect stages
-//! found for one composition, kept for the next, so that after an edit only the
-//! facets whose inputs changed are collected again.
+//! found for one composition, kept for the next, so that after an edit only what the
+//! edit reached is evaluated again.
 //!
 //! The rule is Salsa's: a facet's contributions are a function of the facet (its
 //! parsed content, shared as one `Arc` while its file's text is unchanged), of
 //! whether it is active, and of the values of the top-level names its expressions
 //! read — directly, or through the config values and block `when`s they read, which
 //! the [`Resolver`] records. If none of these changed, collecting it again would
-//! give the same contributions, exclusions and origins, so they are replayed. What
-//! "changed" means for a name:
+//! give the same contributions, exclusions and origins, so they are replayed (an
+//! inactive facet's exclusions read nothing: unchanged and still inactive, it is
+//! replayed too). What "changed" means for a name:
 //!
 //! * the context values or the environment and Terraform outputs changed: every name;
 //! * a config block name changed when a facet contributing to it was edited, added,
@@ -18,6 +19,19 @@
 //! * a block name that no facet of the previous template had is read without being
 //!   recorded (it was a plain context value then): nothing is reused.
 //!
+//! The same rule keeps a config block name's value in the scope, what it read and
+//! its records in the block log, for a name that did not change — where every facet
+//! is where it was (the log names facets by index); requirements are checked again
+//! every time, a kept block's `when` answered from its log.
+//!
+//! Activation is a fixed point (S5), so it is kept only in the simple case: when no
+//! facet's `when` read a config block name (nor the whole scope), it settled in its
+//! first round, each `when` a function of its facet and the context values alone. An
+//! unchanged facet then keeps its outcome and only the others' `when`s are evaluated,
+//! as long as none of them reads a block name either and the template has no block
+//! name the last one lacked; otherwise activation runs whole, over the block index
+//! collection uses too (built once).
+//!
 //! A replayed facet keeps its origin ids: the next composition's origin table goes on
 //! from this one's (shared in chunks, copy-on-write), and only the facets collected
 //! again add origins to it; a table that has grown to twice its fresh length is
@@ -26,10 +40,12 @@
 //! reach from their own memos (`merge::identities`, `validate::unchanged`,
 //! `assemble::component_values`).
 //!
-//! Activation and the finishing of the lists run whole every time. Any
-//! error on the way (a failing expression, a cycle, the output budget) composes cold
-//! instead, so a failure reads exactly as a cold composition's; this memo is only
-//! ever updated by a composition that succeeded up to merging.
+//! Sorting the contributions into application order, finding and checking the
+//! requirements, and the facets' blueprint-wide outputs and messages run whole every
+//! time (each one pass). Any error on the way (a failing expression, a cycle, the
+//! output budget, an unmet requirement) composes cold instead, so a failure reads
+//! exactly as a cold composition's; this memo is only ever updated by a composition
+//! that succeeded up to merging.
 
 use super::part::{owners_with, Pieces};
 use super::Part;
