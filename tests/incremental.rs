@@ -102,8 +102,8 @@ fn facet(id: usize) -> impl Strategy<Value = Facet> {
     let block = (
         0..BLOCKS,
         prop::collection::vec((0..KEYS, val()), 1..3),
-        prop::option::weighted(0.25, (0..BLOCKS, 0..KEYS, 0u8..4)),
-        prop::option::weighted(0.25, reference),
+        prop::option::weighted(0.15, (0..BLOCKS, 0..KEYS, 0u8..4)),
+        prop::option::weighted(0.05, reference),
     )
         .prop_map(|(name, entries, when, requires)| Block {
             name,

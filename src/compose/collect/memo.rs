@@ -19,6 +19,12 @@
 //! * a block name that no facet of the previous template had is read without being
 //!   recorded (it was a plain context value then): nothing is reused.
 //!
+//! A facet that read a changed name is still replayed if what it saw did not change
+//! (early cutoff): every lookup its expressions made themselves under a changed name
+//! (`cfg.key`, not the whole block) finds what it found last time, compared as
+//! identical values. So editing one key of a block many facets read collects again
+//! only the facets that read that key.
+//!
 //! The same rule keeps a config block name's value in the scope, what it read and
 //! its records in the block log, for a name that did not change — where every facet
 //! is where it was (the log names facets by index); requirements are checked again
@@ -51,12 +57,12 @@ use super::part::{owners_with, Pieces};
 use super::Part;
 use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
 use crate::compose::activate::{self, Activated, Activation};
-use crate::compose::config::{block_order, BlockIndex, BlockRecord, Resolver};
+use crate::compose::config::{block_order, BlockIndex, BlockRecord, Observations, Resolver};
 use crate::compose::shared::inputs::Expressions;
 use crate::compose::shared::origin::{Contributor, OriginId, Origins};
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::host::TerraformOutputs;
-use crate::expr::{Map, Value};
+use crate::expr::{Map, Scope, Value};
 use crate::template::{Facet, Template, TemplateId};
 use crate::value::Equality;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -137,6 +143,8 @@ struct Entry {
     /// exclusions name the facet by it.
     index: usize,
     reads: HashSet<String>,
+    /// Its expressions' own lookups under block names, with what they found.
+    observed: Observations,
     /// Sharing their fields with the composition's contributions.
     contributions: Vec<Contribution>,
     exclusions: Vec<Exclusion>,
@@ -524,10 +532,9 @@ impl Run<'_, '_> {
                     let slot = &mut slots[k];
                     let fits = Arc::ptr_eq(&slot.facet, facet)
                         && slot.active == active
-                        && slot
-                            .entry
-                            .as_ref()
-                            .is_some_and(|e| e.reads.is_disjoint(changed));
+                        && slot.entry.as_ref().is_some_and(|e| {
+                            e.reads.is_disjoint(changed) || e.sees_the_same(resolver, changed)
+                        });
                     fits.then(|| slot.entry.take()).flatten()
                 }),
                 _ => None,
@@ -558,6 +565,7 @@ impl Run<'_, '_> {
             reuse.collected += 1;
             let start = origins.len();
             resolver.record();
+            resolver.observe();
             let step = collect_facet(
                 self.id,
                 template,
@@ -567,11 +575,13 @@ impl Run<'_, '_> {
                 origins,
                 collected.spent,
             );
+            let observed = resolver.observed();
             let reads = resolver.recorded();
             let entry = (memoisable && step.errors.is_empty() && !reads.all).then(|| {
                 let kept = Kept {
                     index: i,
                     reads: reads.names,
+                    observed,
                     origins: start as u32..origins.len() as u32,
                     spent_before: collected.spent,
                 };
@@ -696,6 +706,7 @@ impl State {
 struct Kept {
     index: usize,
     reads: HashSet<String>,
+    observed: Observations,
     origins: Range<u32>,
     spent_before: usize,
 }
@@ -706,11 +717,37 @@ impl Entry {
         Entry {
             index: kept.index,
             reads: kept.reads,
+            observed: kept.observed,
             contributions: step.contributions.clone(),
             exclusions: step.exclusions.clone(),
             origins: kept.origins,
             spent: step.spent - kept.spent_before,
         }
+    }
+
+    /// Whether the facet's expressions would see what they saw, though they read a
+    /// `changed` name: every lookup they made themselves under a changed name finds
+    /// what it found then (early cutoff). Their evaluation is a function of what
+    /// their lookups find — values under other names are the same, the context
+    /// values they read without a lookup too — so it would give the same
+    /// contributions. What they read through those lookups (a block's value that
+    /// reads other names) need not be looked at: a change there changes the
+    /// block's name too, and what the lookup finds.
+    fn sees_the_same(&self, resolver: &Resolver<'_>, changed: &HashSet<String>) -> bool {
+        !self.observed.failed
+            && self.observed.lookups.iter().all(|o| {
+                if !changed.contains(&*o.path[0]) {
+                    return true;
+                }
+                let path: Vec<&str> = o.path.iter().map(|k| &**k).collect();
+                match (resolver.lookup(&path), &o.found) {
+                    (Ok(None), None) => true,
+                    (Ok(Some((now, at))), Some((then, was))) => {
+                        at == *was && now.equals(then, Equality::IDENTICAL)
+                    }
+                    _ => false,
+                }
+            })
     }
 
     /// The entry as collecting the facet at index `i` now would keep it: its origins
