@@ -141,26 +141,13 @@ pub(crate) fn activate_over<'t>(
             Some(names) => readers.of(names),
         };
         for i in stale {
-            let facet = &template.facets[i];
-            let Some(cond) = &facet.when else {
+            let Some((result, read)) = evaluate_when(with, &resolver, i) else {
                 if !active[i] {
                     changes.push((i, true));
                 }
                 outcome[i] = Activation::Always;
                 continue;
             };
-            let host = resolver.host_for(i);
-            let context = || format!("in the `when` of facet `{}`", facet.name);
-            resolver.record();
-            let result = eval_condition(
-                with.engine,
-                cond,
-                &resolver,
-                &host,
-                &template.files,
-                &context,
-            );
-            let read = resolver.recorded();
             reads_blocks[i] |= read.all || read.names.iter().any(|n| index.contains(n));
             readers.note(i, read);
             let on = result.unwrap_or_else(|d| {
@@ -200,19 +187,16 @@ pub(crate) fn activate_over<'t>(
     Err(vec![unsettled(template, last_changes, limit)])
 }
 
-/// What facet `i`'s `when` gives in the first round of activation (no facet
-/// active yet: `resolver` is over an index of every facet with none marked active),
-/// and whether it read a config block name or the whole scope.
-pub(crate) fn first_round(
+/// Facet `i`'s `when` evaluated by `resolver`, with what it read; `None` for a facet
+/// without one.
+fn evaluate_when(
     with: &Expressions<'_>,
     resolver: &Resolver<'_>,
     i: usize,
-) -> Result<(Activation, bool), Diagnostic> {
+) -> Option<(Result<bool, Diagnostic>, Reads)> {
     let template = resolver.template;
     let facet = &template.facets[i];
-    let Some(cond) = &facet.when else {
-        return Ok((Activation::Always, false));
-    };
+    let cond = facet.when.as_ref()?;
     let host = resolver.host_for(i);
     let context = || format!("in the `when` of facet `{}`", facet.name);
     resolver.record();
@@ -224,7 +208,20 @@ pub(crate) fn first_round(
         &template.files,
         &context,
     );
-    let read = resolver.recorded();
+    Some((result, resolver.recorded()))
+}
+
+/// What facet `i`'s `when` gives in the first round of activation (no facet
+/// active yet: `resolver` is over an index of every facet with none marked active),
+/// and whether it read a config block name or the whole scope.
+pub(crate) fn first_round(
+    with: &Expressions<'_>,
+    resolver: &Resolver<'_>,
+    i: usize,
+) -> Result<(Activation, bool), Diagnostic> {
+    let Some((result, read)) = evaluate_when(with, resolver, i) else {
+        return Ok((Activation::Always, false));
+    };
     let on = result?;
     let reads_blocks = read.all || read.names.iter().any(|n| resolver.has_block_name(n));
     let outcome = if on {

@@ -126,8 +126,6 @@ struct Slot {
     /// What its `when` gave.
     outcome: Activation,
     active: bool,
-    /// Whether its `when` read a config block name or the whole scope.
-    when_reads_blocks: bool,
     /// Whether it reads files or the environment (see [`reads_outside`]; found once
     /// per parsed facet).
     volatile: bool,
@@ -248,7 +246,7 @@ pub fn part(
         active: &active,
         volatile: &volatile,
     };
-    let (collected, mut slots, reuse) = run.collect(
+    let (collected, slots, reuse) = run.collect(
         changed.as_ref(),
         old.as_mut(),
         prior.as_ref(),
@@ -260,56 +258,19 @@ pub fn part(
         return None;
     }
     let kept_origins = origins.clone();
-    for (slot, (outcome, reads)) in slots
-        .iter_mut()
-        .zip(activation.outcome.iter().zip(&when_reads))
-    {
-        slot.outcome = outcome.clone();
-        slot.when_reads_blocks = *reads;
-    }
     let mut contributions = collected.contributions;
     super::in_application_order(&mut contributions);
 
-    // What the last composition found for a block name no change reached is what
-    // evaluating it again would find, where the facets are where they were (the
-    // block log names them by index).
-    let mut known = match (&changed, &prior, old.as_mut()) {
-        (Some(_), Some(p), Some(s)) if p.aligned => std::mem::take(&mut s.blocks),
-        _ => FxHashMap::default(),
-    };
+    let known = known_blocks(changed.as_ref(), prior.as_ref(), old.as_mut());
     drop(old);
-    if let Some(changed) = &changed {
-        known.retain(|name, _| !changed.contains(name));
-    }
 
     // The rest of the stage as `super::part` runs it.
-    let owners = owners_with(
-        template,
-        &activation,
-        &contributions,
-        |name, facet, position, needed| match known.get(name) {
-            // Its `when`s were evaluated without error and read nothing changed.
-            Some(block) => Ok(needed
-                && block
-                    .log
-                    .iter()
-                    .any(|r| r.facet == facet && r.position == position && r.included)),
-            None => resolver.block_included(name, facet, position),
-        },
-    )
-    .ok()?;
-    requires::check(&resolver, &owners).ok()?;
-    let outputs = facet_outputs::collect(&resolver, &activation.active).ok()?;
-    let messages = facet_outputs::messages(&resolver, &activation.active).ok()?;
+    let (outputs, messages) = check_and_list(&resolver, &activation, &contributions, &known)?;
     let order = block_order(template, &activation.active);
     let blocks = evaluate_blocks(&resolver, &order, known)?;
     drop(resolver);
     let config = ordered_config(&blocks, &context, &order);
-    let config_log: Vec<BlockRecord> = order
-        .iter()
-        .filter_map(|name| blocks.get(name))
-        .flat_map(|b| b.log.iter().cloned())
-        .collect();
+    let config_log = log_in_order(&order, &blocks);
     let (readers, whole_scope) = block_readers(&blocks);
     memo.state = Some(State {
         context: context.clone(),
@@ -334,6 +295,47 @@ pub fn part(
         context,
         config_log,
     }))
+}
+
+/// What the last composition found for the block names no change reached: what
+/// evaluating them again would find, where the facets are where they were (the block
+/// log names them by index). Taken from `old`.
+fn known_blocks(
+    changed: Option<&HashSet<String>>,
+    prior: Option<&Prior>,
+    old: Option<&mut State>,
+) -> FxHashMap<String, Block> {
+    let (Some(changed), Some(true), Some(old)) = (changed, prior.map(|p| p.aligned), old) else {
+        return FxHashMap::default();
+    };
+    let mut known = std::mem::take(&mut old.blocks);
+    known.retain(|name, _| !changed.contains(name));
+    known
+}
+
+/// The requirements of the active facets, their blocks and their components checked
+/// (a block of `known` answers whether its `when`s let it in from its log: they were
+/// evaluated without error and read nothing changed), and the facets'
+/// blueprint-wide outputs and messages. `None` on an error.
+fn check_and_list(
+    resolver: &Resolver<'_>,
+    activation: &Activated,
+    contributions: &[Contribution],
+    known: &FxHashMap<String, Block>,
+) -> Option<(facet_outputs::FacetOutputs, Vec<String>)> {
+    let included = |name: &str, facet, position, needed| match known.get(name) {
+        Some(block) => Ok(needed
+            && block
+                .log
+                .iter()
+                .any(|r| r.facet == facet && r.position == position && r.included)),
+        None => resolver.block_included(name, facet, position),
+    };
+    let owners = owners_with(resolver.template, activation, contributions, included).ok()?;
+    requires::check(resolver, &owners).ok()?;
+    let outputs = facet_outputs::collect(resolver, &activation.active).ok()?;
+    let messages = facet_outputs::messages(resolver, &activation.active).ok()?;
+    Some((outputs, messages))
 }
 
 /// Every block name of `order` as the composition finds it: taken from `known`
@@ -424,6 +426,16 @@ fn activate<'t>(
         }
     }
     activate::activate_over(with, template, context, Rc::clone(index)).ok()
+}
+
+/// The block log as [`super::part`] puts it: by block name in `order`, each name's
+/// records in application order.
+fn log_in_order(order: &[String], blocks: &FxHashMap<String, Block>) -> Vec<BlockRecord> {
+    order
+        .iter()
+        .filter_map(|name| blocks.get(name))
+        .flat_map(|b| b.log.iter().cloned())
+        .collect()
 }
 
 /// Makes `origins` go on from the last composition's table (see [`State::origins`])
@@ -553,9 +565,8 @@ impl Run<'_, '_> {
                 collected.spent += entry.spent;
                 slots.push(Slot {
                     facet: facet.clone(),
-                    outcome: Activation::Always,
+                    outcome: self.activation.outcome[i].clone(),
                     active,
-                    when_reads_blocks: false,
                     volatile,
                     entry: Some(entry),
                 });
@@ -589,9 +600,8 @@ impl Run<'_, '_> {
             });
             slots.push(Slot {
                 facet: facet.clone(),
-                outcome: Activation::Always,
+                outcome: self.activation.outcome[i].clone(),
                 active,
-                when_reads_blocks: false,
                 volatile,
                 entry,
             });
