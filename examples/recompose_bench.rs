@@ -7,9 +7,15 @@
 //!
 //! The project is a synthetic template from `bench/gen-template.py` with its values as
 //! context `local`. Each edit rewrites one active facet's file (a different facet
-//! each time, spread over the template): alternately a changed config value (read by
-//! the components of every facet writing the same block) and a changed component
-//! input. Per edit it times
+//! each time, spread over the template), of three kinds in turn:
+//!
+//! * `config text`: a config entry's expression changed where its value stays the same
+//!   (the default of `network.cidr ?? …`, which the context sets);
+//! * `input`: a component input changed;
+//! * `config value`: a config entry whose value changes, in a block that the
+//!   components of every facet writing the same block read (about 1 facet in 50).
+//!
+//! Per edit it times
 //!
 //! * `cold`: a fresh `Session::open` + `compose` (what every round did before);
 //! * `incremental`: `Recomposer::open` + `compose` on the engine that composed the
@@ -52,6 +58,9 @@ fn summary(mut xs: Vec<f64>) -> String {
     )
 }
 
+/// The kinds of edit, in the order they take turns.
+const KINDS: [&str; 3] = ["config text", "input", "config value"];
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let facets: usize = flag(&args, "--facets").map_or(10_000, |v| v.parse().expect("--facets N"));
@@ -93,10 +102,10 @@ fn main() {
     for edit in 0..edits {
         let path = &files[(edit * 7919 + files.len() / 3) % files.len()];
         let text = std::fs::read_to_string(path).expect("facet");
-        let changed = if edit % 2 == 0 {
-            text.replacen("'10.0.0.0/16'", &format!("'10.{}.0.0/16'", edit + 1), 1)
-        } else {
-            text.replacen("a: ", &format!("a: {edit}"), 1)
+        let changed = match edit % KINDS.len() {
+            0 => text.replacen("'10.0.0.0/16'", &format!("'10.{}.0.0/16'", edit + 1), 1),
+            1 => text.replacen("a: ", &format!("a: {edit}"), 1),
+            _ => text.replacen("?? 1) + ", &format!("?? 1) + {}", edit + 1), 1),
         };
         assert_ne!(
             text,
@@ -164,7 +173,21 @@ fn main() {
         println!("    of which load:             {}", summary(loads));
         println!("    of which compose:          {}", summary(composes));
     }
-    println!("  told (changed + open + compose): {}", summary(told_ms));
+    println!(
+        "  told (changed + open + compose): {}",
+        summary(told_ms.clone())
+    );
+    for (k, kind) in KINDS.iter().enumerate() {
+        let of_kind: Vec<f64> = told_ms
+            .iter()
+            .skip(k)
+            .step_by(KINDS.len())
+            .copied()
+            .collect();
+        if !of_kind.is_empty() {
+            println!("    {kind:>12} edits:           {}", summary(of_kind));
+        }
+    }
     if split {
         println!("    of which load:             {}", summary(told_loads));
         println!("    of which compose:          {}", summary(told_composes));

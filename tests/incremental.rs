@@ -1,7 +1,7 @@
 //! Incremental recomposition (issue 25) equals a cold one: random templates whose
 //! facets' `when`s, config values and component inputs read each other's config
 //! blocks (and some components depend on others, which may be missing or in a
-//! cycle), edited at random (a value changed, a `when` flipped, a facet added or
+//! cycle; some inputs and `dependsOn` lists are empty, for finishing to tidy away), edited at random (a value changed, a `when` flipped, a facet added or
 //! removed, a config key renamed), recomposed after each edit by one
 //! [`Recomposer`] and by a fresh session; blueprint, warnings or errors (as text),
 //! config, messages, exclusions, block log and the provenance of every value and
@@ -30,6 +30,8 @@ enum Val {
     Ref(usize, usize),
     /// `${provider}`: a context value.
     Context,
+    /// `""`: an input that finishing tidies away (and an empty `dependsOn`).
+    Empty,
 }
 
 #[derive(Clone, Debug)]
@@ -85,6 +87,7 @@ fn val() -> impl Strategy<Value = Val> {
         3 => (0u8..4).prop_map(Val::Lit),
         2 => (0..BLOCKS, 0..KEYS).prop_map(|(b, k)| Val::Ref(b, k)),
         1 => Just(Val::Context),
+        1 => Just(Val::Empty),
     ]
 }
 
@@ -149,6 +152,7 @@ fn text_of(v: &Val) -> String {
         Val::Lit(n) => format!("v{n}"),
         Val::Ref(b, k) => format!("${{b{b}.k{k} ?? 'none'}}"),
         Val::Context => "${provider}".to_string(),
+        Val::Empty => String::new(),
     }
 }
 
@@ -210,6 +214,9 @@ fn yaml(f: &Facet) -> String {
             if matches!(c.input, Val::Lit(x) if x % 3 == 0) {
                 let next = (c.name + 1) % COMPONENTS;
                 out.push_str(&format!("    dependsOn: [tf{next}]\n"));
+            }
+            if matches!(c.input, Val::Empty) {
+                out.push_str("    dependsOn: []\n");
             }
         }
     }
@@ -356,7 +363,7 @@ fn provenance(
     for merged in [&c.terraform, &c.kustomize, &c.flux, &c.kustomizations] {
         for component in merged.components.values().chain(&merged.deleted) {
             out.push_str(&format!("\n{:?} {}:", component.kind, component.id));
-            for step in &component.history {
+            for step in component.history.iter() {
                 out.push_str(&format!(" {:?} by {};", step.effect, describe(step.origin)));
             }
         }
@@ -473,12 +480,10 @@ proptest! {
     }
 }
 
-/// The memo is used: after an edit of a facet nothing reads, the other facets are
-/// replayed (so the property above exercises the incremental path, not only the
-/// cold fallback).
-#[test]
-fn an_unrelated_edit_replays_the_other_facets() {
-    let facets: Vec<Facet> = (0..5)
+/// Five facets; facet `id` writes block `b{id % 3}` key `k{id % 3}` and its component
+/// reads it back, so facets 1 and 4 both write and read `b1.k1`.
+fn five_facets() -> Vec<Facet> {
+    (0..5)
         .map(|id| Facet {
             id,
             nested: false,
@@ -495,28 +500,56 @@ fn an_unrelated_edit_replays_the_other_facets() {
                 input: Val::Ref(id % BLOCKS, id % KEYS),
             }],
         })
-        .collect();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
-    std::fs::write(root.join("contexts/local/values.yaml"), "provider: aws\n").expect("values");
-    write(root, &facets);
-    let mut options = Options::at(root);
-    options.locate.context = Some("local".into());
-    let mut engine = Recomposer::new(options);
-    let session = engine.open().expect("loads");
-    engine.compose(&session).expect("composes");
-    let first = engine.reuse("local");
-    assert_eq!((first.replayed, first.collected), (0, 5), "{first:?}");
-    // Facet 4 writes b1.k1, which only facet 1 (b1.k1) and 4 read.
-    let mut edited = facets.clone();
-    edited[4].blocks[0].entries[0].1 = Val::Lit(3);
-    write(root, &edited);
+        .collect()
+}
+
+/// Composes `facets` in `root` with `engine`, and says how much the memo gave.
+fn reuse_after(engine: &mut Recomposer, root: &Path, facets: &[Facet]) -> (usize, usize) {
+    write(root, facets);
     let session = engine.open().expect("loads");
     engine.compose(&session).expect("composes");
     let reuse = engine.reuse("local");
     assert!(!reuse.cold, "{reuse:?}");
-    assert_eq!((reuse.replayed, reuse.collected), (3, 2), "{reuse:?}");
+    (reuse.replayed, reuse.collected)
+}
+
+/// The memo is used: after an edit of a facet nothing reads, the other facets are
+/// replayed (so the property above exercises the incremental path, not only the
+/// cold fallback).
+#[test]
+fn an_unrelated_edit_replays_the_other_facets() {
+    let facets = five_facets();
+    let (dir, mut engine) = engine_over(&facets);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &facets), (0, 5));
+    // Facet 4 changes b1.k1, which only facets 1 and 4 read.
+    let mut edited = facets.clone();
+    edited[4].blocks[0].entries[0].1 = Val::Lit(3);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (3, 2));
+}
+
+/// A facet edited elsewhere than in its config block leaves the block's value as it
+/// was: the facets reading the block are replayed, only the edited one is collected.
+#[test]
+fn an_edit_that_leaves_a_block_value_as_it_was_replays_its_readers() {
+    let facets = five_facets();
+    let (dir, mut engine) = engine_over(&facets);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &facets), (0, 5));
+    // Facet 4 writes b1, which facet 1 reads; its component changes, b1 does not.
+    let mut edited = facets.clone();
+    edited[4].components[0].input = Val::Lit(2);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (4, 1));
+}
+
+/// A project of `facets` in a new directory, and an engine composing its context.
+fn engine_over(facets: &[Facet]) -> (tempfile::TempDir, Recomposer) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("contexts/local")).expect("mkdir");
+    std::fs::write(root.join("contexts/local/values.yaml"), "provider: aws\n").expect("values");
+    write(root, facets);
+    let mut options = Options::at(root);
+    options.locate.context = Some("local".into());
+    (dir, Recomposer::new(options))
 }
 
 /// A config block whose value no edit reached keeps it, but its requirements are
@@ -601,6 +634,51 @@ fn whens_that_read_config_blocks_activate_as_cold() {
     let mut new = writer(3, 0, 2);
     new.id = 103;
     run(added, vec![Edit::Add(new)]).expect("as cold");
+}
+
+/// Early cutoff: a facet that reads one key of a block another facet's edit changed
+/// is replayed while that key reads the same, and collected again once it does not;
+/// a block whose value stays while a `when` of it flips keeps no stale log.
+#[test]
+fn what_a_facet_or_a_block_saw_decides_whether_it_is_replayed() {
+    let block = |name, entries: Vec<(usize, u8)>, when| Block {
+        name,
+        entries: entries.into_iter().map(|(k, v)| (k, Val::Lit(v))).collect(),
+        when,
+        requires: None,
+    };
+    let facet = |id, blocks, input| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks,
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input,
+        }],
+    };
+    // Facet 1 reads b0.k0; facet 0 edits b0.k1, then b0.k0.
+    let keys = vec![
+        facet(0, vec![block(0, vec![(0, 1), (1, 1)], None)], Val::Lit(1)),
+        facet(1, Vec::new(), Val::Ref(0, 0)),
+    ];
+    let edits = vec![
+        Edit::SetValue(0, 0, 1, Val::Lit(2)),
+        Edit::SetValue(0, 0, 0, Val::Lit(3)),
+    ];
+    run(keys, edits).expect("as cold");
+    // b1 is {k0: v2} whether or not facet 1's block counts (b0.k0 == 'v1').
+    let log = vec![
+        facet(0, vec![block(0, vec![(0, 1)], None)], Val::Lit(1)),
+        facet(
+            1,
+            vec![block(1, vec![(0, 2)], Some((0, 0, 1)))],
+            Val::Lit(1),
+        ),
+        facet(2, vec![block(1, vec![(0, 2)], None)], Val::Ref(1, 0)),
+    ];
+    run(log, vec![Edit::SetValue(0, 0, 0, Val::Lit(3))]).expect("as cold");
 }
 
 /// Told which files changed, the engine reads those only: a file changed without

@@ -142,7 +142,7 @@ impl Fixture {
         let (collected, mut lists) = self.merged(origins);
         let written = validate::Written::of(&lists);
         let has_crds = !collected.outputs.crds.is_empty();
-        let crds_layer = finish::finish(&mut lists, None, has_crds, &self.template, origins);
+        let crds_layer = finish::finish(&mut lists, None, has_crds, &self.template, origins, None);
         let kustomizations = flux::compile(&lists, origins);
         Compiled {
             collected,
@@ -174,7 +174,7 @@ pub fn facet(name: &str, body: &str) -> String {
 
 /// The ids of `merged`, in order.
 pub fn ids(merged: &crate::compose::merge::Merged) -> Vec<&str> {
-    merged.components.keys().map(String::as_str).collect()
+    merged.components.keys().map(AsRef::as_ref).collect()
 }
 
 /// A component as compact JSON, its fields in blueprint order.

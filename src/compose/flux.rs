@@ -128,7 +128,7 @@ fn tier_component(
     sort_in_order(ComponentKind::Kustomize, &mut f);
     Component {
         kind: ComponentKind::Kustomize,
-        id: spec.name.to_string(),
+        id: Arc::from(spec.name),
         fields: Arc::new(f),
         history: system.history.clone(),
     }
@@ -144,7 +144,7 @@ fn expand(
     let tiers: HashMap<String, Tiers> = systems
         .components
         .values()
-        .map(|s| (s.id.clone(), Tiers::of(s)))
+        .map(|s| (s.id.to_string(), Tiers::of(s)))
         .collect();
     // A system named in `dependsOn` means its install tier (or its terminal tiers when
     // it has none); any other name is a plain kustomization.
@@ -160,12 +160,12 @@ fn expand(
     let mut errors = Vec::new();
     let mut generated: Vec<Component> = Vec::new();
     for s in systems.components.values() {
-        let t = &tiers[&s.id];
+        let t = &tiers[&*s.id];
         let anchor = s
             .get("name")
             .cloned()
-            .unwrap_or(Tracked::Leaf(Value::str(s.id.as_str()), Default::default()));
-        let base_path = text(s.get("path")).unwrap_or_else(|| s.id.clone());
+            .unwrap_or(Tracked::Leaf(Value::str(s.id.as_ref()), Default::default()));
+        let base_path = text(s.get("path")).unwrap_or_else(|| s.id.to_string());
         let system_deps: Vec<Tracked> = names(s.get("dependsOn"))
             .iter()
             .flat_map(&map_dep)
@@ -212,7 +212,7 @@ fn expand(
             Some(Tracked::Leaf(Value::Bool(true), _))
         );
         if global {
-            add_global_dependency(&tiers[&s.id], &tiers, kustomize);
+            add_global_dependency(&tiers[&*s.id], &tiers, kustomize);
         }
     }
     Ok(())
@@ -262,7 +262,7 @@ fn add_global_dependency(t: &Tiers, all: &HashMap<String, Tiers>, kustomize: &mu
     let mut closure: HashSet<String> = own.iter().cloned().collect();
     let mut stack = own.clone();
     while let Some(n) = stack.pop() {
-        if let Some(c) = kustomize.components.get(&n) {
+        if let Some(c) = kustomize.components.get(n.as_str()) {
             for d in deps_of(c) {
                 if closure.insert(d.clone()) {
                     stack.push(d);
@@ -272,7 +272,7 @@ fn add_global_dependency(t: &Tiers, all: &HashMap<String, Tiers>, kustomize: &mu
     }
     let terminal = t.terminal();
     for c in kustomize.components.values_mut() {
-        if closure.contains(&c.id) || behind_install.contains(c.id.as_str()) {
+        if closure.contains(&*c.id) || behind_install.contains(c.id.as_ref()) {
             continue;
         }
         let origin = c.get("name").map(Tracked::origin).unwrap_or_default();

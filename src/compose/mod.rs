@@ -166,6 +166,7 @@ pub struct Memo {
 #[derive(Default)]
 struct StageMemos {
     merged: merge::identities::Memo,
+    finished: finish::remembered::Memo,
     validated: validate::unchanged::Memo,
     assembled: assemble::component_values::Memo,
 }
@@ -243,7 +244,8 @@ fn compose_parts(
     let has_crds = !collected.outputs.crds.is_empty();
     let tags = tags.as_ref();
     // 8. finish
-    let crds_layer = finish::finish(&mut lists, tags, has_crds, template, &mut origins);
+    let finished = memos.as_deref_mut().map(|m| &mut m.finished);
+    let crds_layer = finish::finish(&mut lists, tags, has_crds, template, &mut origins, finished);
     // 9. flux
     let kustomizations = flux::compile(&lists, &mut origins)?;
     // 10. validate

@@ -110,7 +110,7 @@ impl Explainer<'_> {
             ComponentKind::FluxSystem => &self.composition.flux,
         };
         let live = merged.components.get(id);
-        let deleted: Vec<&Component> = merged.deleted.iter().filter(|c| c.id == id).collect();
+        let deleted: Vec<&Component> = merged.deleted.iter().filter(|c| &*c.id == id).collect();
         let excluded: Vec<_> = self
             .composition
             .exclusions
@@ -159,7 +159,7 @@ impl Explainer<'_> {
                 c.get(&field_path[0])
                     .and_then(|t| descend(t, &field_path[1..]))
             };
-            for step in &c.history {
+            for step in c.history.iter() {
                 n += 1;
                 self.step(&mut out, n, step, &field_path, final_value, live.is_some());
             }
@@ -465,7 +465,7 @@ impl Explainer<'_> {
             ("flux", &self.composition.flux),
         ] {
             for c in merged.components.values().chain(merged.deleted.iter()) {
-                for step in &c.history {
+                for step in c.history.iter() {
                     let o = self.composition.origins.get(step.origin);
                     if o.contributor == Contributor::Facet(id) {
                         any = true;

@@ -102,7 +102,7 @@ impl<'a> Reasons<'a> {
             return Some("CRD layer: applied before the kustomizations that use the CRDs".into());
         }
         for system in self.composition.flux.components.values() {
-            let id = system.id.as_str();
+            let id = system.id.as_ref();
             if !belongs_to(dep, id) {
                 continue;
             }

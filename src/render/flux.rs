@@ -212,7 +212,7 @@ pub fn render(
                 "commonMetadata".into(),
                 obj([("labels", cx.labels.clone())]),
             );
-            kustomizations.push((layer, Value::map(spec)));
+            kustomizations.push((std::sync::Arc::from(layer), Value::map(spec)));
         }
     }
     for (name, data) in &config_maps {
@@ -381,7 +381,7 @@ impl Ctx<'_> {
         used: &mut BTreeSet<(String, String)>,
         out: &mut Rendered,
     ) -> Result<Value, Vec<Diagnostic>> {
-        let name = component.id.as_str();
+        let name = component.id.as_ref();
         let (kind, src) = self.source_ref(text(k, "source").as_deref());
         let own = src == self.context && kind == "GitRepository";
         if let Some(named) = text(k, "source") {

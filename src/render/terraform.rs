@@ -132,8 +132,8 @@ pub fn render(
     // The bootstrap tier (`backend: <ID>`): that component and every one before it,
     // applied on local state first, then migrated (docs/render.md, Terraform: `backend.tf.json`).
     if let Some(tier_end) = blueprint.get("backend").and_then(Value::as_str) {
-        if let Some(end) = ids.iter().position(|i| i == tier_end) {
-            let tier = ids[..=end].iter().map(|i| Value::str(i.as_str())).collect();
+        if let Some(end) = ids.iter().position(|i| &**i == tier_end) {
+            let tier = ids[..=end].iter().map(|i| Value::str(i.as_ref())).collect();
             backend_entry.insert("bootstrap".into(), Value::list(tier));
         }
     }
@@ -148,14 +148,18 @@ pub fn render(
 
 /// `plan` reordered stably so that every component follows what it waits for; a
 /// cycle (which composition would have reported for `dependsOn`) keeps list order.
-fn apply_order(plan: Vec<Value>, ids: &[String], waits: &[Vec<String>]) -> Vec<Value> {
+fn apply_order(plan: Vec<Value>, ids: &[std::sync::Arc<str>], waits: &[Vec<String>]) -> Vec<Value> {
     let mut placed: Vec<bool> = vec![false; plan.len()];
     let mut order = Vec::with_capacity(plan.len());
     while order.len() < plan.len() {
         let ready = (0..plan.len()).find(|&i| {
             !placed[i]
                 && waits[i].iter().all(|w| {
-                    w == &ids[i] || ids.iter().position(|x| x == w).is_none_or(|j| placed[j])
+                    **w == *ids[i]
+                        || ids
+                            .iter()
+                            .position(|x| **x == **w)
+                            .is_none_or(|j| placed[j])
                 })
         });
         // No component is ready only on a cycle: take the first left, in list order.
@@ -397,7 +401,7 @@ fn plan_entry(
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     let mut m = Map::default();
-    m.insert("id".into(), Value::str(c.id.as_str()));
+    m.insert("id".into(), Value::str(c.id.as_ref()));
     m.insert("dir".into(), Value::str(dir));
     m.insert("path".into(), Value::str(path.as_str()));
     let source = field("source")

@@ -33,15 +33,16 @@ pub struct Assembly<'a> {
 }
 
 /// The composed blueprint, or the error that it is larger than the budget.
-pub fn blueprint(a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
+pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
     let base = match a.overlay {
         Some(overlay) => Some(overlay::base_with_repository(a.base.as_ref(), overlay)),
         None => a.base,
     };
     let outputs = a.outputs;
     let mut next = component_values::Memo::default();
-    let last = a.memo.as_deref();
-    let mut values = |merged| component_values::of(merged, last.map(|m| (m, &mut next)));
+    let mut last = a.memo.as_deref_mut();
+    let mut values =
+        |merged| component_values::of(merged, last.as_deref_mut().map(|m| (m, &mut next)));
     let (terraform, kustomize, flux) = (
         values(&a.lists.terraform),
         values(&a.lists.kustomize),

@@ -12,10 +12,13 @@
 //! replayed too). What "changed" means for a name:
 //!
 //! * the context values or the environment and Terraform outputs changed: every name;
-//! * a config block name changed when a facet contributing to it was edited, added,
-//!   removed or switched on or off, when the previous composition's value of the
-//!   block read a changed name (transitively), and always when its facet calls a
-//!   function that reads files or the environment (those are read anew each time);
+//! * a config block name may have changed when a facet contributing to it was
+//!   edited, added, removed or switched on or off, or when the previous
+//!   composition's value of the block read a name that changed (transitively); it
+//!   has changed if its value now differs from the one the previous composition
+//!   read (an edit elsewhere in the facet, or one that leaves the value as it was,
+//!   changes nothing that reads it), and always when its facet calls a function that
+//!   reads files or the environment (those are read anew each time);
 //! * a block name that no facet of the previous template had is read without being
 //!   recorded (it was a plain context value then): nothing is reused.
 //!
@@ -25,10 +28,11 @@
 //! identical values. So editing one key of a block many facets read collects again
 //! only the facets that read that key.
 //!
-//! The same rule keeps a config block name's value in the scope, what it read and
-//! its records in the block log, for a name that did not change — where every facet
-//! is where it was (the log names facets by index); requirements are checked again
-//! every time, a kept block's `when` answered from its log.
+//! A config block name that may not have changed (its contributions are the same,
+//! and it read no name that changed) keeps its value in the scope, what it read and
+//! its records in the block log — where every facet is where it was (the log names
+//! facets by index); requirements are checked again every time, a kept block's
+//! `when` answered from its log.
 //!
 //! Activation is a fixed point (S5), so it is kept only in the simple case: when no
 //! facet's `when` read a config block name (nor the whole scope), it settled in its
@@ -228,8 +232,6 @@ pub fn part(
         .collect();
     let went_on = go_on(old.as_ref(), origins);
     let afresh = went_on.is_none();
-    let changed = last.and_then(|(s, p)| s.changed(template, p, &active, &volatile));
-
     let resolver = Resolver::over(
         with,
         template,
@@ -237,6 +239,8 @@ pub fn part(
         index,
         Some(Rc::new(active.clone())),
     );
+    let changes = last.and_then(|(s, p)| s.changed(template, p, &active, &volatile, &resolver));
+    let changed = changes.as_ref().map(|c| &c.changed);
     origins.begin(id);
     let run = Run {
         id,
@@ -246,13 +250,8 @@ pub fn part(
         active: &active,
         volatile: &volatile,
     };
-    let (collected, slots, reuse) = run.collect(
-        changed.as_ref(),
-        old.as_mut(),
-        prior.as_ref(),
-        afresh,
-        origins,
-    );
+    let (collected, slots, reuse) =
+        run.collect(changed, old.as_mut(), prior.as_ref(), afresh, origins);
     let fresh_len = went_on.unwrap_or(origins.len());
     if !collected.errors.is_empty() || collected.spent > with.limits.output_bytes {
         return None;
@@ -261,7 +260,8 @@ pub fn part(
     let mut contributions = collected.contributions;
     super::in_application_order(&mut contributions);
 
-    let known = known_blocks(changed.as_ref(), prior.as_ref(), old.as_mut());
+    let considered = changes.as_ref().map(|c| &c.considered);
+    let known = known_blocks(considered, prior.as_ref(), old.as_mut());
     drop(old);
 
     // The rest of the stage as `super::part` runs it.
@@ -297,19 +297,20 @@ pub fn part(
     }))
 }
 
-/// What the last composition found for the block names no change reached: what
-/// evaluating them again would find, where the facets are where they were (the block
-/// log names them by index). Taken from `old`.
+/// What the last composition found for the block names no change reached (not
+/// `considered`, see [`Changes`]): what evaluating them again would find, where the
+/// facets are where they were (the block log names them by index). Taken from `old`.
 fn known_blocks(
-    changed: Option<&HashSet<String>>,
+    considered: Option<&HashSet<String>>,
     prior: Option<&Prior>,
     old: Option<&mut State>,
 ) -> FxHashMap<String, Block> {
-    let (Some(changed), Some(true), Some(old)) = (changed, prior.map(|p| p.aligned), old) else {
+    let (Some(considered), Some(true), Some(old)) = (considered, prior.map(|p| p.aligned), old)
+    else {
         return FxHashMap::default();
     };
     let mut known = std::mem::take(&mut old.blocks);
-    known.retain(|name, _| !changed.contains(name));
+    known.retain(|name, _| !considered.contains(name));
     known
 }
 
@@ -666,9 +667,12 @@ impl State {
         prior: &Prior,
         active: &[bool],
         volatile: &[bool],
-    ) -> Option<HashSet<String>> {
+        resolver: &Resolver<'_>,
+    ) -> Option<Changes> {
         let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
         let mut changed: HashSet<String> = HashSet::new();
+        // Read anew each time, whatever their value.
+        let mut volatile_names: HashSet<String> = HashSet::new();
         for (i, facet) in template.facets.iter().enumerate() {
             let before = prior.of[i].map(|k| &self.slots[k]);
             let unchanged =
@@ -676,7 +680,7 @@ impl State {
             if unchanged {
                 // Its blocks read files or the environment: read anew each time.
                 if active[i] && volatile[i] {
-                    changed.extend(names_of(facet));
+                    volatile_names.extend(names_of(facet));
                 }
                 continue;
             }
@@ -697,19 +701,55 @@ impl State {
                 changed.extend(names_of(&s.facet));
             }
         }
-        if !changed.is_empty() {
-            changed.extend(self.whole_scope.iter().cloned());
-        }
-        let mut queue: Vec<String> = changed.iter().cloned().collect();
+        // A name may have changed: one whose value now is the one the last
+        // composition saw changes nothing that reads it, and is not followed.
+        let mut queue: Vec<String> = changed
+            .into_iter()
+            .chain(volatile_names.iter().cloned())
+            .collect();
+        let mut changed: HashSet<String> = HashSet::new();
+        let mut considered: HashSet<String> = HashSet::new();
         while let Some(name) = queue.pop() {
-            for reader in self.readers.get(&name).into_iter().flatten() {
-                if changed.insert(reader.clone()) {
-                    queue.push(reader.clone());
-                }
+            if !considered.insert(name.clone()) {
+                continue;
             }
+            if !volatile_names.contains(&name) && self.same_value(&name, resolver) {
+                continue;
+            }
+            if changed.is_empty() {
+                queue.extend(self.whole_scope.iter().cloned());
+            }
+            queue.extend(self.readers.get(&name).into_iter().flatten().cloned());
+            changed.insert(name);
         }
-        Some(changed)
+        Some(Changes {
+            changed,
+            considered,
+        })
     }
+
+    /// Whether `name` reads now as the last composition read it.
+    fn same_value(&self, name: &str, resolver: &Resolver<'_>) -> bool {
+        let Some(block) = self.blocks.get(name) else {
+            return false;
+        };
+        match (&block.value, resolver.scope_value(name)) {
+            (Some(was), Ok(Some(now))) => was.equals(&now, Equality::IDENTICAL),
+            (None, Ok(None)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The block names an edit reached (see [`State::changed`]).
+struct Changes {
+    /// Those whose value differs from the last composition's (or that read files or
+    /// the environment): what reads them may see something else.
+    changed: HashSet<String>,
+    /// Those that may have changed, whatever their value: their contributions
+    /// changed, or they read a name of `changed`. Their `when`s and what they read
+    /// may differ even where their value does not.
+    considered: HashSet<String>,
 }
 
 /// What [`Entry::keep`] keeps of a facet collected, besides its step.

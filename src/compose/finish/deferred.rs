@@ -3,7 +3,7 @@
 //! `{expression: "${…}"}`, as the Windsor CLI writes them (S10): a reader can tell a
 //! deferred value from a literal string, and resolve it at apply time.
 
-use crate::compose::merge::Merged;
+use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::origin::Origins;
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::{Map, Value};
@@ -11,16 +11,22 @@ use std::sync::Arc;
 
 pub fn mark_inputs(terraform: &mut Merged, origins: &Origins) {
     for component in terraform.components.values_mut() {
-        let deferred = |t: &Tracked| origins.get(t.origin()).deferred;
-        if !component
-            .get("inputs")
-            .is_some_and(|i| any_leaf(i, &deferred))
-        {
-            continue;
-        }
-        if let Some(inputs) = Arc::make_mut(&mut component.fields).get_mut("inputs") {
-            wrap(inputs, &deferred);
-        }
+        mark(component, origins);
+    }
+}
+
+/// [`mark_inputs`] for one component: a function of its fields and of whether the
+/// origins they name are deferred.
+pub fn mark(component: &mut Component, origins: &Origins) {
+    let deferred = |t: &Tracked| origins.get(t.origin()).deferred;
+    if !component
+        .get("inputs")
+        .is_some_and(|i| any_leaf(i, &deferred))
+    {
+        return;
+    }
+    if let Some(inputs) = Arc::make_mut(&mut component.fields).get_mut("inputs") {
+        wrap(inputs, &deferred);
     }
 }
 

@@ -84,7 +84,7 @@ pub fn shape(
                 Some(Tracked::Leaf(Value::Bool(true), _))
             )
         })
-        .map(|s| s.id.clone())
+        .map(|s| s.id.to_string())
         .collect();
     for global in globals {
         add_global_barrier(&global, systems, kustomize, derived);
@@ -202,12 +202,12 @@ pub fn resolve_plain_dependencies(systems: &Merged, kustomize: &mut Merged) {
     let installs: FxHashMap<&str, String> = systems
         .components
         .values()
-        .filter_map(|s| Some((s.id.as_str(), Tiers::of(s).install?)))
+        .filter_map(|s| Some((s.id.as_ref(), Tiers::of(s).install?)))
         .collect();
     if installs.is_empty() {
         return;
     }
-    let plain: FxHashSet<String> = kustomize.components.keys().cloned().collect();
+    let plain: FxHashSet<String> = kustomize.components.keys().map(|k| k.to_string()).collect();
     let target = |item: &Tracked| {
         item.as_str()
             .filter(|n| !plain.contains(*n))
@@ -237,7 +237,7 @@ fn resolve_install_names(systems: &mut Merged, kustomize: &mut Merged) {
         .values()
         .flat_map(|s| Tiers::of(s).all().cloned().collect::<Vec<_>>())
         .collect();
-    let mut names: FxHashSet<&str> = kustomize.components.keys().map(String::as_str).collect();
+    let mut names: FxHashSet<&str> = kustomize.components.keys().map(AsRef::as_ref).collect();
     names.extend(tiers.iter().map(String::as_str));
     // Found first, then written: fields shared copy-on-write are copied only for a
     // component with a dependency to rewrite.
@@ -320,9 +320,9 @@ fn add_global_barrier(
     let mut edges: HashMap<String, Vec<String>> = HashMap::default();
     for s in systems.components.values() {
         for tier in Tiers::of(s).all() {
-            owner.insert(tier.clone(), s.id.clone());
+            owner.insert(tier.clone(), s.id.to_string());
         }
-        owner.insert(s.id.clone(), s.id.clone());
+        owner.insert(s.id.to_string(), s.id.to_string());
         let mut deps = s.dependencies();
         if let Some(Tracked::List(variants, _)) = s.get("resources") {
             for v in variants {
@@ -331,11 +331,11 @@ fn add_global_barrier(
                 }
             }
         }
-        edges.insert(s.id.clone(), deps);
+        edges.insert(s.id.to_string(), deps);
     }
     for k in kustomize.components.values() {
-        owner.insert(k.id.clone(), k.id.clone());
-        edges.insert(k.id.clone(), k.dependencies());
+        owner.insert(k.id.to_string(), k.id.to_string());
+        edges.insert(k.id.to_string(), k.dependencies());
     }
     let mut closure: BTreeSet<String> = BTreeSet::from([global.to_string()]);
     let mut stack = vec![global.to_string()];
@@ -356,7 +356,7 @@ fn add_global_barrier(
         .components
         .values_mut()
         .chain(kustomize.components.values_mut())
-        .filter(|c| !closure.contains(&c.id))
+        .filter(|c| !closure.contains(&*c.id))
     {
         for tier in &terminal {
             append_dependency(c, tier, derived);

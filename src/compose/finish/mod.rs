@@ -10,6 +10,7 @@ pub mod duration;
 pub mod flux_shape;
 pub mod ordering;
 pub mod patch_shape;
+pub mod remembered;
 
 use crate::compose::merge::Lists;
 use crate::compose::shared::blueprint;
@@ -20,20 +21,33 @@ use crate::template::Template;
 /// Tidies, orders, tags and shapes `lists`. `has_crds` says whether the blueprint
 /// installs CRDs, which every root then depends on; returns the name of that CRD
 /// layer (`crds`, or `crds-<name>` for a published blueprint, S14), a Flux
-/// Kustomization `bpc render` writes of its own.
+/// Kustomization `bpc render` writes of its own. With `memo`, what the last
+/// composition's finishing did is taken from it where it still holds
+/// ([`remembered`]).
 pub fn finish(
     lists: &mut Lists,
     tags: Option<&SourceTags>,
     has_crds: bool,
     template: &Template,
     origins: &mut Origins,
+    mut memo: Option<&mut remembered::Memo>,
 ) -> Option<String> {
-    blueprint::clean(&mut lists.terraform);
-    blueprint::clean(&mut lists.kustomize);
+    match memo.as_deref_mut() {
+        Some(memo) => memo.clean(&mut lists.terraform, &mut lists.kustomize),
+        None => {
+            blueprint::clean(&mut lists.terraform);
+            blueprint::clean(&mut lists.kustomize);
+        }
+    }
     flux_shape::resolve_plain_dependencies(&lists.flux, &mut lists.kustomize);
     // Apply order first; local sources then order stably by depth (S9).
-    ordering::dependency_order(&mut lists.terraform);
-    ordering::dependency_order(&mut lists.kustomize);
+    match memo.as_deref_mut() {
+        Some(memo) => memo.order(&mut lists.terraform, &mut lists.kustomize),
+        None => {
+            ordering::dependency_order(&mut lists.terraform);
+            ordering::dependency_order(&mut lists.kustomize);
+        }
+    }
     ordering::by_name(&mut lists.flux);
     if let Some(tags) = tags {
         tags.apply(&mut lists.terraform, origins);
@@ -50,7 +64,10 @@ pub fn finish(
         own_source,
         origins,
     );
-    deferred::mark_inputs(&mut lists.terraform, origins);
+    match memo {
+        Some(memo) => memo.mark_inputs(&mut lists.terraform, origins),
+        None => deferred::mark_inputs(&mut lists.terraform, origins),
+    }
     has_crds.then(|| flux_shape::crds_layer(own_source))
 }
 
@@ -71,7 +88,7 @@ mod tests {
         )]);
         let mut origins = Origins::default();
         let (_, mut lists) = fx.merged(&mut origins);
-        super::finish(&mut lists, None, false, &fx.template, &mut origins);
+        super::finish(&mut lists, None, false, &fx.template, &mut origins, None);
         assert_eq!(ids(&lists.terraform), ["zone", "app"]);
         assert_eq!(
             json(&lists.kustomize, "web"),

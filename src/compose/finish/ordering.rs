@@ -8,12 +8,18 @@ use crate::compose::merge::Merged;
 use crate::compose::shared::tracked::Tracked;
 use rustc_hash::FxHashMap;
 
-/// Linear in components and dependencies, plus one sort of positions by name:
-/// dependencies are looked up once, as ranks, and the map is rebuilt once in the new
-/// order (moving each entry into place one by one was quadratic).
+/// Puts `merged`'s components in dependency order.
 pub fn dependency_order(merged: &mut Merged) {
+    let order = order_of(merged);
+    place(merged, &order);
+}
+
+/// The positions of `merged`'s components in dependency order. Linear in components
+/// and dependencies, plus one sort of positions by name: dependencies are looked up
+/// once, as ranks.
+pub fn order_of(merged: &Merged) -> Vec<usize> {
     let count = merged.components.len();
-    let ids: Vec<&str> = merged.components.keys().map(String::as_str).collect();
+    let ids: Vec<&str> = merged.components.keys().map(AsRef::as_ref).collect();
     // The components by identity (ids are distinct, so an unstable sort is exact).
     let mut by_id: Vec<usize> = (0..count).collect();
     by_id.sort_unstable_by(|&a, &b| ids[a].cmp(ids[b]));
@@ -67,12 +73,18 @@ pub fn dependency_order(merged: &mut Merged) {
             }
         }
     }
+    order
+}
+
+/// Puts `merged`'s components in `order` (positions, each once): the map is rebuilt
+/// once in the new order (moving each entry into place one by one was quadratic).
+pub fn place(merged: &mut Merged, order: &[usize]) {
     let mut entries: Vec<Option<_>> = std::mem::take(&mut merged.components)
         .into_iter()
         .map(Some)
         .collect();
-    merged.components.reserve(count);
-    for i in order {
+    merged.components.reserve(order.len());
+    for &i in order {
         if let Some((id, component)) = entries[i].take() {
             merged.components.insert(id, component);
         }

@@ -28,7 +28,7 @@ pub struct Memo {
 /// One kind's merged identities, by id.
 #[derive(Default)]
 pub struct KindMemo {
-    by_id: FxHashMap<String, Outcome>,
+    by_id: FxHashMap<Arc<str>, Outcome>,
 }
 
 /// What merging one identity's contributions gave.
@@ -90,32 +90,53 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
         .collect();
     let count = numbers.len();
     drop(numbers);
-    let mut groups: Vec<Vec<Contribution>> = vec![Vec::new(); count];
-    for (c, &g) in contributions.into_iter().zip(&which) {
-        groups[g as usize].push(c);
+    // The contributions grouped by identity, as positions into one list (a counting
+    // sort): no list per identity to allocate.
+    let mut starts = vec![0u32; count + 1];
+    for &g in &which {
+        starts[g as usize + 1] += 1;
     }
+    for g in 0..count {
+        starts[g + 1] += starts[g];
+    }
+    let mut filled = starts.clone();
+    let mut grouped = vec![0u32; which.len()];
+    for (j, &g) in which.iter().enumerate() {
+        grouped[filled[g as usize] as usize] = j as u32;
+        filled[g as usize] += 1;
+    }
+    drop(filled);
+    let mut slots: Vec<Option<Contribution>> = contributions.into_iter().map(Some).collect();
 
     // What the memo kept is moved out, not copied: it is replaced by this merge.
     let mut old = memo.as_deref_mut().map(|m| std::mem::take(&mut m.by_id));
     let remember = memo.is_some();
-    let mut outcomes: Vec<Outcome> = groups
-        .into_iter()
-        .map(|group| {
+    let mut outcomes: Vec<Outcome> = (0..count)
+        .map(|g| {
+            let members = &grouped[starts[g] as usize..starts[g + 1] as usize];
+            let first = slots[members[0] as usize].as_ref().map(|c| c.id.as_str());
             let kept = old
                 .as_mut()
-                .and_then(|by_id| by_id.remove(group[0].id.as_str()));
+                .zip(first)
+                .and_then(|(by_id, id)| by_id.remove(id));
+            let same = |o: &Outcome| {
+                o.said.len() == members.len()
+                    && o.said
+                        .iter()
+                        .zip(members)
+                        .all(|(s, &j)| slots[j as usize].as_ref().is_some_and(|c| s.is(c)))
+            };
             match kept {
-                Some(o)
-                    if o.said.len() == group.len()
-                        && o.said.iter().zip(&group).all(|(s, c)| s.is(c)) =>
-                {
-                    o
-                }
-                _ => merge_one(group, remember),
+                Some(o) if same(&o) => o,
+                _ => merge_one(
+                    members.iter().filter_map(|&j| slots[j as usize].take()),
+                    remember,
+                ),
             }
         })
         .collect();
     drop(old);
+    drop(slots);
     match memo {
         None => in_list_order(&which, &mut outcomes, Live::Move),
         Some(memo) => {
@@ -133,17 +154,17 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
 }
 
 /// Merges the contributions to one identity, in order.
-fn merge_one(group: Vec<Contribution>, remember: bool) -> Outcome {
-    let said = if remember {
-        group.iter().map(Said::of).collect()
-    } else {
-        Vec::new()
-    };
+fn merge_one(group: impl Iterator<Item = Contribution>, remember: bool) -> Outcome {
+    let mut said = Vec::new();
     let mut live = None;
     let mut deleted = Vec::new();
     let events = group
-        .into_iter()
-        .map(|c| apply(&mut live, &mut deleted, c))
+        .map(|c| {
+            if remember {
+                said.push(Said::of(&c));
+            }
+            apply(&mut live, &mut deleted, c)
+        })
         .collect();
     Outcome {
         said,
@@ -242,7 +263,7 @@ mod tests {
         ]);
         let merged = merge(contributions(&fx), None);
         assert_eq!(ids(&merged), ["y", "x"]);
-        let deleted: Vec<&str> = merged.deleted.iter().map(|c| c.id.as_str()).collect();
+        let deleted: Vec<&str> = merged.deleted.iter().map(|c| c.id.as_ref()).collect();
         // In the order they left: the remove that missed first, then x.
         assert_eq!(deleted, ["gone", "x"]);
     }

@@ -47,11 +47,14 @@ pub struct Step {
 #[derive(Clone, Debug)]
 pub struct Component {
     pub kind: ComponentKind,
-    pub id: String,
+    /// Shared with the list's key and the memos: handing a component on copies no text.
+    pub id: Arc<str>,
     /// Copy-on-write ([`Arc::make_mut`]): a component nothing else touches shares
     /// its fields with the step that created it.
     pub fields: Arc<FieldMap>,
-    pub history: Vec<Step>,
+    /// Shared, copy-on-write: a component handed on unchanged (from the merge memo to
+    /// the composition, from a system to its tiers) shares it.
+    pub history: Arc<Vec<Step>>,
 }
 
 impl Component {
@@ -80,7 +83,7 @@ impl Component {
 pub struct Merged {
     /// Keyed with FxHash: ids are short and looked up once per contribution, which at
     /// 10 000 facets is most of this stage.
-    pub components: IndexMap<String, Component, rustc_hash::FxBuildHasher>,
+    pub components: IndexMap<Arc<str>, Component, rustc_hash::FxBuildHasher>,
     pub deleted: Vec<Component>,
 }
 
@@ -141,38 +144,34 @@ pub(crate) fn apply(
             // Nothing to remove; remembered so `explain` can show it.
             deleted.push(Component {
                 kind: c.kind,
-                id: c.id.clone(),
+                id: Arc::from(c.id.as_str()),
                 fields: Arc::default(),
-                history: vec![step(Effect::Missed, c.fields)],
+                history: Arc::new(vec![step(Effect::Missed, c.fields)]),
             });
             return Event::Left;
         }
         let created = step(Effect::Created, Arc::clone(&c.fields));
         *live = Some(Component {
             kind: c.kind,
-            id: c.id,
+            id: Arc::from(c.id),
             fields: c.fields,
-            history: vec![created],
+            history: Arc::new(vec![created]),
         });
         return Event::Created;
     };
     match c.strategy {
         Strategy::Remove if c.identity_only => {
-            existing
-                .history
-                .push(step(Effect::Deleted, Arc::clone(&c.fields)));
+            Arc::make_mut(&mut existing.history).push(step(Effect::Deleted, Arc::clone(&c.fields)));
             deleted.extend(live.take());
             return Event::Left;
         }
         Strategy::Remove => {
             let removed = remove_fields(existing, &c.fields);
-            existing
-                .history
+            Arc::make_mut(&mut existing.history)
                 .push(step(Effect::Removed(removed), Arc::clone(&c.fields)));
         }
         Strategy::Replace => {
-            existing
-                .history
+            Arc::make_mut(&mut existing.history)
                 .push(step(Effect::Replaced, Arc::clone(&c.fields)));
             existing.kind = c.kind;
             existing.fields = Arc::clone(&c.fields);
@@ -180,9 +179,7 @@ pub(crate) fn apply(
         Strategy::Merge => {
             // The merge copies the overlay's values in; the step keeps what was said.
             merge_fields(existing, (*c.fields).clone());
-            existing
-                .history
-                .push(step(Effect::Merged, Arc::clone(&c.fields)));
+            Arc::make_mut(&mut existing.history).push(step(Effect::Merged, Arc::clone(&c.fields)));
         }
     }
     Event::Changed

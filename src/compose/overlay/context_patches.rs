@@ -167,7 +167,7 @@ pub fn apply(
         // A directory whose files all hold nothing changes nothing, but must still
         // name something.
         if group.patches.is_empty() {
-            let names_something = kustomize.components.contains_key(&group.name)
+            let names_something = kustomize.components.contains_key(group.name.as_str())
                 || locate_tier(flux, &group.name).is_some();
             if !names_something {
                 warnings.push(names_nothing(&patches.dir, &group.name));
@@ -187,7 +187,7 @@ pub fn apply(
                 .map(|((value, _), id)| Tracked::from_value(value, *id))
         };
         let list_origin = ids[0];
-        if let Some(k) = kustomize.components.get_mut(&group.name) {
+        if let Some(k) = kustomize.components.get_mut(group.name.as_str()) {
             let fields = Arc::make_mut(&mut k.fields);
             append(
                 fields
@@ -198,12 +198,12 @@ pub fn apply(
             sort_in_order(ComponentKind::Kustomize, fields);
             // One step per file, so `explain` lists each where it is written.
             for item in items() {
-                k.history.push(step(item, |patches| {
+                Arc::make_mut(&mut k.history).push(step(item, |patches| {
                     FieldMap::from_iter([("patches", patches)])
                 }));
             }
         } else if let Some((system_id, variant)) = locate_tier(flux, &group.name) {
-            let Some(system) = flux.components.get_mut(&system_id) else {
+            let Some(system) = flux.components.get_mut(system_id.as_str()) else {
                 continue;
             };
             let fields = Arc::make_mut(&mut system.fields);
@@ -230,7 +230,7 @@ pub fn apply(
                     .unwrap_or_else(|| Tracked::Leaf(Value::str(""), list_origin))
             });
             for item in items() {
-                system.history.push(step(item, |patches| {
+                Arc::make_mut(&mut system.history).push(step(item, |patches| {
                     tier_said(variant_name.clone(), patches, list_origin)
                 }));
             }
@@ -285,8 +285,8 @@ fn locate_tier(flux: &Merged, name: &str) -> Option<(String, Option<usize>)> {
         .components
         .iter()
         .find(|(id, _)| tier_names::belongs_to(name, id))?;
-    if name == id || name == tier_names::install(id) {
-        return system.get("install").map(|_| (id.clone(), None));
+    if name == &**id || name == tier_names::install(id) {
+        return system.get("install").map(|_| (id.to_string(), None));
     }
     let Some(Tracked::List(variants, _)) = system.get("resources") else {
         return None;
@@ -295,7 +295,7 @@ fn locate_tier(flux: &Merged, name: &str) -> Option<(String, Option<usize>)> {
         let variant = v.get("name").and_then(Tracked::as_str).unwrap_or("");
         tier_names::variant(id, variant) == name
     })?;
-    Some((id.clone(), Some(index)))
+    Some((id.to_string(), Some(index)))
 }
 
 /// What a patch file said to a system, for its history: `install: {patches}` or

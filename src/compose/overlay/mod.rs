@@ -185,7 +185,7 @@ pub fn apply(
         let merged = match entry.kind {
             ComponentKind::Terraform => &mut *targets.terraform,
             _ => {
-                if !targets.kustomize.components.contains_key(&entry.id) {
+                if !targets.kustomize.components.contains_key(entry.id.as_str()) {
                     if let Some(system) = targets
                         .flux
                         .components
@@ -455,7 +455,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
         ..
     } = entry;
     let said = Arc::new(overlay.clone());
-    let Some(existing) = merged.components.get_mut(&id) else {
+    let Some(existing) = merged.components.get_mut(id.as_str()) else {
         let created = Step {
             origin,
             strategy: Strategy::Merge,
@@ -465,13 +465,14 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
         };
         let mut fields = overlay;
         crate::compose::shared::fields::sort_in_order(kind, &mut fields);
+        let id: Arc<str> = Arc::from(id);
         merged.components.insert(
-            id.clone(),
+            Arc::clone(&id),
             Component {
                 kind,
                 id,
                 fields: Arc::new(fields),
-                history: vec![created],
+                history: Arc::new(vec![created]),
             },
         );
         return;
@@ -519,7 +520,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
     }
     // Fields no declared strategy governs merge exactly as a facet's `merge` would.
     merge::merge_fields(existing, rest);
-    existing.history.push(Step {
+    Arc::make_mut(&mut existing.history).push(Step {
         origin,
         strategy: Strategy::Merge,
         effect: Effect::Merged,

@@ -17,25 +17,28 @@ pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 /// S9 clean-up, applied once after merging: `""` items dropped from inputs, name
 /// lists and substitutions; empty `dependsOn` dropped.
 pub fn clean(merged: &mut Merged) {
-    for component in merged.components.values_mut() {
-        let kind = component.kind;
-        let cleaned = |name: &str| field_for(kind, name).is_some_and(|f| f.cleaned);
-        // Fields are shared with the step that set them (copy-on-write): only a
-        // component that actually changes gets its own copy.
-        if component
-            .fields
-            .iter()
-            .any(|(name, value)| cleaned(name) && value.has_empty_strings())
-        {
-            for (name, value) in Arc::make_mut(&mut component.fields).iter_mut() {
-                if cleaned(name) {
-                    value.drop_empty_strings();
-                }
+    merged.components.values_mut().for_each(clean_component);
+}
+
+/// [`clean`] for one component: a function of its kind and fields alone.
+pub fn clean_component(component: &mut Component) {
+    let kind = component.kind;
+    let cleaned = |name: &str| field_for(kind, name).is_some_and(|f| f.cleaned);
+    // Fields are shared with the step that set them (copy-on-write): only a
+    // component that actually changes gets its own copy.
+    if component
+        .fields
+        .iter()
+        .any(|(name, value)| cleaned(name) && value.has_empty_strings())
+    {
+        for (name, value) in Arc::make_mut(&mut component.fields).iter_mut() {
+            if cleaned(name) {
+                value.drop_empty_strings();
             }
         }
-        if matches!(component.get("dependsOn"), Some(Tracked::List(items, _)) if items.is_empty()) {
-            Arc::make_mut(&mut component.fields).shift_remove("dependsOn");
-        }
+    }
+    if matches!(component.get("dependsOn"), Some(Tracked::List(items, _)) if items.is_empty()) {
+        Arc::make_mut(&mut component.fields).shift_remove("dependsOn");
     }
 }
 

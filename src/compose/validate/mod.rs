@@ -19,6 +19,7 @@ use crate::compose::shared::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
 
 /// What validation found: errors, and apart from them the dependency cycle (if any),
 /// which `bpc graph` may keep in order to draw it.
@@ -32,15 +33,16 @@ pub struct Findings {
 /// stage 8 puts them in dependency order: terraform components, and the Flux
 /// Kustomizations (plain ones, then each system's tiers).
 pub struct Written {
-    terraform: Vec<String>,
-    kustomizations: Vec<String>,
+    terraform: Vec<Arc<str>>,
+    kustomizations: Vec<Arc<str>>,
 }
 
 impl Written {
     pub fn of(lists: &Lists) -> Written {
-        let mut kustomizations: Vec<String> = lists.kustomize.components.keys().cloned().collect();
+        let mut kustomizations: Vec<Arc<str>> =
+            lists.kustomize.components.keys().cloned().collect();
         for system in lists.flux.components.values() {
-            kustomizations.extend(Tiers::of(system).all().cloned());
+            kustomizations.extend(Tiers::of(system).all().map(|t| Arc::from(t.as_str())));
         }
         Written {
             terraform: lists.terraform.components.keys().cloned().collect(),
@@ -50,13 +52,13 @@ impl Written {
 
     /// The components of `merged` in written order; any written later (none today)
     /// follow in `merged`'s order.
-    fn arrange<'a>(order: &[String], merged: &'a Merged) -> Vec<&'a Component> {
+    fn arrange<'a>(order: &[Arc<str>], merged: &'a Merged) -> Vec<&'a Component> {
         let mut seen: FxHashSet<&str> =
             FxHashSet::with_capacity_and_hasher(merged.components.len(), Default::default());
         let mut out = Vec::with_capacity(merged.components.len());
         for id in order {
             if let Some((key, c)) = merged.components.get_key_value(id) {
-                if seen.insert(key.as_str()) {
+                if seen.insert(key.as_ref()) {
                     out.push(c);
                 }
             }
@@ -66,7 +68,7 @@ impl Written {
                 merged
                     .components
                     .values()
-                    .filter(|c| !seen.contains(c.id.as_str())),
+                    .filter(|c| !seen.contains(c.id.as_ref())),
             );
         }
         out
@@ -199,7 +201,7 @@ fn validate(
             let tiers: Vec<String> = listed
                 .order
                 .iter()
-                .map(|c| c.id.as_str())
+                .map(|c| c.id.as_ref())
                 .filter(|id| *id != name && tier_names::belongs_to(id, name))
                 .map(|id| format!("`{id}`"))
                 .collect();
@@ -211,7 +213,7 @@ fn validate(
                     ))
                     .with_help(format!("depend on one of its tiers: {}", tiers.join(", ")));
             } else if excluded.is_empty() {
-                if let Some(hint) = closest(name, listed.order.iter().map(|c| c.id.as_str())) {
+                if let Some(hint) = closest(name, listed.order.iter().map(|c| c.id.as_ref())) {
                     d = d.with_help(format!("did you mean `{hint}`?"));
                 } else {
                     d = d.with_note(format!("no facet defines a {} named `{name}`", kind.noun()));
@@ -244,7 +246,7 @@ fn validate(
         }
     }
     let cycle = find_cycle(&listed.order).map(|cycle| {
-        let first = &listed.merged.components[&cycle[0]];
+        let first = &listed.merged.components[cycle[0].as_str()];
         let span = first
             .get("dependsOn")
             .map(|t| origins.get(t.origin()).span)
@@ -280,7 +282,7 @@ fn path_names(kind: ComponentKind, order: &[&Component], origins: &Origins) -> V
             if text.is_empty() && *field == "name" {
                 continue;
             }
-            checked |= text == component.id;
+            checked |= text == &*component.id;
             if let Some(why) = crate::files::relative_path::unsafe_reason(text) {
                 let span = origins.get(tracked.origin()).span;
                 errors.push(
@@ -332,7 +334,7 @@ fn find_cycle(order: &[&Component]) -> Option<Vec<String>> {
         Open,
         Done,
     }
-    let ids: Vec<&str> = order.iter().map(|c| c.id.as_str()).collect();
+    let ids: Vec<&str> = order.iter().map(|c| c.id.as_ref()).collect();
     let index: FxHashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
     let deps: Vec<Vec<usize>> = order
         .iter()

@@ -25,7 +25,7 @@ struct Clean {
 
 /// One component as validation reads it.
 struct Shape {
-    id: String,
+    id: Arc<str>,
     name: Option<Arc<str>>,
     path: Option<Arc<str>>,
     /// `dependsOn`, each item's text (`None` for an item that is no string).
