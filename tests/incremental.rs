@@ -48,6 +48,10 @@ enum When {
 struct Block {
     name: usize,
     entries: Vec<(usize, Val)>,
+    /// `when: bB.kK == 'vN'`: the block counts only then.
+    when: Option<(usize, usize, u8)>,
+    /// `requires: [{paths: [bB.kK]}]`: unmet where nothing sets that key.
+    requires: Option<(usize, usize)>,
 }
 
 #[derive(Clone, Debug)]
@@ -97,8 +101,19 @@ fn when() -> impl Strategy<Value = When> {
 }
 
 fn facet(id: usize) -> impl Strategy<Value = Facet> {
-    let block = (0..BLOCKS, prop::collection::vec((0..KEYS, val()), 1..3))
-        .prop_map(|(name, entries)| Block { name, entries });
+    let reference = (0..BLOCKS, 0..KEYS);
+    let block = (
+        0..BLOCKS,
+        prop::collection::vec((0..KEYS, val()), 1..3),
+        prop::option::weighted(0.15, (0..BLOCKS, 0..KEYS, 0u8..4)),
+        prop::option::weighted(0.05, reference),
+    )
+        .prop_map(|(name, entries, when, requires)| Block {
+            name,
+            entries,
+            when,
+            requires,
+        });
     let component =
         (0..COMPONENTS, 0usize..10, val()).prop_map(|(name, strategy, input)| Component {
             name,
@@ -162,6 +177,14 @@ fn yaml(f: &Facet) -> String {
         out.push_str("config:\n");
         for b in &f.blocks {
             out.push_str(&format!("  - name: b{}\n", b.name));
+            if let Some((w, k, v)) = b.when {
+                out.push_str(&format!("    when: \"(b{w}.k{k} ?? '') == 'v{v}'\"\n"));
+            }
+            if let Some((r, k)) = b.requires {
+                out.push_str(&format!(
+                    "    requires:\n      - paths: [b{r}.k{k}]\n        message: set b{r}.k{k}\n"
+                ));
+            }
             let mut seen = Vec::new();
             for (k, v) in &b.entries {
                 if seen.contains(k) {
@@ -468,6 +491,8 @@ fn five_facets() -> Vec<Facet> {
             blocks: vec![Block {
                 name: id % BLOCKS,
                 entries: vec![(id % KEYS, Val::Lit(1))],
+                when: None,
+                requires: None,
             }],
             components: vec![Component {
                 name: id % COMPONENTS,
@@ -525,6 +550,135 @@ fn engine_over(facets: &[Facet]) -> (tempfile::TempDir, Recomposer) {
     let mut options = Options::at(root);
     options.locate.context = Some("local".into());
     (dir, Recomposer::new(options))
+}
+
+/// A config block whose value no edit reached keeps it, but its requirements are
+/// checked again: a requirement the edit of another facet left unmet fails the
+/// composition, and a block its `when` leaves out still requires nothing (that one
+/// only guards against a needless error: an error sends the memo cold).
+#[test]
+fn requirements_of_an_unchanged_block_are_checked_again() {
+    let block = |name, key, value, when, requires| Block {
+        name,
+        entries: vec![(key, Val::Lit(value))],
+        when,
+        requires,
+    };
+    let facet = |id, blocks| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks,
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Lit(1),
+        }],
+    };
+    // b0 requires b1.k0, which facet 1 sets until its key is renamed.
+    let unmet = vec![
+        facet(0, vec![block(0, 0, 1, None, Some((1, 0)))]),
+        facet(1, vec![block(1, 0, 2, None, None)]),
+    ];
+    run(unmet, vec![Edit::RenameKey(1, 0, 0, 1)]).expect("the same as a cold composition");
+    // b0 would require the unset b1.k0, but its `when` (b2.k0 == 'v3') is false.
+    let excluded = vec![
+        facet(0, vec![block(0, 0, 1, Some((2, 0, 3)), Some((1, 0)))]),
+        facet(1, vec![block(1, 1, 2, None, None)]),
+    ];
+    run(excluded, vec![Edit::SetValue(1, 0, 0, Val::Lit(3))])
+        .expect("the same as a cold composition");
+}
+
+/// Activation is remembered only while no `when` reads a config block: a facet
+/// whose `when` reads a block another facet's edit changes, a `when` edited to read
+/// a block, and a block name that appears under a `when` that read it as a context
+/// value all switch facets as a cold composition does.
+#[test]
+fn whens_that_read_config_blocks_activate_as_cold() {
+    let writer = |id, key, value| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks: vec![Block {
+            name: 0,
+            entries: vec![(key, Val::Lit(value))],
+            when: None,
+            requires: None,
+        }],
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Lit(1),
+        }],
+    };
+    let reader = |id, when| Facet {
+        id,
+        nested: false,
+        when,
+        blocks: Vec::new(),
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Lit(2),
+        }],
+    };
+    // Facet 1 applies once facet 0 sets b0.k0 to v2.
+    let edited = vec![writer(0, 0, 1), reader(1, When::Reads(0, 0, 2))];
+    run(edited, vec![Edit::SetValue(0, 0, 0, Val::Lit(2))]).expect("as cold");
+    // Facet 1's `when` is edited to read b0.k0, which facet 0 sets to v1.
+    let flipped = vec![writer(0, 0, 1), reader(1, When::Lit(true))];
+    run(flipped, vec![Edit::FlipWhen(1, When::Reads(0, 0, 1))]).expect("as cold");
+    // b0 is no block name until facet 3 is added.
+    let added = vec![reader(1, When::Reads(0, 0, 2)), reader(2, When::None)];
+    let mut new = writer(3, 0, 2);
+    new.id = 103;
+    run(added, vec![Edit::Add(new)]).expect("as cold");
+}
+
+/// Early cutoff: a facet that reads one key of a block another facet's edit changed
+/// is replayed while that key reads the same, and collected again once it does not;
+/// a block whose value stays while a `when` of it flips keeps no stale log.
+#[test]
+fn what_a_facet_or_a_block_saw_decides_whether_it_is_replayed() {
+    let block = |name, entries: Vec<(usize, u8)>, when| Block {
+        name,
+        entries: entries.into_iter().map(|(k, v)| (k, Val::Lit(v))).collect(),
+        when,
+        requires: None,
+    };
+    let facet = |id, blocks, input| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks,
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input,
+        }],
+    };
+    // Facet 1 reads b0.k0; facet 0 edits b0.k1, then b0.k0.
+    let keys = vec![
+        facet(0, vec![block(0, vec![(0, 1), (1, 1)], None)], Val::Lit(1)),
+        facet(1, Vec::new(), Val::Ref(0, 0)),
+    ];
+    let edits = vec![
+        Edit::SetValue(0, 0, 1, Val::Lit(2)),
+        Edit::SetValue(0, 0, 0, Val::Lit(3)),
+    ];
+    run(keys, edits).expect("as cold");
+    // b1 is {k0: v2} whether or not facet 1's block counts (b0.k0 == 'v1').
+    let log = vec![
+        facet(0, vec![block(0, vec![(0, 1)], None)], Val::Lit(1)),
+        facet(
+            1,
+            vec![block(1, vec![(0, 2)], Some((0, 0, 1)))],
+            Val::Lit(1),
+        ),
+        facet(2, vec![block(1, vec![(0, 2)], None)], Val::Ref(1, 0)),
+    ];
+    run(log, vec![Edit::SetValue(0, 0, 0, Val::Lit(3))]).expect("as cold");
 }
 
 /// Told which files changed, the engine reads those only: a file changed without

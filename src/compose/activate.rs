@@ -85,6 +85,22 @@ pub fn activate(
     template: &Template,
     context: &Arc<Map>,
 ) -> Result<Activated, Vec<Diagnostic>> {
+    let all: Vec<usize> = (0..template.facets.len()).collect();
+    let index = Rc::new(BlockIndex::new(template, &all));
+    activate_over(with, template, context, index).map(|(activated, _)| activated)
+}
+
+/// [`activate`] with a block index over every facet of `template`, built by the
+/// caller (the incremental collection shares it, see `collect::memo`). Also says,
+/// per facet, whether its `when` read a config block name of the index or the whole
+/// scope in any round (a `when` that read neither does not depend on which facets are
+/// active).
+pub(crate) fn activate_over<'t>(
+    with: &Expressions<'t>,
+    template: &'t Template,
+    context: &Arc<Map>,
+    index: Rc<BlockIndex<'t>>,
+) -> Result<(Activated, Vec<bool>), Vec<Diagnostic>> {
     // Templates whose `when`s read no config block settle in the first round.
     let reads_config = template.facets.iter().any(|f| f.when.is_some())
         && template.facets.iter().any(|f| !f.config.is_empty());
@@ -94,7 +110,7 @@ pub fn activate(
     // the same answer. With the block index built once, a chain of facets each
     // switched on by the previous one costs about linear time instead of quadratic.
     let all: Vec<usize> = (0..template.facets.len()).collect();
-    let index = Rc::new(BlockIndex::new(template, &all));
+    let mut reads_blocks = vec![false; template.facets.len()];
     let block_names: Vec<Vec<&str>> = template
         .facets
         .iter()
@@ -125,26 +141,15 @@ pub fn activate(
             Some(names) => readers.of(names),
         };
         for i in stale {
-            let facet = &template.facets[i];
-            let Some(cond) = &facet.when else {
+            let Some((result, read)) = evaluate_when(with, &resolver, i) else {
                 if !active[i] {
                     changes.push((i, true));
                 }
                 outcome[i] = Activation::Always;
                 continue;
             };
-            let host = resolver.host_for(i);
-            let context = || format!("in the `when` of facet `{}`", facet.name);
-            resolver.record();
-            let result = eval_condition(
-                with.engine,
-                cond,
-                &resolver,
-                &host,
-                &template.files,
-                &context,
-            );
-            readers.note(i, resolver.recorded());
+            reads_blocks[i] |= read.all || read.names.iter().any(|n| index.contains(n));
+            readers.note(i, read);
             let on = result.unwrap_or_else(|d| {
                 errors.push(d);
                 false
@@ -170,15 +175,61 @@ pub fn activate(
             names.extend(block_names[i].iter().copied());
         }
         if settled || !reads_config {
-            return Ok(Activated {
+            let activated = Activated {
                 active: indices(&active),
                 outcome,
-            });
+            };
+            return Ok((activated, reads_blocks));
         }
         last_changes = changes.iter().map(|&(i, _)| i).collect();
         changed = Some(names);
     }
     Err(vec![unsettled(template, last_changes, limit)])
+}
+
+/// Facet `i`'s `when` evaluated by `resolver`, with what it read; `None` for a facet
+/// without one.
+fn evaluate_when(
+    with: &Expressions<'_>,
+    resolver: &Resolver<'_>,
+    i: usize,
+) -> Option<(Result<bool, Diagnostic>, Reads)> {
+    let template = resolver.template;
+    let facet = &template.facets[i];
+    let cond = facet.when.as_ref()?;
+    let host = resolver.host_for(i);
+    let context = || format!("in the `when` of facet `{}`", facet.name);
+    resolver.record();
+    let result = eval_condition(
+        with.engine,
+        cond,
+        resolver,
+        &host,
+        &template.files,
+        &context,
+    );
+    Some((result, resolver.recorded()))
+}
+
+/// What facet `i`'s `when` gives in the first round of activation (no facet
+/// active yet: `resolver` is over an index of every facet with none marked active),
+/// and whether it read a config block name or the whole scope.
+pub(crate) fn first_round(
+    with: &Expressions<'_>,
+    resolver: &Resolver<'_>,
+    i: usize,
+) -> Result<(Activation, bool), Diagnostic> {
+    let Some((result, read)) = evaluate_when(with, resolver, i) else {
+        return Ok((Activation::Always, false));
+    };
+    let on = result?;
+    let reads_blocks = read.all || read.names.iter().any(|n| resolver.has_block_name(n));
+    let outcome = if on {
+        Activation::Active
+    } else {
+        Activation::Inactive
+    };
+    Ok((outcome, reads_blocks))
 }
 
 /// Activation did not settle: the error names the facets whose activation changed

@@ -143,6 +143,8 @@ pub struct Resolver<'t> {
     included: RefCell<HashSet<(usize, usize)>>,
     /// Whether a context value or a block's value wins at the same path.
     pub precedence: Precedence,
+    /// While observing, the lookups expressions made (see [`Resolver::observe`]).
+    observed: RefCell<Option<Observations>>,
 }
 
 impl<'t> Resolver<'t> {
@@ -186,6 +188,7 @@ impl<'t> Resolver<'t> {
             open: RefCell::new(HashSet::new()),
             log: RefCell::new(Vec::new()),
             included: RefCell::new(HashSet::new()),
+            observed: RefCell::new(None),
             precedence: with.precedence,
         }
     }
@@ -244,6 +247,11 @@ impl<'t> Resolver<'t> {
         (!counted.is_empty()).then_some(counted)
     }
 
+    /// Whether a block of the index (of an active facet or not) has this name.
+    pub fn has_block_name(&self, name: &str) -> bool {
+        self.blocks.contains(name)
+    }
+
     /// Whether a block of an active facet has this name.
     pub fn has_block(&self, name: &str) -> bool {
         match (&self.active, self.blocks.by_name.get(name)) {
@@ -300,9 +308,25 @@ impl<'t> BlockIndex<'t> {
         contributions.sort_by_key(|(o, f, p, _)| (*o, *f, *p));
         let mut by_name: IndexMap<String, Vec<BlockContribution<'t>>> = IndexMap::new();
         for (_, _, _, c) in contributions {
-            by_name.entry(c.block.name.clone()).or_default().push(c);
+            // A name is copied once, not once per block of that name.
+            match by_name.get_mut(c.block.name.as_str()) {
+                Some(list) => list.push(c),
+                None => {
+                    by_name.insert(c.block.name.clone(), vec![c]);
+                }
+            }
         }
         BlockIndex { by_name }
+    }
+
+    /// Whether a block of the index's facets has this name.
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// Every block name of the index's facets.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.keys().map(String::as_str)
     }
 }
 
@@ -583,6 +607,22 @@ impl<'t> Resolver<'t> {
         self.log.borrow().clone()
     }
 
+    /// What the whole scope ([`Resolver::materialize_all`]) holds at block `name`,
+    /// evaluated at the top level (outside any expression): the block's value over
+    /// the context value, or the context value alone where no included block defines
+    /// it.
+    pub fn scope_value(&self, name: &str) -> Result<Option<Value>, Diagnostic> {
+        let under = self.context.get(name);
+        match self.merged(name)? {
+            Some(raw) => {
+                let key: Arc<str> = Arc::from(name);
+                let v = self.materialize(&mut vec![key], &raw, under)?;
+                Ok(Some(v))
+            }
+            None => Ok(under.cloned()),
+        }
+    }
+
     /// The whole scope as a map: context values with every block's value over them.
     pub fn materialize_all(&self) -> Result<Map, Diagnostic> {
         let mut map = (*self.context).clone();
@@ -615,18 +655,11 @@ fn context_at(context: &Map, path: &[&str]) -> Option<Value> {
 
 impl Scope for Resolver<'_> {
     fn lookup(&self, path: &[&str]) -> Result<Option<(Value, usize)>, ExprError> {
-        let Some(root) = path.first() else {
-            return Ok(None);
-        };
-        // Recorded whether or not a block has the name now: one may appear later.
-        self.note_read(root);
-        if !self.has_block(root) || self.reads_underneath(path) {
-            return Ok(self.context_lookup(root));
+        let found = self.look_up(path);
+        if self.tracking {
+            self.note_observed(path, &found);
         }
-        match self.merged(root).map_err(nest)? {
-            None => Ok(self.context_lookup(root)),
-            Some(raw) => self.lookup_config(path, &raw).map_err(nest),
-        }
+        found
     }
 
     fn all(&self) -> Result<Value, ExprError> {
@@ -644,6 +677,84 @@ impl Scope for Resolver<'_> {
         match self.context.get(root) {
             Some(v) => Peek::Value(v),
             None => Peek::Undefined,
+        }
+    }
+}
+
+/// A lookup of a path under a config block name that an expression made itself (not
+/// one made while a config value or a block's `when` was computed for it), and what
+/// it found.
+#[derive(Clone, Debug)]
+pub struct Observed {
+    pub path: Box<[Arc<str>]>,
+    pub found: Option<(Value, usize)>,
+}
+
+/// The lookups under block names that expressions made while observing (see
+/// [`Resolver::observe`]), each path once.
+#[derive(Clone, Debug, Default)]
+pub struct Observations {
+    pub lookups: Vec<Observed>,
+    /// A lookup failed (its error is not kept).
+    pub failed: bool,
+}
+
+impl Resolver<'_> {
+    /// Starts keeping the lookups under block names that expressions make
+    /// themselves, with what each found (only where reads are recorded): what an
+    /// evaluation saw of the config blocks, to tell later whether it would see the
+    /// same (see `collect::memo`).
+    pub fn observe(&self) {
+        if self.tracking {
+            *self.observed.borrow_mut() = Some(Observations::default());
+        }
+    }
+
+    /// Stops observing and returns what was seen since [`Resolver::observe`].
+    pub fn observed(&self) -> Observations {
+        self.observed.borrow_mut().take().unwrap_or_default()
+    }
+
+    fn note_observed(&self, path: &[&str], found: &Result<Option<(Value, usize)>, ExprError>) {
+        let Some(root) = path.first() else {
+            return;
+        };
+        // Only an expression's own lookups: none of a config value or `when` computed
+        // for it (those are on the stack), and none of a context value alone.
+        if !self.stack.borrow().is_empty() || !self.blocks.contains(root) {
+            return;
+        }
+        let mut observed = self.observed.borrow_mut();
+        let Some(observed) = observed.as_mut() else {
+            return;
+        };
+        let Ok(found) = found else {
+            observed.failed = true;
+            return;
+        };
+        let same = |o: &&Observed| {
+            o.path.len() == path.len() && o.path.iter().zip(path).all(|(a, b)| &**a == *b)
+        };
+        if !observed.lookups.iter().any(|o| same(&o)) {
+            observed.lookups.push(Observed {
+                path: path.iter().map(|k| Arc::from(*k)).collect(),
+                found: found.clone(),
+            });
+        }
+    }
+
+    fn look_up(&self, path: &[&str]) -> Result<Option<(Value, usize)>, ExprError> {
+        let Some(root) = path.first() else {
+            return Ok(None);
+        };
+        // Recorded whether or not a block has the name now: one may appear later.
+        self.note_read(root);
+        if !self.has_block(root) || self.reads_underneath(path) {
+            return Ok(self.context_lookup(root));
+        }
+        match self.merged(root).map_err(nest)? {
+            None => Ok(self.context_lookup(root)),
+            Some(raw) => self.lookup_config(path, &raw).map_err(nest),
         }
     }
 }

@@ -353,16 +353,7 @@ fn remember_template(
     let with = inputs.expressions();
     let context = scope::for_template(&inputs.values(), unit.schema(), unit.visible.as_ref());
     let context = context.ok()?;
-    let activation = activate::activate(&with, unit.template, &context).ok()?;
-    memo::part(
-        &with,
-        unit.id,
-        unit.template,
-        activation,
-        context,
-        memo,
-        origins,
-    )
+    memo::part(&with, unit.id, unit.template, context, memo, origins)
 }
 
 /// The tree path [`with_scope`] evaluates at: a file at the template root, so `file()`

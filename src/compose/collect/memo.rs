@@ -1,14 +1,15 @@
 //! Incremental composition (issue 25): what the activate → config → collect stages
-//! found for one composition, kept for the next, so that after an edit only the
-//! facets whose inputs changed are collected again.
+//! found for one composition, kept for the next, so that after an edit only what the
+//! edit reached is evaluated again.
 //!
 //! The rule is Salsa's: a facet's contributions are a function of the facet (its
 //! parsed content, shared as one `Arc` while its file's text is unchanged), of
 //! whether it is active, and of the values of the top-level names its expressions
 //! read — directly, or through the config values and block `when`s they read, which
 //! the [`Resolver`] records. If none of these changed, collecting it again would
-//! give the same contributions, exclusions and origins, so they are replayed. What
-//! "changed" means for a name:
+//! give the same contributions, exclusions and origins, so they are replayed (an
+//! inactive facet's exclusions read nothing: unchanged and still inactive, it is
+//! replayed too). What "changed" means for a name:
 //!
 //! * the context values or the environment and Terraform outputs changed: every name;
 //! * a config block name may have changed when a facet contributing to it was
@@ -21,6 +22,26 @@
 //! * a block name that no facet of the previous template had is read without being
 //!   recorded (it was a plain context value then): nothing is reused.
 //!
+//! A facet that read a changed name is still replayed if what it saw did not change
+//! (early cutoff): every lookup its expressions made themselves under a changed name
+//! (`cfg.key`, not the whole block) finds what it found last time, compared as
+//! identical values. So editing one key of a block many facets read collects again
+//! only the facets that read that key.
+//!
+//! A config block name that may not have changed (its contributions are the same,
+//! and it read no name that changed) keeps its value in the scope, what it read and
+//! its records in the block log — where every facet is where it was (the log names
+//! facets by index); requirements are checked again every time, a kept block's
+//! `when` answered from its log.
+//!
+//! Activation is a fixed point (S5), so it is kept only in the simple case: when no
+//! facet's `when` read a config block name (nor the whole scope), it settled in its
+//! first round, each `when` a function of its facet and the context values alone. An
+//! unchanged facet then keeps its outcome and only the others' `when`s are evaluated,
+//! as long as none of them reads a block name either and the template has no block
+//! name the last one lacked; otherwise activation runs whole, over the block index
+//! collection uses too (built once).
+//!
 //! A replayed facet keeps its origin ids: the next composition's origin table goes on
 //! from this one's (shared in chunks, copy-on-write), and only the facets collected
 //! again add origins to it; a table that has grown to twice its fresh length is
@@ -29,21 +50,23 @@
 //! reach from their own memos (`merge::identities`, `validate::unchanged`,
 //! `assemble::component_values`).
 //!
-//! Activation and the finishing of the lists run whole every time. Any
-//! error on the way (a failing expression, a cycle, the output budget) composes cold
-//! instead, so a failure reads exactly as a cold composition's; this memo is only
-//! ever updated by a composition that succeeded up to merging.
+//! Sorting the contributions into application order, finding and checking the
+//! requirements, and the facets' blueprint-wide outputs and messages run whole every
+//! time (each one pass). Any error on the way (a failing expression, a cycle, the
+//! output budget, an unmet requirement) composes cold instead, so a failure reads
+//! exactly as a cold composition's; this memo is only ever updated by a composition
+//! that succeeded up to merging.
 
-use super::part::{requirement_owners, Pieces};
+use super::part::{owners_with, Pieces};
 use super::Part;
 use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
-use crate::compose::activate::{Activated, Activation};
-use crate::compose::config::{block_order, canonical_log, BlockIndex, Resolver};
+use crate::compose::activate::{self, Activated, Activation};
+use crate::compose::config::{block_order, BlockIndex, BlockRecord, Observations, Resolver};
 use crate::compose::shared::inputs::Expressions;
 use crate::compose::shared::origin::{Contributor, OriginId, Origins};
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::host::TerraformOutputs;
-use crate::expr::{Map, Scope};
+use crate::expr::{Map, Scope, Value};
 use crate::template::{Facet, Template, TemplateId};
 use crate::value::Equality;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -64,9 +87,10 @@ pub struct Memo {
 /// How much of the last composition came from the memo.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Reuse {
-    /// Active facets whose contributions were replayed.
+    /// Facets whose contributions (or, inactive, exclusions) were replayed.
     pub replayed: usize,
-    /// Facets collected (again): changed, reading a changed name, or inactive.
+    /// Facets collected (again): changed, reading a changed name, reading files or
+    /// the environment, or switched on or off.
     pub collected: usize,
     /// The composition ran cold (first run, an error, or inputs the memo cannot use).
     pub cold: bool,
@@ -76,19 +100,20 @@ struct State {
     context: Arc<Map>,
     /// The environment and Terraform outputs as text: any change invalidates all.
     fingerprint: String,
-    /// Per facet path: the facet, whether it was active and whether it reads files
-    /// or the environment (see [`reads_outside`]; found once per parsed facet).
-    facets: FxHashMap<String, (Arc<Facet>, bool, bool)>,
-    /// Every config block name of the template, of active facets or not.
+    /// Per facet of the template, in processing order.
+    slots: Vec<Slot>,
+    /// Every config block name of the template, of active facets or not: the names
+    /// whose reads the resolver recorded.
     names: FxHashSet<String>,
+    /// No facet's `when` read a config block name or the whole scope: activation
+    /// settled in its first round, each `when` read only context values.
+    single_round: bool,
+    /// Per config block name of the active facets, what the composition found.
+    blocks: FxHashMap<String, Block>,
     /// For each name, the blocks whose value read it.
     readers: Readers,
     /// Blocks whose value read the whole scope: changed whenever anything is.
     whole_scope: Vec<String>,
-    /// The value of each block name of the active facets, as an expression read it.
-    values: FxHashMap<String, Option<crate::expr::Value>>,
-    /// Active facets collected without error, by path.
-    entries: FxHashMap<String, Entry>,
     /// The origin table as collection left it: the entries' origin ids are ids in it.
     /// The next composition goes on from it, so a replayed facet keeps its ids.
     origins: Origins,
@@ -98,19 +123,48 @@ struct State {
     fresh_len: usize,
 }
 
-/// One active facet's collection.
-struct Entry {
+/// One facet as the last composition saw it.
+struct Slot {
+    /// Its parsed content: the same `Arc` while its file's text is unchanged.
     facet: Arc<Facet>,
+    /// What its `when` gave.
+    outcome: Activation,
+    active: bool,
+    /// Whether it reads files or the environment (see [`reads_outside`]; found once
+    /// per parsed facet).
+    volatile: bool,
+    /// Its collection, where it can be replayed: an inactive facet's, and an active
+    /// one's collected without error, reading neither files, the environment nor the
+    /// whole scope.
+    entry: Option<Entry>,
+}
+
+/// One facet's collection.
+struct Entry {
     /// The facet's index in processing order when it was collected: its origins and
     /// exclusions name the facet by it.
     index: usize,
     reads: HashSet<String>,
+    /// Its expressions' own lookups under block names, with what they found.
+    observed: Observations,
     /// Sharing their fields with the composition's contributions.
     contributions: Vec<Contribution>,
     exclusions: Vec<Exclusion>,
     /// Its origins: these ids of the state's table, one after another.
     origins: Range<u32>,
     spent: usize,
+}
+
+/// One config block name of the active facets, as the composition found it.
+struct Block {
+    /// What the whole scope holds at the name ([`Resolver::scope_value`]).
+    value: Option<Value>,
+    /// The names its value read, itself left out.
+    reads: Vec<String>,
+    /// Whether its value read the whole scope.
+    all: bool,
+    /// Its contributions' records in the block log, in application order.
+    log: Vec<BlockRecord>,
 }
 
 impl Memo {
@@ -142,54 +196,62 @@ pub fn usable(template: &Template, terraform: &TerraformOutputs) -> bool {
         )
 }
 
-/// Stage 5 with the memo, for a template activated by stages 2–3: its part as
-/// [`super::part`] collects it, facets whose inputs did not change replayed, and
-/// this composition kept in `memo` for the next. `None` where a cold composition
-/// must decide (the memo is then left for the caller to clear).
+/// Stages 3–5 with the memo, for a template whose context values stage 2 found:
+/// its facets activated, and its part as [`super::part`] collects it, facets whose
+/// inputs did not change replayed; this composition is kept in `memo` for the next.
+/// `None` where a cold composition must decide (the memo is then left for the caller
+/// to clear).
 pub fn part(
     with: &Expressions<'_>,
     id: TemplateId,
     template: &Template,
-    activation: Activated,
     context: Arc<Map>,
     memo: &mut Memo,
     origins: &mut Origins,
 ) -> Option<Part> {
     let fingerprint = format!("{:?}\n{:?}", with.environment, with.terraform);
+    let mut old = memo.state.take();
+    let prior = old.as_ref().map(|s| s.align(template));
+    let volatile = volatile(template, old.as_ref().zip(prior.as_ref()));
+    let same_inputs = old
+        .as_ref()
+        .is_some_and(|s| s.same_inputs(&context, &fingerprint));
+    // One index over every facet's blocks, for activation and collection alike, so
+    // that every block name read goes through the resolver (and is recorded), active
+    // or not.
+    let all: Vec<usize> = (0..template.facets.len()).collect();
+    let index = Rc::new(BlockIndex::new(template, &all));
+    let names: FxHashSet<String> = index.names().map(str::to_string).collect();
+    let last = old.as_ref().zip(prior.as_ref()).filter(|_| same_inputs);
+    let (activation, when_reads) =
+        activate(with, template, &context, &index, &names, last, &volatile)?;
     let active: Vec<bool> = activation
         .outcome
         .iter()
         .map(|o| *o != Activation::Inactive)
         .collect();
-    let mut old = memo.state.take();
     let went_on = go_on(old.as_ref(), origins);
     let afresh = went_on.is_none();
-    let volatile = volatile(template, old.as_ref());
-    let resolver = over_every_block(with, template, &context, &active);
-    let changed = old.as_ref().and_then(|s| {
-        s.changed(
-            template,
-            &context,
-            &fingerprint,
-            &active,
-            &volatile,
-            &resolver,
-        )
-    });
+    let resolver = Resolver::over(
+        with,
+        template,
+        context.clone(),
+        index,
+        Some(Rc::new(active.clone())),
+    );
+    let changes = last.and_then(|(s, p)| s.changed(template, p, &active, &volatile, &resolver));
+    let changed = changes.as_ref().map(|c| &c.changed);
     origins.begin(id);
     let run = Run {
         id,
         template,
         resolver: &resolver,
         activation: &activation,
-        memoisable: active
-            .iter()
-            .zip(&volatile)
-            .map(|(a, v)| *a && !v)
-            .collect(),
+        active: &active,
+        volatile: &volatile,
     };
-    let (collected, entries, reuse) = run.collect(changed.as_ref(), old.as_mut(), afresh, origins);
-    drop(old);
+    let (collected, slots, reuse) =
+        run.collect(changed, old.as_mut(), prior.as_ref(), afresh, origins);
     let fresh_len = went_on.unwrap_or(origins.len());
     if !collected.errors.is_empty() || collected.spent > with.limits.output_bytes {
         return None;
@@ -198,37 +260,27 @@ pub fn part(
     let mut contributions = collected.contributions;
     super::in_application_order(&mut contributions);
 
+    let considered = changes.as_ref().map(|c| &c.considered);
+    let known = known_blocks(considered, prior.as_ref(), old.as_mut());
+    drop(old);
+
     // The rest of the stage as `super::part` runs it.
-    let owners = requirement_owners(template, &resolver, &activation, &contributions).ok()?;
-    requires::check(&resolver, &owners).ok()?;
-    let outputs = facet_outputs::collect(&resolver, &activation.active).ok()?;
-    let messages = facet_outputs::messages(&resolver, &activation.active).ok()?;
+    let (outputs, messages) = check_and_list(&resolver, &activation, &contributions, &known)?;
     let order = block_order(template, &activation.active);
-    let scope = resolver.materialize_all().ok()?;
-    // The order a resolver over the active facets alone gives (see `ordered_config`).
-    let config = ordered_config(&scope, &context, &order, &resolver);
-    let mut config_log = resolver.block_log();
-    canonical_log(&order, &mut config_log);
-    let (readers, whole_scope, values) = block_readers(&resolver, &order)?;
+    let blocks = evaluate_blocks(&resolver, &order, known)?;
     drop(resolver);
+    let config = ordered_config(&blocks, &context, &order);
+    let config_log = log_in_order(&order, &blocks);
+    let (readers, whole_scope) = block_readers(&blocks);
     memo.state = Some(State {
         context: context.clone(),
         fingerprint,
-        facets: template
-            .facets
-            .iter()
-            .zip(active.iter().zip(&volatile))
-            .map(|(f, (a, v))| (f.path.clone(), (f.clone(), *a, *v)))
-            .collect(),
-        names: template
-            .facets
-            .iter()
-            .flat_map(|f| f.config.iter().map(|b| b.name.clone()))
-            .collect(),
+        slots,
+        names,
+        single_round: when_reads.iter().all(|r| !r),
+        blocks,
         readers,
         whole_scope,
-        values,
-        entries,
         origins: kept_origins,
         fresh_len,
     });
@@ -245,22 +297,146 @@ pub fn part(
     }))
 }
 
-/// A resolver with one index over every facet's blocks, so that every block name
-/// read goes through it (and is recorded), active or not.
-fn over_every_block<'t>(
+/// What the last composition found for the block names no change reached (not
+/// `considered`, see [`Changes`]): what evaluating them again would find, where the
+/// facets are where they were (the block log names them by index). Taken from `old`.
+fn known_blocks(
+    considered: Option<&HashSet<String>>,
+    prior: Option<&Prior>,
+    old: Option<&mut State>,
+) -> FxHashMap<String, Block> {
+    let (Some(considered), Some(true), Some(old)) = (considered, prior.map(|p| p.aligned), old)
+    else {
+        return FxHashMap::default();
+    };
+    let mut known = std::mem::take(&mut old.blocks);
+    known.retain(|name, _| !considered.contains(name));
+    known
+}
+
+/// The requirements of the active facets, their blocks and their components checked
+/// (a block of `known` answers whether its `when`s let it in from its log: they were
+/// evaluated without error and read nothing changed), and the facets'
+/// blueprint-wide outputs and messages. `None` on an error.
+fn check_and_list(
+    resolver: &Resolver<'_>,
+    activation: &Activated,
+    contributions: &[Contribution],
+    known: &FxHashMap<String, Block>,
+) -> Option<(facet_outputs::FacetOutputs, Vec<String>)> {
+    let included = |name: &str, facet, position, needed| match known.get(name) {
+        Some(block) => Ok(needed
+            && block
+                .log
+                .iter()
+                .any(|r| r.facet == facet && r.position == position && r.included)),
+        None => resolver.block_included(name, facet, position),
+    };
+    let owners = owners_with(resolver.template, activation, contributions, included).ok()?;
+    requires::check(resolver, &owners).ok()?;
+    let outputs = facet_outputs::collect(resolver, &activation.active).ok()?;
+    let messages = facet_outputs::messages(resolver, &activation.active).ok()?;
+    Some((outputs, messages))
+}
+
+/// Every block name of `order` as the composition finds it: taken from `known`
+/// where it has the name, evaluated by `resolver` (with its reads recorded and its
+/// log records) where not. `None` when a block's value fails.
+fn evaluate_blocks(
+    resolver: &Resolver<'_>,
+    order: &[String],
+    mut known: FxHashMap<String, Block>,
+) -> Option<FxHashMap<String, Block>> {
+    let mut blocks: FxHashMap<String, Block> = FxHashMap::default();
+    blocks.reserve(order.len());
+    let mut evaluated: FxHashSet<&str> = FxHashSet::default();
+    for name in order {
+        if let Some(block) = known.remove(name) {
+            blocks.insert(name.clone(), block);
+            continue;
+        }
+        resolver.record();
+        let value = resolver.scope_value(name);
+        let reads = resolver.recorded();
+        let block = Block {
+            value: value.ok()?,
+            reads: reads.names.into_iter().filter(|r| r != name).collect(),
+            all: reads.all,
+            log: Vec::new(),
+        };
+        blocks.insert(name.clone(), block);
+        evaluated.insert(name);
+    }
+    // Every block evaluated now was merged, so logged, once (a block taken from
+    // `known` may have been merged too, while collecting: it keeps its records).
+    for record in resolver.block_log() {
+        if evaluated.contains(record.name.as_str()) {
+            if let Some(block) = blocks.get_mut(&record.name) {
+                block.log.push(record);
+            }
+        }
+    }
+    Some(blocks)
+}
+
+/// Stage 3 with the memo: which facets apply, and per facet whether its `when` read
+/// a config block name or the whole scope. `last`: the last composition, if its
+/// inputs were the same. If no `when` of it read a block name, activation settled in
+/// one round, every `when` a function of its facet and the context values alone: an
+/// unchanged facet then keeps its outcome, and only the others' `when`s are evaluated
+/// — as long as none of those reads a block name either, and the template has no
+/// block name the last one lacked (reads of such a name were not recorded).
+/// Otherwise activation runs whole. `None` on an error.
+fn activate<'t>(
     with: &Expressions<'t>,
     template: &'t Template,
     context: &Arc<Map>,
-    active: &[bool],
-) -> Resolver<'t> {
-    let all: Vec<usize> = (0..template.facets.len()).collect();
-    Resolver::over(
-        with,
-        template,
-        context.clone(),
-        Rc::new(BlockIndex::new(template, &all)),
-        Some(Rc::new(active.to_vec())),
-    )
+    index: &Rc<BlockIndex<'t>>,
+    names: &FxHashSet<String>,
+    last: Option<(&State, &Prior)>,
+    volatile: &[bool],
+) -> Option<(Activated, Vec<bool>)> {
+    let one_round = last.filter(|(s, _)| s.single_round && names.is_subset(&s.names));
+    if let Some((state, prior)) = one_round {
+        let n = template.facets.len();
+        let none = Some(Rc::new(vec![false; n]));
+        let resolver = Resolver::over(with, template, context.clone(), Rc::clone(index), none);
+        let mut outcome = Vec::with_capacity(n);
+        let mut settled = true;
+        for (i, facet) in template.facets.iter().enumerate() {
+            let known = prior.of[i]
+                .map(|k| &state.slots[k])
+                .filter(|s| Arc::ptr_eq(&s.facet, facet) && !volatile[i]);
+            if let Some(slot) = known {
+                outcome.push(slot.outcome.clone());
+                continue;
+            }
+            match activate::first_round(with, &resolver, i) {
+                Ok((found, false)) => outcome.push(found),
+                _ => {
+                    settled = false;
+                    break;
+                }
+            }
+        }
+        if settled {
+            let active = (0..n)
+                .filter(|&i| outcome[i] != Activation::Inactive)
+                .collect();
+            return Some((Activated { active, outcome }, vec![false; n]));
+        }
+    }
+    activate::activate_over(with, template, context, Rc::clone(index)).ok()
+}
+
+/// The block log as [`super::part`] puts it: by block name in `order`, each name's
+/// records in application order.
+fn log_in_order(order: &[String], blocks: &FxHashMap<String, Block>) -> Vec<BlockRecord> {
+    order
+        .iter()
+        .filter_map(|name| blocks.get(name))
+        .flat_map(|b| b.log.iter().cloned())
+        .collect()
 }
 
 /// Makes `origins` go on from the last composition's table (see [`State::origins`])
@@ -274,14 +450,15 @@ fn go_on(old: Option<&State>, origins: &mut Origins) -> Option<usize> {
 
 /// Per facet, whether it reads files or the environment (found once per parsed
 /// facet: a facet the last composition saw as the same `Arc` keeps its answer).
-fn volatile(template: &Template, old: Option<&State>) -> Vec<bool> {
+fn volatile(template: &Template, old: Option<(&State, &Prior)>) -> Vec<bool> {
     template
         .facets
         .iter()
-        .map(|f| {
-            let known = old.and_then(|s| s.facets.get(&f.path));
+        .enumerate()
+        .map(|(i, f)| {
+            let known = old.and_then(|(s, p)| p.of[i].map(|k| &s.slots[k]));
             match known {
-                Some((was, _, volatile)) if Arc::ptr_eq(was, f) => *volatile,
+                Some(slot) if Arc::ptr_eq(&slot.facet, f) => slot.volatile,
                 _ => reads_outside(template, f),
             }
         })
@@ -291,36 +468,31 @@ fn volatile(template: &Template, old: Option<&State>) -> Vec<bool> {
 /// For each name, the blocks whose value read it.
 type Readers = HashMap<String, Vec<String>>;
 
-/// For each name, the blocks (of `order`) whose value read it; the blocks whose
-/// value read the whole scope; and each block's value. `None` when a block's value
-/// fails.
-fn block_readers(resolver: &Resolver<'_>, order: &[String]) -> Option<BlockReads> {
+/// For each name, the blocks whose value read it; and the blocks whose value read
+/// the whole scope.
+fn block_readers(blocks: &FxHashMap<String, Block>) -> (Readers, Vec<String>) {
     let mut readers = Readers::new();
     let mut whole_scope = Vec::new();
-    let mut values = FxHashMap::default();
-    for name in order {
-        resolver.record();
-        let looked = resolver.lookup(&[name.as_str()]);
-        let reads = resolver.recorded();
-        values.insert(name.clone(), looked.ok()?.map(|(value, _)| value));
-        if reads.all {
+    for (name, block) in blocks {
+        if block.all {
             whole_scope.push(name.clone());
         }
-        for read in reads.names {
-            if read != *name {
-                readers.entry(read).or_default().push(name.clone());
-            }
+        for read in &block.reads {
+            readers.entry(read.clone()).or_default().push(name.clone());
         }
     }
-    Some((readers, whole_scope, values))
+    (readers, whole_scope)
 }
 
-/// What [`block_readers`] finds.
-type BlockReads = (
-    Readers,
-    Vec<String>,
-    FxHashMap<String, Option<crate::expr::Value>>,
-);
+/// Where each facet of a template was in the last composition's.
+struct Prior {
+    /// Per facet, its index in the last template (by path).
+    of: Vec<Option<usize>>,
+    /// Every facet is where it was (same paths in the same order).
+    aligned: bool,
+    /// The last template's facets this one does not have.
+    removed: Vec<usize>,
+}
 
 /// One incremental collection of a template's facets.
 struct Run<'a, 't> {
@@ -328,50 +500,84 @@ struct Run<'a, 't> {
     template: &'t Template,
     resolver: &'a Resolver<'t>,
     activation: &'a Activated,
-    /// Per facet: active, and reading neither files nor the environment.
-    memoisable: Vec<bool>,
+    active: &'a [bool],
+    /// Per facet: it reads files or the environment.
+    volatile: &'a [bool],
 }
 
 impl Run<'_, '_> {
     /// The base blueprint's components and every facet's, in collection order: a
     /// facet `old` kept whose reads miss `changed` replayed, the others collected.
-    /// Returns the new entries and how many facets were replayed.
+    /// Returns the new slots and how many facets were replayed.
     ///
     /// `afresh`: `origins` starts empty, not from `old`'s table, so replayed facets'
     /// origins are copied into it under new ids.
     fn collect(
         &self,
         changed: Option<&HashSet<String>>,
-        mut old: Option<&mut State>,
+        old: Option<&mut State>,
+        prior: Option<&Prior>,
         afresh: bool,
         origins: &mut Origins,
-    ) -> (Step, FxHashMap<String, Entry>, Reuse) {
+    ) -> (Step, Vec<Slot>, Reuse) {
         let (template, resolver) = (self.template, self.resolver);
         let mut collected = collect_base(self.id, template, resolver, origins);
-        let mut entries = FxHashMap::default();
+        let (mut old_slots, old_origins) = match old {
+            Some(s) => (Some(&mut s.slots), Some(&s.origins)),
+            None => (None, None),
+        };
+        if let Some(old) = old_slots.as_deref() {
+            let entries = || old.iter().filter_map(|s| s.entry.as_ref());
+            let contributions = entries().map(|e| e.contributions.len()).sum::<usize>();
+            collected.contributions.reserve(contributions);
+            collected
+                .exclusions
+                .reserve(entries().map(|e| e.exclusions.len()).sum::<usize>());
+        }
+        let mut slots = Vec::with_capacity(template.facets.len());
         let mut reuse = Reuse::default();
         for (i, facet) in template.facets.iter().enumerate() {
-            let memoisable = self.memoisable[i];
-            if let (true, Some(changed), Some(state)) = (memoisable, changed, old.as_deref_mut()) {
-                let fits = state
-                    .entries
-                    .get(&facet.path)
-                    .is_some_and(|e| Arc::ptr_eq(&e.facet, facet) && e.reads.is_disjoint(changed));
-                if let Some(entry) = fits.then(|| state.entries.remove(&facet.path)).flatten() {
-                    let entry = if afresh || entry.index != i {
-                        entry.relocate(i, &state.origins, origins)
-                    } else {
-                        entry
-                    };
-                    collected.absorb(entry.replay(collected.spent));
-                    entries.insert(facet.path.clone(), entry);
-                    reuse.replayed += 1;
-                    continue;
-                }
+            let (active, volatile) = (self.active[i], self.volatile[i]);
+            // An inactive facet's exclusions read nothing.
+            let memoisable = !active || !volatile;
+            let replay = match (memoisable, changed, old_slots.as_deref_mut(), prior) {
+                (true, Some(changed), Some(slots), Some(prior)) => prior.of[i].and_then(|k| {
+                    let slot = &mut slots[k];
+                    let fits = Arc::ptr_eq(&slot.facet, facet)
+                        && slot.active == active
+                        && slot.entry.as_ref().is_some_and(|e| {
+                            e.reads.is_disjoint(changed) || e.sees_the_same(resolver, changed)
+                        });
+                    fits.then(|| slot.entry.take()).flatten()
+                }),
+                _ => None,
+            };
+            if let Some(entry) = replay {
+                let entry = match old_origins {
+                    Some(from) if afresh || entry.index != i => entry.relocate(i, from, origins),
+                    _ => entry,
+                };
+                collected
+                    .contributions
+                    .extend(entry.contributions.iter().cloned());
+                collected
+                    .exclusions
+                    .extend(entry.exclusions.iter().cloned());
+                collected.spent += entry.spent;
+                slots.push(Slot {
+                    facet: facet.clone(),
+                    outcome: self.activation.outcome[i].clone(),
+                    active,
+                    volatile,
+                    entry: Some(entry),
+                });
+                reuse.replayed += 1;
+                continue;
             }
             reuse.collected += 1;
             let start = origins.len();
             resolver.record();
+            resolver.observe();
             let step = collect_facet(
                 self.id,
                 template,
@@ -381,57 +587,96 @@ impl Run<'_, '_> {
                 origins,
                 collected.spent,
             );
+            let observed = resolver.observed();
             let reads = resolver.recorded();
-            if memoisable && step.errors.is_empty() && !reads.all {
+            let entry = (memoisable && step.errors.is_empty() && !reads.all).then(|| {
                 let kept = Kept {
-                    facet,
                     index: i,
                     reads: reads.names,
+                    observed,
                     origins: start as u32..origins.len() as u32,
                     spent_before: collected.spent,
                 };
-                let entry = Entry::keep(kept, &step);
-                entries.insert(facet.path.clone(), entry);
-            }
+                Entry::keep(kept, &step)
+            });
+            slots.push(Slot {
+                facet: facet.clone(),
+                outcome: self.activation.outcome[i].clone(),
+                active,
+                volatile,
+                entry,
+            });
             collected.absorb(step);
         }
-        (collected, entries, reuse)
+        (collected, slots, reuse)
     }
 }
 
 impl State {
-    /// The block names whose value may differ from this state's; `None`: any may.
-    fn changed(
-        &self,
-        template: &Template,
-        context: &Arc<Map>,
-        fingerprint: &str,
-        active: &[bool],
-        volatile: &[bool],
-        resolver: &Resolver<'_>,
-    ) -> Option<HashSet<String>> {
+    /// Where each of `template`'s facets was in the last template.
+    fn align(&self, template: &Template) -> Prior {
+        let n = template.facets.len();
+        let same =
+            |(f, s): (&Arc<Facet>, &Slot)| Arc::ptr_eq(f, &s.facet) || f.path == s.facet.path;
+        if n == self.slots.len() && template.facets.iter().zip(&self.slots).all(same) {
+            return Prior {
+                of: (0..n).map(Some).collect(),
+                aligned: true,
+                removed: Vec::new(),
+            };
+        }
+        let by_path: FxHashMap<&str, usize> = self
+            .slots
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.facet.path.as_str(), k))
+            .collect();
+        let of: Vec<Option<usize>> = template
+            .facets
+            .iter()
+            .map(|f| by_path.get(f.path.as_str()).copied())
+            .collect();
+        let mut seen = vec![false; self.slots.len()];
+        for &k in of.iter().flatten() {
+            seen[k] = true;
+        }
+        let removed = (0..self.slots.len()).filter(|&k| !seen[k]).collect();
+        Prior {
+            of,
+            aligned: false,
+            removed,
+        }
+    }
+
+    /// Whether the context values, the environment and the Terraform outputs are
+    /// this state's (if not, every name may have changed).
+    fn same_inputs(&self, context: &Arc<Map>, fingerprint: &str) -> bool {
         let same_context = Arc::ptr_eq(&self.context, context)
             || crate::expr::Value::map((*self.context).clone()).equals(
                 &crate::expr::Value::map((**context).clone()),
                 Equality::IDENTICAL,
             );
-        if !same_context || self.fingerprint != fingerprint {
-            return None;
-        }
+        same_context && self.fingerprint == fingerprint
+    }
+
+    /// The block names whose value may differ from this state's (whose inputs are
+    /// the same, see [`State::same_inputs`]); `None`: any may.
+    fn changed(
+        &self,
+        template: &Template,
+        prior: &Prior,
+        active: &[bool],
+        volatile: &[bool],
+        resolver: &Resolver<'_>,
+    ) -> Option<Changes> {
         let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
         let mut changed: HashSet<String> = HashSet::new();
         // Read anew each time, whatever their value.
         let mut volatile_names: HashSet<String> = HashSet::new();
-        let mut seen: FxHashSet<&str> = FxHashSet::default();
         for (i, facet) in template.facets.iter().enumerate() {
-            if facet.config.iter().any(|b| !self.names.contains(&b.name)) {
-                return None;
-            }
-            seen.insert(facet.path.as_str());
-            let before = self.facets.get(&facet.path);
-            let unchanged = before.is_some_and(|(was, was_active, _)| {
-                Arc::ptr_eq(was, facet) && *was_active == active[i]
-            });
+            let before = prior.of[i].map(|k| &self.slots[k]);
+            let unchanged =
+                before.is_some_and(|s| Arc::ptr_eq(&s.facet, facet) && s.active == active[i]);
             if unchanged {
                 // Its blocks read files or the environment: read anew each time.
                 if active[i] && volatile[i] {
@@ -439,16 +684,21 @@ impl State {
                 }
                 continue;
             }
-            if let Some((was, true, _)) = before {
-                changed.extend(names_of(was));
+            // (A facet the last template had as it is has only names it knew.)
+            if facet.config.iter().any(|b| !self.names.contains(&b.name)) {
+                return None;
+            }
+            if let Some(s) = before.filter(|s| s.active) {
+                changed.extend(names_of(&s.facet));
             }
             if active[i] {
                 changed.extend(names_of(facet));
             }
         }
-        for (path, (was, was_active, _)) in &self.facets {
-            if *was_active && !seen.contains(path.as_str()) {
-                changed.extend(names_of(was));
+        for &k in &prior.removed {
+            let s = &self.slots[k];
+            if s.active {
+                changed.extend(names_of(&s.facet));
             }
         }
         // A name may have changed: one whose value now is the one the last
@@ -472,38 +722,52 @@ impl State {
             queue.extend(self.readers.get(&name).into_iter().flatten().cloned());
             changed.insert(name);
         }
-        Some(changed)
+        Some(Changes {
+            changed,
+            considered,
+        })
     }
 
     /// Whether `name` reads now as the last composition read it.
     fn same_value(&self, name: &str, resolver: &Resolver<'_>) -> bool {
-        let Some(was) = self.values.get(name) else {
+        let Some(block) = self.blocks.get(name) else {
             return false;
         };
-        match (was, resolver.lookup(&[name])) {
-            (Some(was), Ok(Some((now, _)))) => was.equals(&now, Equality::IDENTICAL),
+        match (&block.value, resolver.scope_value(name)) {
+            (Some(was), Ok(Some(now))) => was.equals(&now, Equality::IDENTICAL),
             (None, Ok(None)) => true,
             _ => false,
         }
     }
 }
 
+/// The block names an edit reached (see [`State::changed`]).
+struct Changes {
+    /// Those whose value differs from the last composition's (or that read files or
+    /// the environment): what reads them may see something else.
+    changed: HashSet<String>,
+    /// Those that may have changed, whatever their value: their contributions
+    /// changed, or they read a name of `changed`. Their `when`s and what they read
+    /// may differ even where their value does not.
+    considered: HashSet<String>,
+}
+
 /// What [`Entry::keep`] keeps of a facet collected, besides its step.
-struct Kept<'a> {
-    facet: &'a Arc<Facet>,
+struct Kept {
     index: usize,
     reads: HashSet<String>,
+    observed: Observations,
     origins: Range<u32>,
     spent_before: usize,
 }
 
 impl Entry {
     /// Keeps what collecting a facet gave (`step`).
-    fn keep(kept: Kept<'_>, step: &Step) -> Entry {
+    fn keep(kept: Kept, step: &Step) -> Entry {
         Entry {
-            facet: kept.facet.clone(),
             index: kept.index,
             reads: kept.reads,
+            observed: kept.observed,
             contributions: step.contributions.clone(),
             exclusions: step.exclusions.clone(),
             origins: kept.origins,
@@ -511,15 +775,29 @@ impl Entry {
         }
     }
 
-    /// This facet's contributions as collecting it now gives them (its origins are
-    /// in the table already).
-    fn replay(&self, spent_before: usize) -> Step {
-        Step {
-            contributions: self.contributions.clone(),
-            exclusions: self.exclusions.clone(),
-            errors: Vec::new(),
-            spent: spent_before + self.spent,
-        }
+    /// Whether the facet's expressions would see what they saw, though they read a
+    /// `changed` name: every lookup they made themselves under a changed name finds
+    /// what it found then (early cutoff). Their evaluation is a function of what
+    /// their lookups find — values under other names are the same, the context
+    /// values they read without a lookup too — so it would give the same
+    /// contributions. What they read through those lookups (a block's value that
+    /// reads other names) need not be looked at: a change there changes the
+    /// block's name too, and what the lookup finds.
+    fn sees_the_same(&self, resolver: &Resolver<'_>, changed: &HashSet<String>) -> bool {
+        !self.observed.failed
+            && self.observed.lookups.iter().all(|o| {
+                if !changed.contains(&*o.path[0]) {
+                    return true;
+                }
+                let path: Vec<&str> = o.path.iter().map(|k| &**k).collect();
+                match (resolver.lookup(&path), &o.found) {
+                    (Ok(None), None) => true,
+                    (Ok(Some((now, at))), Some((then, was))) => {
+                        at == *was && now.equals(then, Equality::IDENTICAL)
+                    }
+                    _ => false,
+                }
+            })
     }
 
     /// The entry as collecting the facet at index `i` now would keep it: its origins
@@ -622,20 +900,18 @@ fn reads_outside(template: &Template, facet: &Facet) -> bool {
 
 /// The config blocks' values as [`super::part`] keeps them: the context's keys that
 /// are block names first (in the context's order), then the other blocks with a
-/// value in `order`. `scope` is the resolver's whole scope.
-fn ordered_config(scope: &Map, context: &Map, order: &[String], resolver: &Resolver<'_>) -> Map {
+/// value in `order`.
+fn ordered_config(blocks: &FxHashMap<String, Block>, context: &Map, order: &[String]) -> Map {
     let mut config = Map::default();
     for key in context.keys() {
-        if resolver.has_block(key) {
-            if let Some(v) = scope.get(key) {
-                config.insert(key.clone(), v.clone());
-            }
+        if let Some(v) = blocks.get(&**key).and_then(|b| b.value.as_ref()) {
+            config.insert(key.clone(), v.clone());
         }
     }
     for name in order {
         if !context.contains_key(name.as_str()) {
-            if let Some((key, v)) = scope.get_key_value(name.as_str()) {
-                config.insert(key.clone(), v.clone());
+            if let Some(v) = blocks.get(name).and_then(|b| b.value.as_ref()) {
+                config.insert(Arc::from(name.as_str()), v.clone());
             }
         }
     }

@@ -51,7 +51,9 @@ pub struct Exclusion {
     pub facet: FacetId,
     /// Shared by every component of a facet left out for the same reason.
     pub reason: Arc<str>,
-    pub when: Option<crate::template::Condition>,
+    /// Shared by every component of a facet left out by the facet's `when`, and
+    /// with the memo's copy (`memo`).
+    pub when: Option<Arc<crate::template::Condition>>,
 }
 
 /// A component's identity from its literal fields (S9): terraform `name`, else
@@ -194,6 +196,7 @@ pub fn collect_facet(
     let facet = &template.facets[i];
     if activated.outcome[i] == Activation::Inactive {
         let reason: Arc<str> = Arc::from(format!("facet `{}` is not active", facet.name));
+        let when = facet.when.clone().map(Arc::new);
         for entry in &facet.components {
             if let Some(id) = identity(entry.kind, &entry.node) {
                 exclusions.push(Exclusion {
@@ -204,7 +207,7 @@ pub fn collect_facet(
                         index: i,
                     },
                     reason: Arc::clone(&reason),
-                    when: facet.when.clone(),
+                    when: when.clone(),
                 });
             }
         }
@@ -225,7 +228,7 @@ pub fn collect_facet(
                                 "its `when` in facet `{}` is false",
                                 facet.name
                             )),
-                            when: entry.when.clone(),
+                            when: entry.when.clone().map(Arc::new),
                         });
                     }
                 }

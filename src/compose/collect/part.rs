@@ -116,6 +116,19 @@ pub(crate) fn requirement_owners<'t>(
     activation: &Activated,
     contributions: &[Contribution],
 ) -> Result<Vec<requires::Owner<'t>>, Vec<Diagnostic>> {
+    let included = |name: &str, facet, position, _| resolver.block_included(name, facet, position);
+    owners_with(template, activation, contributions, included)
+}
+
+/// [`requirement_owners`], asking `included(name, facet, position, needed)` whether
+/// a config block's `when` let it in; `needed`: the block has requirements (when it
+/// has none, the answer only matters for the errors asking may find).
+pub(crate) fn owners_with<'t>(
+    template: &'t Template,
+    activation: &Activated,
+    contributions: &[Contribution],
+    mut block_included: impl FnMut(&str, usize, usize, bool) -> Result<bool, Diagnostic>,
+) -> Result<Vec<requires::Owner<'t>>, Vec<Diagnostic>> {
     let mut owners = Vec::new();
     // Owners without requirements are left out: they would check nothing, and
     // describing each of them (a string per component) was most of this stage.
@@ -135,10 +148,9 @@ pub(crate) fn requirement_owners<'t>(
             // A block whose own `when` is false requires nothing (later format:
             // requires); the `when` is evaluated all the same, so an error in it is
             // reported as before.
-            if !resolver
-                .block_included(&block.name, i, block.position)
-                .map_err(|d| vec![d])?
-                || block.requires.is_empty()
+            let needed = !block.requires.is_empty();
+            if !block_included(&block.name, i, block.position, needed).map_err(|d| vec![d])?
+                || !needed
             {
                 continue;
             }
