@@ -540,6 +540,42 @@ fn an_edit_that_leaves_a_block_value_as_it_was_replays_its_readers() {
     assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (4, 1));
 }
 
+/// A facet reading one key of a block is collected again when that key changes, not
+/// when another key of the same block does.
+#[test]
+fn a_changed_key_collects_again_the_facets_reading_that_key() {
+    let reader = |id: usize, key: usize| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks: Vec::new(),
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Ref(0, key),
+        }],
+    };
+    let writer = Facet {
+        id: 0,
+        nested: false,
+        when: When::None,
+        blocks: vec![Block {
+            name: 0,
+            entries: vec![(0, Val::Lit(1)), (1, Val::Lit(1))],
+            when: None,
+            requires: None,
+        }],
+        components: Vec::new(),
+    };
+    let facets = vec![writer, reader(1, 0), reader(2, 1)];
+    let (dir, mut engine) = engine_over(&facets);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &facets), (0, 3));
+    // b0.k1 changes: facet 2 reads it, facet 1 reads b0.k0 only.
+    let mut edited = facets.clone();
+    edited[0].blocks[0].entries[1].1 = Val::Lit(2);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (1, 2));
+}
+
 /// A project of `facets` in a new directory, and an engine composing its context.
 fn engine_over(facets: &[Facet]) -> (tempfile::TempDir, Recomposer) {
     let dir = tempfile::tempdir().expect("tempdir");
