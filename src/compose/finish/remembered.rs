@@ -15,11 +15,10 @@ use super::deferred;
 use super::ordering;
 use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::blueprint;
+use crate::compose::shared::by_position::ByPosition;
 use crate::compose::shared::fields::FieldMap;
 use crate::compose::shared::origin::Origins;
 use crate::compose::shared::tracked::Tracked;
-use crate::template::ComponentKind;
-use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// The last composition's finishing.
@@ -51,50 +50,31 @@ impl Memo {
     }
 }
 
-/// What one step made of each component's fields, by the address of the fields it
-/// was given.
+/// What one step made of each component's fields, by the fields it was given (see
+/// [`ByPosition`]).
 #[derive(Default)]
 pub struct Fields {
-    by_address: FxHashMap<usize, Seen>,
-}
-
-/// One component's fields before and after the step. Holding `given` keeps its
-/// address from being reused by other fields while the entry exists.
-struct Seen {
-    kind: ComponentKind,
-    given: Arc<FieldMap>,
-    gave: Arc<FieldMap>,
+    gave: ByPosition<Arc<FieldMap>>,
 }
 
 impl Fields {
     /// Applies `step` to every component of `merged`, or gives a component what it
     /// gave last time for the same fields; remembers this composition's for the next.
     pub fn through(&mut self, merged: &mut Merged, step: impl Fn(&mut Component)) {
-        let mut next =
-            FxHashMap::with_capacity_and_hasher(merged.components.len(), Default::default());
-        for component in merged.components.values_mut() {
-            let key = Arc::as_ptr(&component.fields) as usize;
-            let seen = match self.by_address.remove(&key) {
-                Some(seen)
-                    if seen.kind == component.kind
-                        && Arc::ptr_eq(&seen.given, &component.fields) =>
-                {
-                    component.fields = Arc::clone(&seen.gave);
-                    seen
-                }
-                _ => {
-                    let given = Arc::clone(&component.fields);
-                    step(component);
-                    Seen {
-                        kind: component.kind,
-                        given,
-                        gave: Arc::clone(&component.fields),
-                    }
-                }
-            };
-            next.insert(key, seen);
+        let last = &mut self.gave;
+        let mut next = ByPosition::default();
+        next.reserve(merged.components.len());
+        let start = last.start_list(merged.components.len());
+        for (i, component) in merged.components.values_mut().enumerate() {
+            let given = Arc::clone(&component.fields);
+            match last.find(start + i, component) {
+                Some(gave) => component.fields = Arc::clone(gave),
+                None => step(component),
+            }
+            let gave = Arc::clone(&component.fields);
+            next.keep(component, given, gave);
         }
-        self.by_address = next;
+        self.gave = next;
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub(crate) mod blueprint;
 pub mod budget;
+pub(crate) mod by_position;
 pub(crate) mod evaluate;
 pub(crate) mod fields;
 pub mod host;
