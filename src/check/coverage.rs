@@ -167,7 +167,7 @@ fn tally(template: &Template, composition: &Composition, rows: &mut [Row]) {
                         index: i,
                     })
                     && e.kind == component.kind
-                    && Some(&e.id) == id.as_ref()
+                    && id.as_deref() == Some(&*e.id)
                     && e.when.as_ref().map(|w| w.node.span) == when_span
             });
             if !excluded {

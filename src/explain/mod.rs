@@ -115,7 +115,7 @@ impl Explainer<'_> {
             .composition
             .exclusions
             .iter()
-            .filter(|e| e.kind == kind && e.id == id)
+            .filter(|e| e.kind == kind && &*e.id == id)
             .collect();
         if live.is_none() && deleted.is_empty() && excluded.is_empty() {
             return Err(self.unknown(full));

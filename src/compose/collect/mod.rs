@@ -31,7 +31,9 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct Contribution {
     pub kind: ComponentKind,
-    pub id: String,
+    /// Shared: a replayed contribution, the memo's and the component merged from it
+    /// hold one text.
+    pub id: Arc<str>,
     /// Application order (S3): effective ordinal, facet order, position in the file.
     pub order: (i64, usize, usize),
     pub strategy: Strategy,
@@ -47,7 +49,7 @@ pub struct Contribution {
 #[derive(Clone, Debug)]
 pub struct Exclusion {
     pub kind: ComponentKind,
-    pub id: String,
+    pub id: Arc<str>,
     pub facet: FacetId,
     /// Shared by every component of a facet left out for the same reason.
     pub reason: Arc<str>,
@@ -201,7 +203,7 @@ pub fn collect_facet(
             if let Some(id) = identity(entry.kind, &entry.node) {
                 exclusions.push(Exclusion {
                     kind: entry.kind,
-                    id,
+                    id: Arc::from(id),
                     facet: FacetId {
                         template: c.id,
                         index: i,
@@ -219,7 +221,7 @@ pub fn collect_facet(
                     if let Some(id) = identity(entry.kind, &entry.node) {
                         exclusions.push(Exclusion {
                             kind: entry.kind,
-                            id,
+                            id: Arc::from(id),
                             facet: FacetId {
                                 template: c.id,
                                 index: i,
@@ -281,7 +283,7 @@ impl<'t> Collector<'_, 't> {
         match self.fields(kind, node, &host, &entry_origin, &what) {
             Ok((fields, identity_only)) => Some(Contribution {
                 kind,
-                id,
+                id: Arc::from(id),
                 order: (i64::MIN, 0, pos),
                 strategy: Strategy::Merge,
                 fields: Arc::new(fields),
@@ -336,7 +338,7 @@ impl<'t> Collector<'_, 't> {
             self.fields(entry.kind, &entry.node, &host, &entry_origin, &what)?;
         Ok(Some(Contribution {
             kind: entry.kind,
-            id,
+            id: Arc::from(id),
             order: (ordinal, facet_index + 1, entry.position),
             strategy: entry.strategy,
             fields: Arc::new(fields),
@@ -792,7 +794,7 @@ mod tests {
             .contributions
             .terraform
             .iter()
-            .map(|c| c.id.as_str())
+            .map(|c| c.id.as_ref())
             .collect();
         assert_eq!(ids, ["network", "dns"]);
         let inputs = collected.contributions.terraform[0].fields["inputs"].to_value();
@@ -825,7 +827,7 @@ mod tests {
         let reasons: Vec<(&str, &str)> = collected
             .exclusions
             .iter()
-            .map(|e| (e.id.as_str(), &*e.reason))
+            .map(|e| (e.id.as_ref(), &*e.reason))
             .collect();
         assert_eq!(
             reasons,

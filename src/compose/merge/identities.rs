@@ -149,7 +149,7 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
     let mut outcomes: Vec<Outcome> = (0..count)
         .map(|g| {
             let members = &grouped[starts[g] as usize..starts[g + 1] as usize];
-            let first = slots[members[0] as usize].as_ref().map(|c| c.id.as_str());
+            let first = slots[members[0] as usize].as_ref().map(|c| c.id.as_ref());
             let kept = old
                 .as_mut()
                 .zip(first)
@@ -201,7 +201,7 @@ fn numbered(contributions: &[Contribution]) -> (Vec<u32>, usize) {
         .iter()
         .map(|c| {
             let next = numbers.len() as u32;
-            *numbers.entry(c.id.as_str()).or_insert(next)
+            *numbers.entry(c.id.as_ref()).or_insert(next)
         })
         .collect();
     (which, numbers.len())
@@ -372,7 +372,7 @@ mod tests {
         let again: Vec<_> = first
             .into_iter()
             .map(|mut c| {
-                if c.id == "y" && c.fields.contains_key("inputs") {
+                if &*c.id == "y" && c.fields.contains_key("inputs") {
                     c.fields = Arc::new((*c.fields).clone());
                 }
                 c

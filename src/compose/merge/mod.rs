@@ -144,7 +144,7 @@ pub(crate) fn apply(
             // Nothing to remove; remembered so `explain` can show it.
             deleted.push(Component {
                 kind: c.kind,
-                id: Arc::from(c.id.as_str()),
+                id: Arc::clone(&c.id),
                 fields: Arc::default(),
                 history: Arc::new(vec![step(Effect::Missed, c.fields)]),
             });
@@ -153,7 +153,7 @@ pub(crate) fn apply(
         let created = step(Effect::Created, Arc::clone(&c.fields));
         *live = Some(Component {
             kind: c.kind,
-            id: Arc::from(c.id),
+            id: c.id,
             fields: c.fields,
             history: Arc::new(vec![created]),
         });

@@ -227,7 +227,7 @@ fn validate(
                     Some(w) => format!("{} ({}): `when: {}`", e.reason, facet.path, w.text.trim()),
                     None => format!("{} ({})", e.reason, facet.path),
                 };
-                let what = if e.kind == ComponentKind::FluxSystem && e.id == name {
+                let what = if e.kind == ComponentKind::FluxSystem && &*e.id == name {
                     format!("`{name}` is a flux system in facet `{}`", facet.name)
                 } else if e.kind == ComponentKind::FluxSystem {
                     format!(
@@ -317,7 +317,7 @@ fn path_names(kind: ComponentKind, order: &[&Component], origins: &Origins) -> V
 /// means its install tier) or on one of the tiers the system generates.
 fn would_define(e: &Exclusion, kind: ComponentKind, name: &str) -> bool {
     if e.kind == kind {
-        return e.id == name;
+        return &*e.id == name;
     }
     if kind != ComponentKind::Kustomize || e.kind != ComponentKind::FluxSystem {
         return false;
