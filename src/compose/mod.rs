@@ -16,12 +16,14 @@
 //!     writes;
 //! 11. [`assemble`]: the blueprint as one value, within the output budget.
 //!
-//! [`compose_incremental`] is the same list with a memory ([`Memo`], issue 25): stage
-//! 5 replays what it collected for facets whose inputs did not change ([`memo`]),
-//! stage 6 takes the components whose contributions are the same ones
-//! ([`merge::identities`]), stage 10 skips a subject the last clean validation
-//! validated ([`validate::unchanged`]), and stage 11 takes component values
-//! ([`assemble::component_values`]).
+//! [`compose_incremental`] is the same list with a memory ([`Memo`], issue 25):
+//! stages 3–5 keep the activation, config blocks and contributions of what an edit
+//! did not reach, and replay facets whose inputs did not change ([`memo`]); stage 6
+//! takes the components whose contributions are the same ones
+//! ([`merge::identities`]); stage 8 takes what tidying, marking and ordering gave for
+//! the same fields ([`finish::remembered`]); stage 10 skips a subject the last clean
+//! validation validated ([`validate::unchanged`]); and stage 11 takes component
+//! values ([`assemble::component_values`]).
 //!
 //! Stages never call this driver; what several of them use is in [`shared`]. It is a
 //! pure function of its [`Inputs`]: no globals, no current directory, no environment
