@@ -633,11 +633,9 @@ impl<'t> Resolver<'t> {
             if self.reads_underneath(&[name.as_str()]) {
                 continue;
             }
-            if let Some(raw) = self.merged(name)? {
-                let key: Arc<str> = Arc::from(name.as_str());
-                let under = self.context.get(name.as_str()).cloned();
-                let v = self.materialize(&mut vec![key.clone()], &raw, under.as_ref())?;
-                map.insert(key, v);
+            // Where no included block defines the name, the context value stays.
+            if let Some(v) = self.scope_value(name)? {
+                map.insert(Arc::from(name.as_str()), v);
             }
         }
         Ok(map)

@@ -170,18 +170,21 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
             }
         })
         .collect();
-    drop(old);
+    // Numbered alike, the identities are the last ones.
+    let same_ids = old.filter(|_| alike).map(|m| m.ids);
     drop(slots);
     match memo {
         None => in_list_order(&which, &mut outcomes, Live::Move),
         Some(memo) => {
             let merged = in_list_order(&which, &mut outcomes, Live::Copy);
             // Every identity has a contribution, so a component live or deleted.
-            memo.ids = outcomes
-                .iter()
-                .filter_map(|o| o.live.as_ref().or(o.deleted.first()))
-                .map(|c| Arc::clone(&c.id))
-                .collect();
+            memo.ids = same_ids.unwrap_or_else(|| {
+                outcomes
+                    .iter()
+                    .filter_map(|o| o.live.as_ref().or(o.deleted.first()))
+                    .map(|c| Arc::clone(&c.id))
+                    .collect()
+            });
             if memo.ids.len() == outcomes.len() {
                 memo.which = which;
                 memo.outcomes = outcomes.into_iter().map(Some).collect();
