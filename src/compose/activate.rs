@@ -12,7 +12,6 @@ use crate::expr::Map;
 use crate::files::Diagnostic;
 use crate::template::Template;
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// The indices set in `flags`.
@@ -86,7 +85,7 @@ pub fn activate(
     context: &Arc<Map>,
 ) -> Result<Activated, Vec<Diagnostic>> {
     let all: Vec<usize> = (0..template.facets.len()).collect();
-    let index = Rc::new(BlockIndex::new(template, &all));
+    let index = Arc::new(BlockIndex::new(template, &all));
     activate_over(with, template, context, index).map(|(activated, _)| activated)
 }
 
@@ -99,7 +98,7 @@ pub(crate) fn activate_over<'t>(
     with: &Expressions<'t>,
     template: &'t Template,
     context: &Arc<Map>,
-    index: Rc<BlockIndex<'t>>,
+    index: Arc<BlockIndex<'t>>,
 ) -> Result<(Activated, Vec<bool>), Vec<Diagnostic>> {
     // Templates whose `when`s read no config block settle in the first round.
     let reads_config = template.facets.iter().any(|f| f.when.is_some())
@@ -117,7 +116,7 @@ pub(crate) fn activate_over<'t>(
         .map(|f| f.config.iter().map(|b| b.name.as_str()).collect())
         .collect();
     // Shared with each round's resolver, changed in place between rounds.
-    let mut active = Rc::new(vec![false; template.facets.len()]);
+    let mut active = Arc::new(vec![false; template.facets.len()]);
     // The switches of the last round (what keeps flipping if nothing settles).
     let mut last_changes: Vec<usize> = Vec::new();
     let mut outcome: Vec<Activation> = vec![Activation::Inactive; template.facets.len()];
@@ -130,8 +129,8 @@ pub(crate) fn activate_over<'t>(
             with,
             template,
             context.clone(),
-            Rc::clone(&index),
-            Some(Rc::clone(&active)),
+            Arc::clone(&index),
+            Some(Arc::clone(&active)),
         );
         let mut changes: Vec<(usize, bool)> = Vec::new();
         let mut errors = Vec::new();
@@ -169,7 +168,7 @@ pub(crate) fn activate_over<'t>(
         drop(resolver);
         let settled = changes.is_empty();
         let mut names = HashSet::new();
-        let flags = Rc::make_mut(&mut active);
+        let flags = Arc::make_mut(&mut active);
         for &(i, on) in &changes {
             flags[i] = on;
             names.extend(block_names[i].iter().copied());

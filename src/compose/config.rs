@@ -24,7 +24,6 @@ use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// Stack left before a config leaf is evaluated on a fresh segment (an unoptimised
@@ -107,8 +106,9 @@ enum Frame {
     Guard(String),
 }
 
-/// What a composition's expressions see (S4, S6). Single-threaded by design: one
-/// composition runs on one thread; many compositions run in parallel.
+/// What a composition's expressions see (S4, S6). Not shared between threads: its
+/// memos are plain cells. A thread of its own gets a [`Resolver::fresh`] one, which
+/// computes again what it reads.
 pub struct Resolver<'t> {
     pub template: &'t Template,
     pub engine: &'t Engine,
@@ -118,9 +118,9 @@ pub struct Resolver<'t> {
     pub limits: Limits,
     /// Block contributions by name, in application order (of every facet of `index`;
     /// `active` says which count).
-    blocks: Rc<BlockIndex<'t>>,
+    blocks: Arc<BlockIndex<'t>>,
     /// Per facet, whether its blocks count; `None`: all of `blocks` do.
-    active: Option<Rc<Vec<bool>>>,
+    active: Option<Arc<Vec<bool>>>,
     /// Whether reads are recorded at all: only activation needs them (a resolver
     /// over a filtered index), and recording costs allocations per config leaf.
     tracking: bool,
@@ -155,7 +155,7 @@ impl<'t> Resolver<'t> {
         context: Arc<Map>,
         active: &[usize],
     ) -> Resolver<'t> {
-        let blocks = Rc::new(BlockIndex::new(template, active));
+        let blocks = Arc::new(BlockIndex::new(template, active));
         Resolver::over(with, template, context, blocks, None)
     }
 
@@ -165,8 +165,8 @@ impl<'t> Resolver<'t> {
         with: &Expressions<'t>,
         template: &'t Template,
         context: Arc<Map>,
-        blocks: Rc<BlockIndex<'t>>,
-        active: Option<Rc<Vec<bool>>>,
+        blocks: Arc<BlockIndex<'t>>,
+        active: Option<Arc<Vec<bool>>>,
     ) -> Resolver<'t> {
         Resolver {
             template,
@@ -191,6 +191,25 @@ impl<'t> Resolver<'t> {
             observed: RefCell::new(None),
             precedence: with.precedence,
         }
+    }
+
+    /// A resolver over the same blocks, context and facets with nothing computed yet,
+    /// to be moved to another thread: it gives every lookup the answer this one gives.
+    pub fn fresh(&self) -> Resolver<'t> {
+        let with = Expressions {
+            engine: self.engine,
+            environment: self.environment,
+            terraform: self.terraform,
+            limits: self.limits,
+            precedence: self.precedence,
+        };
+        Resolver::over(
+            &with,
+            self.template,
+            self.context.clone(),
+            Arc::clone(&self.blocks),
+            self.active.clone(),
+        )
     }
 
     /// Starts recording the top-level names expressions look up (directly or through

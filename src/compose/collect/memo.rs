@@ -64,7 +64,6 @@ use crate::compose::activate::{self, Activated, Activation};
 use crate::compose::config::{block_order, BlockIndex, BlockRecord, Observations, Resolver};
 use crate::compose::shared::inputs::Expressions;
 use crate::compose::shared::origin::{Contributor, OriginId, Origins};
-use crate::compose::shared::tracked::Tracked;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Map, Scope, Value};
 use crate::template::{Facet, Template, TemplateId};
@@ -72,7 +71,6 @@ use crate::value::Equality;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// What stage 5 of one composition leaves for the next (see the module
@@ -220,7 +218,7 @@ pub fn part(
     // that every block name read goes through the resolver (and is recorded), active
     // or not.
     let all: Vec<usize> = (0..template.facets.len()).collect();
-    let index = Rc::new(BlockIndex::new(template, &all));
+    let index = Arc::new(BlockIndex::new(template, &all));
     let names: FxHashSet<String> = index.names().map(str::to_string).collect();
     let last = old.as_ref().zip(prior.as_ref()).filter(|_| same_inputs);
     let (activation, when_reads) =
@@ -237,7 +235,7 @@ pub fn part(
         template,
         context.clone(),
         index,
-        Some(Rc::new(active.clone())),
+        Some(Arc::new(active.clone())),
     );
     let changes = last.and_then(|(s, p)| s.changed(template, p, &active, &volatile, &resolver));
     let changed = changes.as_ref().map(|c| &c.changed);
@@ -391,7 +389,7 @@ fn activate<'t>(
     with: &Expressions<'t>,
     template: &'t Template,
     context: &Arc<Map>,
-    index: &Rc<BlockIndex<'t>>,
+    index: &Arc<BlockIndex<'t>>,
     names: &FxHashSet<String>,
     last: Option<(&State, &Prior)>,
     volatile: &[bool],
@@ -399,8 +397,8 @@ fn activate<'t>(
     let one_round = last.filter(|(s, _)| s.single_round && names.is_subset(&s.names));
     if let Some((state, prior)) = one_round {
         let n = template.facets.len();
-        let none = Some(Rc::new(vec![false; n]));
-        let resolver = Resolver::over(with, template, context.clone(), Rc::clone(index), none);
+        let none = Some(Arc::new(vec![false; n]));
+        let resolver = Resolver::over(with, template, context.clone(), Arc::clone(index), none);
         let mut outcome = Vec::with_capacity(n);
         let mut settled = true;
         for (i, facet) in template.facets.iter().enumerate() {
@@ -426,7 +424,7 @@ fn activate<'t>(
             return Some((Activated { active, outcome }, vec![false; n]));
         }
     }
-    activate::activate_over(with, template, context, Rc::clone(index)).ok()
+    activate::activate_over(with, template, context, Arc::clone(index)).ok()
 }
 
 /// The block log as [`super::part`] puts it: by block name in `order`, each name's
@@ -840,39 +838,9 @@ impl Entry {
 
 /// `c` with every origin id mapped by `shift`.
 fn relocate(c: &Contribution, shift: impl Fn(OriginId) -> OriginId + Copy) -> Contribution {
-    Contribution {
-        kind: c.kind,
-        id: c.id.clone(),
-        order: c.order,
-        strategy: c.strategy,
-        fields: Arc::new(
-            c.fields
-                .iter()
-                .map(|(k, v)| (*k, relocate_tracked(v, shift)))
-                .collect(),
-        ),
-        identity_only: c.identity_only,
-        origin: shift(c.origin),
-    }
-}
-
-fn relocate_tracked(t: &Tracked, shift: impl Fn(OriginId) -> OriginId + Copy) -> Tracked {
-    match t {
-        Tracked::Leaf(v, o) => Tracked::Leaf(v.clone(), shift(*o)),
-        Tracked::List(items, o) => Tracked::List(
-            items.iter().map(|t| relocate_tracked(t, shift)).collect(),
-            shift(*o),
-        ),
-        Tracked::Map(entries, o) => Tracked::Map(
-            Box::new(
-                entries
-                    .iter()
-                    .map(|(k, v)| (k.clone(), relocate_tracked(v, shift)))
-                    .collect(),
-            ),
-            shift(*o),
-        ),
-    }
+    let mut c = c.clone();
+    c.map_origins(shift);
+    c
 }
 
 /// Whether a facet calls a function that reads files or the environment (`file`,

@@ -5,6 +5,7 @@
 
 pub mod facet_outputs;
 pub mod memo;
+pub mod parallel;
 pub mod part;
 pub mod requires;
 
@@ -45,6 +46,16 @@ pub struct Contribution {
     pub origin: OriginId,
 }
 
+impl Contribution {
+    /// Every origin id it holds mapped by `f` (its origins moved to other ids).
+    pub fn map_origins(&mut self, f: impl Fn(OriginId) -> OriginId + Copy) {
+        self.origin = f(self.origin);
+        for tracked in Arc::make_mut(&mut self.fields).values_mut() {
+            tracked.map_origins(f);
+        }
+    }
+}
+
 /// A component a facet defines but that was left out, and why.
 #[derive(Clone, Debug)]
 pub struct Exclusion {
@@ -83,10 +94,8 @@ pub fn collect(
     origins: &mut Origins,
 ) -> Result<(Vec<Contribution>, Vec<Exclusion>), Vec<Diagnostic>> {
     let mut part = collect_base(id, template, resolver, origins);
-    for i in 0..template.facets.len() {
-        let facet = collect_facet(id, template, resolver, activated, i, origins, part.spent);
-        part.absorb(facet);
-    }
+    let facets = parallel::facets(id, template, resolver, activated, origins, part.spent);
+    part.absorb(facets);
     if !part.errors.is_empty() {
         return Err(part.errors);
     }
@@ -171,6 +180,28 @@ pub fn collect_base(
         errors: c.errors,
         spent: c.spent,
     }
+}
+
+/// The facets of `range`, one after another: steps of [`collect`] after the ones
+/// before, which used `spent` of the output budget.
+pub fn collect_facets(
+    id: TemplateId,
+    template: &Template,
+    resolver: &Resolver<'_>,
+    activated: &Activated,
+    range: std::ops::Range<usize>,
+    origins: &mut Origins,
+    spent: usize,
+) -> Step {
+    let mut steps = Step {
+        spent,
+        ..Step::default()
+    };
+    for i in range {
+        let step = collect_facet(id, template, resolver, activated, i, origins, steps.spent);
+        steps.absorb(step);
+    }
+    steps
 }
 
 /// The contributions (or, for an inactive facet, the exclusions) of facet `i` alone:

@@ -118,6 +118,20 @@ impl Origins {
         id
     }
 
+    /// Moves the origins of `other` to the end of this table, as origins of the
+    /// template being composed: what was `OriginId(k)` there is `OriginId(at + k)`
+    /// here, `at` (returned) being this table's length before.
+    pub fn append(&mut self, other: Origins) -> u32 {
+        let at = self.len as u32;
+        for chunk in other.chunks {
+            let chunk = Arc::try_unwrap(chunk).unwrap_or_else(|shared| (*shared).clone());
+            for origin in chunk {
+                self.add(origin);
+            }
+        }
+        at
+    }
+
     pub fn get(&self, id: OriginId) -> &Origin {
         let at = id.0 as usize;
         &self.chunks[at / CHUNK][at % CHUNK]

@@ -53,6 +53,22 @@ impl Tracked {
         }
     }
 
+    /// Every origin id of the tree mapped by `f`, in place (its origins were moved
+    /// to other ids of a table).
+    pub fn map_origins(&mut self, f: impl Fn(OriginId) -> OriginId + Copy) {
+        match self {
+            Tracked::Leaf(_, o) => *o = f(*o),
+            Tracked::List(items, o) => {
+                *o = f(*o);
+                items.iter_mut().for_each(|t| t.map_origins(f));
+            }
+            Tracked::Map(entries, o) => {
+                *o = f(*o);
+                entries.values_mut().for_each(|t| t.map_origins(f));
+            }
+        }
+    }
+
     pub fn origin(&self) -> OriginId {
         match self {
             Tracked::Leaf(_, o) | Tracked::List(_, o) | Tracked::Map(_, o) => *o,
