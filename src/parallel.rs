@@ -36,6 +36,30 @@ pub fn map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + 
     indexed.into_iter().map(|(_, r)| r).collect()
 }
 
+/// `f` applied to each of `parts`, the first on the calling thread and every other on
+/// a thread of its own; results in the parts' order. For work already cut into a few
+/// large pieces that `f` consumes. A panic in `f` is passed on once every thread has
+/// stopped.
+pub fn each<T: Send, R: Send>(parts: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let mut parts = parts.into_iter();
+    let Some(first) = parts.next() else {
+        return Vec::new();
+    };
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = parts.map(|part| s.spawn(move || f(part))).collect();
+        let mut results = Vec::with_capacity(handles.len() + 1);
+        results.push(f(first));
+        for handle in handles {
+            match handle.join() {
+                Ok(r) => results.push(r),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        results
+    })
+}
+
 /// How many threads to use: one per core (two if that cannot be read).
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
@@ -51,5 +75,13 @@ mod tests {
             assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
         }
         assert!(super::map(&[] as &[u32], 4, |n| *n).is_empty());
+    }
+
+    #[test]
+    fn each_part_is_consumed_once_and_results_keep_the_parts_order() {
+        let parts: Vec<Vec<u32>> = (0..5).map(|k| (k * 10..k * 10 + 3).collect()).collect();
+        let sums = super::each(parts, |part| part.into_iter().sum::<u32>());
+        assert_eq!(sums, vec![3, 33, 63, 93, 123]);
+        assert!(super::each(Vec::<u32>::new(), |n| n).is_empty());
     }
 }

@@ -5,7 +5,7 @@
 //! value of a component an edit did not reach from [`Memo`] (see
 //! [`ByPosition`]) instead of converting it again.
 
-use crate::compose::merge::Merged;
+use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::by_position::ByPosition;
 use crate::compose::shared::{blueprint, budget};
 use crate::expr::Value;
@@ -20,15 +20,27 @@ pub struct Memo {
     pub sizes: budget::Sizes,
 }
 
-/// Each component of `merged` as the blueprint lists it; with a memo, taken from it
-/// where the component's fields are the ones it saw, and left in `next` for the next
+/// Components per thread below which a thread costs more than it saves.
+const COMPONENTS_PER_THREAD: usize = 1024;
+
+/// Each component of `merged` as the blueprint lists it, its size noted in
+/// `next.sizes`; with the last composition's memo, taken from it where the
+/// component's fields are the ones it saw, and left in `next` for the next
 /// composition.
-pub fn of(merged: &Merged, memo: Option<(&mut Memo, &mut Memo)>) -> Vec<Value> {
-    let Some((last, next)) = memo else {
-        return merged
-            .components
-            .values()
-            .map(blueprint::component_value)
+pub fn of(merged: &Merged, last: Option<&mut Memo>, next: &mut Memo) -> Vec<Value> {
+    let Some(last) = last else {
+        // Each value depends on its component alone: a long list is converted on
+        // several threads.
+        let components: Vec<&Component> = merged.components.values().collect();
+        let threads = crate::parallel::cores().min(components.len() / COMPONENTS_PER_THREAD);
+        return sized_values(&components, threads)
+            .into_iter()
+            .map(|(value, size)| {
+                if let Value::Map(map) = &value {
+                    next.sizes.insert(budget::map_address(map), size);
+                }
+                value
+            })
             .collect();
     };
     let start = last.values.start_list(merged.components.len());
@@ -54,4 +66,42 @@ pub fn of(merged: &Merged, memo: Option<(&mut Memo, &mut Memo)>) -> Vec<Value> {
             value
         })
         .collect()
+}
+
+/// Each component's value with its estimated size, on up to `threads` threads.
+fn sized_values(components: &[&Component], threads: usize) -> Vec<(Value, usize)> {
+    let sized = |c: &&Component| {
+        let value = blueprint::component_value(c);
+        let size = budget::size_within(&value, usize::MAX).unwrap_or(usize::MAX);
+        (value, size)
+    };
+    if threads < 2 {
+        components.iter().map(sized).collect()
+    } else {
+        crate::parallel::map(components, threads, sized)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sized_values;
+    use crate::compose::fixture::{facet, Fixture};
+    use crate::compose::merge::Component;
+    use crate::compose::shared::origin::Origins;
+
+    #[test]
+    fn several_threads_give_each_component_its_value_in_order() {
+        let body: String = (0..9)
+            .map(|k| format!("  - name: c{k}\n    path: p{k}\n    inputs: {{z: {k}, a: [{k}]}}\n"))
+            .collect();
+        let fx = Fixture::new(&[("facets/a.yaml", &facet("a", &format!("terraform:\n{body}")))]);
+        let (_, lists) = fx.merged(&mut Origins::default());
+        let components: Vec<&Component> = lists.terraform.components.values().collect();
+        let text = |threads| format!("{:?}", sized_values(&components, threads));
+        let one = text(1);
+        assert!(one.contains("c0") && one.contains("c8"), "{one}");
+        for threads in [2, 3, 20] {
+            assert_eq!(text(threads), one, "{threads} threads");
+        }
+    }
 }

@@ -41,8 +41,7 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
     let outputs = a.outputs;
     let mut next = component_values::Memo::default();
     let mut last = a.memo.as_deref_mut();
-    let mut values =
-        |merged| component_values::of(merged, last.as_deref_mut().map(|m| (m, &mut next)));
+    let mut values = |merged| component_values::of(merged, last.as_deref_mut(), &mut next);
     let (terraform, kustomize, flux) = (
         values(&a.lists.terraform),
         values(&a.lists.kustomize),

@@ -116,9 +116,19 @@ impl Said {
 /// Applies the contributions of one component kind, already in application order;
 /// with `memo`, an identity whose contributions are the memo's is not merged again,
 /// and the memo is left holding this merge.
-pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) -> Merged {
+pub fn merge(contributions: Vec<Contribution>, memo: Option<&mut KindMemo>) -> Merged {
+    let threads = crate::parallel::cores().min(contributions.len() / CONTRIBUTIONS_PER_THREAD);
+    merge_on(threads.max(1), contributions, memo)
+}
+
+/// [`merge`], identities that need merging merged on up to `threads` threads.
+fn merge_on(
+    threads: usize,
+    contributions: Vec<Contribution>,
+    mut memo: Option<&mut KindMemo>,
+) -> Merged {
     // What the memo kept is moved out, not copied: it is replaced by this merge.
-    let mut old = memo.as_deref_mut().map(std::mem::take);
+    let old = memo.as_deref_mut().map(std::mem::take);
     let alike = old
         .as_ref()
         .is_some_and(|m| m.numbers_alike(&contributions));
@@ -145,8 +155,14 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
     let mut slots: Vec<Option<Contribution>> = contributions.into_iter().map(Some).collect();
 
     let remember = memo.is_some();
+    let Some(old) = old.filter(|m| !m.outcomes.is_empty()) else {
+        // Nothing remembered: every identity is merged.
+        let outcomes = merge_groups(threads, slots, &grouped, &starts, remember);
+        return finish(memo, which, outcomes, None);
+    };
+    let mut old = Some(old);
     let mut by_id = None;
-    let mut outcomes: Vec<Outcome> = (0..count)
+    let outcomes: Vec<Outcome> = (0..count)
         .map(|g| {
             let members = &grouped[starts[g] as usize..starts[g + 1] as usize];
             let first = slots[members[0] as usize].as_ref().map(|c| c.id.as_ref());
@@ -173,6 +189,18 @@ pub fn merge(contributions: Vec<Contribution>, mut memo: Option<&mut KindMemo>) 
     // Numbered alike, the identities are the last ones.
     let same_ids = old.filter(|_| alike).map(|m| m.ids);
     drop(slots);
+    finish(memo, which, outcomes, same_ids)
+}
+
+/// The merged list of `outcomes`, the memo (if any) left holding them. `same_ids`:
+/// the identities' ids, when the memo's are still theirs.
+fn finish(
+    memo: Option<&mut KindMemo>,
+    which: Vec<u32>,
+    outcomes: Vec<Outcome>,
+    same_ids: Option<Vec<Arc<str>>>,
+) -> Merged {
+    let mut outcomes = outcomes;
     match memo {
         None => in_list_order(&which, &mut outcomes, Live::Move),
         Some(memo) => {
@@ -208,6 +236,52 @@ fn numbered(contributions: &[Contribution]) -> (Vec<u32>, usize) {
         })
         .collect();
     (which, numbers.len())
+}
+
+/// Contributions per thread below which a thread costs more than it saves.
+const CONTRIBUTIONS_PER_THREAD: usize = 4096;
+
+/// Every identity merged, in identity order: identity `g`'s contributions are
+/// `grouped[starts[g]..starts[g + 1]]` (positions into `slots`). The list is cut
+/// into `threads` runs of whole identities with about as many contributions each,
+/// merged on threads of their own: an identity's merge reads its contributions alone.
+fn merge_groups(
+    threads: usize,
+    mut slots: Vec<Option<Contribution>>,
+    grouped: &[u32],
+    starts: &[u32],
+    remember: bool,
+) -> Vec<Outcome> {
+    let count = starts.len() - 1;
+    let total = grouped.len();
+    let mut runs = Vec::with_capacity(threads);
+    let mut from = 0;
+    for k in 1..=threads {
+        let to = if k == threads {
+            count
+        } else {
+            let target = (total * k / threads) as u32;
+            starts.partition_point(|&s| s < target).clamp(from, count)
+        };
+        let members = &grouped[starts[from] as usize..starts[to] as usize];
+        let contributions: Vec<Contribution> = members
+            .iter()
+            .filter_map(|&j| slots[j as usize].take())
+            .collect();
+        runs.push((from..to, contributions));
+        from = to;
+    }
+    drop(slots);
+    let merged = crate::parallel::each(runs, |(identities, contributions)| {
+        let mut rest = contributions.into_iter();
+        identities
+            .map(|g| {
+                let n = (starts[g + 1] - starts[g]) as usize;
+                merge_one(rest.by_ref().take(n), remember)
+            })
+            .collect::<Vec<_>>()
+    });
+    merged.into_iter().flatten().collect()
 }
 
 /// Merges the contributions to one identity, in order.
@@ -291,7 +365,7 @@ fn in_list_order(which: &[u32], outcomes: &mut [Outcome], live: Live) -> Merged 
 /// The list's order, and a memo that hands back what did not change.
 #[cfg(test)]
 mod tests {
-    use super::{merge, KindMemo};
+    use super::{merge, merge_on, KindMemo};
     use crate::compose::fixture::{facet, ids, Fixture};
     use crate::compose::shared::origin::Origins;
     use std::sync::Arc;
@@ -323,6 +397,43 @@ mod tests {
         let deleted: Vec<&str> = merged.deleted.iter().map(|c| c.id.as_ref()).collect();
         // In the order they left: the remove that missed first, then x.
         assert_eq!(deleted, ["gone", "x"]);
+    }
+
+    #[test]
+    fn several_threads_merge_what_one_merges() {
+        // Identities with one contribution and with several (merged, replaced,
+        // removed and created again), spread over many facets.
+        let texts: Vec<(String, String)> = (0..12)
+            .map(|k| {
+                let body = format!(
+                    "ordinal: {}\nterraform:\n  - name: own{k}\n    path: p{k}\n\
+                     \x20 - name: shared{}\n    strategy: {}\n    inputs: {{k{k}: {k}}}\n\
+                     \x20 - name: flip\n    {}\n",
+                    100 + k,
+                    k % 4,
+                    ["merge", "replace", "remove", "merge"][k % 3 + usize::from(k % 5 == 0)],
+                    if k % 3 == 1 {
+                        "strategy: remove"
+                    } else {
+                        "path: flipped"
+                    },
+                );
+                (
+                    format!("facets/f{k:02}.yaml"),
+                    facet(&format!("f{k}"), &body),
+                )
+            })
+            .collect();
+        let files: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (&**p, &**t)).collect();
+        let fx = Fixture::new(&files);
+        let one = format!("{:#?}", merge_on(1, contributions(&fx), None));
+        for effect in ["Removed", "Replaced", "Deleted"] {
+            assert!(one.contains(effect), "{effect}: {one}");
+        }
+        for threads in [2, 3, 5, 40] {
+            let many = format!("{:#?}", merge_on(threads, contributions(&fx), None));
+            assert_eq!(many, one, "{threads} threads");
+        }
     }
 
     #[test]
