@@ -39,11 +39,17 @@ pub fn to_yaml_with_leading_comments(value: &Value, hook: &CommentHook<'_>) -> S
     writer.document(value)
 }
 
+/// Items of a list below which writing them on several threads costs more than it
+/// saves.
+const ITEMS_PER_THREAD: usize = 512;
+
 struct Writer<'h, 'p> {
     out: String,
     hook: Option<&'h CommentHook<'h>>,
     leading: Option<&'h CommentHook<'h>>,
     path: Vec<PathSegment<'p>>,
+    /// Threads a long list's items may be written on (one inside such a list).
+    threads: usize,
 }
 
 impl<'h, 'p> Writer<'h, 'p> {
@@ -53,6 +59,7 @@ impl<'h, 'p> Writer<'h, 'p> {
             hook,
             leading: None,
             path: Vec::new(),
+            threads: crate::parallel::cores(),
         }
     }
 
@@ -148,6 +155,9 @@ impl<'h, 'p> Writer<'h, 'p> {
     }
 
     fn list_items(&mut self, items: &'p [Value], indent: usize, inline_first: bool) {
+        if self.list_items_apart(items, indent, inline_first) {
+            return;
+        }
         for (i, item) in items.iter().enumerate() {
             if i > 0 || !inline_first {
                 self.indent(indent);
@@ -185,6 +195,33 @@ impl<'h, 'p> Writer<'h, 'p> {
             }
             self.path.pop();
         }
+    }
+
+    /// Writes the items of a long list in runs, each run on a thread of its own into a
+    /// text of its own, the texts then joined in order; whether it did. Not with
+    /// comments, which follow the path through the whole document.
+    fn list_items_apart(&mut self, items: &'p [Value], indent: usize, inline_first: bool) -> bool {
+        let threads = self.threads.min(items.len() / ITEMS_PER_THREAD);
+        if threads < 2 || self.hook.is_some() || self.leading.is_some() {
+            return false;
+        }
+        let runs: Vec<(bool, &[Value])> = (0..threads)
+            .map(|k| {
+                let run = &items[items.len() * k / threads..items.len() * (k + 1) / threads];
+                (inline_first && k == 0, run)
+            })
+            .collect();
+        let texts = crate::parallel::each(runs, |(inline_first, run)| {
+            let mut writer = Writer::new(None);
+            writer.threads = 1;
+            writer.list_items(run, indent, inline_first);
+            writer.out
+        });
+        self.out.reserve(texts.iter().map(String::len).sum());
+        for text in texts {
+            self.out.push_str(&text);
+        }
+        true
     }
 
     /// A scalar or empty collection after `key: ` or `- `, with its comment; block
@@ -400,6 +437,37 @@ one: |
 newline: \"\\n\"
 ";
         assert_eq!(to_yaml(&doc), expected);
+    }
+
+    /// A document with long lists, written by one writer on `threads` threads.
+    fn written_on(value: &Value, threads: usize) -> String {
+        let mut writer = Writer::new(None);
+        writer.threads = threads;
+        writer.document(value)
+    }
+
+    #[test]
+    fn long_lists_written_on_several_threads_read_as_written_on_one() {
+        let item = |k: usize| match k % 4 {
+            0 => map(vec![("name", s(&format!("c{k}"))), ("lines", s("a\nb\n"))]),
+            1 => Value::list(vec![s("x"), Value::list(vec![Value::Int(k as i64)])]),
+            2 => s(&format!("plain {k}")),
+            _ => map(vec![]),
+        };
+        let long = |n: usize| Value::list((0..n).map(item).collect());
+        let documents = [
+            map(vec![("terraform", long(2100)), ("kustomize", long(3))]),
+            // A long list that starts inline, after `- `.
+            Value::list(vec![long(1500), s("after")]),
+            long(1025),
+        ];
+        for document in &documents {
+            let one = written_on(document, 1);
+            assert!(one.contains("- - x") || one.contains("- name: c0"), "{one}");
+            for threads in [2, 3, 7] {
+                assert_eq!(written_on(document, threads), one, "{threads} threads");
+            }
+        }
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub fn check_knowing(blueprint: &Value, budget: usize, known: &Sizes) -> Result<
             path: Vec::new(),
             text: None,
             known,
+            threads: 1,
         };
         if walk.visit(blueprint) {
             return Ok(());
@@ -64,6 +65,7 @@ pub fn size_within(value: &Value, budget: usize) -> Result<usize, String> {
         path: Vec::new(),
         text: None,
         known: &Sizes::default(),
+        threads: 1,
     };
     if walk.visit(value) {
         Ok(walk.used)
@@ -79,13 +81,30 @@ pub fn size_within(value: &Value, budget: usize) -> Result<usize, String> {
 /// block string its indentation too: an upper bound of both writers' output.
 /// `what` names the document in the error (`the blueprint`, `the values`).
 pub fn check_text(value: &Value, budget: usize, what: &str) -> Result<(), Diagnostic> {
-    let mut walk = Walk {
+    check_text_on(crate::parallel::cores(), value, budget, what)
+}
+
+/// [`check_text`], the items of long lists measured on up to `threads` threads.
+fn check_text_on(
+    threads: usize,
+    value: &Value,
+    budget: usize,
+    what: &str,
+) -> Result<(), Diagnostic> {
+    let none = Sizes::default();
+    let walk = |threads| Walk {
         used: 0,
         budget,
         path: Vec::new(),
         text: Some(0),
-        known: &Sizes::default(),
+        known: &none,
+        threads,
     };
+    if threads > 1 && walk(threads).visit(value) {
+        return Ok(());
+    }
+    // Over the budget (or one thread): walked in order, for the path where it crossed.
+    let mut walk = walk(1);
     if walk.visit(value) {
         return Ok(());
     }
@@ -144,7 +163,14 @@ struct Walk<'v> {
     text: Option<usize>,
     /// Sizes of component values known already (see [`check_knowing`]).
     known: &'v Sizes,
+    /// Threads the items of a long list may be measured on. With more than one, a
+    /// walk that crosses the budget in such a list does not say where.
+    threads: usize,
 }
+
+/// Items of a list below which measuring them on several threads costs more than it
+/// saves.
+const ITEMS_PER_THREAD: usize = 512;
 
 /// Bytes `s` takes as an escaped JSON or double-quoted YAML string, or as a YAML block
 /// whose lines are indented `indent`: the larger of the two.
@@ -195,9 +221,11 @@ impl<'v> Walk<'v> {
                 );
                 let line = self.text.map_or(0, |level| 2 * level + 4);
                 self.text = self.text.map(|level| level + 1);
+                let measured = self.measured_apart(items);
                 for (i, item) in items.iter().enumerate() {
                     self.used = self.used.saturating_add(line);
                     let size = match item {
+                        _ if measured.is_some() => measured.as_ref().map(|sizes| &sizes[i]),
                         Value::Map(map) if listed => self.known.get(&map_address(map)),
                         _ => None,
                     };
@@ -241,6 +269,29 @@ impl<'v> Walk<'v> {
             _ => {}
         }
         self.used <= self.budget
+    }
+
+    /// The size of each of `items` (at the walk's level) measured on threads of their
+    /// own, when the list is long and nothing is known of its items; each size is
+    /// what visiting the item adds.
+    fn measured_apart(&self, items: &'v [Value]) -> Option<Vec<usize>> {
+        let threads = self.threads.min(items.len() / ITEMS_PER_THREAD);
+        if threads < 2 || !self.known.is_empty() {
+            return None;
+        }
+        let (text, known) = (self.text, self.known);
+        Some(crate::parallel::map(items, threads, |item| {
+            let mut walk = Walk {
+                used: 0,
+                budget: usize::MAX,
+                path: Vec::new(),
+                text,
+                known,
+                threads: 1,
+            };
+            walk.visit(item);
+            walk.used
+        }))
     }
 
     fn spelled(&self) -> String {
@@ -292,6 +343,35 @@ mod tests {
             err.message
         );
         assert!(err.notes[0].contains("bpc explain terraform.net.inputs.big"));
+    }
+
+    #[test]
+    fn long_lists_measured_on_several_threads_give_the_verdict_and_message_of_one() {
+        let item = |k: usize| {
+            let mut c = Map::default();
+            c.insert("name".into(), Value::from(format!("c{k}")));
+            c.insert("text".into(), Value::from("line\n".repeat(k % 3)));
+            c.insert("n".into(), Value::list(vec![Value::Int(k as i64)]));
+            Value::map(c)
+        };
+        let mut blueprint = Map::default();
+        blueprint.insert("kind".into(), Value::from("Blueprint"));
+        blueprint.insert(
+            "terraform".into(),
+            Value::list((0..1300).map(item).collect()),
+        );
+        let blueprint = Value::map(blueprint);
+        let total = (1..)
+            .map(|k| 1000 * k)
+            .find(|&b| check_text_on(1, &blueprint, b, "it").is_ok())
+            .expect("fits some budget");
+        for budget in (total - 1100..total + 10).step_by(7) {
+            let one = check_text_on(1, &blueprint, budget, "it").map_err(|d| d.message);
+            for threads in [2, 3] {
+                let many = check_text_on(threads, &blueprint, budget, "it").map_err(|d| d.message);
+                assert_eq!(many, one, "budget {budget}, {threads} threads");
+            }
+        }
     }
 
     #[test]
