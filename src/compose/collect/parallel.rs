@@ -1,17 +1,20 @@
 //! The facets of a large template collected on several threads.
 //!
 //! Given the scope, collecting one facet does not depend on collecting another: the
-//! resolver only caches what lookups find. So runs of consecutive facets are collected
-//! at once, the first on the calling thread with the composition's own resolver and
-//! origin table, every other with a [`Resolver::fresh`] one and an origin table of its
-//! own. The runs are then put together in facet order, their origins appended and
-//! renumbered: the contributions, exclusions and origins come out as collecting one
-//! facet after another gives them, in the same order.
+//! resolver only caches what lookups find. So facets are collected at once from both
+//! ends of the list: the calling thread takes runs from the front, with the
+//! composition's own resolver and origin table, and every other thread takes runs
+//! from the back, with a [`Resolver::fresh`] one and an origin table per run. Claims
+//! meet wherever the threads' speeds make them meet (the calling thread is often the
+//! slower: its heap is the one still growing). The back runs are then put after the
+//! front ones in facet order, their origins appended and renumbered: contributions,
+//! exclusions and origins come out as collecting one facet after another gives them,
+//! in the same order.
 //!
-//! What is reported must not depend on the threads either. A later run that found an
+//! What is reported must not depend on the threads either. A back run that found an
 //! error, or runs that together pass the output budget, are thrown away and their
-//! facets collected again after the first run, one after another: the errors, and
-//! where the budget was crossed, are then the serial collection's own.
+//! facets collected again after the front, one after another: the errors, and where
+//! the budget was crossed, are then the serial collection's own.
 
 use super::{collect_facets, Step};
 use crate::compose::activate::Activated;
@@ -19,10 +22,15 @@ use crate::compose::config::Resolver;
 use crate::compose::shared::origin::{OriginId, Origins};
 use crate::template::{Template, TemplateId};
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Facets per thread below which a thread costs more than it saves (a facet takes a
 /// few microseconds to collect, a thread tens to start).
 const FACETS_PER_THREAD: usize = 256;
+
+/// Facets per claim: small enough for the claims to meet close to where the threads'
+/// speeds say, large enough that a run's origin table and step cost little.
+const FACETS_PER_CLAIM: usize = 64;
 
 /// Every facet's step of [`super::collect`], after the ones that used `spent` of the
 /// output budget; the same as [`collect_facets`] over all of them.
@@ -35,12 +43,30 @@ pub fn facets(
     spent: usize,
 ) -> Step {
     let threads = crate::parallel::cores().min(template.facets.len() / FACETS_PER_THREAD);
-    facets_on(threads, id, template, resolver, activated, origins, spent)
+    facets_on(
+        threads,
+        FACETS_PER_CLAIM,
+        id,
+        template,
+        resolver,
+        activated,
+        origins,
+        spent,
+    )
 }
 
-/// [`facets`] on `threads` threads.
+/// What a thread collected from the back: one run of facets, its own origins.
+struct BackRun {
+    facets: Range<usize>,
+    step: Step,
+    origins: Origins,
+}
+
+/// [`facets`] on `threads` threads, claiming `claim` facets at a time.
+#[allow(clippy::too_many_arguments)]
 fn facets_on(
     threads: usize,
+    claim: usize,
     id: TemplateId,
     template: &Template,
     resolver: &Resolver<'_>,
@@ -52,46 +78,70 @@ fn facets_on(
     if threads < 2 || n < 2 {
         return collect_facets(id, template, resolver, activated, 0..n, origins, spent);
     }
-    let runs = split(n, threads.min(n));
-    let (mut steps, later) = std::thread::scope(|s| {
-        let handles: Vec<_> = runs[1..]
-            .iter()
-            .map(|range| {
+    let claims = Claims::new(n);
+    let (mut steps, front_end, mut back) = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..threads)
+            .map(|_| {
                 let resolver = resolver.fresh();
-                let range = range.clone();
+                let claims = &claims;
                 s.spawn(move || {
-                    let mut own = Origins::default();
-                    own.begin(id);
-                    let step =
-                        collect_facets(id, template, &resolver, activated, range, &mut own, 0);
-                    (step, own)
+                    let mut runs = Vec::new();
+                    while let Some(facets) = claims.back(claim) {
+                        let mut own = Origins::default();
+                        own.begin(id);
+                        let step = collect_facets(
+                            id,
+                            template,
+                            &resolver,
+                            activated,
+                            facets.clone(),
+                            &mut own,
+                            0,
+                        );
+                        runs.push(BackRun {
+                            facets,
+                            step,
+                            origins: own,
+                        });
+                    }
+                    runs
                 })
             })
             .collect();
-        let first = collect_facets(
-            id,
-            template,
-            resolver,
-            activated,
-            runs[0].clone(),
-            origins,
+        let mut steps = Step {
             spent,
-        );
-        let later: Vec<(Step, Origins)> = handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect();
-        (first, later)
+            ..Step::default()
+        };
+        let mut front_end = 0;
+        while let Some(facets) = claims.front(claim) {
+            front_end = facets.end;
+            let step = collect_facets(
+                id,
+                template,
+                resolver,
+                activated,
+                facets,
+                origins,
+                steps.spent,
+            );
+            steps.absorb(step);
+        }
+        let mut back: Vec<BackRun> = Vec::new();
+        for handle in handles {
+            match handle.join() {
+                Ok(runs) => back.extend(runs),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        (steps, front_end, back)
     });
-    let total = later
+    back.sort_unstable_by_key(|run| run.facets.start);
+    let total = back
         .iter()
-        .try_fold(steps.spent, |sum, (step, _)| sum.checked_add(step.spent));
-    let clean = later.iter().all(|(step, _)| step.errors.is_empty());
+        .try_fold(steps.spent, |sum, run| sum.checked_add(run.step.spent));
+    let clean = back.iter().all(|run| run.step.errors.is_empty());
     if !clean || total.is_none_or(|t| t > resolver.limits.output_bytes) {
-        let rest = runs[0].end..n;
+        let rest = front_end..n;
         let step = collect_facets(
             id,
             template,
@@ -104,46 +154,97 @@ fn facets_on(
         steps.absorb(step);
         return steps;
     }
-    for (mut step, own) in later {
-        let at = origins.append(own);
-        for c in &mut step.contributions {
+    for mut run in back {
+        let at = origins.append(run.origins);
+        for c in &mut run.step.contributions {
             c.map_origins(|o| OriginId(o.0 + at));
         }
-        steps.contributions.append(&mut step.contributions);
-        steps.exclusions.append(&mut step.exclusions);
-        steps.spent += step.spent;
+        steps.contributions.append(&mut run.step.contributions);
+        steps.exclusions.append(&mut run.step.exclusions);
+        steps.spent += run.step.spent;
     }
     steps
 }
 
-/// `0..n` in `parts` consecutive runs, as even as can be.
-fn split(n: usize, parts: usize) -> Vec<Range<usize>> {
-    (0..parts)
-        .map(|k| n * k / parts..n * (k + 1) / parts)
-        .collect()
+/// The facets `0..n` still to collect, claimed in runs from the front (by one thread)
+/// or from the back (by any other) until the two ends meet; both ends in one word, so
+/// that a claim is one compare-and-swap.
+struct Claims(AtomicU64);
+
+impl Claims {
+    fn new(n: usize) -> Claims {
+        Claims(AtomicU64::new(n as u64))
+    }
+
+    /// The next `claim` facets from the front, or what is left if fewer.
+    fn front(&self, claim: usize) -> Option<Range<usize>> {
+        self.take(|front, back| (front, (front + claim).min(back)))
+    }
+
+    /// The last `claim` facets not claimed yet, or what is left if fewer.
+    fn back(&self, claim: usize) -> Option<Range<usize>> {
+        self.take(|front, back| (back.saturating_sub(claim).max(front), back))
+    }
+
+    /// Claims the range `pick(front, back)` gives, at one end of what is left.
+    fn take(&self, pick: impl Fn(usize, usize) -> (usize, usize)) -> Option<Range<usize>> {
+        let mut now = self.0.load(Ordering::Relaxed);
+        loop {
+            let (front, back) = ((now >> 32) as usize, (now & u64::from(u32::MAX)) as usize);
+            if front >= back {
+                return None;
+            }
+            let (start, end) = pick(front, back);
+            let (front, back) = if start == front {
+                (end, back)
+            } else {
+                (front, start)
+            };
+            let next = ((front as u64) << 32) | back as u64;
+            match self
+                .0
+                .compare_exchange_weak(now, next, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => return Some(start..end),
+                Err(seen) => now = seen,
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{facets_on, split, Step};
+    use super::{facets_on, Claims, Step};
     use crate::compose::config::Resolver;
     use crate::compose::fixture::{facet, Fixture};
     use crate::compose::shared::origin::Origins;
     use crate::template::TemplateId;
 
     #[test]
-    fn runs_cover_every_facet_once_in_order() {
-        for (n, parts) in [(10, 3), (512, 2), (1000, 7), (5, 5)] {
-            let runs = split(n, parts);
-            assert_eq!(runs.len(), parts);
-            assert_eq!(runs[0].start, 0);
-            assert_eq!(runs[parts - 1].end, n);
-            assert!(runs.windows(2).all(|w| w[0].end == w[1].start));
-            let (shortest, longest) = (
-                runs.iter().map(|r| r.len()).min(),
-                runs.iter().map(|r| r.len()).max(),
+    fn claims_from_both_ends_cover_every_facet_once() {
+        for (n, claim) in [(10, 3), (1000, 64), (5, 8), (1, 1)] {
+            let claims = Claims::new(n);
+            let mut front = Vec::new();
+            let mut back = Vec::new();
+            std::thread::scope(|s| {
+                let from_back =
+                    s.spawn(|| std::iter::from_fn(|| claims.back(claim)).collect::<Vec<_>>());
+                front.extend(std::iter::from_fn(|| claims.front(claim)));
+                back = from_back.join().expect("no panic");
+            });
+            // The front is one run from 0, in order; the back runs fill the rest.
+            assert!(
+                front.windows(2).all(|w| w[0].end == w[1].start),
+                "{front:?}"
             );
-            assert!(longest.zip(shortest).is_some_and(|(l, s)| l - s <= 1));
+            assert!(front.first().is_none_or(|r| r.start == 0));
+            let mut all: Vec<usize> = front.iter().chain(&back).flat_map(|r| r.clone()).collect();
+            all.sort_unstable();
+            assert_eq!(all, (0..n).collect::<Vec<_>>(), "{front:?} {back:?}");
+            assert!(front
+                .iter()
+                .chain(&back)
+                .all(|r| !r.is_empty() && r.len() <= claim));
         }
     }
 
@@ -197,6 +298,7 @@ mod tests {
         let id = TemplateId::Composing;
         let step: Step = facets_on(
             threads,
+            2,
             id,
             &fx.template,
             &resolver,
