@@ -85,8 +85,7 @@ fn facets_on(
                 let resolver = resolver.fresh();
                 let claims = &claims;
                 s.spawn(move || {
-                    let mut runs = Vec::new();
-                    while let Some(facets) = claims.back(claim) {
+                    let run = |facets: Range<usize>| {
                         let mut own = Origins::default();
                         own.begin(id);
                         let step = collect_facets(
@@ -98,13 +97,13 @@ fn facets_on(
                             &mut own,
                             0,
                         );
-                        runs.push(BackRun {
+                        BackRun {
                             facets,
                             step,
                             origins: own,
-                        });
-                    }
-                    runs
+                        }
+                    };
+                    std::iter::from_fn(|| claims.back(claim).map(run)).collect::<Vec<_>>()
                 })
             })
             .collect();
@@ -154,6 +153,13 @@ fn facets_on(
         steps.absorb(step);
         return steps;
     }
+    put_after(&mut steps, back, origins);
+    steps
+}
+
+/// The back runs (in facet order) put after `steps`, their origins appended to
+/// `origins` and renumbered.
+fn put_after(steps: &mut Step, back: Vec<BackRun>, origins: &mut Origins) {
     for mut run in back {
         let at = origins.append(run.origins);
         for c in &mut run.step.contributions {
@@ -163,7 +169,6 @@ fn facets_on(
         steps.exclusions.append(&mut run.step.exclusions);
         steps.spent += run.step.spent;
     }
-    steps
 }
 
 /// The facets `0..n` still to collect, claimed in runs from the front (by one thread)
