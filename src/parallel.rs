@@ -60,6 +60,18 @@ pub fn each<T: Send, R: Send>(parts: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R
     })
 }
 
+/// `f` applied to every item in place, the items cut into up to `threads` runs, each
+/// on a thread of its own (the first on the calling thread).
+pub fn for_each_mut<T: Send>(items: &mut [T], threads: usize, f: impl Fn(&mut T) + Sync) {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        items.iter_mut().for_each(f);
+        return;
+    }
+    let runs: Vec<&mut [T]> = items.chunks_mut(items.len().div_ceil(threads)).collect();
+    each(runs, |run| run.iter_mut().for_each(&f));
+}
+
 /// How many threads to use: one per core (two if that cannot be read).
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
@@ -75,6 +87,15 @@ mod tests {
             assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
         }
         assert!(super::map(&[] as &[u32], 4, |n| *n).is_empty());
+    }
+
+    #[test]
+    fn every_item_is_changed_once_on_any_thread_count() {
+        for threads in [0, 1, 2, 3, 150] {
+            let mut items: Vec<u32> = (0..100).collect();
+            super::for_each_mut(&mut items, threads, |n| *n *= 3);
+            assert_eq!(items, (0..100).map(|n| n * 3).collect::<Vec<_>>());
+        }
     }
 
     #[test]

@@ -10,9 +10,10 @@ use crate::expr::{Map, Value};
 use std::sync::Arc;
 
 pub fn mark_inputs(terraform: &mut Merged, origins: &Origins) {
-    for component in terraform.components.values_mut() {
-        mark(component, origins);
-    }
+    let mut components: Vec<&mut Component> = terraform.components.values_mut().collect();
+    let threads = crate::parallel::cores()
+        .min(components.len() / crate::compose::shared::blueprint::COMPONENTS_PER_THREAD);
+    crate::parallel::for_each_mut(&mut components, threads, |c| mark(c, origins));
 }
 
 /// [`mark_inputs`] for one component: a function of its fields and of whether the

@@ -17,8 +17,14 @@ pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 /// S9 clean-up, applied once after merging: `""` items dropped from inputs, name
 /// lists and substitutions; empty `dependsOn` dropped.
 pub fn clean(merged: &mut Merged) {
-    merged.components.values_mut().for_each(clean_component);
+    let mut components: Vec<&mut Component> = merged.components.values_mut().collect();
+    let threads = crate::parallel::cores().min(components.len() / COMPONENTS_PER_THREAD);
+    crate::parallel::for_each_mut(&mut components, threads, |c| clean_component(c));
 }
+
+/// Components per thread below which a thread costs more than it saves, for the
+/// per-component steps after merging.
+pub const COMPONENTS_PER_THREAD: usize = 1024;
 
 /// [`clean`] for one component: a function of its kind and fields alone.
 pub fn clean_component(component: &mut Component) {

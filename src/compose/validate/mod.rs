@@ -128,8 +128,24 @@ pub fn components(
     result
 }
 
-/// [`components`], walking every component.
+/// [`components`], walking every component; the two kinds on threads of their own
+/// when they are long.
 fn walk(
+    subject: &Subject<'_>,
+    exclusions: &[Exclusion],
+    template: &Template,
+    origins: &Origins,
+    cycles: Cycles,
+) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    let long = subject.terraform.components.len() + subject.kustomizations.components.len()
+        >= 2 * crate::compose::shared::blueprint::COMPONENTS_PER_THREAD;
+    let threads = if long { crate::parallel::cores() } else { 1 };
+    walk_on(threads, subject, exclusions, template, origins, cycles)
+}
+
+/// [`walk`], on more than one thread if `threads` says so.
+fn walk_on(
+    threads: usize,
     subject: &Subject<'_>,
     exclusions: &[Exclusion],
     template: &Template,
@@ -139,7 +155,7 @@ fn walk(
     let mut errors = Vec::new();
     let mut found_cycles = Vec::new();
     let written = subject.written;
-    for listed in [
+    let listed = [
         Listed {
             kind: ComponentKind::Terraform,
             merged: subject.terraform,
@@ -152,8 +168,14 @@ fn walk(
             order: Written::arrange(&written.kustomizations, subject.kustomizations),
             layer: subject.crds_layer,
         },
-    ] {
-        let found = validate(&listed, exclusions, template, origins);
+    ];
+    // The kinds are validated apart, their findings kept in this order.
+    let validated = |listed: &Listed<'_>| validate(listed, exclusions, template, origins);
+    let found = match threads > 1 {
+        true => crate::parallel::each(listed.iter().collect(), validated),
+        false => listed.iter().map(validated).collect(),
+    };
+    for found in found {
         errors.extend(found.errors);
         found_cycles.extend(found.cycle);
     }
@@ -400,6 +422,49 @@ mod tests {
     use crate::compose::fixture::{facet, messages, Fixture};
     use crate::compose::shared::inputs::Cycles;
     use crate::compose::shared::origin::Origins;
+
+    #[test]
+    fn both_kinds_validated_on_threads_of_their_own_report_as_on_one() {
+        let fx = Fixture::new(&[(
+            "facets/a.yaml",
+            &facet(
+                "a",
+                "terraform:\n  - name: a\n    dependsOn: [b, nowhere]\n  - name: b\n    dependsOn: [a]\n\
+                 kustomize:\n  - name: x\n    dependsOn: [y, absent]\n  - name: y\n    dependsOn: [x]\n",
+            ),
+        )]);
+        let mut origins = Origins::default();
+        let compiled = fx.compiled(&mut origins);
+        let all = compiled.kustomizations.expect("the tiers compile");
+        let subject = super::Subject {
+            terraform: &compiled.lists.terraform,
+            kustomizations: &all,
+            crds_layer: compiled.crds_layer.as_deref(),
+            written: &compiled.written,
+        };
+        for cycles in [Cycles::Reject, Cycles::Keep] {
+            let on = |threads| {
+                let exclusions = &compiled.collected.exclusions;
+                super::walk_on(
+                    threads,
+                    &subject,
+                    exclusions,
+                    &fx.template,
+                    &origins,
+                    cycles,
+                )
+                .map(|kept| messages(&kept))
+                .map_err(|ds| messages(&ds))
+            };
+            let one = on(1);
+            let text = format!("{one:?}");
+            assert!(
+                text.contains("nowhere") && text.contains("absent"),
+                "{text}"
+            );
+            assert_eq!(on(2), one);
+        }
+    }
 
     /// Validating the template `files` makes: the errors, or the cycles kept.
     fn validated(files: &[(&str, &str)], cycles: Cycles) -> Result<String, String> {
