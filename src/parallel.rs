@@ -73,8 +73,11 @@ pub fn for_each_mut<T: Send>(items: &mut [T], threads: usize, f: impl Fn(&mut T)
 }
 
 /// How many threads to use: one per core (two if that cannot be read).
+/// Asked once per process: the answer reads cgroup files, which costs more than the
+/// small compositions that ask it several times over.
 pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }
 
 #[cfg(test)]

@@ -208,7 +208,7 @@ fn parse_facets(
         };
         (facet, found)
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::parallel::cores();
     let chunk = files.len().div_ceil(threads).max(64);
     let parsed: Vec<Parsed> = if files.len() <= chunk {
         files.iter().map(parse_one).collect()
