@@ -76,6 +76,7 @@ impl Written {
 }
 
 /// What is validated.
+#[derive(Clone, Copy)]
 pub struct Subject<'a> {
     pub terraform: &'a Merged,
     /// Every Flux Kustomization, systems' tiers included (stage 9).
@@ -425,36 +426,20 @@ mod tests {
 
     #[test]
     fn both_kinds_validated_on_threads_of_their_own_report_as_on_one() {
-        let fx = Fixture::new(&[(
+        let files = [(
             "facets/a.yaml",
-            &facet(
+            facet(
                 "a",
                 "terraform:\n  - name: a\n    dependsOn: [b, nowhere]\n  - name: b\n    dependsOn: [a]\n\
                  kustomize:\n  - name: x\n    dependsOn: [y, absent]\n  - name: y\n    dependsOn: [x]\n",
             ),
-        )]);
-        let mut origins = Origins::default();
-        let compiled = fx.compiled(&mut origins);
-        let all = compiled.kustomizations.expect("the tiers compile");
-        let subject = super::Subject {
-            terraform: &compiled.lists.terraform,
-            kustomizations: &all,
-            crds_layer: compiled.crds_layer.as_deref(),
-            written: &compiled.written,
-        };
+        )];
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
         for cycles in [Cycles::Reject, Cycles::Keep] {
             let on = |threads| {
-                let exclusions = &compiled.collected.exclusions;
-                super::walk_on(
-                    threads,
-                    &subject,
-                    exclusions,
-                    &fx.template,
-                    &origins,
-                    cycles,
-                )
-                .map(|kept| messages(&kept))
-                .map_err(|ds| messages(&ds))
+                on_subject(&files, |subject, exclusions, template, origins| {
+                    super::walk_on(threads, subject, exclusions, template, origins, cycles)
+                })
             };
             let one = on(1);
             let text = format!("{one:?}");
@@ -466,8 +451,18 @@ mod tests {
         }
     }
 
-    /// Validating the template `files` makes: the errors, or the cycles kept.
-    fn validated(files: &[(&str, &str)], cycles: Cycles) -> Result<String, String> {
+    /// What `validate` says of the template `files` makes, given what is validated:
+    /// the errors, or the cycles kept, as text.
+    fn on_subject(
+        files: &[(&str, &str)],
+        validate: impl FnOnce(
+            &super::Subject<'_>,
+            &[crate::compose::collect::Exclusion],
+            &crate::template::Template,
+            &Origins,
+        )
+            -> Result<Vec<crate::files::Diagnostic>, Vec<crate::files::Diagnostic>>,
+    ) -> Result<String, String> {
         let fx = Fixture::new(files);
         let mut origins = Origins::default();
         let compiled = fx.compiled(&mut origins);
@@ -478,17 +473,21 @@ mod tests {
             crds_layer: compiled.crds_layer.as_deref(),
             written: &compiled.written,
         };
-        let result = super::components(
-            subject,
+        validate(
+            &subject,
             &compiled.collected.exclusions,
             &fx.template,
             &origins,
-            cycles,
-            None,
-        );
-        result
-            .map(|kept| messages(&kept))
-            .map_err(|ds| messages(&ds))
+        )
+        .map(|kept| messages(&kept))
+        .map_err(|ds| messages(&ds))
+    }
+
+    /// Validating the template `files` makes: the errors, or the cycles kept.
+    fn validated(files: &[(&str, &str)], cycles: Cycles) -> Result<String, String> {
+        on_subject(files, |subject, exclusions, template, origins| {
+            super::components(*subject, exclusions, template, origins, cycles, None)
+        })
     }
 
     /// The errors of validating the template `files` makes.
