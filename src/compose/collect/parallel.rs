@@ -75,7 +75,8 @@ fn facets_on(
     spent: usize,
 ) -> Step {
     let n = template.facets.len();
-    if threads < 2 || n < 2 {
+    // Both ends of the facets left fit in one word only below 2^32 facets.
+    if threads < 2 || n < 2 || u32::try_from(n).is_err() {
         return collect_facets(id, template, resolver, activated, 0..n, origins, spent);
     }
     let claims = Claims::new(n);
