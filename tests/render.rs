@@ -224,6 +224,41 @@ fn failed_render_leaves_the_previous_directory_untouched() {
     assert_eq!(siblings, ["_template", "render", "windsor.yaml"]);
 }
 
+/// A tree of more files than the process may hold open at once is written whole:
+/// files are not kept open until the tree is flushed (with 300 components and a
+/// limit of 64 descriptors, that failed with "Too many open files").
+#[cfg(target_os = "linux")]
+#[test]
+fn a_tree_of_more_files_than_open_descriptors_is_written() {
+    let components: String = (0..300)
+        .map(|k| format!("  - name: c{k}\n    path: c{k}\n    inputs:\n      k: {k}\n"))
+        .collect();
+    let facet = format!(
+        "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: many\nterraform:\n{components}"
+    );
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/many.yaml", &facet),
+    ]);
+    let out = dir.path().join("render");
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 64 && exec \"$0\" render --out \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_bpc"))
+        .arg(&out)
+        .current_dir(dir.path())
+        .output()
+        .expect("sh runs");
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let tree = bpc::render::write::read_tree(&out).expect("read");
+    let tfvars = tree.keys().filter(|k| k.ends_with(".tfvars.json")).count();
+    assert_eq!(tfvars, 300);
+}
+
 #[test]
 fn refuses_a_directory_bpc_did_not_write() {
     let dir = project(&[

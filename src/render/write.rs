@@ -249,9 +249,17 @@ fn sync_dir(dir: &Path) {
 /// waiting threads cost no CPU.
 const SYNC_THREADS: usize = 16;
 
+/// Files held open at once while a tree is written: well below the 1 024 descriptors
+/// a process may usually hold, however many files the tree has.
+const OPEN_AT_ONCE: usize = 256;
+
 fn fill(root: &Path, tree: &Rendered) -> std::io::Result<()> {
     std::fs::create_dir_all(root)?;
-    let mut written = Vec::with_capacity(tree.files.len());
+    // A large tree is made durable by flushing its file system once (one journal
+    // commit, not one per file); a small one file by file, so that a render does not
+    // wait on what other programs wrote.
+    let whole_file_system = cfg!(target_os = "linux") && tree.files.len() > OPEN_AT_ONCE;
+    let mut open = Vec::with_capacity(OPEN_AT_ONCE.min(tree.files.len()));
     let mut dirs = std::collections::BTreeSet::from([root.to_path_buf()]);
     for (path, bytes) in &tree.files {
         let full = crate::files::relative_path::join_inside(root, path)
@@ -269,15 +277,50 @@ fn fill(root: &Path, tree: &Rendered) -> std::io::Result<()> {
         }
         let mut f = std::fs::File::create(&full)?;
         f.write_all(bytes)?;
-        written.push(f);
+        if whole_file_system {
+            continue;
+        }
+        open.push(f);
+        if open.len() == OPEN_AT_ONCE {
+            sync_files(&open)?;
+            open.clear();
+        }
     }
     // Durable before the swap publishes it: a power cut must not leave the new tree in
     // place with empty files or missing entries.
-    let synced = crate::parallel::map(&written, SYNC_THREADS, |f| f.sync_all());
-    synced.into_iter().collect::<std::io::Result<()>>()?;
+    if whole_file_system {
+        return sync_file_system(root);
+    }
+    sync_files(&open)?;
     let dirs: Vec<PathBuf> = dirs.into_iter().collect();
     crate::parallel::map(&dirs, SYNC_THREADS, |d| sync_dir(d));
     Ok(())
+}
+
+/// Flushes `files` to disk, several at once.
+fn sync_files(files: &[std::fs::File]) -> std::io::Result<()> {
+    let synced = crate::parallel::map(files, SYNC_THREADS, |f| f.sync_all());
+    synced.into_iter().collect()
+}
+
+/// Flushes the whole file system that holds `dir` (every file and directory written
+/// under it included).
+#[cfg(target_os = "linux")]
+fn sync_file_system(dir: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let d = std::fs::File::open(dir)?;
+    // SAFETY: `d` is an open descriptor for the duration of the call, which only
+    // flushes the file system it is on.
+    if unsafe { libc::syncfs(d.as_raw_fd()) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sync_file_system(_: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
 /// What `--check` found at a path of the checked tree.
