@@ -128,7 +128,7 @@ fn merge_on(
     mut memo: Option<&mut KindMemo>,
 ) -> Merged {
     // What the memo kept is moved out, not copied: it is replaced by this merge.
-    let old = memo.as_deref_mut().map(std::mem::take);
+    let mut old = memo.as_deref_mut().map(std::mem::take);
     let alike = old
         .as_ref()
         .is_some_and(|m| m.numbers_alike(&contributions));
@@ -155,12 +155,11 @@ fn merge_on(
     let mut slots: Vec<Option<Contribution>> = contributions.into_iter().map(Some).collect();
 
     let remember = memo.is_some();
-    let Some(old) = old.filter(|m| !m.outcomes.is_empty()) else {
+    if old.as_ref().is_none_or(|m| m.outcomes.is_empty()) {
         // Nothing remembered: every identity is merged.
         let outcomes = merge_groups(threads, slots, &grouped, &starts, remember);
         return finish(memo, which, outcomes, None);
-    };
-    let mut old = Some(old);
+    }
     let mut by_id = None;
     let outcomes: Vec<Outcome> = (0..count)
         .map(|g| {
