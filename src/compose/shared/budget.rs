@@ -273,17 +273,18 @@ impl<'v> Walk<'v> {
 
     /// The size of each of `items` (at the walk's level) measured on threads of their
     /// own, when the list is long and nothing is known of its items; each size is
-    /// what visiting the item adds.
+    /// what visiting the item adds, or more than the budget (the walk of an item
+    /// stops there too, shared subtrees would otherwise make it long).
     fn measured_apart(&self, items: &'v [Value]) -> Option<Vec<usize>> {
         let threads = self.threads.min(items.len() / ITEMS_PER_THREAD);
         if threads < 2 || !self.known.is_empty() {
             return None;
         }
-        let (text, known) = (self.text, self.known);
+        let (text, known, budget) = (self.text, self.known, self.budget);
         Some(crate::parallel::map(items, threads, |item| {
             let mut walk = Walk {
                 used: 0,
-                budget: usize::MAX,
+                budget,
                 path: Vec::new(),
                 text,
                 known,
@@ -365,7 +366,8 @@ mod tests {
             .map(|k| 1000 * k)
             .find(|&b| check_text_on(1, &blueprint, b, "it").is_ok())
             .expect("fits some budget");
-        for budget in (total - 1100..total + 10).step_by(7) {
+        // Around the total, and below what one item takes.
+        for budget in (total - 1100..total + 10).step_by(7).chain([10, 60]) {
             let one = check_text_on(1, &blueprint, budget, "it").map_err(|d| d.message);
             for threads in [2, 3] {
                 let many = check_text_on(threads, &blueprint, budget, "it").map_err(|d| d.message);
