@@ -20,9 +20,6 @@ pub struct Memo {
     pub sizes: budget::Sizes,
 }
 
-/// Components per thread below which a thread costs more than it saves.
-const COMPONENTS_PER_THREAD: usize = 1024;
-
 /// Each component of `merged` as the blueprint lists it, its size noted in
 /// `next.sizes`; with the last composition's memo, taken from it where the
 /// component's fields are the ones it saw, and left in `next` for the next
@@ -32,7 +29,8 @@ pub fn of(merged: &Merged, last: Option<&mut Memo>, next: &mut Memo) -> Vec<Valu
         // Each value depends on its component alone: a long list is converted on
         // several threads.
         let components: Vec<&Component> = merged.components.values().collect();
-        let threads = crate::parallel::cores().min(components.len() / COMPONENTS_PER_THREAD);
+        let threads =
+            crate::parallel::cores().min(components.len() / blueprint::COMPONENTS_PER_THREAD);
         return sized_values(&components, threads)
             .into_iter()
             .map(|(value, size)| {
