@@ -73,6 +73,10 @@ pub fn for_each_mut<T: Send>(items: &mut [T], threads: usize, f: impl Fn(&mut T)
 }
 
 /// How many threads to use: one per core (two if that cannot be read).
+/// Items of a list below which writing or measuring them on several threads costs more
+/// than it saves (a blueprint's long component lists).
+pub const ITEMS_PER_THREAD: usize = 512;
+
 /// Asked once per process: the answer reads cgroup files, which costs more than the
 /// small compositions that ask it several times over.
 pub fn cores() -> usize {

@@ -39,10 +39,6 @@ pub fn to_yaml_with_leading_comments(value: &Value, hook: &CommentHook<'_>) -> S
     writer.document(value)
 }
 
-/// Items of a list below which writing them on several threads costs more than it
-/// saves.
-const ITEMS_PER_THREAD: usize = 512;
-
 struct Writer<'h, 'p> {
     out: String,
     hook: Option<&'h CommentHook<'h>>,
@@ -201,7 +197,9 @@ impl<'h, 'p> Writer<'h, 'p> {
     /// text of its own, the texts then joined in order; whether it did. Not with
     /// comments, which follow the path through the whole document.
     fn list_items_apart(&mut self, items: &'p [Value], indent: usize, inline_first: bool) -> bool {
-        let threads = self.threads.min(items.len() / ITEMS_PER_THREAD);
+        let threads = self
+            .threads
+            .min(items.len() / crate::parallel::ITEMS_PER_THREAD);
         if threads < 2 || self.hook.is_some() || self.leading.is_some() {
             return false;
         }

@@ -168,10 +168,6 @@ struct Walk<'v> {
     threads: usize,
 }
 
-/// Items of a list below which measuring them on several threads costs more than it
-/// saves.
-const ITEMS_PER_THREAD: usize = 512;
-
 /// Bytes `s` takes as an escaped JSON or double-quoted YAML string, or as a YAML block
 /// whose lines are indented `indent`: the larger of the two.
 fn text_cost(s: &str, indent: usize) -> usize {
@@ -276,7 +272,9 @@ impl<'v> Walk<'v> {
     /// what visiting the item adds, or more than the budget (the walk of an item
     /// stops there too, shared subtrees would otherwise make it long).
     fn measured_apart(&self, items: &'v [Value]) -> Option<Vec<usize>> {
-        let threads = self.threads.min(items.len() / ITEMS_PER_THREAD);
+        let threads = self
+            .threads
+            .min(items.len() / crate::parallel::ITEMS_PER_THREAD);
         if threads < 2 || !self.known.is_empty() {
             return None;
         }
