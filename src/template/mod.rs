@@ -213,20 +213,13 @@ fn parse_facets(
     let parsed: Vec<Parsed> = if files.len() <= chunk {
         files.iter().map(parse_one).collect()
     } else {
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = files
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || part.iter().map(parse_one).collect::<Vec<_>>()))
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| match w.join() {
-                    Ok(part) => part,
-                    // A parser bug must not silently drop facets.
-                    Err(panic) => std::panic::resume_unwind(panic),
-                })
-                .collect()
+        // A panic in a parser is passed on (`parallel::each`): no facet is dropped.
+        crate::parallel::each(files.chunks(chunk).collect(), |part| {
+            part.iter().map(parse_one).collect::<Vec<_>>()
         })
+        .into_iter()
+        .flatten()
+        .collect()
     };
     if let Some(cache) = cache {
         for ((_, file), (facet, found)) in files.iter().zip(&parsed) {
