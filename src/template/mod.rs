@@ -14,7 +14,7 @@ pub use facet::*;
 pub use sources::{load_with_sources, load_with_sources_cached, Upstream};
 
 use crate::files::{Diagnostic, FileMap, FileTree, TreeError};
-use crate::yaml::Node;
+use crate::yaml::{Interner, Node};
 use std::sync::Arc;
 
 /// Everything composition reads from a template. Immutable once loaded, so many
@@ -185,10 +185,12 @@ fn parse_facets(
             Err(e) => diagnostics.push(unreadable(tree, path, e)),
         }
     }
-    let parse_one = |(path, file): &(&str, crate::files::FileId)| {
+    // One interner per thread: facets repeat keys and short expressions, so each
+    // distinct text is allocated once per thread rather than once per file.
+    let parse_one = |(path, file): &(&str, crate::files::FileId), interner: &mut Interner| {
         let mut found = Vec::new();
         let text = sources.text(*file).unwrap_or_default();
-        let facet = match crate::yaml::parse_with_warnings(&text, *file) {
+        let facet = match crate::yaml::parse_interned(&text, *file, interner) {
             Ok((node, warnings)) => {
                 found.extend(warnings.into_iter().map(|w| {
                     let mut d = Diagnostic::from(w);
@@ -210,16 +212,20 @@ fn parse_facets(
     };
     let threads = crate::parallel::cores();
     let chunk = files.len().div_ceil(threads).max(64);
+    let parse_run = |run: &[(&str, crate::files::FileId)]| {
+        let mut interner = Interner::default();
+        run.iter()
+            .map(|f| parse_one(f, &mut interner))
+            .collect::<Vec<_>>()
+    };
     let parsed: Vec<Parsed> = if files.len() <= chunk {
-        files.iter().map(parse_one).collect()
+        parse_run(&files)
     } else {
         // A panic in a parser is passed on (`parallel::each`): no facet is dropped.
-        crate::parallel::each(files.chunks(chunk).collect(), |part| {
-            part.iter().map(parse_one).collect::<Vec<_>>()
-        })
-        .into_iter()
-        .flatten()
-        .collect()
+        crate::parallel::each(files.chunks(chunk).collect(), parse_run)
+            .into_iter()
+            .flatten()
+            .collect()
     };
     if let Some(cache) = cache {
         for ((_, file), (facet, found)) in files.iter().zip(&parsed) {
@@ -633,5 +639,55 @@ mod cache_tests {
         let third = load_cached(tree(b2), other.clone(), Some(&cache)).expect("loads");
         assert_eq!(other.len(), 2);
         assert_eq!(third.facets.len(), 2);
+    }
+}
+
+#[cfg(test)]
+mod sharing_tests {
+    use super::*;
+    use crate::yaml::NodeKind;
+
+    /// The text of `inputs.<key>` in the first component of `facet`.
+    fn input<'f>(facet: &'f Facet, key: &str) -> &'f Arc<str> {
+        let inputs = facet.components[0].node.get("inputs").expect("inputs");
+        match &inputs.get(key).expect("the input").kind {
+            NodeKind::Str(text) => text,
+            other => panic!("{key} is {other:?}"),
+        }
+    }
+
+    #[test]
+    fn facets_read_on_one_thread_share_their_repeated_short_strings() {
+        // Enough facets for the loader to read them on several threads.
+        let files = (0..300).map(|i| {
+            let text = format!(
+                "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n\
+                 metadata:\n  name: f{i}\nterraform:\n  - name: c{i}\n    inputs:\n      \
+                 region: \"${{region ?? 'us-east-1'}}\"\n      label: \"${{provider}}-{i}\"\n"
+            );
+            (format!("facets/f{i:03}.yaml"), text.into_bytes())
+        });
+        let tree = FileTree::from_files(files, "t").expect("tree");
+        let template = load(Arc::new(tree), Arc::new(FileMap::new())).expect("loads");
+        assert_eq!(template.facets.len(), 300);
+        let mut regions: Vec<*const u8> = template
+            .facets
+            .iter()
+            .map(|f| input(f, "region").as_ptr())
+            .collect();
+        regions.sort();
+        regions.dedup();
+        // One text per thread that read facets, not one per facet.
+        assert!(
+            regions.len() <= crate::parallel::cores(),
+            "{}",
+            regions.len()
+        );
+        // Texts that differ stay apart, and each is what its file says.
+        for facet in &template.facets {
+            let i = facet.name.trim_start_matches('f');
+            assert_eq!(&**input(facet, "label"), format!("${{provider}}-{i}"));
+            assert_eq!(&**input(facet, "region"), "${region ?? 'us-east-1'}");
+        }
     }
 }

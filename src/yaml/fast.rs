@@ -13,6 +13,7 @@
 //! values, styles and spans (the spans saphyr-parser reports, in bytes). The fuzz
 //! driver's `yaml` surface compares the two on mutated templates.
 
+use super::intern::Interner;
 use super::load::{plain_non_string, MAX_DEPTH};
 use super::node::{Key, Node, NodeKind, ScalarStyle};
 use crate::files::{FileId, Span};
@@ -30,16 +31,9 @@ const DEPTH_LIMIT: usize = MAX_DEPTH / 2;
 /// Maps up to this size look for a duplicate key by scanning; larger ones keep a set.
 const LINEAR_KEYS: usize = 16;
 
-/// How many distinct keys and short values one file interns (as the full loader does).
-const INTERNED_LIMIT: usize = 512;
-
-/// String values up to this many bytes are interned (as the full loader does): short
-/// expressions repeat across the components of a facet file.
-const SHORT_STRING: usize = 64;
-
 /// Parses `text` when it uses only the constructs this front end reads; `None` means
 /// "use the full loader".
-pub(crate) fn parse(text: &str, file: FileId) -> Option<Node> {
+pub(crate) fn parse(text: &str, file: FileId, interner: &mut Interner) -> Option<Node> {
     // saphyr-parser ends the last token's span past blanks that close a text
     // without a final line break; such texts are left to it.
     if text.len() >= u32::MAX as usize || text.ends_with(' ') || !plain_text(text) {
@@ -51,8 +45,7 @@ pub(crate) fn parse(text: &str, file: FileId) -> Option<Node> {
         file,
         pos: 0,
         depth: 0,
-        keys: FxHashSet::with_capacity_and_hasher(64, Default::default()),
-        short: FxHashSet::with_capacity_and_hasher(64, Default::default()),
+        interner,
         entries: Vec::with_capacity(64),
         items: Vec::with_capacity(64),
     };
@@ -99,15 +92,14 @@ enum Chomp {
     Keep,
 }
 
-struct Reader<'a> {
+struct Reader<'a, 'i> {
     text: &'a str,
     b: &'a [u8],
     file: FileId,
     /// Start of the line after the node read last.
     pos: usize,
     depth: usize,
-    keys: FxHashSet<Arc<str>>,
-    short: FxHashSet<Arc<str>>,
+    interner: &'i mut Interner,
     /// Entries and items of the collections being read, innermost last: each
     /// collection takes its own off the top when it ends, into a vector of exactly
     /// its size (no growth, no shrinking copy).
@@ -115,7 +107,7 @@ struct Reader<'a> {
     items: Vec<Node>,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Reader<'a, '_> {
     fn span(&self, start: usize, end: usize) -> Span {
         Span::new(self.file, start, end)
     }
@@ -193,28 +185,11 @@ impl<'a> Reader<'a> {
     }
 
     fn intern_key(&mut self, name: &str) -> Arc<str> {
-        if let Some(known) = self.keys.get(name) {
-            return Arc::clone(known);
-        }
-        let name: Arc<str> = Arc::from(name);
-        if self.keys.len() < INTERNED_LIMIT {
-            self.keys.insert(Arc::clone(&name));
-        }
-        name
+        self.interner.key(name)
     }
 
     fn string(&mut self, text: &str) -> NodeKind {
-        if text.len() > SHORT_STRING {
-            return NodeKind::Str(Arc::from(text));
-        }
-        if let Some(known) = self.short.get(text) {
-            return NodeKind::Str(Arc::clone(known));
-        }
-        let value: Arc<str> = Arc::from(text);
-        if self.short.len() < INTERNED_LIMIT {
-            self.short.insert(Arc::clone(&value));
-        }
-        NodeKind::Str(value)
+        NodeKind::Str(self.interner.value(text))
     }
 
     fn scalar(&mut self, text: &str, style: ScalarStyle, start: usize, end: usize) -> Node {

@@ -9,7 +9,7 @@ use crate::files::FileId;
 /// handed it over; panics when it read it differently.
 fn check(text: &str) -> bool {
     let file = FileId(3);
-    let Some(fast) = fast::parse(text, file) else {
+    let Some(fast) = fast::parse(text, file, &mut super::Interner::default()) else {
         return false;
     };
     let full = parse_full(text, file)

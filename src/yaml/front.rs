@@ -3,7 +3,8 @@
 //! both so that neither names the other's entry point.
 
 use super::error::YamlError;
-use super::load::parse_full;
+use super::intern::Interner;
+use super::load::parse_full_in;
 use super::node::Node;
 use crate::files::FileId;
 
@@ -17,14 +18,24 @@ pub fn parse(text: &str, file: FileId) -> Result<Node, YamlError> {
 /// with no meaning for bpc (`!custom`), `!!binary` (kept as its base64 text). Each is
 /// a warning at the tag's node.
 pub fn parse_with_warnings(text: &str, file: FileId) -> Result<(Node, Vec<YamlError>), YamlError> {
-    if let Some(node) = super::fast::parse(text, file) {
+    parse_interned(text, file, &mut Interner::default())
+}
+
+/// [`parse_with_warnings`], sharing keys and short strings with the other trees that
+/// `interner` has made (the files one thread of the template loader reads).
+pub fn parse_interned(
+    text: &str,
+    file: FileId,
+    interner: &mut Interner,
+) -> Result<(Node, Vec<YamlError>), YamlError> {
+    if let Some(node) = super::fast::parse(text, file, interner) {
         return Ok((node, Vec::new()));
     }
-    parse_full(text, file)
+    parse_full_in(text, file, interner)
 }
 
 /// The fast front end alone: `None` where it hands the text to the full loader.
 #[doc(hidden)]
 pub fn parse_fast(text: &str, file: FileId) -> Option<Node> {
-    super::fast::parse(text, file)
+    super::fast::parse(text, file, &mut Interner::default())
 }

@@ -9,12 +9,12 @@
 //! consumers downstream.
 
 use super::error::YamlError;
+use super::intern::Interner;
 use super::map_builder::MapBuilder;
 use super::node::{Key, Node, NodeKind, ScalarStyle};
 use super::positions::CharToByte;
 use super::scalar::{self, PlainScalar};
 use crate::files::{FileId, Span};
-use rustc_hash::FxHashSet;
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, StrInput, Tag};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -32,7 +32,16 @@ pub const ALIAS_EXPANSION_LIMIT: usize = 100_000;
 /// benchmark and the fuzz driver compare the two.
 #[doc(hidden)]
 pub fn parse_full(text: &str, file: FileId) -> Result<(Node, Vec<YamlError>), YamlError> {
-    let mut loader = Loader::new(text, file);
+    parse_full_in(text, file, &mut Interner::default())
+}
+
+/// [`parse_full`], sharing strings through `interner`.
+pub(crate) fn parse_full_in(
+    text: &str,
+    file: FileId,
+    interner: &mut Interner,
+) -> Result<(Node, Vec<YamlError>), YamlError> {
+    let mut loader = Loader::new(text, file, interner);
     let mut docs = loader
         .documents(true)
         .map_err(|e| super::error::hint_unquoted_expression(e, text))?;
@@ -44,7 +53,7 @@ pub fn parse_full(text: &str, file: FileId) -> Result<(Node, Vec<YamlError>), Ya
 
 /// Parses every document of a multi-document stream (`---` separated), in order.
 pub fn parse_all(text: &str, file: FileId) -> Result<Vec<Node>, YamlError> {
-    Loader::new(text, file)
+    Loader::new(text, file, &mut Interner::default())
         .documents(false)
         .map_err(|e| super::error::hint_unquoted_expression(e, text))
 }
@@ -91,15 +100,6 @@ struct Frame {
     size: usize,
 }
 
-/// How many distinct mapping keys one file interns (see [`Loader::intern`]), and
-/// how many distinct short string values.
-const INTERNED_KEYS_LIMIT: usize = 512;
-
-/// String values up to this many bytes are interned too: enum-like values (`aws`,
-/// `true`-ish words, list tags) repeat across a large values file, and `${…}`
-/// expressions across the components of one facet file (up to 64 bytes, most of them).
-const SHORT_STRING: usize = 64;
-
 struct Loader<'a> {
     text: &'a str,
     file: FileId,
@@ -108,10 +108,9 @@ struct Loader<'a> {
     anchors: HashMap<usize, Anchor>,
     expanded: usize,
     stack: Vec<Frame>,
-    /// Mapping keys seen in this file; see [`Key::name`].
-    keys: FxHashSet<Arc<str>>,
-    /// Short string values seen in this file.
-    short_strings: FxHashSet<Arc<str>>,
+    /// Mapping keys and short string values shared with other trees; see
+    /// [`Key::name`].
+    interner: &'a mut Interner,
     /// Tags read but not honoured (see [`super::parse_with_warnings`]); at most
     /// [`TAG_WARNINGS_LIMIT`].
     warnings: Vec<YamlError>,
@@ -121,7 +120,7 @@ struct Loader<'a> {
 const TAG_WARNINGS_LIMIT: usize = 20;
 
 impl<'a> Loader<'a> {
-    fn new(text: &'a str, file: FileId) -> Loader<'a> {
+    fn new(text: &'a str, file: FileId, interner: &'a mut Interner) -> Loader<'a> {
         Loader {
             text,
             file,
@@ -130,40 +129,22 @@ impl<'a> Loader<'a> {
             anchors: HashMap::new(),
             expanded: 0,
             stack: Vec::new(),
-            keys: FxHashSet::default(),
-            short_strings: FxHashSet::default(),
+            interner,
             warnings: Vec::new(),
         }
     }
 
-    /// Templates use a few dozen distinct keys over and over. The set is capped, so a
-    /// file of many distinct (or hash-colliding) keys costs no more than copying them.
+    /// Templates use a few dozen distinct keys over and over.
     fn intern(&mut self, name: &str) -> Arc<str> {
-        if let Some(known) = self.keys.get(name) {
-            return Arc::clone(known);
-        }
-        let name: Arc<str> = Arc::from(name);
-        if self.keys.len() < INTERNED_KEYS_LIMIT {
-            self.keys.insert(Arc::clone(&name));
-        }
-        name
+        self.interner.key(name)
     }
 
-    /// One allocation for each distinct short string value (capped like keys).
+    /// One allocation for each distinct short string value.
     fn intern_value(&mut self, kind: NodeKind) -> NodeKind {
-        let NodeKind::Str(text) = kind else {
-            return kind;
-        };
-        if text.len() > SHORT_STRING {
-            return NodeKind::Str(text);
+        match kind {
+            NodeKind::Str(text) => NodeKind::Str(self.interner.value_of(text)),
+            other => other,
         }
-        if let Some(known) = self.short_strings.get(&text) {
-            return NodeKind::Str(Arc::clone(known));
-        }
-        if self.short_strings.len() < INTERNED_KEYS_LIMIT {
-            self.short_strings.insert(Arc::clone(&text));
-        }
-        NodeKind::Str(text)
     }
 
     /// Records a tag bpc reads but does not honour.

@@ -4,6 +4,7 @@
 pub(crate) mod error;
 mod fast;
 mod front;
+mod intern;
 pub(crate) mod load;
 mod map_builder;
 pub(crate) mod node;
@@ -15,7 +16,8 @@ pub(crate) mod scalar;
 mod load_tests;
 
 pub use error::YamlError;
-pub use front::{parse, parse_fast, parse_with_warnings};
+pub use front::{parse, parse_fast, parse_interned, parse_with_warnings};
+pub use intern::Interner;
 pub use load::{parse_all, parse_full, ALIAS_EXPANSION_LIMIT, MAX_DEPTH};
 pub use node::{Key, Node, NodeKind, ScalarStyle};
 pub use offset::content_offset;
