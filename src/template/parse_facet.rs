@@ -7,6 +7,7 @@ use super::keys;
 use super::ordinal::default_ordinal;
 use crate::files::{Diagnostic, FileId, Span};
 use crate::yaml::{Key, Node, NodeKind};
+use std::borrow::Cow;
 
 const FACET_KIND: &str = "Facet";
 const BLUEPRINT_KIND: &str = "Blueprint";
@@ -24,7 +25,9 @@ impl Reader<'_> {
     }
 
     /// Warns about keys of `node` that are not in `known`; `context` names the level.
-    fn check_keys(&mut self, node: &Node, known: &[&str], context: &str) {
+    /// `context` is written only into a warning: a component's is not formatted unless
+    /// one of its keys is unknown.
+    fn check_keys(&mut self, node: &Node, known: &[&str], context: &dyn std::fmt::Display) {
         let NodeKind::Map(entries) = &node.kind else {
             return;
         };
@@ -47,22 +50,23 @@ impl Reader<'_> {
             return;
         };
         for patch in patches {
-            self.check_keys(patch, keys::PATCH, "a patch");
+            self.check_keys(patch, keys::PATCH, &"a patch");
             if let Some(target) = patch.get("target") {
-                self.check_keys(target, keys::PATCH_TARGET, "a patch `target`");
+                self.check_keys(target, keys::PATCH_TARGET, &"a patch `target`");
             }
         }
     }
 
     /// A string field; YAML booleans and numbers are read as their text, as Windsor's
     /// decoder does (`when: true` is the expression `true`).
-    pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
+    /// Borrowed from the node when it is a string: most are only looked at.
+    pub fn string<'n>(&mut self, node: &'n Node, what: &str) -> Option<Cow<'n, str>> {
         match &node.kind {
-            NodeKind::Str(s) => Some(s.to_string()),
-            NodeKind::Bool(b) => Some(b.to_string()),
-            NodeKind::Int(n) => Some(n.to_string()),
-            NodeKind::Uint(n) => Some(n.to_string()),
-            NodeKind::Float(f) => Some(f.to_string()),
+            NodeKind::Str(s) => Some(Cow::Borrowed(s)),
+            NodeKind::Bool(b) => Some(Cow::Owned(b.to_string())),
+            NodeKind::Int(n) => Some(Cow::Owned(n.to_string())),
+            NodeKind::Uint(n) => Some(Cow::Owned(n.to_string())),
+            NodeKind::Float(f) => Some(Cow::Owned(f.to_string())),
             NodeKind::Null => None,
             _ => {
                 self.error(
@@ -107,7 +111,7 @@ impl Reader<'_> {
             return None;
         }
         Some(Condition {
-            text,
+            text: text.into_owned(),
             node: node.clone(),
         })
     }
@@ -174,11 +178,11 @@ impl Reader<'_> {
                 );
                 continue;
             }
-            self.check_keys(item, keys::REQUIREMENT, "a `requires` entry");
+            self.check_keys(item, keys::REQUIREMENT, &"a `requires` entry");
             let mut paths = Vec::new();
             for p in self.list(item.get("paths"), "`paths`") {
                 if let Some(text) = self.string(p, "a required path") {
-                    paths.push((text, p.span));
+                    paths.push((text.into_owned(), p.span));
                 }
             }
             if paths.is_empty() {
@@ -195,7 +199,7 @@ impl Reader<'_> {
             let when = self.condition(item.get("when"), "`when`");
             out.push(Requirement {
                 paths,
-                message,
+                message: message.map(Cow::into_owned),
                 when,
                 span: item.span,
             });
@@ -220,7 +224,9 @@ impl Reader<'_> {
             );
             return None;
         };
-        let name = self.string(name_node, "a config block's `name`")?;
+        let name = self
+            .string(name_node, "a config block's `name`")?
+            .into_owned();
         if name.is_empty() {
             self.error(
                 name_node.span,
@@ -305,15 +311,15 @@ impl Reader<'_> {
             return None;
         }
         let known = super::fields::component_keys(kind);
-        self.check_keys(&node, known, &format!("a {}", kind.noun()));
+        self.check_keys(&node, known, &format_args!("a {}", kind.noun()));
         if kind == ComponentKind::FluxSystem {
             if let Some(install) = node.get("install") {
-                self.check_keys(install, super::fields::tier_keys(), "an install tier");
+                self.check_keys(install, super::fields::tier_keys(), &"an install tier");
                 self.check_patch_keys(install);
             }
             if let Some(NodeKind::Seq(variants)) = node.get("resources").map(|r| &r.kind) {
                 for v in variants {
-                    self.check_keys(v, super::fields::tier_keys(), "a resources variant");
+                    self.check_keys(v, super::fields::tier_keys(), &"a resources variant");
                     self.check_patch_keys(v);
                 }
             }
@@ -366,7 +372,7 @@ impl Reader<'_> {
             );
             return None;
         }
-        self.check_keys(&node, keys::FACET, "a facet");
+        self.check_keys(&node, keys::FACET, &"a facet");
         let mut usable = true;
         match node.get("kind").map(|k| (k, k.as_str())) {
             Some((_, Some(FACET_KIND))) => {}
@@ -404,10 +410,10 @@ impl Reader<'_> {
         }
         let meta = node.get("metadata");
         if let Some(m) = meta {
-            self.check_keys(m, keys::METADATA, "`metadata`");
+            self.check_keys(m, keys::METADATA, &"`metadata`");
         }
         let name_node = meta.and_then(|m| m.get("name"));
-        let name = name_node.and_then(|n| self.string(n, "`metadata.name`"));
+        let name = name_node.and_then(|n| self.string(n, "`metadata.name`").map(Cow::into_owned));
         let (name, name_span) = match (name, name_node) {
             (Some(n), Some(node)) if !n.is_empty() => (n, node.span),
             (_, at) => {
@@ -427,7 +433,7 @@ impl Reader<'_> {
         let when = self.condition(node.get("when"), "`when`");
         let requires = self.requirements(node.get("requires"));
         for item in self.list(node.get("messages"), "`messages`") {
-            self.check_keys(item, keys::MESSAGE, "a message");
+            self.check_keys(item, keys::MESSAGE, &"a message");
         }
         if let Some(s) = node.get("substitutions") {
             if !matches!(s.kind, NodeKind::Map(_) | NodeKind::Null) {
@@ -552,7 +558,7 @@ impl Reader<'_> {
             }
         }
         if let Some(m) = node.get("metadata") {
-            self.check_keys(m, keys::METADATA, "`metadata`");
+            self.check_keys(m, keys::METADATA, &"`metadata`");
             if let Some(name) = m.get("name") {
                 self.string(name, "`metadata.name`");
             }

@@ -392,7 +392,7 @@ impl<'t> Collector<'_, 't> {
         let NodeKind::Map(entries) = &node.kind else {
             return Ok((FieldMap::default(), true));
         };
-        let mut out = FieldMap::default();
+        let mut out = FieldMap::with_capacity_and_hasher(entries.len(), Default::default());
         let mut identity_only = true;
         for (key, value) in entries {
             let Some(field) = field_for(kind, &key.name) else {
@@ -445,7 +445,7 @@ impl<'t> Collector<'_, 't> {
                     NodeKind::Seq(items) => items.iter().collect(),
                     _ => vec![node],
                 };
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(items.len());
                 for item in items {
                     let t = self.tracked(item, host, origin.clone(), context)?;
                     flatten_names(t, &mut out);
