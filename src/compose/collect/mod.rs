@@ -414,7 +414,7 @@ impl<'t> Collector<'_, 't> {
             let tracked = self.field(field, value, host, origin, &context)?;
             match out.get_mut(field.name) {
                 // `substitute` and `substitutions` in one entry feed one map.
-                Some(existing) => existing.merge_from(tracked),
+                Some(existing) => existing.merge_from(&tracked),
                 None => {
                     out.insert(field.name, tracked);
                 }
@@ -550,7 +550,7 @@ impl<'t> Collector<'_, 't> {
                     Value::Str(s) => Value::Str(s),
                     other => Value::str(crate::expr::windsor::format::yaml_marshal(&other)),
                 };
-                entries.insert(Arc::from("patch"), Tracked::Leaf(text, t.origin()));
+                Arc::make_mut(entries).insert(Arc::from("patch"), Tracked::Leaf(text, t.origin()));
             }
             out.push(patch);
         }
@@ -595,7 +595,7 @@ impl<'t> Collector<'_, 't> {
             };
             let name: Arc<str> = Arc::from(canonical(ComponentKind::Kustomize, &key.name));
             match out.get_mut(&name) {
-                Some(existing) => existing.merge_from(tracked),
+                Some(existing) => existing.merge_from(&tracked),
                 None => {
                     out.insert(name, tracked);
                 }
@@ -605,7 +605,7 @@ impl<'t> Collector<'_, 't> {
             span: node.span,
             ..origin
         });
-        Ok(Tracked::Map(Box::new(out), id))
+        Ok(Tracked::Map(Arc::new(out), id))
     }
 
     /// Evaluates `node` (templates in every string) into a tracked value whose leaves
@@ -630,7 +630,7 @@ impl<'t> Collector<'_, 't> {
                     span: node.span,
                     ..origin
                 });
-                Ok(Tracked::Map(Box::new(out), id))
+                Ok(Tracked::Map(Arc::new(out), id))
             }
             NodeKind::Seq(items) => {
                 let mut out = Vec::with_capacity(items.len());
@@ -756,7 +756,7 @@ fn as_strings(
 ) -> Result<Tracked, Diagnostic> {
     match t {
         Tracked::Map(mut entries, o) => {
-            for v in entries.values_mut() {
+            for v in Arc::make_mut(&mut entries).values_mut() {
                 let text = substitution_text(&v.to_value());
                 *v = Tracked::Leaf(Value::str(text), v.origin());
             }

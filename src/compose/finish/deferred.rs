@@ -51,6 +51,13 @@ fn wrap(t: &mut Tracked, deferred: &dyn Fn(&Tracked) -> bool) {
         }
         Tracked::Leaf(..) => {}
         Tracked::List(items, _) => items.iter_mut().for_each(|i| wrap(i, deferred)),
-        Tracked::Map(entries, _) => entries.values_mut().for_each(|v| wrap(v, deferred)),
+        // A map shared with another tree is copied only where a value is deferred.
+        Tracked::Map(entries, _) => {
+            if entries.values().any(|v| any_leaf(v, deferred)) {
+                Arc::make_mut(entries)
+                    .values_mut()
+                    .for_each(|v| wrap(v, deferred));
+            }
+        }
     }
 }

@@ -127,6 +127,8 @@ fn shape_tier(tier: &mut Tracked) {
     let Tracked::Map(entries, _) = tier else {
         return;
     };
+    // Systems are few: a tier shared with a contribution is simply copied.
+    let entries = Arc::make_mut(entries);
     for (key, value) in entries.iter_mut() {
         match &**key {
             "components" | "dependsOn" => {
@@ -175,7 +177,7 @@ fn canonical_duration(value: &mut Tracked) {
 /// Windsor renders a substitution that evaluated to null as an empty string.
 fn null_substitutions_empty(value: &mut Tracked) {
     if let Tracked::Map(entries, _) = value {
-        for v in entries.values_mut() {
+        for v in Arc::make_mut(entries).values_mut() {
             if let Tracked::Leaf(leaf @ Value::Nil, _) = v {
                 *leaf = Value::str("");
             }

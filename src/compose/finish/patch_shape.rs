@@ -5,6 +5,7 @@
 
 use crate::compose::shared::tracked::Tracked;
 use crate::template::keys::{PATCH, PATCH_TARGET};
+use std::sync::Arc;
 
 /// Shapes every patch of a `patches` list in place.
 pub fn shape_patches(patches: &mut Tracked) {
@@ -14,7 +15,7 @@ pub fn shape_patches(patches: &mut Tracked) {
     for item in items {
         keep_in_order(item, PATCH);
         if let Tracked::Map(entries, _) = item {
-            if let Some(target) = entries.get_mut("target") {
+            if let Some(target) = Arc::make_mut(entries).get_mut("target") {
                 keep_in_order(target, PATCH_TARGET);
             }
         }
@@ -58,9 +59,14 @@ fn in_order(value: &Tracked, known: &[&str]) -> bool {
 
 /// Keeps only the `known` keys of a map, in the order `known` lists them.
 fn keep_in_order(value: &mut Tracked, known: &[&str]) {
+    // A map shared with another tree is copied only when it changes.
+    if in_order(value, known) {
+        return;
+    }
     let Tracked::Map(entries, _) = value else {
         return;
     };
+    let entries = Arc::make_mut(entries);
     entries.retain(|k, _| known.contains(&&**k));
     entries.sort_by_cached_key(|k, _| known.iter().position(|n| *n == &**k));
 }

@@ -178,7 +178,7 @@ pub(crate) fn apply(
         }
         Strategy::Merge => {
             // The merge copies the overlay's values in; the step keeps what was said.
-            merge_fields(existing, (*c.fields).clone());
+            merge_fields(existing, &c.fields);
             Arc::make_mut(&mut existing.history).push(step(Effect::Merged, Arc::clone(&c.fields)));
         }
     }
@@ -187,25 +187,27 @@ pub(crate) fn apply(
 
 /// Merges `overlay` into `existing` field by field (S9), then puts the fields back in
 /// their written order.
-pub fn merge_fields(existing: &mut Component, overlay: FieldMap) {
+pub fn merge_fields(existing: &mut Component, overlay: &FieldMap) {
     let kind = existing.kind;
     let fields = Arc::make_mut(&mut existing.fields);
-    for (name, value) in overlay {
+    for (&name, value) in overlay {
         let combine = field_for(kind, name).map_or(Combine::Replace, |f| f.combine);
         match (fields.get_mut(name), combine) {
             (None, _) => {
-                fields.insert(name, value);
+                fields.insert(name, value.clone());
             }
-            (Some(base), Combine::Replace) => *base = value,
+            (Some(base), Combine::Replace) => *base = value.clone(),
             (Some(base), Combine::DeepMerge) => base.merge_from(value),
             (Some(Tracked::List(items, _)), Combine::AppendUnique) => {
                 // Windsor sorts two merged component lists.
-                append_unique(items, value, name == "components")
+                append_unique(items, value.clone(), name == "components")
             }
-            (Some(Tracked::List(items, _)), Combine::Append) => items.extend(list_items(value)),
-            (Some(base), Combine::Tier) => merge_tier(base, value, TierKind::Install),
+            (Some(Tracked::List(items, _)), Combine::Append) => {
+                items.extend(list_items(value.clone()))
+            }
+            (Some(base), Combine::Tier) => merge_tier(base, value.clone(), TierKind::Install),
             (Some(Tracked::List(items, _)), Combine::Variants) => {
-                for variant in list_items(value) {
+                for variant in list_items(value.clone()) {
                     let name = variant_name(&variant);
                     match items.iter_mut().find(|v| variant_name(v) == name) {
                         Some(existing) => merge_tier(existing, variant, TierKind::Variant),
@@ -213,7 +215,7 @@ pub fn merge_fields(existing: &mut Component, overlay: FieldMap) {
                     }
                 }
             }
-            (Some(base), _) => *base = value,
+            (Some(base), _) => *base = value.clone(),
         }
     }
     // A kustomization or system merged from several entries lists its dependencies
@@ -255,6 +257,7 @@ fn merge_tier(base: &mut Tracked, overlay: Tracked, tier: TierKind) {
         *base = overlay;
         return;
     };
+    let base = Arc::make_mut(base);
     for (k, v) in over.iter() {
         let combine =
             field_for(ComponentKind::Kustomize, k).map_or(Combine::Replace, |f| f.combine);
@@ -263,7 +266,7 @@ fn merge_tier(base: &mut Tracked, overlay: Tracked, tier: TierKind) {
                 append_unique(items, v.clone(), &**k == "components");
             }
             (Some(Tracked::List(items, _)), Combine::Append) => items.extend(list_items(v.clone())),
-            (Some(existing), _) => existing.merge_from(v.clone()),
+            (Some(existing), _) => existing.merge_from(v),
             (None, _) => {
                 base.insert(k.clone(), v.clone());
             }
@@ -383,6 +386,7 @@ fn remove_in_tier(tier: &mut Tracked, spec: &Tracked, label: &str, removed: &mut
     let (Tracked::Map(fields, _), Tracked::Map(specs, _)) = (tier, spec) else {
         return;
     };
+    let fields = Arc::make_mut(fields);
     for (k, v) in specs.iter() {
         if &**k == "name" {
             continue;

@@ -218,7 +218,7 @@ pub fn apply(
                 continue;
             };
             append(
-                entries
+                Arc::make_mut(entries)
                     .entry(Arc::from("patches"))
                     .or_insert_with(|| Tracked::List(Vec::new(), list_origin)),
                 items(),
@@ -306,7 +306,7 @@ fn tier_said(variant: Option<Tracked>, patches: Tracked, origin: OriginId) -> Fi
         tier.insert(Arc::from("name"), name.clone());
     }
     tier.insert(Arc::from("patches"), patches);
-    let tier = Tracked::Map(Box::new(tier), origin);
+    let tier = Tracked::Map(Arc::new(tier), origin);
     match variant {
         Some(_) => FieldMap::from_iter([("resources", Tracked::List(vec![tier], origin))]),
         None => FieldMap::from_iter([("install", tier)]),

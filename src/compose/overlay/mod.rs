@@ -341,7 +341,7 @@ impl Reader<'_, '_> {
                 self.literal(value, field.eval)
             };
             match out.get_mut(field.name) {
-                Some(existing) => existing.merge_from(tracked),
+                Some(existing) => existing.merge_from(&tracked),
                 None => {
                     out.insert(field.name, tracked);
                 }
@@ -380,14 +380,14 @@ impl Reader<'_, '_> {
                         (Arc::clone(&k.name), Tracked::Leaf(Value::str(text), o))
                     })
                     .collect();
-                Tracked::Map(Box::new(entries), self.origin(node, None, false))
+                Tracked::Map(Arc::new(entries), self.origin(node, None, false))
             }
             (NodeKind::Map(pairs), _) => {
                 let mut entries = IndexMap::with_capacity(pairs.len());
                 for (k, v) in pairs {
                     entries.insert(Arc::clone(&k.name), self.literal(v, Eval::Literal));
                 }
-                Tracked::Map(Box::new(entries), self.origin(node, None, false))
+                Tracked::Map(Arc::new(entries), self.origin(node, None, false))
             }
             (NodeKind::Seq(items), _) => {
                 let items = items
@@ -409,7 +409,7 @@ impl Reader<'_, '_> {
                     entries.insert(Arc::clone(&k.name), self.evaluated(v, what)?);
                 }
                 Ok(Tracked::Map(
-                    Box::new(entries),
+                    Arc::new(entries),
                     self.origin(node, None, false),
                 ))
             }
@@ -519,7 +519,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
             .to_string();
     }
     // Fields no declared strategy governs merge exactly as a facet's `merge` would.
-    merge::merge_fields(existing, rest);
+    merge::merge_fields(existing, &rest);
     Arc::make_mut(&mut existing.history).push(Step {
         origin,
         strategy: Strategy::Merge,
@@ -577,7 +577,8 @@ fn deep_merge(
 ) {
     match (&mut *base, overlay) {
         (Tracked::Map(entries, _), Tracked::Map(over, _)) => {
-            for (k, v) in *over {
+            let entries = Arc::make_mut(entries);
+            for (k, v) in Arc::unwrap_or_clone(over) {
                 match entries.get_mut(&k) {
                     Some(existing) => {
                         deep_merge(existing, v, &format!("{path}.{k}"), rules, choices)
@@ -597,10 +598,10 @@ fn deep_merge(
                     strategy: "replace (default for lists in a map)".to_string(),
                     rule: None,
                 });
-                base.merge_from(over);
+                base.merge_from(&over);
             }
         },
-        (_, over) => base.merge_from(over),
+        (_, over) => base.merge_from(&over),
     }
 }
 

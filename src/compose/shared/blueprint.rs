@@ -38,7 +38,7 @@ pub fn clean_component(component: &mut Component) {
         .any(|(name, value)| cleaned(name) && value.has_empty_strings())
     {
         for (name, value) in Arc::make_mut(&mut component.fields).iter_mut() {
-            if cleaned(name) {
+            if cleaned(name) && value.has_empty_strings() {
                 value.drop_empty_strings();
             }
         }

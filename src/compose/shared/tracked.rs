@@ -11,9 +11,11 @@ use std::sync::Arc;
 pub enum Tracked {
     Leaf(Value, OriginId),
     List(Vec<Tracked>, OriginId),
-    /// Boxed: maps are few and leaves many, and an inline map would make every
-    /// node as large as an `IndexMap` (80 bytes instead of 32).
-    Map(Box<IndexMap<Arc<str>, Tracked>>, OriginId),
+    /// Shared, copied on write: maps are few and leaves many, so a pointer keeps
+    /// every node small (an inline `IndexMap` is 80 bytes instead of 32); and the
+    /// merge keeps each contribution's fields beside the component made of them, so
+    /// a map taken over whole is one more reference, not a copy of its tree.
+    Map(Arc<IndexMap<Arc<str>, Tracked>>, OriginId),
 }
 
 impl Tracked {
@@ -28,7 +30,7 @@ impl Tracked {
                 origin,
             ),
             Value::Map(map) => Tracked::Map(
-                Box::new(
+                Arc::new(
                     map.iter()
                         .map(|(k, v)| (k.clone(), Tracked::from_value(v, origin)))
                         .collect(),
@@ -64,7 +66,9 @@ impl Tracked {
             }
             Tracked::Map(entries, o) => {
                 *o = f(*o);
-                entries.values_mut().for_each(|t| t.map_origins(f));
+                Arc::make_mut(entries)
+                    .values_mut()
+                    .for_each(|t| t.map_origins(f));
             }
         }
     }
@@ -101,14 +105,22 @@ impl Tracked {
 
     /// Deep merge for inputs (S9): maps merge key by key, other values replace, and an
     /// empty overlay never erases a non-empty base. `null` replaces.
-    pub fn merge_from(&mut self, overlay: Tracked) {
+    ///
+    /// The overlay is read, not taken: what it adds is shared with it (a map is one
+    /// more reference), and a map of the base is copied only where it changes.
+    pub fn merge_from(&mut self, overlay: &Tracked) {
         match (self, overlay) {
             (Tracked::Map(base, _), Tracked::Map(over, _)) => {
-                for (k, v) in *over {
-                    match base.get_mut(&k) {
+                // A map merged into itself (or nothing merged) leaves it as it is.
+                if over.is_empty() || Arc::ptr_eq(base, over) {
+                    return;
+                }
+                let base = Arc::make_mut(base);
+                for (k, v) in over.iter() {
+                    match base.get_mut(k) {
                         Some(existing) => existing.merge_from(v),
                         None => {
-                            base.insert(k, v);
+                            base.insert(Arc::clone(k), v.clone());
                         }
                     }
                 }
@@ -117,7 +129,7 @@ impl Tracked {
                 if over.is_empty_value() && !base.is_empty_value() && !base.is_null() {
                     return;
                 }
-                *base = over;
+                *base = over.clone();
             }
         }
     }
@@ -150,16 +162,22 @@ impl Tracked {
     /// Drops `""` recursively from maps and lists (S9 clean-up); nulls stay.
     pub fn drop_empty_strings(&mut self) {
         match self {
+            // Only what changes is copied out of a map shared with another tree.
             Tracked::Map(entries, _) => {
+                let entries = Arc::make_mut(entries);
                 entries.retain(|k, v| !k.is_empty() && v.as_str() != Some(""));
                 for v in entries.values_mut() {
-                    v.drop_empty_strings();
+                    if v.has_empty_strings() {
+                        v.drop_empty_strings();
+                    }
                 }
             }
             Tracked::List(items, _) => {
                 items.retain(|v| v.as_str() != Some(""));
                 for v in items.iter_mut() {
-                    v.drop_empty_strings();
+                    if v.has_empty_strings() {
+                        v.drop_empty_strings();
+                    }
                 }
             }
             Tracked::Leaf(_, _) => {}
@@ -184,10 +202,12 @@ impl Tracked {
         let Tracked::Map(entries, _) = self else {
             return false;
         };
+        // A map shared with another tree is copied only when it has the key.
         match path {
             [] => false,
-            [last] => entries.shift_remove(*last).is_some(),
-            [first, rest @ ..] => entries
+            [first, ..] if !entries.contains_key(*first) => false,
+            [last] => Arc::make_mut(entries).shift_remove(*last).is_some(),
+            [first, rest @ ..] => Arc::make_mut(entries)
                 .get_mut(*first)
                 .is_some_and(|child| child.remove_path(rest)),
         }
@@ -246,5 +266,47 @@ mod tests {
             let changed = !dropped.same_value(&t);
             assert_eq!(t.has_empty_strings(), changed, "{yaml}");
         }
+    }
+
+    fn map(t: &Tracked) -> &Arc<IndexMap<Arc<str>, Tracked>> {
+        match t {
+            Tracked::Map(entries, _) => entries,
+            other => panic!("not a map: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_merge_copies_only_the_maps_it_changes_and_never_the_overlay() {
+        let created = tracked("{region: a, nested: {x: 1}, kept: {y: 2}}");
+        let overlay = tracked("{region: b, nested: {z: 3}, added: {w: 4}}");
+        let (created_before, overlay_before) = (created.clone(), overlay.clone());
+        // The component starts as the contribution that created it, sharing its maps.
+        let mut component = created.clone();
+        component.merge_from(&overlay);
+        let expected = tracked("{region: b, nested: {x: 1, z: 3}, kept: {y: 2}, added: {w: 4}}");
+        assert!(
+            component.same_value(&expected),
+            "{:?}",
+            component.to_value()
+        );
+        // What each contribution said is as it was: the steps of `explain` read it.
+        assert!(created.same_value(&created_before));
+        assert!(overlay.same_value(&overlay_before));
+        // A map the merge did not change is still the contribution's; a map the
+        // overlay added is the overlay's; a changed one is the component's own.
+        let at = |t: &Tracked, k: &str| Arc::clone(map(t.get(k).expect(k)));
+        assert!(Arc::ptr_eq(&at(&component, "kept"), &at(&created, "kept")));
+        assert!(Arc::ptr_eq(
+            &at(&component, "added"),
+            &at(&overlay, "added")
+        ));
+        assert!(!Arc::ptr_eq(
+            &at(&component, "nested"),
+            &at(&created, "nested")
+        ));
+        // Merging a map into itself changes nothing.
+        let before = component.clone();
+        component.merge_from(&before);
+        assert!(Arc::ptr_eq(map(&component), map(&before)));
     }
 }
