@@ -44,6 +44,7 @@ pub mod explain;
 pub mod expr;
 pub mod files;
 pub mod graph;
+mod heap;
 pub mod lsp;
 pub mod oci;
 pub(crate) mod parallel;

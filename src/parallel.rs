@@ -13,6 +13,7 @@ pub fn map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + 
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 s.spawn(|| {
+                    crate::heap::worker_started();
                     let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -47,7 +48,14 @@ pub fn each<T: Send, R: Send>(parts: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R
     };
     let f = &f;
     std::thread::scope(|s| {
-        let handles: Vec<_> = parts.map(|part| s.spawn(move || f(part))).collect();
+        let handles: Vec<_> = parts
+            .map(|part| {
+                s.spawn(move || {
+                    crate::heap::worker_started();
+                    f(part)
+                })
+            })
+            .collect();
         let mut results = Vec::with_capacity(handles.len() + 1);
         results.push(f(first));
         for handle in handles {

@@ -93,8 +93,23 @@ where
     }
 }
 
+/// The language server and `--watch` run until they are stopped; every other command
+/// runs once and exits.
+fn runs_until_stopped(command: &Command) -> bool {
+    match command {
+        Command::Lsp(_) => true,
+        Command::Compose(args) => args.watch.watch,
+        Command::Render(args) => args.watch.watch,
+        Command::Test(args) => args.watch.watch,
+        _ => false,
+    }
+}
+
 fn dispatch(cli: Cli) -> ExitCode {
     terminal::set_color(cli.color);
+    if !runs_until_stopped(&cli.command) {
+        crate::heap::for_one_run();
+    }
     match cli.command {
         Command::Compose(args) if args.watch.watch => watch::run(watch::Watched::Compose(args)),
         Command::Render(args) if args.watch.watch => watch::run(watch::Watched::Render(args)),

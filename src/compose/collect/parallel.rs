@@ -86,6 +86,7 @@ fn facets_on(
                 let resolver = resolver.fresh();
                 let claims = &claims;
                 s.spawn(move || {
+                    crate::heap::worker_started();
                     let run = |facets: Range<usize>| {
                         let mut own = Origins::default();
                         own.begin(id);
