@@ -19,10 +19,22 @@ const LIMIT: usize = 4096;
 /// (descriptions, scripts) seldom do.
 pub const SHORT_STRING: usize = 64;
 
-#[derive(Default)]
 pub struct Interner {
     keys: FxHashSet<Arc<str>>,
     values: FxHashSet<Arc<str>>,
+}
+
+/// Room each set starts with: a facet file's keys and short values, about, so that
+/// parsing one file does not grow the sets again and again.
+const START: usize = 64;
+
+impl Default for Interner {
+    fn default() -> Interner {
+        Interner {
+            keys: FxHashSet::with_capacity_and_hasher(START, Default::default()),
+            values: FxHashSet::with_capacity_and_hasher(START, Default::default()),
+        }
+    }
 }
 
 impl Interner {
