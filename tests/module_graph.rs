@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A module may use modules of lower layers only. A new top-level
 /// module must be placed here.
 const LAYERS: &[&[&str]] = &[
+    // The C heap set up for a command that runs once (worker threads reserve their
+    // arena's room through it): knows nothing else.
+    &["heap"],
     // Files and diagnostics, the allocator meter, text diffs, the parallel map: know
     // nothing else.
     &["files", "alloc", "diff", "parallel"],

@@ -17,7 +17,7 @@ use crate::compose::shared::evaluate::{eval_condition, expr_diagnostic};
 use crate::compose::shared::fields::{sort_in_order, substitution_text, FieldMap};
 use crate::compose::shared::host::TemplateHost;
 use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::shared::tracked::{Tracked, TrackedMap};
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::files::Diagnostic;
@@ -25,7 +25,6 @@ use crate::template::fields::{canonical, field_for, Eval, Field};
 use crate::template::identity::merge_key;
 use crate::template::{ComponentEntry, ComponentKind, FacetId, Strategy, Template, TemplateId};
 use crate::yaml::{Node, NodeKind};
-use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// One contribution to one component identity.
@@ -572,7 +571,7 @@ impl<'t> Collector<'_, 't> {
                 .with_primary(node.span, "expected a map")
                 .with_context(context()));
         };
-        let mut out: IndexMap<Arc<str>, Tracked> = IndexMap::new();
+        let mut out = TrackedMap::default();
         for (key, value) in entries {
             if value.is_null() || &*key.name == "when" {
                 continue;
@@ -619,7 +618,8 @@ impl<'t> Collector<'_, 't> {
     ) -> Result<Tracked, Diagnostic> {
         match &node.kind {
             NodeKind::Map(entries) => {
-                let mut out = IndexMap::with_capacity(entries.len());
+                let mut out =
+                    TrackedMap::with_capacity_and_hasher(entries.len(), Default::default());
                 for (k, v) in entries {
                     out.insert(
                         Arc::clone(&k.name),

@@ -14,13 +14,12 @@ use crate::compose::merge::{Effect, Merged, Step};
 use crate::compose::shared::fields::{sort_in_order, FieldMap};
 use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
 use crate::compose::shared::tier_names;
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::shared::tracked::{Tracked, TrackedMap};
 use crate::expr::windsor::format::yaml_marshal;
 use crate::files::{Diagnostic, FileMap, FileTree, Span};
 use crate::template::{ComponentKind, Strategy};
 use crate::value::{Map, Value};
 use crate::yaml::NodeKind;
-use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// The patch files of one context, read and turned into patches.
@@ -301,7 +300,7 @@ fn locate_tier(flux: &Merged, name: &str) -> Option<(String, Option<usize>)> {
 /// What a patch file said to a system, for its history: `install: {patches}` or
 /// `resources: [{name, patches}]`.
 fn tier_said(variant: Option<Tracked>, patches: Tracked, origin: OriginId) -> FieldMap {
-    let mut tier = IndexMap::new();
+    let mut tier = TrackedMap::default();
     if let Some(name) = &variant {
         tier.insert(Arc::from("name"), name.clone());
     }

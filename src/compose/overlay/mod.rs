@@ -19,7 +19,7 @@ use crate::compose::shared::host::TemplateHost;
 use crate::compose::shared::inputs::Expressions;
 use crate::compose::shared::list_strategy::{combine, ListChoice, ListStrategies};
 use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::shared::tracked::{Tracked, TrackedMap};
 use crate::expr::windsor::format::go_format;
 use crate::expr::Engine;
 use crate::files::{Diagnostic, FileMap, FileTree};
@@ -28,7 +28,6 @@ use crate::template::{ComponentKind, Strategy};
 use crate::value::{Map, Value};
 use crate::yaml::{Node, NodeKind};
 use context_patches::ContextPatches;
-use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// The context's blueprint, as the project layer read it.
@@ -383,7 +382,8 @@ impl Reader<'_, '_> {
                 Tracked::Map(Arc::new(entries), self.origin(node, None, false))
             }
             (NodeKind::Map(pairs), _) => {
-                let mut entries = IndexMap::with_capacity(pairs.len());
+                let mut entries =
+                    TrackedMap::with_capacity_and_hasher(pairs.len(), Default::default());
                 for (k, v) in pairs {
                     entries.insert(Arc::clone(&k.name), self.literal(v, Eval::Literal));
                 }
@@ -404,7 +404,8 @@ impl Reader<'_, '_> {
     fn evaluated(&mut self, node: &Node, what: &str) -> Result<Tracked, Diagnostic> {
         match &node.kind {
             NodeKind::Map(pairs) => {
-                let mut entries = IndexMap::with_capacity(pairs.len());
+                let mut entries =
+                    TrackedMap::with_capacity_and_hasher(pairs.len(), Default::default());
                 for (k, v) in pairs {
                     entries.insert(Arc::clone(&k.name), self.evaluated(v, what)?);
                 }

@@ -3,7 +3,7 @@
 
 use crate::compose::shared::origin::OriginId;
 use crate::expr::{Map, Value};
-use crate::value::Equality;
+use crate::value::{Equality, KeyHasher};
 use indexmap::IndexMap;
 use std::sync::Arc;
 
@@ -15,8 +15,12 @@ pub enum Tracked {
     /// every node small (an inline `IndexMap` is 80 bytes instead of 32); and the
     /// merge keeps each contribution's fields beside the component made of them, so
     /// a map taken over whole is one more reference, not a copy of its tree.
-    Map(Arc<IndexMap<Arc<str>, Tracked>>, OriginId),
+    Map(Arc<TrackedMap>, OriginId),
 }
+
+/// The entries of a [`Tracked::Map`], hashed as a [`crate::value::Map`] is (foldhash,
+/// not the standard library's SipHash, which cost more than the lookups themselves).
+pub type TrackedMap = IndexMap<Arc<str>, Tracked, KeyHasher>;
 
 impl Tracked {
     /// Wraps a plain value; every node gets the same origin.
@@ -268,7 +272,7 @@ mod tests {
         }
     }
 
-    fn map(t: &Tracked) -> &Arc<IndexMap<Arc<str>, Tracked>> {
+    fn map(t: &Tracked) -> &Arc<TrackedMap> {
         match t {
             Tracked::Map(entries, _) => entries,
             other => panic!("not a map: {other:?}"),
