@@ -484,3 +484,44 @@ fn activation_that_never_settles_names_the_facets() {
     "}
     );
 }
+
+/// A key a component does not have is a warning that names the kind of component
+/// (and an error under `--strict`), with the key it probably meant.
+#[test]
+fn unknown_component_keys_name_the_kind_of_component() {
+    let test = Test::new().facet(
+        "x.yaml",
+        indoc! {"
+            metadata:
+              name: x
+            terraform:
+              - name: network
+                stratgy: merge
+            kustomize:
+              - name: dns
+                dependson: [network]
+        "},
+    );
+    assert_eq!(
+        error(test.arg("--strict")),
+        indoc! {"
+        warning: unknown key `stratgy` in a terraform component
+         --> _template/facets/x.yaml:7:5
+          |
+        7 |     stratgy: merge
+          |     ^^^^^^^ not a key bpc knows here
+          |
+          = help: did you mean `strategy`?
+
+        warning: unknown key `dependson` in a kustomization
+          --> _template/facets/x.yaml:10:5
+           |
+        10 |     dependson: [network]
+           |     ^^^^^^^^^ not a key bpc knows here
+           |
+           = help: did you mean `dependsOn`?
+
+        error: 2 warning(s) with --strict; nothing written
+    "}
+    );
+}
