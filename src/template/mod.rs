@@ -55,7 +55,24 @@ pub struct Published {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TemplateId {
     Composing,
-    Upstream(usize),
+    /// An index into [`Template::upstream`]; `u32` keeps every origin of a composition
+    /// (a million of them at 10 000 facets) 8 bytes smaller.
+    Upstream(u32),
+}
+
+impl TemplateId {
+    /// The upstream source at index `k`.
+    pub fn upstream(k: usize) -> TemplateId {
+        TemplateId::Upstream(u32::try_from(k).expect("fewer than 2^32 local sources"))
+    }
+
+    /// Its index into [`Template::upstream`], for an upstream source.
+    pub fn upstream_index(self) -> Option<usize> {
+        match self {
+            TemplateId::Composing => None,
+            TemplateId::Upstream(k) => Some(k as usize),
+        }
+    }
 }
 
 /// A facet of a composition: the template it belongs to and its index in that
@@ -71,7 +88,7 @@ impl Template {
     pub fn part(&self, id: TemplateId) -> Option<&Template> {
         match id {
             TemplateId::Composing => Some(self),
-            TemplateId::Upstream(k) => self.upstream.get(k).map(|u| &u.template),
+            TemplateId::Upstream(k) => self.upstream.get(k as usize).map(|u| &u.template),
         }
     }
 
@@ -83,7 +100,7 @@ impl Template {
     pub fn upstream_name(&self, id: TemplateId) -> Option<&str> {
         match id {
             TemplateId::Composing => None,
-            TemplateId::Upstream(k) => self.upstream.get(k).map(|u| u.name.as_str()),
+            TemplateId::Upstream(k) => self.upstream.get(k as usize).map(|u| u.name.as_str()),
         }
     }
 }

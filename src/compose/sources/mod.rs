@@ -94,7 +94,7 @@ impl<'t> Sources<'t> {
                 continue;
             }
             let mut unit = Unit {
-                id: TemplateId::Upstream(k),
+                id: TemplateId::upstream(k),
                 template: &up.template,
                 visible: layered(reachable(template, k).into_iter().map(|j| &self.configs[j])),
                 own_schema: None,
@@ -129,7 +129,7 @@ impl<'t> Sources<'t> {
     /// config, and its tag. The composing template's config is not needed here (its
     /// errors wait until merging and validating have had their say).
     pub fn composed(&mut self, unit: &Unit<'_>, part: &Part) -> Result<(), Vec<Diagnostic>> {
-        let TemplateId::Upstream(k) = unit.id else {
+        let Some(k) = unit.id.upstream_index() else {
             return Ok(());
         };
         let config = part.config().map_err(|d| unit.in_source(d))?;
