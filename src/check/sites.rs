@@ -104,7 +104,7 @@ impl<'t> Collector<'t, '_> {
         }
         for (i, component) in facet.components.iter().enumerate() {
             self.owner = Owner::Component(i);
-            self.condition(component.when.as_ref());
+            self.condition(component.when.as_deref());
             self.requirements(&component.requires);
             self.component(component.kind, &component.node);
         }

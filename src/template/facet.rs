@@ -85,13 +85,18 @@ pub struct ComponentEntry {
     pub kind: ComponentKind,
     /// The whole entry (a map); fields are evaluated during collection.
     pub node: Node,
-    pub when: Option<Condition>,
+    /// Boxed, like `requires`: most entries have neither, and a template of 10 000
+    /// facets holds 100 000 entries (160 bytes each inline, 96 so).
+    pub when: Option<Box<Condition>>,
     pub strategy: Strategy,
     pub ordinal: Option<i64>,
-    pub requires: Vec<Requirement>,
+    pub requires: Box<[Requirement]>,
     /// Position in the facet's list, for ordering contributions of one facet (S3).
     pub position: usize,
 }
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<ComponentEntry>() == 96);
 
 /// One `config:` block (S6): either a `value:` body or the remaining keys as a map.
 #[derive(Clone, Debug)]

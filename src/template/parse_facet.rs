@@ -352,10 +352,10 @@ impl Reader<'_> {
         }
         Some(ComponentEntry {
             kind,
-            when: self.condition(node.get("when"), "`when`"),
+            when: self.condition(node.get("when"), "`when`").map(Box::new),
             strategy: self.strategy(node.get("strategy")),
             ordinal: node.get("ordinal").and_then(|o| self.int(o, "`ordinal`")),
-            requires: self.requirements(node.get("requires")),
+            requires: self.requirements(node.get("requires")).into(),
             node,
             position,
         })

@@ -260,7 +260,7 @@ pub fn collect_facet(
                                 "its `when` in facet `{}` is false",
                                 facet.name
                             )),
-                            when: entry.when.clone().map(Arc::new),
+                            when: entry.when.as_deref().cloned().map(Arc::new),
                         });
                     }
                 }
