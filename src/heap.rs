@@ -15,7 +15,8 @@
 //!   arena reserve room once: one block as large as an arena may serve, allocated and
 //!   freed at once. The arena keeps the room, so what the thread allocates next needs
 //!   no more `mprotect` until it has used it. Nothing is touched, so this costs
-//!   address space, not memory.
+//!   address space, not memory; where the system refuses the block (a strict
+//!   overcommit limit), `malloc` returns null and the worker goes on as before.
 //!
 //! Elsewhere (other C libraries, other systems) both do nothing.
 
