@@ -56,7 +56,7 @@ pub struct Published {
 pub enum TemplateId {
     Composing,
     /// An index into [`Template::upstream`]; `u32` keeps every origin of a composition
-    /// (a million of them at 10 000 facets) 8 bytes smaller.
+    /// (over half a million of them at 10 000 facets) 8 bytes smaller.
     Upstream(u32),
 }
 
