@@ -57,7 +57,6 @@ pub fn facets(
 
 /// What a thread collected from the back: one run of facets, its own origins.
 struct BackRun {
-    facets: Range<usize>,
     step: Step,
     origins: Origins,
 }
@@ -79,64 +78,31 @@ fn facets_on(
     if threads < 2 || n < 2 || u32::try_from(n).is_err() {
         return collect_facets(id, template, resolver, activated, 0..n, origins, spent);
     }
-    let claims = Claims::new(n);
-    let (mut steps, front_end, mut back) = std::thread::scope(|s| {
-        let handles: Vec<_> = (1..threads)
-            .map(|_| {
-                let resolver = resolver.fresh();
-                let claims = &claims;
-                s.spawn(move || {
-                    crate::heap::worker_started();
-                    let run = |facets: Range<usize>| {
-                        let mut own = Origins::default();
-                        own.begin(id);
-                        let step = collect_facets(
-                            id,
-                            template,
-                            &resolver,
-                            activated,
-                            facets.clone(),
-                            &mut own,
-                            0,
-                        );
-                        BackRun {
-                            facets,
-                            step,
-                            origins: own,
-                        }
-                    };
-                    std::iter::from_fn(|| claims.back(claim).map(run)).collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        let mut steps = Step {
-            spent,
-            ..Step::default()
-        };
-        let mut front_end = 0;
-        while let Some(facets) = claims.front(claim) {
-            front_end = facets.end;
-            let step = collect_facets(
-                id,
-                template,
-                resolver,
-                activated,
-                facets,
-                origins,
-                steps.spent,
-            );
-            steps.absorb(step);
-        }
-        let mut back: Vec<BackRun> = Vec::new();
-        for handle in handles {
-            match handle.join() {
-                Ok(runs) => back.extend(runs),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        (steps, front_end, back)
-    });
-    back.sort_unstable_by_key(|run| run.facets.start);
+    let mut steps = Step {
+        spent,
+        ..Step::default()
+    };
+    let workers = (1..threads).map(|_| resolver.fresh()).collect();
+    let front = |facets: Range<usize>| {
+        let step = collect_facets(
+            id,
+            template,
+            resolver,
+            activated,
+            facets,
+            origins,
+            steps.spent,
+        );
+        steps.absorb(step);
+    };
+    let back = |resolver: &mut Resolver<'_>, facets: Range<usize>| {
+        let mut own = Origins::default();
+        own.begin(id);
+        let step = collect_facets(id, template, resolver, activated, facets, &mut own, 0);
+        BackRun { step, origins: own }
+    };
+    let (front_end, back) = from_both_ends(n, claim, workers, front, back);
+    let back: Vec<BackRun> = back.into_iter().map(|(_, run)| run).collect();
     let total = back
         .iter()
         .try_fold(steps.spent, |sum, run| sum.checked_add(run.step.spent));
@@ -157,6 +123,49 @@ fn facets_on(
     }
     put_after(&mut steps, back, origins);
     steps
+}
+
+/// Facets `0..n` claimed `claim` at a time from both ends until the ends meet: the
+/// calling thread runs `front` on the runs it claims from the front, in order; a
+/// thread for each of `workers` runs `back` with it on runs claimed from the back.
+/// Returns where the front stopped, and each back run with what `back` gave for it,
+/// in facet order.
+pub(super) fn from_both_ends<W: Send, B: Send>(
+    n: usize,
+    claim: usize,
+    workers: Vec<W>,
+    mut front: impl FnMut(Range<usize>),
+    back: impl Fn(&mut W, Range<usize>) -> B + Sync,
+) -> (usize, Vec<(Range<usize>, B)>) {
+    let claims = Claims::new(n);
+    let (claims, back) = (&claims, &back);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = workers
+            .into_iter()
+            .map(|mut worker| {
+                s.spawn(move || {
+                    crate::heap::worker_started();
+                    std::iter::from_fn(|| claims.back(claim))
+                        .map(|run| (run.clone(), back(&mut worker, run)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut front_end = 0;
+        while let Some(run) = claims.front(claim) {
+            front_end = run.end;
+            front(run);
+        }
+        let mut done = Vec::new();
+        for handle in handles {
+            match handle.join() {
+                Ok(runs) => done.extend(runs),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        done.sort_unstable_by_key(|(run, _)| run.start);
+        (front_end, done)
+    })
 }
 
 /// The back runs (in facet order) put after `steps`, their origins appended to
