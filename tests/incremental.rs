@@ -482,10 +482,12 @@ proptest! {
 
 /// A template large enough for a cold composition to collect, merge and finish on
 /// several threads (on a machine with more than one core) composes as the
-/// incremental engine does, which collects one facet after another: the same
-/// blueprint, errors, block log and provenance of every value and merge step. Before
-/// and after one edit, so that both a clean and a failing composition are compared
-/// when the random template fails.
+/// incremental engine does: the same blueprint, errors, block log and provenance of
+/// every value and merge step. The engine's first composition collects on threads
+/// too, keeping what each facet read; after an edit it collects one facet after
+/// another and replays the rest, and after a facet is removed it replays the facets
+/// behind it with their origins moved. Both a clean and a failing composition are
+/// compared when the random template fails.
 #[test]
 fn a_template_large_enough_for_threads_composes_as_one_facet_after_another() {
     use proptest::strategy::ValueTree;
@@ -505,8 +507,10 @@ fn a_template_large_enough_for_threads_composes_as_one_facet_after_another() {
             facet
         })
         .collect();
-    let edit = Edit::SetValue(7, 0, 0, Val::Ref(1, 1));
-    if let Err(e) = run(facets, vec![edit]) {
+    // Then a facet removed: those after it move up, and the replayed ones take their
+    // origins along (most of them collected first by a thread from the back).
+    let edits = vec![Edit::SetValue(7, 0, 0, Val::Ref(1, 1)), Edit::Remove(3)];
+    if let Err(e) = run(facets, edits) {
         panic!("{e}");
     }
 }

@@ -534,7 +534,15 @@ impl Run<'_, '_> {
         }
         let mut slots = Vec::with_capacity(template.facets.len());
         let mut reuse = Reuse::default();
-        for (i, facet) in template.facets.iter().enumerate() {
+        let facets = self.facets();
+        // Nothing to replay (the first composition, or inputs that changed): collected
+        // on every core, the slots as one thread would fill them.
+        let first = match changed {
+            None => facets.on_threads(resolver, &mut collected, &mut slots, origins),
+            Some(_) => 0,
+        };
+        reuse.collected += first;
+        for (i, facet) in template.facets.iter().enumerate().skip(first) {
             let (active, volatile) = (self.active[i], self.volatile[i]);
             // An inactive facet's exclusions read nothing.
             let memoisable = !active || !volatile;
@@ -573,40 +581,153 @@ impl Run<'_, '_> {
                 continue;
             }
             reuse.collected += 1;
-            let start = origins.len();
-            resolver.record();
-            resolver.observe();
-            let step = collect_facet(
-                self.id,
-                template,
-                resolver,
-                self.activation,
-                i,
-                origins,
-                collected.spent,
-            );
-            let observed = resolver.observed();
-            let reads = resolver.recorded();
-            let entry = (memoisable && step.errors.is_empty() && !reads.all).then(|| {
-                let kept = Kept {
-                    index: i,
-                    reads: reads.names,
-                    observed,
-                    origins: start as u32..origins.len() as u32,
-                    spent_before: collected.spent,
-                };
-                Entry::keep(kept, &step)
-            });
-            slots.push(Slot {
-                facet: facet.clone(),
-                outcome: self.activation.outcome[i].clone(),
-                active,
-                volatile,
-                entry,
-            });
+            let (step, kept) = facets.one(i, resolver, origins, collected.spent);
+            slots.push(facets.slot(i, kept.map(|k| Entry::keep(k, &step))));
             collected.absorb(step);
         }
         (collected, slots, reuse)
+    }
+
+    fn facets(&self) -> Facets<'_> {
+        Facets {
+            id: self.id,
+            template: self.template,
+            activation: self.activation,
+            active: self.active,
+            volatile: self.volatile,
+        }
+    }
+}
+
+/// What collecting a facet with the memo needs besides a resolver: shared by the
+/// threads that collect at once.
+struct Facets<'a> {
+    id: TemplateId,
+    template: &'a Template,
+    activation: &'a Activated,
+    active: &'a [bool],
+    volatile: &'a [bool],
+}
+
+/// What a thread collected from the back: per facet its step and what to keep of
+/// it, their origins in a table of the run's own.
+struct BackRun {
+    facets: Vec<(Step, Option<Kept>)>,
+    origins: Origins,
+}
+
+impl Facets<'_> {
+    /// Facet `i` collected with `resolver`, after `spent` of the output budget, with
+    /// what its expressions read recorded: its step, and what to keep for replaying
+    /// it (`None` where it cannot be replayed).
+    fn one(
+        &self,
+        i: usize,
+        resolver: &Resolver<'_>,
+        origins: &mut Origins,
+        spent: usize,
+    ) -> (Step, Option<Kept>) {
+        let start = origins.len();
+        resolver.record();
+        resolver.observe();
+        let step = collect_facet(
+            self.id,
+            self.template,
+            resolver,
+            self.activation,
+            i,
+            origins,
+            spent,
+        );
+        let observed = resolver.observed();
+        let reads = resolver.recorded();
+        // An inactive facet's exclusions read nothing.
+        let memoisable = !self.active[i] || !self.volatile[i];
+        let kept = (memoisable && step.errors.is_empty() && !reads.all).then(|| Kept {
+            index: i,
+            reads: reads.names,
+            observed,
+            origins: start as u32..origins.len() as u32,
+            spent_before: spent,
+        });
+        (step, kept)
+    }
+
+    fn slot(&self, i: usize, entry: Option<Entry>) -> Slot {
+        Slot {
+            facet: self.template.facets[i].clone(),
+            outcome: self.activation.outcome[i].clone(),
+            active: self.active[i],
+            volatile: self.volatile[i],
+            entry,
+        }
+    }
+
+    /// Every facet collected as [`Run::collect`] would with nothing to replay, on
+    /// several threads as [`super::parallel`] collects (the calling thread from the
+    /// front with `resolver` and `origins`, the others from the back with fresh
+    /// resolvers and tables of their own, put after in facet order). Returns how many
+    /// facets are done: all of them, or where the front stopped if a back run found
+    /// an error or the runs together passed the output budget (the rest is then for
+    /// the caller to collect one after another, as it would have); 0 for a template
+    /// too small for threads.
+    fn on_threads(
+        &self,
+        resolver: &Resolver<'_>,
+        collected: &mut Step,
+        slots: &mut Vec<Slot>,
+        origins: &mut Origins,
+    ) -> usize {
+        let n = self.template.facets.len();
+        let threads = super::parallel::threads_for(n);
+        if threads < 2 || u32::try_from(n).is_err() {
+            return 0;
+        }
+        let workers = (1..threads).map(|_| resolver.fresh()).collect();
+        let front = |run: Range<usize>| {
+            for i in run {
+                let (step, kept) = self.one(i, resolver, origins, collected.spent);
+                slots.push(self.slot(i, kept.map(|k| Entry::keep(k, &step))));
+                collected.absorb(step);
+            }
+        };
+        let back = |resolver: &mut Resolver<'_>, run: Range<usize>| {
+            let mut own = Origins::default();
+            own.begin(self.id);
+            let facets = run.map(|i| self.one(i, resolver, &mut own, 0)).collect();
+            BackRun {
+                facets,
+                origins: own,
+            }
+        };
+        let claim = super::parallel::FACETS_PER_CLAIM;
+        let (front_end, back) = super::parallel::from_both_ends(n, claim, workers, front, back);
+        let steps = || back.iter().flat_map(|(_, run)| &run.facets).map(|(s, _)| s);
+        let total = steps().try_fold(collected.spent, |sum, s| sum.checked_add(s.spent));
+        let clean = steps().all(|s| s.errors.is_empty());
+        if !clean || total.is_none_or(|t| t > resolver.limits.output_bytes) {
+            return front_end;
+        }
+        for (run, mut back) in back {
+            let at = origins.append(back.origins);
+            let shift = |o: OriginId| OriginId(o.0 + at);
+            for (i, (mut step, kept)) in run.zip(back.facets.drain(..)) {
+                // Collected as if first; its budget and origins go after the others'.
+                let before = collected.spent;
+                step.spent += before;
+                for c in &mut step.contributions {
+                    c.map_origins(shift);
+                }
+                let entry = kept.map(|mut k| {
+                    k.origins = k.origins.start + at..k.origins.end + at;
+                    k.spent_before = before;
+                    Entry::keep(k, &step)
+                });
+                slots.push(self.slot(i, entry));
+                collected.absorb(step);
+            }
+        }
+        n
     }
 }
 

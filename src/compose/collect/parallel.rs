@@ -30,7 +30,12 @@ const FACETS_PER_THREAD: usize = 256;
 
 /// Facets per claim: small enough for the claims to meet close to where the threads'
 /// speeds say, large enough that a run's origin table and step cost little.
-const FACETS_PER_CLAIM: usize = 64;
+pub(super) const FACETS_PER_CLAIM: usize = 64;
+
+/// The threads for collecting `n` facets: one per core, as long as each has enough.
+pub(super) fn threads_for(n: usize) -> usize {
+    crate::parallel::cores().min(n / FACETS_PER_THREAD)
+}
 
 /// Every facet's step of [`super::collect`], after the ones that used `spent` of the
 /// output budget; the same as [`collect_facets`] over all of them.
@@ -42,7 +47,7 @@ pub fn facets(
     origins: &mut Origins,
     spent: usize,
 ) -> Step {
-    let threads = crate::parallel::cores().min(template.facets.len() / FACETS_PER_THREAD);
+    let threads = threads_for(template.facets.len());
     facets_on(
         threads,
         FACETS_PER_CLAIM,
