@@ -50,6 +50,12 @@
 //! reach from their own memos (`merge::identities`, `validate::unchanged`,
 //! `assemble::component_values`).
 //!
+//! With nothing to replay (the first composition, or context values that changed),
+//! every facet is collected, on all cores as a cold composition collects
+//! ([`super::parallel`]): each thread records what each of its facets read, and the
+//! facets collected from the back are put after the front ones with their origins
+//! renumbered, so what is kept is what one thread would keep.
+//!
 //! Sorting the contributions into application order, finding and checking the
 //! requirements, and the facets' blueprint-wide outputs and messages run whole every
 //! time (each one pass). Any error on the way (a failing expression, a cycle, the
