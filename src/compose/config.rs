@@ -22,6 +22,7 @@ use crate::files::Diagnostic;
 use crate::template::{ConfigBlock, Facet, Strategy, Template};
 use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -128,15 +129,17 @@ pub struct Resolver<'t> {
     reads: RefCell<Vec<Reads>>,
     /// What each memoised leaf and merged block read while it was computed, so a
     /// cache hit still records the reads behind it.
-    memo_reads: RefCell<HashMap<Vec<Arc<str>>, Reads>>,
-    merged_reads: RefCell<HashMap<String, Reads>>,
-    merged: RefCell<HashMap<String, Option<Arc<Raw>>>>,
-    merging: RefCell<HashSet<String>>,
-    memo: RefCell<HashMap<Vec<Arc<str>>, Value>>,
+    /// (These caches are looked up for every config value an expression reads:
+    /// hashed with FxHash, not SipHash.)
+    memo_reads: RefCell<FxHashMap<Vec<Arc<str>>, Reads>>,
+    merged_reads: RefCell<FxHashMap<String, Reads>>,
+    merged: RefCell<FxHashMap<String, Option<Arc<Raw>>>>,
+    merging: RefCell<FxHashSet<String>>,
+    memo: RefCell<FxHashMap<Vec<Arc<str>>, Value>>,
     stack: RefCell<Vec<Frame>>,
     /// The leaves on `stack`, so that finding a cycle costs one lookup per leaf, not
     /// a scan of the stack (a chain of n blocks was quadratic).
-    open: RefCell<HashSet<Vec<Arc<str>>>>,
+    open: RefCell<FxHashSet<Vec<Arc<str>>>>,
     log: RefCell<Vec<BlockRecord>>,
     /// `(facet, position)` of every logged block its `when` let in: answering
     /// `block_included` by scanning the log made a template of many blocks quadratic.
@@ -179,13 +182,13 @@ impl<'t> Resolver<'t> {
             tracking: active.is_some(),
             active,
             reads: RefCell::new(Vec::new()),
-            memo_reads: RefCell::new(HashMap::new()),
-            merged_reads: RefCell::new(HashMap::new()),
-            merged: RefCell::new(HashMap::new()),
-            merging: RefCell::new(HashSet::new()),
-            memo: RefCell::new(HashMap::new()),
+            memo_reads: RefCell::default(),
+            merged_reads: RefCell::default(),
+            merged: RefCell::default(),
+            merging: RefCell::default(),
+            memo: RefCell::default(),
             stack: RefCell::new(Vec::new()),
-            open: RefCell::new(HashSet::new()),
+            open: RefCell::default(),
             log: RefCell::new(Vec::new()),
             included: RefCell::new(HashSet::new()),
             observed: RefCell::new(None),
