@@ -549,10 +549,13 @@ impl Run<'_, '_> {
         };
         reuse.collected += first;
         for (i, facet) in template.facets.iter().enumerate().skip(first) {
-            let (active, volatile) = (self.active[i], self.volatile[i]);
-            // An inactive facet's exclusions read nothing.
-            let memoisable = !active || !volatile;
-            let replay = match (memoisable, changed, old_slots.as_deref_mut(), prior) {
+            let active = self.active[i];
+            let replay = match (
+                facets.memoisable(i),
+                changed,
+                old_slots.as_deref_mut(),
+                prior,
+            ) {
                 (true, Some(changed), Some(slots), Some(prior)) => prior.of[i].and_then(|k| {
                     let slot = &mut slots[k];
                     let fits = Arc::ptr_eq(&slot.facet, facet)
@@ -576,13 +579,7 @@ impl Run<'_, '_> {
                     .exclusions
                     .extend(entry.exclusions.iter().cloned());
                 collected.spent += entry.spent;
-                slots.push(Slot {
-                    facet: facet.clone(),
-                    outcome: self.activation.outcome[i].clone(),
-                    active,
-                    volatile,
-                    entry: Some(entry),
-                });
+                slots.push(facets.slot(i, Some(entry)));
                 reuse.replayed += 1;
                 continue;
             }
@@ -647,9 +644,7 @@ impl Facets<'_> {
         );
         let observed = resolver.observed();
         let reads = resolver.recorded();
-        // An inactive facet's exclusions read nothing.
-        let memoisable = !self.active[i] || !self.volatile[i];
-        let kept = (memoisable && step.errors.is_empty() && !reads.all).then(|| Kept {
+        let kept = (self.memoisable(i) && step.errors.is_empty() && !reads.all).then(|| Kept {
             index: i,
             reads: reads.names,
             observed,
@@ -657,6 +652,12 @@ impl Facets<'_> {
             spent_before: spent,
         });
         (step, kept)
+    }
+
+    /// Whether facet `i` can be replayed at all: it reads neither files nor the
+    /// environment, or it is inactive (an inactive facet's exclusions read nothing).
+    fn memoisable(&self, i: usize) -> bool {
+        !self.active[i] || !self.volatile[i]
     }
 
     fn slot(&self, i: usize, entry: Option<Entry>) -> Slot {
@@ -708,10 +709,9 @@ impl Facets<'_> {
         };
         let claim = super::parallel::FACETS_PER_CLAIM;
         let (front_end, back) = super::parallel::from_both_ends(n, claim, workers, front, back);
-        let steps = || back.iter().flat_map(|(_, run)| &run.facets).map(|(s, _)| s);
-        let total = steps().try_fold(collected.spent, |sum, s| sum.checked_add(s.spent));
-        let clean = steps().all(|s| s.errors.is_empty());
-        if !clean || total.is_none_or(|t| t > resolver.limits.output_bytes) {
+        let steps = back.iter().flat_map(|(_, run)| &run.facets).map(|(s, _)| s);
+        let limit = resolver.limits.output_bytes;
+        if !super::parallel::back_runs_stand(steps, collected.spent, limit) {
             return front_end;
         }
         for (run, mut back) in back {

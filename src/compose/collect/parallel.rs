@@ -108,11 +108,8 @@ fn facets_on(
     };
     let (front_end, back) = from_both_ends(n, claim, workers, front, back);
     let back: Vec<BackRun> = back.into_iter().map(|(_, run)| run).collect();
-    let total = back
-        .iter()
-        .try_fold(steps.spent, |sum, run| sum.checked_add(run.step.spent));
-    let clean = back.iter().all(|run| run.step.errors.is_empty());
-    if !clean || total.is_none_or(|t| t > resolver.limits.output_bytes) {
+    let limit = resolver.limits.output_bytes;
+    if !back_runs_stand(back.iter().map(|run| &run.step), steps.spent, limit) {
         let rest = front_end..n;
         let step = collect_facets(
             id,
@@ -128,6 +125,22 @@ fn facets_on(
     }
     put_after(&mut steps, back, origins);
     steps
+}
+
+/// Whether what the back runs collected (`steps`) stands: none found an error, and
+/// after the `spent` of the front they stay within the output budget `limit`. If not,
+/// their facets are collected again one after another, so that the diagnostics and
+/// where the budget is crossed are the serial collection's own.
+pub(super) fn back_runs_stand<'s>(
+    mut steps: impl Iterator<Item = &'s Step> + Clone,
+    spent: usize,
+    limit: usize,
+) -> bool {
+    let total = steps
+        .clone()
+        .try_fold(spent, |sum, step| sum.checked_add(step.spent));
+    let clean = steps.all(|step| step.errors.is_empty());
+    clean && total.is_some_and(|t| t <= limit)
 }
 
 /// Facets `0..n` claimed `claim` at a time from both ends until the ends meet: the
