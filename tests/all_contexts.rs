@@ -97,11 +97,14 @@ fn a_failing_context_is_named_keeps_its_old_output_and_does_not_stop_the_others(
         masked(root, &out.stderr),
         indoc! {"
         == context `staging` ==
-        error: while parsing a node, did not find expected node content
-         --> contexts/staging/values.yaml:3:1
+        error: this flow sequence is never closed: the file ends before its `]`
+         --> contexts/staging/values.yaml:2:10
           |
-        3 |
-          | ^
+        2 | cluster: [
+          |          ^
+          |           - the file ends here
+          |
+          = help: close it with `]`
 
     "}
     );

@@ -167,11 +167,12 @@ fn a_directory_that_names_nothing_and_a_file_that_does_not_parse_are_warnings() 
         .compose()
         .stdout(blueprint("", GITOPS))
         .stderr(indoc! {"
-            warning: patch file contexts/dev/patches/app/broken.yaml is not valid YAML: while parsing a node, did not find expected node content
-             --> contexts/dev/patches/app/broken.yaml:2:1
+            warning: patch file contexts/dev/patches/app/broken.yaml is not valid YAML: this flow sequence is never closed: the file ends before its `]`
+             --> contexts/dev/patches/app/broken.yaml:1:7
               |
-            2 |
-              | ^
+            1 | data: [
+              |       ^
+              |        - the file ends here
               |
               = help: the file is skipped (the Windsor CLI skips it silently); fix or remove it
 

@@ -336,11 +336,14 @@ fn bad_test_file_names_file_line_and_column() {
     assert_eq!(
         t,
         indoc::indoc! {r#"
-        error: while parsing a flow sequence, expected ',' or ']'
-         --> _template/tests/main.test.yaml:4:1
+        error: this flow sequence is never closed: the file ends before its `]`
+         --> _template/tests/main.test.yaml:3:13
           |
-        4 |
-          | ^
+        3 |     values: [1
+          |             ^
+          |               - the file ends here
+          |
+          = help: close it with `]`
 
     "#}
     );

@@ -186,7 +186,7 @@ impl<'a> Loader<'a> {
             )),
             Some(Err(err)) => {
                 let at = self.positions.byte(err.marker().index());
-                Err(YamlError::new(self.span(at, at), err.info().to_string()))
+                Err(self.syntax_error(at, err.info()))
             }
             None => {
                 let end = self.text.len();
@@ -196,6 +196,41 @@ impl<'a> Loader<'a> {
                 ))
             }
         }
+    }
+
+    /// The parser's error at byte `at`. Inside a flow collection (`[` or `{`), the
+    /// error names where it opened: a bracket left open is the usual cause, and the
+    /// parser only notices it where the text stops making sense, often at the end of
+    /// the file, a place with nothing to show.
+    fn syntax_error(&self, at: usize, info: &str) -> YamlError {
+        let Some((open, kind, close)) = self.innermost_flow() else {
+            return YamlError::new(self.span(at, at), info);
+        };
+        let bracket = self.span(open, open + 1);
+        if !self.text[at.min(self.text.len())..].trim().is_empty() {
+            return YamlError::new(self.span(at, at), info)
+                .with_related(bracket, format!("inside the {kind} opened here"));
+        }
+        let end = self.text.trim_end().len();
+        let mut err = YamlError::new(
+            bracket,
+            format!("this {kind} is never closed: the file ends before its `{close}`"),
+        )
+        .with_related(self.span(end, end), "the file ends here");
+        err.help = Some(format!("close it with `{close}`"));
+        err
+    }
+
+    /// The innermost open `[…]` or `{…}`: its start, what it is and what closes it.
+    fn innermost_flow(&self) -> Option<(usize, &'static str, char)> {
+        self.stack
+            .iter()
+            .rev()
+            .find_map(|frame| match self.text.as_bytes().get(frame.start) {
+                Some(b'[') => Some((frame.start, "flow sequence", ']')),
+                Some(b'{') => Some((frame.start, "flow mapping", '}')),
+                _ => None,
+            })
     }
 
     fn documents(&mut self, single: bool) -> Result<Vec<Node>, YamlError> {

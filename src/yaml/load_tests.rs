@@ -207,6 +207,36 @@ fn deep_nesting_is_an_error() {
 }
 
 #[test]
+fn a_bracket_left_open_is_named_where_it_opens() {
+    // The parser stops at the end of the file; the error points at the `[`.
+    let err = fail("x: 1\na: [1, 2\n\n");
+    assert_eq!(
+        err.message,
+        "this flow sequence is never closed: the file ends before its `]`"
+    );
+    assert_eq!(range(&err), (8, 9));
+    let (end, label) = err.related.expect("where the file ends");
+    assert_eq!((end.start, label.as_str()), (13, "the file ends here"));
+    assert!(err.help.is_some_and(|h| h.contains("close it with `]`")));
+    // The innermost open collection is the one named.
+    let err = fail("a: {b: [1\n");
+    assert_eq!(range(&err), (7, 8));
+    assert!(err.message.contains("flow sequence"), "{}", err.message);
+    let err = fail("a: {b: 1\n");
+    assert_eq!(range(&err), (3, 4));
+    assert!(err.message.contains("flow mapping"), "{}", err.message);
+    // Where the parser stops before the end, its own error stays, with the bracket
+    // beside it.
+    let err = fail("a: [1, 2\nb: 3\n");
+    assert_eq!(err.message, "illegal placement of ':' indicator");
+    let (open, label) = err.related.expect("the open bracket");
+    assert_eq!(
+        (open.start, label.as_str()),
+        (3, "inside the flow sequence opened here")
+    );
+}
+
+#[test]
 fn syntax_errors_have_positions() {
     let err = fail("a: [1, 2\n");
     assert!(err.message.contains("flow sequence"), "{}", err.message);
@@ -255,7 +285,7 @@ error: mapping key \"name\" is already defined
 fn unquoted_expression_errors_suggest_quoting() {
     let err = fail("crds:\n  - ${lean ? '' : 'a'}\n");
     assert!(err.help.is_some_and(|h| h.contains("quote")));
-    let err = fail("a: [1\n");
+    let err = fail("a: 1\n b: 2\n");
     assert!(err.help.is_none());
 }
 
