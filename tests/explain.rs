@@ -251,3 +251,44 @@ fn every_strategy_on_one_component() {
     "#}
     );
 }
+
+#[test]
+fn values_bpc_sets_itself_name_their_rule() {
+    // No facet writes the path, the CRDs dependency or the global system's install
+    // tier: each is there by a rule of bpc's, and `explain` names it.
+    let out = Test::new()
+        .windsor("context: dev\n")
+        .facet(
+            "a.yaml",
+            indoc! {"
+                metadata:
+                  name: a
+                crds: [cert-manager]
+                kustomize:
+                  - name: app
+                    components: [x]
+                flux:
+                  - name: gateway
+                    globalDependency: true
+                    install:
+                      components: [a]
+            "},
+        )
+        .args(["explain", "kustomize.app"])
+        .run();
+    assert_eq!(
+        out.text(),
+        indoc! {r#"
+        kustomize.app = {"name":"app","path":"app","dependsOn":["crds","gateway-install"],"components":["x"]}
+
+        contributions, in order applied:
+          1. facet `a` (_template/facets/a.yaml:7:5), ordinal 0, merge
+             → created the component
+
+        set by bpc:
+          - kustomize.app.path = "app": a Flux Kustomization's `path` defaults to its name
+          - kustomize.app.dependsOn[0] = "crds": the blueprint has CRDs: a kustomization that depends on nothing else depends on the CRDs layer (S10)
+          - kustomize.app.dependsOn[1] = "gateway-install": a flux system with `globalDependency: true` comes before every kustomization it does not depend on itself (S10)
+    "#}
+    );
+}

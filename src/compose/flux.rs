@@ -20,7 +20,7 @@
 use crate::compose::merge::Lists;
 use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::fields::{sort_in_order, FieldMap};
-use crate::compose::shared::origin::Origins;
+use crate::compose::shared::origin::{Origins, Rule};
 use crate::compose::shared::tier_names::Tiers;
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
@@ -61,7 +61,7 @@ pub fn compile(lists: &Lists, origins: &mut Origins) -> Result<Merged, Vec<Diagn
 fn default_paths(kustomize: &mut Merged, origins: &mut Origins) {
     for component in kustomize.components.values_mut() {
         if component.get("path").is_none() {
-            let origin = origins.add_derived();
+            let origin = origins.add_derived(Rule::PathFromName);
             let name = component.id.clone();
             let fields = Arc::make_mut(&mut component.fields);
             fields.insert("path", Tracked::Leaf(Value::str(name), origin));

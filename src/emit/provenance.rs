@@ -48,7 +48,7 @@ pub fn describe(origin: &Origin, template: &Template, files: &FileMap) -> String
         }
         Contributor::ContextPatch => format!("{} (context patch)", files.describe(origin.span)),
         Contributor::Context => "context values".to_string(),
-        Contributor::Derived => "bpc default".to_string(),
+        Contributor::Derived(rule) => format!("bpc: {}", rule.says()),
     }
 }
 

@@ -3,6 +3,7 @@
 //! overridden, removed, or left out by a `when`. Built on the origins compose keeps.
 
 pub(crate) mod path;
+mod set_by_bpc;
 
 use crate::compose::merge::{Component, Effect, Step};
 use crate::compose::origin::{Contributor, Origin};
@@ -43,7 +44,7 @@ fn descend<'t>(t: &'t Tracked, path: &[String]) -> Option<&'t Tracked> {
 impl Explainer<'_> {
     fn location(&self, origin: &Origin) -> String {
         match &origin.contributor {
-            Contributor::Derived => "derived by bpc".to_string(),
+            Contributor::Derived(_) => "derived by bpc".to_string(),
             Contributor::Context => "context values".to_string(),
             _ => self.files.describe(origin.span),
         }
@@ -62,7 +63,7 @@ impl Explainer<'_> {
             Contributor::Overlay => "context blueprint".to_string(),
             Contributor::ContextPatch => "context patch".to_string(),
             Contributor::Context => "context values".to_string(),
-            Contributor::Derived => "bpc default".to_string(),
+            Contributor::Derived(_) => "bpc".to_string(),
         }
     }
 
@@ -164,6 +165,12 @@ impl Explainer<'_> {
                 self.step(&mut out, n, step, &field_path, final_value, live.is_some());
             }
         }
+        if let Some(c) = live {
+            let set = self.set_by_bpc(c, &field_path, full);
+            if !set.is_empty() {
+                let _ = write!(out, "\nset by bpc:\n{set}");
+            }
+        }
         if !excluded.is_empty() {
             let _ = writeln!(out, "\nleft out:");
             for e in excluded {
@@ -183,6 +190,26 @@ impl Explainer<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// What bpc's own rules set at or under `field_path` of `component` (shown as
+    /// `full`), one line each.
+    fn set_by_bpc(&self, component: &Component, field_path: &[String], full: &str) -> String {
+        let origins = &self.composition.origins;
+        let mut out = String::new();
+        match field_path.split_first() {
+            None => {
+                for (name, value) in component.fields.iter() {
+                    set_by_bpc::lines(value, &format!("{full}.{name}"), origins, &mut out);
+                }
+            }
+            Some((first, rest)) => {
+                if let Some(value) = component.get(first).and_then(|t| descend(t, rest)) {
+                    set_by_bpc::lines(value, full, origins, &mut out);
+                }
+            }
+        }
+        out
     }
 
     fn step(

@@ -47,7 +47,7 @@ impl<'a> Reasons<'a> {
             Contributor::Overlay => Some(format!("written in the context's blueprint at {at}")),
             Contributor::Base => Some(format!("written in blueprint.yaml at {at}")),
             Contributor::ContextPatch => Some(format!("written in a context patch at {at}")),
-            Contributor::Context | Contributor::Derived => None,
+            Contributor::Context | Contributor::Derived(_) => None,
         }
     }
 

@@ -275,7 +275,7 @@ pub fn input_warnings(
 /// origin has a place in a file.
 fn at_origin(d: Diagnostic, origin: &Origin) -> Diagnostic {
     match origin.contributor {
-        Contributor::Derived | Contributor::Context => d,
+        Contributor::Derived(_) | Contributor::Context => d,
         Contributor::Base
         | Contributor::Facet(_)
         | Contributor::Overlay

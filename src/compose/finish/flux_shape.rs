@@ -20,7 +20,7 @@
 use crate::compose::finish::patch_shape::{self, shape_patches};
 use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::fields::{field_position, sort_in_order};
-use crate::compose::shared::origin::{OriginId, Origins};
+use crate::compose::shared::origin::{OriginId, Origins, Rule};
 use crate::compose::shared::tier_names::{self, Tiers};
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
@@ -45,10 +45,12 @@ pub fn shape(
     own_source: &str,
     origins: &mut Origins,
 ) {
-    // What bpc adds itself is attributed to bpc, not to the facet of the entry.
-    let derived = origins.add_derived();
+    // What bpc adds itself is attributed to bpc's rule, not to the facet of the entry.
+    let source = origins.add_derived(Rule::SystemSource);
+    let crds_first = origins.add_derived(Rule::CrdsFirst);
+    let global_first = origins.add_derived(Rule::GlobalDependency);
     for system in systems.components.values_mut() {
-        shape_system(system, own_source, derived);
+        shape_system(system, own_source, source);
     }
     for k in kustomize.components.values_mut() {
         // Copy-on-write: fields shared with the merge's history (or the memo) are
@@ -73,7 +75,7 @@ pub fn shape(
     resolve_install_names(systems, kustomize);
     if has_crds {
         let layer = crds_layer(own_source);
-        add_crds_barrier(systems, kustomize, &layer, derived);
+        add_crds_barrier(systems, kustomize, &layer, crds_first);
     }
     let globals: Vec<String> = systems
         .components
@@ -87,7 +89,7 @@ pub fn shape(
         .map(|s| s.id.to_string())
         .collect();
     for global in globals {
-        add_global_barrier(&global, systems, kustomize, derived);
+        add_global_barrier(&global, systems, kustomize, global_first);
     }
 }
 

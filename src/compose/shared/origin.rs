@@ -24,8 +24,49 @@ pub enum Contributor {
     Overlay,
     /// A file of the context's `patches/<name>/` directory (S13).
     ContextPatch,
-    /// Computed by bpc itself (defaults such as a kustomization `path` from its name).
-    Derived,
+    /// Set by bpc itself, by the rule named.
+    Derived(Rule),
+}
+
+/// Why bpc set a value itself: what `explain` and `--provenance` say of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// A Flux Kustomization without a `path` gets its name.
+    PathFromName,
+    /// A flux system without a `source` gets the composing template's.
+    SystemSource,
+    /// With CRDs in the blueprint, what depends on nothing depends on the CRDs layer.
+    CrdsFirst,
+    /// A `globalDependency: true` system comes before every kustomization outside
+    /// its own dependencies.
+    GlobalDependency,
+    /// A local source's or published blueprint's component without a `source` gets
+    /// that source's name.
+    SourceName,
+}
+
+impl Rule {
+    /// The rule in a sentence.
+    pub fn says(self) -> &'static str {
+        match self {
+            Rule::PathFromName => "a Flux Kustomization's `path` defaults to its name",
+            Rule::SystemSource => {
+                "a flux system's `source` defaults to the template's own source (S10)"
+            }
+            Rule::CrdsFirst => {
+                "the blueprint has CRDs: a kustomization that depends on nothing else \
+                 depends on the CRDs layer (S10)"
+            }
+            Rule::GlobalDependency => {
+                "a flux system with `globalDependency: true` comes before every \
+                 kustomization it does not depend on itself (S10)"
+            }
+            Rule::SourceName => {
+                "a component of a source, without a `source` of its own, gets the \
+                 source's name (S9, S14)"
+            }
+        }
+    }
 }
 
 // A composition of 10 000 facets holds over half a million: keep them from growing
@@ -81,10 +122,10 @@ impl Default for Origins {
 }
 
 impl Origins {
-    /// An origin for what bpc computes itself (a default, a resolved dependency).
-    pub fn add_derived(&mut self) -> OriginId {
+    /// An origin for what bpc sets itself by `rule` (a default, a dependency).
+    pub fn add_derived(&mut self, rule: Rule) -> OriginId {
         self.add(Origin {
-            contributor: Contributor::Derived,
+            contributor: Contributor::Derived(rule),
             span: Default::default(),
             ordinal: 0,
             strategy: Strategy::Merge,
@@ -157,7 +198,7 @@ mod tests {
 
     fn origin(ordinal: i64) -> Origin {
         Origin {
-            contributor: Contributor::Derived,
+            contributor: Contributor::Context,
             span: Span::default(),
             ordinal,
             strategy: Strategy::Merge,

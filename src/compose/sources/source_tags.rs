@@ -8,7 +8,7 @@
 //! ([`Origins::template_of`]), so a value's source is looked up, not inferred.
 
 use crate::compose::merge::{Component, Effect, Merged};
-use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins, Rule};
 use crate::compose::shared::tracked::Tracked;
 use crate::expr::Value;
 use crate::files::Span;
@@ -90,7 +90,7 @@ impl SourceTags {
                 continue;
             }
             let origin = origins.add(Origin {
-                contributor: Contributor::Derived,
+                contributor: Contributor::Derived(Rule::SourceName),
                 span: tag.entry,
                 ordinal: 0,
                 strategy: Strategy::Merge,
