@@ -272,7 +272,7 @@ fn render_replaces_the_tree_and_keeps_it_when_a_round_fails() {
 
     write(&root.join("contexts/dev/values.yaml"), "network: [\n");
     let report = watch.failed();
-    assert!(report.contains("contexts/dev/values.yaml:2:1"), "{report}");
+    assert!(report.contains("contexts/dev/values.yaml:1:10"), "{report}");
     assert!(read(&tfvars).contains("10.1.0.0/16"));
 
     write(
@@ -302,7 +302,7 @@ fn test_reruns_the_cases() {
     write(&root.join("_template/tests/main.test.yaml"), "cases: [\n");
     let report = watch.failed();
     assert!(
-        report.contains("_template/tests/main.test.yaml:2:1"),
+        report.contains("_template/tests/main.test.yaml:1:8"),
         "{report}"
     );
 }
