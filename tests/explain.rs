@@ -286,7 +286,7 @@ fn values_bpc_sets_itself_name_their_rule() {
              → created the component
 
         set by bpc:
-          - kustomize.app.path = "app": a Flux Kustomization's `path` defaults to its name
+          - kustomize.app.path = "app": a Flux Kustomization's `path` defaults to its name (S9)
           - kustomize.app.dependsOn[0] = "crds": the blueprint has CRDs: a kustomization that depends on nothing else depends on the CRDs layer (S10)
           - kustomize.app.dependsOn[1] = "gateway-install": a flux system with `globalDependency: true` comes before every kustomization it does not depend on itself (S10)
     "#}

@@ -207,7 +207,10 @@ impl<'a> Loader<'a> {
             return YamlError::new(self.span(at, at), info);
         };
         let bracket = self.span(open, open + 1);
-        let at_end = self.text.get(at..).is_none_or(|rest| rest.trim().is_empty());
+        let at_end = self
+            .text
+            .get(at..)
+            .is_none_or(|rest| rest.trim().is_empty());
         if !at_end {
             return YamlError::new(self.span(at, at), info)
                 .with_related(bracket, format!("inside the {kind} opened here"));

@@ -49,7 +49,7 @@ impl Rule {
     /// The rule in a sentence.
     pub fn says(self) -> &'static str {
         match self {
-            Rule::PathFromName => "a Flux Kustomization's `path` defaults to its name",
+            Rule::PathFromName => "a Flux Kustomization's `path` defaults to its name (S9)",
             Rule::SystemSource => {
                 "a flux system's `source` defaults to the template's own source (S10)"
             }
