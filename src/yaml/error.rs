@@ -46,7 +46,7 @@ impl From<YamlError> for Diagnostic {
 
 /// Adds a hint when the error is on a line holding an unquoted `${…}`: YAML reads
 /// `: `, ` #`, `{` and `[` inside a plain scalar as structure, the commonest way a facet
-/// expression breaks its file.
+/// expression breaks its file — so the hint takes the place of a more general one.
 pub(crate) fn hint_unquoted_expression(mut err: YamlError, text: &str) -> YamlError {
     let at = (err.span.start as usize).min(text.len());
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -56,7 +56,7 @@ pub(crate) fn hint_unquoted_expression(mut err: YamlError, text: &str) -> YamlEr
     let unquoted = line.find("${").is_some_and(|i| {
         line[..i].ends_with(": ") || line[..i].trim_start() == "-" || line[..i].ends_with("- ")
     });
-    if unquoted && err.help.is_none() {
+    if unquoted {
         err.help = Some(
             "quote a value that holds an expression (`key: \"${…}\"` or `key: '${…}'`): \
              unquoted, YAML reads `: `, ` #`, `{` and `[` inside it as structure"

@@ -203,8 +203,10 @@ impl<'a> Loader<'a> {
     /// parser only notices it where the text stops making sense, often at the end of
     /// the file, a place with nothing to show.
     fn syntax_error(&self, at: usize, info: &str) -> YamlError {
+        let parser_says = YamlError::new(self.span(at, at), info);
+        let parser_says = super::syntax_help::explain(parser_says, self.text, at, info);
         let Some((open, kind, close)) = self.innermost_flow() else {
-            return YamlError::new(self.span(at, at), info);
+            return parser_says;
         };
         let bracket = self.span(open, open + 1);
         let at_end = self
@@ -212,8 +214,7 @@ impl<'a> Loader<'a> {
             .get(at..)
             .is_none_or(|rest| rest.trim().is_empty());
         if !at_end {
-            return YamlError::new(self.span(at, at), info)
-                .with_related(bracket, format!("inside the {kind} opened here"));
+            return parser_says.with_related(bracket, format!("inside the {kind} opened here"));
         }
         let end = self.text.trim_end().len();
         let mut err = YamlError::new(

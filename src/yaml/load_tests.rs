@@ -285,8 +285,9 @@ error: mapping key \"name\" is already defined
 fn unquoted_expression_errors_suggest_quoting() {
     let err = fail("crds:\n  - ${lean ? '' : 'a'}\n");
     assert!(err.help.is_some_and(|h| h.contains("quote")));
+    // Without an expression on the line, the hint is another.
     let err = fail("a: 1\n b: 2\n");
-    assert!(err.help.is_none());
+    assert!(err.help.is_some_and(|h| !h.contains("expression")));
 }
 
 #[test]
@@ -308,4 +309,65 @@ fn keys_past_the_intern_limit_still_load() {
     };
     assert_eq!(&*inner[0].0.name, "k99");
     assert_eq!(inner[0].1.kind, NodeKind::Int(1499));
+}
+
+/// The help line (or, where said, the message) a syntax error gets.
+fn help_for(text: &str) -> (String, String) {
+    let err = fail(text);
+    let help = err
+        .help
+        .unwrap_or_else(|| panic!("{text:?}: no help for {:?}", err.message));
+    (err.message, help)
+}
+
+#[test]
+fn common_syntax_mistakes_say_what_to_write_instead() {
+    assert!(help_for("a:\n\tb: 1\n")
+        .1
+        .contains("replace the tab with spaces"));
+    let (message, help) = help_for("a: 'abc\n");
+    assert_eq!(
+        message,
+        "this quoted string is never closed: the file ends before its `'`"
+    );
+    assert_eq!(help, "close it with `'`");
+    // Closed after all (a NUL byte ended the parser's reading): the parser's words stay.
+    let err = fail("a: \"x\u{0}y\" b\n");
+    assert_eq!(
+        err.message,
+        "while scanning a quoted scalar, found unexpected end of stream"
+    );
+    assert!(help_for("a: \"abc\nb: 2\n")
+        .1
+        .contains("closing `\"` missing"));
+    // A value holding `: ` on the key's own line, against a line indented too far.
+    assert!(help_for("a: b: c\n").1.contains("quote the whole value"));
+    assert!(help_for("a: 1\n  b: 2\n")
+        .1
+        .contains("line it up with that key"));
+    assert!(help_for("a:\n  - x\n - y\n")
+        .1
+        .contains("matches no entry above it"));
+    assert!(help_for("- a\nb: 1\n")
+        .1
+        .contains("a key cannot follow its items"));
+    assert!(help_for("a: - x\n").1.contains("`key: [item]`"));
+    assert!(help_for("a: \"x\" y\n").1.contains("inside the quotes"));
+    assert!(help_for("a: \"c:\\d\"\n")
+        .1
+        .contains("write `\\\\` for a backslash"));
+    let (message, help) = help_for("a: *nope\n");
+    assert_eq!(message, "`*nope` refers to no anchor");
+    assert!(help.contains("write `&nope` on that value"), "{help}");
+}
+
+#[test]
+fn an_unquoted_expression_is_the_likelier_cause() {
+    // `: ` inside an unquoted `${…}` is read as structure: the expression hint wins over
+    // the general one.
+    let (_, help) = help_for("inputs:\n  x: ${a ? 'b: c' : 'd'}\n");
+    assert!(
+        help.contains("quote a value that holds an expression"),
+        "{help}"
+    );
 }

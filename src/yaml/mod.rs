@@ -11,6 +11,7 @@ pub(crate) mod node;
 pub(crate) mod offset;
 mod positions;
 pub(crate) mod scalar;
+mod syntax_help;
 
 #[cfg(test)]
 mod load_tests;
