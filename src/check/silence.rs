@@ -67,7 +67,7 @@ pub fn is_silenced(finding: &Finding, sources: &FileMap, project: &[Allow]) -> b
         return true;
     }
     // Most files have no file-wide comment: skip reading them line by line.
-    file.text.contains("bpc:allow-file")
+    file.text().contains("bpc:allow-file")
         && (1..=file.line_count()).any(|n| allowed_on(file.line_text(n), true).contains(&id))
 }
 

@@ -46,7 +46,13 @@ pub fn run(args: ComposeArgs) -> ExitCode {
     if let Some(selection) = args.contexts.selection(&args.project) {
         return run_contexts(&args, &selection);
     }
-    let sources = Arc::new(FileMap::new());
+    // One composition, then exit: facet texts are read again only for a message that
+    // shows them; `--provenance` names a line for every value, so it keeps them.
+    let sources = Arc::new(if args.provenance {
+        FileMap::new()
+    } else {
+        FileMap::letting_go_of_texts()
+    });
     match compose_text(&args, &sources) {
         Ok((text, warnings)) => {
             report(&warnings, &sources);

@@ -1,14 +1,16 @@
 //! Every file bpc has read, by [`FileId`]: its display path and text. Append-only and
 //! shared between threads, so a span can be resolved to `file:line:col` anywhere, late.
 
+use super::source_text::SourceText;
 use super::span::FileId;
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, RwLock};
 
 /// One loaded file. Line starts are computed on first use: most files never need them.
 #[derive(Debug)]
 pub struct SourceFile {
     pub path: String,
-    pub text: Arc<str>,
+    text: SourceText,
     line_starts: OnceLock<Vec<u32>>,
 }
 
@@ -23,16 +25,32 @@ impl SourceFile {
     pub fn new(path: impl Into<String>, text: impl Into<Arc<str>>) -> SourceFile {
         SourceFile {
             path: path.into(),
-            text: text.into(),
+            text: SourceText::Kept(text.into()),
             line_starts: OnceLock::new(),
         }
+    }
+
+    /// The text; empty where it was let go of and the file has changed since (see
+    /// [`SourceFile::readable`]).
+    pub fn text(&self) -> &str {
+        self.body()
+    }
+
+    fn body(&self) -> &str {
+        self.text.get().map_or("", |text| text)
+    }
+
+    /// Whether the text is there to show: always, unless it was let go of once parsed
+    /// ([`FileMap::letting_go_of_texts`]) and the file changed on disk since.
+    pub fn readable(&self) -> bool {
+        self.text.get().is_some()
     }
 
     fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
             std::iter::once(0)
                 .chain(
-                    self.text
+                    self.body()
                         .bytes()
                         .enumerate()
                         .filter(|&(_, b)| b == b'\n')
@@ -44,8 +62,9 @@ impl SourceFile {
 
     /// Clamps `offset` into the text and onto a character boundary.
     fn clamp(&self, offset: usize) -> usize {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
+        let text = self.body();
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
             offset -= 1;
         }
         offset
@@ -58,7 +77,7 @@ impl SourceFile {
         let line_start = starts[line_index] as usize;
         Location {
             line: line_index + 1,
-            column: self.text[line_start..offset].chars().count() + 1,
+            column: self.body()[line_start..offset].chars().count() + 1,
         }
     }
 
@@ -72,10 +91,11 @@ impl SourceFile {
         let Some(&start) = line.checked_sub(1).and_then(|i| starts.get(i)) else {
             return "";
         };
+        let body = self.body();
         let end = starts
             .get(line)
-            .map_or(self.text.len(), |&next| next as usize - 1);
-        let text = &self.text[start as usize..end];
+            .map_or(body.len(), |&next| next as usize - 1);
+        let text = &body[start as usize..end];
         text.strip_suffix('\r').unwrap_or(text)
     }
 
@@ -83,18 +103,50 @@ impl SourceFile {
     pub fn line_start(&self, line: usize) -> usize {
         line.checked_sub(1)
             .and_then(|i| self.line_starts().get(i))
-            .map_or(self.text.len(), |&s| s as usize)
+            .map_or(self.body().len(), |&s| s as usize)
     }
 }
 
 #[derive(Debug, Default)]
 pub struct FileMap {
     files: RwLock<Vec<Arc<SourceFile>>>,
+    /// Whether texts read from disk are let go of once parsed ([`FileMap::parsed`]).
+    let_go: bool,
 }
 
 impl FileMap {
     pub fn new() -> FileMap {
         FileMap::default()
+    }
+
+    /// A map that keeps a text read from disk only until it is parsed, and reads it
+    /// again if a message needs it: for a run that composes once and exits.
+    pub fn letting_go_of_texts() -> FileMap {
+        FileMap {
+            let_go: true,
+            ..FileMap::default()
+        }
+    }
+
+    /// Says that file `id`, read from `disk` (`None`: not from disk, an editor's
+    /// buffer or an archive), has been parsed: a map [letting go of
+    /// texts](FileMap::letting_go_of_texts) lets go of its text.
+    pub fn parsed(&self, id: FileId, disk: Option<PathBuf>) {
+        let Some(disk) = disk.filter(|_| self.let_go) else {
+            return;
+        };
+        let mut files = self.files.write().unwrap_or_else(|p| p.into_inner());
+        let Some(file) = files.get_mut(id.0 as usize) else {
+            return;
+        };
+        if let SourceText::Kept(text) = &file.text {
+            let on_disk = SourceText::on_disk(text, disk);
+            *file = Arc::new(SourceFile {
+                path: file.path.clone(),
+                text: on_disk,
+                line_starts: OnceLock::new(),
+            });
+        }
     }
 
     /// `path:line:col` of a span's start, for one-line mentions (explain, provenance).
@@ -123,15 +175,19 @@ impl FileMap {
     }
 
     pub fn text(&self, id: FileId) -> Option<Arc<str>> {
-        self.get(id).map(|f| f.text.clone())
+        self.get(id).and_then(|f| f.text.get().cloned())
     }
 
     pub fn path(&self, id: FileId) -> Option<String> {
         self.get(id).map(|f| f.path.clone())
     }
 
+    /// Where `offset` is in file `id`; `None` for an unknown file, or one whose text
+    /// is not [readable](SourceFile::readable).
     pub fn location(&self, id: FileId, offset: usize) -> Option<Location> {
-        self.get(id).map(|f| f.location(offset))
+        self.get(id)
+            .filter(|f| f.readable())
+            .map(|f| f.location(offset))
     }
 
     pub fn len(&self) -> usize {
@@ -169,6 +225,79 @@ mod tests {
         assert_eq!(file.line_text(0), "");
         assert_eq!(map.location(b, 5), Some(Location { line: 1, column: 1 }));
         assert_eq!(map.path(FileId(7)), None);
+    }
+
+    /// A map letting go of texts, with one file parsed from `dir/name` holding `text`.
+    fn let_go_of(dir: &std::path::Path, name: &str, text: &str) -> (FileMap, FileId) {
+        let disk = dir.join(name);
+        std::fs::write(&disk, text).expect("write");
+        let map = FileMap::letting_go_of_texts();
+        let id = map.add(name, text);
+        map.parsed(id, Some(disk));
+        (map, id)
+    }
+
+    #[test]
+    fn a_text_let_go_of_is_read_again_for_a_message() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (map, id) = let_go_of(dir.path(), "a.yaml", "one\ntwo\n");
+        assert_eq!(map.text(id).as_deref(), Some("one\ntwo\n"));
+        assert_eq!(map.location(id, 5), Some(Location { line: 2, column: 2 }));
+        assert_eq!(map.get(id).expect("file").line_text(2), "two");
+    }
+
+    #[test]
+    fn a_text_changed_on_disk_since_is_not_shown_for_the_one_parsed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (map, id) = let_go_of(dir.path(), "a.yaml", "one\ntwo\n");
+        // Same length, other bytes: the hash tells them apart.
+        std::fs::write(dir.path().join("a.yaml"), "one\ntwX\n").expect("write");
+        assert_eq!(map.text(id), None);
+        assert_eq!(map.location(id, 5), None);
+        assert_eq!(map.describe(crate::files::Span::new(id, 5, 6)), "a.yaml");
+        let d = crate::files::Diagnostic::error("bad value")
+            .with_primary(crate::files::Span::new(id, 4, 7), "here");
+        assert_eq!(
+            crate::files::render(&d, &map, false),
+            "error: bad value\n= note: a.yaml changed on disk while bpc ran: the place is not shown\n"
+        );
+    }
+
+    #[test]
+    fn only_a_map_letting_go_of_texts_and_only_files_from_disk_let_go() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let gone = dir.path().join("gone.yaml");
+        let keeping = FileMap::new();
+        let kept = keeping.add("gone.yaml", "a: 1\n");
+        keeping.parsed(kept, Some(gone.clone()));
+        assert_eq!(keeping.text(kept).as_deref(), Some("a: 1\n"));
+        let letting_go = FileMap::letting_go_of_texts();
+        let buffer = letting_go.add("buffer.yaml", "b: 2\n");
+        letting_go.parsed(buffer, None);
+        assert_eq!(letting_go.text(buffer).as_deref(), Some("b: 2\n"));
+        let on_disk = letting_go.add("gone.yaml", "a: 1\n");
+        letting_go.parsed(on_disk, Some(gone));
+        assert_eq!(letting_go.text(on_disk), None, "the file was never on disk");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn what_took_a_files_place_is_not_followed_or_waited_on() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, "one\ntwo\n").expect("write");
+        let (map, id) = let_go_of(dir.path(), "link.yaml", "one\ntwo\n");
+        std::fs::remove_file(dir.path().join("link.yaml")).expect("remove");
+        std::os::unix::fs::symlink(&secret, dir.path().join("link.yaml")).expect("symlink");
+        assert_eq!(map.text(id), None, "a symlink is not followed");
+        let (map, id) = let_go_of(dir.path(), "fifo.yaml", "x: 1\n");
+        std::fs::remove_file(dir.path().join("fifo.yaml")).expect("remove");
+        let fifo =
+            std::ffi::CString::new(dir.path().join("fifo.yaml").as_os_str().as_encoded_bytes())
+                .expect("path");
+        // SAFETY: `mkfifo` reads the NUL-terminated path and creates a FIFO there.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert_eq!(map.text(id), None, "a FIFO is not waited on");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub(crate) mod map;
 pub mod out_path;
 pub(crate) mod relative_path;
 pub mod render;
+mod source_text;
 pub mod span;
 pub(crate) mod tree;
 

@@ -20,6 +20,7 @@
 use super::diagnostic::{Diagnostic, Label, Severity};
 use super::map::{FileMap, SourceFile};
 use super::span::FileId;
+use std::borrow::Cow;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -35,6 +36,7 @@ pub fn render_all(diagnostics: &[Diagnostic], files: &FileMap, color: bool) -> S
 }
 
 pub fn render(diagnostic: &Diagnostic, files: &FileMap, color: bool) -> String {
+    let diagnostic = &shown_places(diagnostic, files);
     let paint = Painter { color };
     let groups = group_labels(diagnostic, files);
     let width = groups
@@ -139,6 +141,30 @@ pub fn render(diagnostic: &Diagnostic, files: &FileMap, color: bool) -> String {
         );
     }
     out
+}
+
+/// `diagnostic` without the places in files whose text is not there to show any more
+/// (let go of once parsed, and changed on disk since: see
+/// [`crate::files::FileMap::letting_go_of_texts`]), each named in a note instead.
+fn shown_places<'d>(diagnostic: &'d Diagnostic, files: &FileMap) -> Cow<'d, Diagnostic> {
+    let gone = |label: &Label| files.get(label.span.file).is_some_and(|f| !f.readable());
+    let labels = || diagnostic.primary.iter().chain(&diagnostic.secondary);
+    if !labels().any(gone) {
+        return Cow::Borrowed(diagnostic);
+    }
+    let mut shown = diagnostic.clone();
+    let mut notes: Vec<String> = Vec::new();
+    for label in labels().filter(|l| gone(l)) {
+        let path = files.path(label.span.file).unwrap_or_default();
+        let note = format!("{path} changed on disk while bpc ran: the place is not shown");
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    shown.primary = shown.primary.filter(|l| !gone(l));
+    shown.secondary.retain(|l| !gone(l));
+    shown.notes.splice(0..0, notes);
+    Cow::Owned(shown)
 }
 
 fn paint_line(paint: &Painter, style: Style, title: &str, text: &str) -> String {

@@ -508,6 +508,20 @@ impl FileTree {
         }
     }
 
+    /// Where `path` can be read again to show it in a message: its path on disk, for a
+    /// directory tree and a file no overlay stands for; `None` otherwise (see
+    /// [`crate::files::FileMap::parsed`]).
+    pub fn to_read_again(&self, path: &str) -> Option<PathBuf> {
+        let Backing::Dir { root } = &self.backing else {
+            return None;
+        };
+        let normal = normalize(path).ok()?;
+        if self.overlaid(&normal).is_some() {
+            return None;
+        }
+        Some(root.join(self.full(&normal)))
+    }
+
     /// The on-disk path of a tree path, refusing symlinks that resolve outside the root.
     fn disk_path(&self, path: &str) -> Result<PathBuf, TreeError> {
         let Backing::Dir { root } = &self.backing else {

@@ -225,6 +225,8 @@ fn parse_facets(
                 None
             }
         };
+        drop(text);
+        sources.parsed(*file, tree.to_read_again(path));
         (facet, found)
     };
     let threads = crate::parallel::cores();
@@ -345,7 +347,7 @@ impl FacetCache {
         facet: &Option<Arc<Facet>>,
         diagnostics: &[Diagnostic],
     ) {
-        let Some(source) = sources.get(file) else {
+        let (Some(source), Some(text)) = (sources.get(file), sources.text(file)) else {
             return;
         };
         let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
@@ -353,7 +355,7 @@ impl FacetCache {
             source.path.clone(),
             CachedFacet {
                 map: sources as *const FileMap as usize,
-                text: source.text.clone(),
+                text,
                 facet: facet.clone(),
                 diagnostics: diagnostics.to_vec(),
             },
