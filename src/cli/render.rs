@@ -59,7 +59,8 @@ pub fn run(args: RenderArgs) -> ExitCode {
     if let Some(selection) = args.contexts.selection(&args.project) {
         return run_contexts(&args, &selection);
     }
-    let sources = Arc::new(FileMap::new());
+    // One render, then exit: facet texts are read again only for a message.
+    let sources = Arc::new(FileMap::letting_go_of_texts());
     let session = args
         .project
         .session_options(env_context(), args.terraform_outputs.clone())
