@@ -525,3 +525,30 @@ fn unknown_component_keys_name_the_kind_of_component() {
     "}
     );
 }
+
+#[test]
+fn a_misspelt_strategy_suggests_the_one_meant() {
+    let test = Test::new().facet(
+        "a.yaml",
+        indoc! {"
+            metadata:
+              name: a
+            terraform:
+              - name: net
+                strategy: mrege
+        "},
+    );
+    assert_eq!(
+        error(test),
+        indoc! {"
+        error: invalid strategy `mrege`
+         --> _template/facets/a.yaml:7:15
+          |
+        7 |     strategy: mrege
+          |               ^^^^^ must be `merge`, `replace` or `remove`
+          |
+          = help: did you mean `merge`?
+
+    "}
+    );
+}

@@ -61,22 +61,11 @@ pub fn suggest<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
         .map(|(_, k)| k)
 }
 
-/// Levenshtein distance over characters, case-insensitive (a `dependson` typo is
-/// still a `dependsOn`).
+/// Edits between two names, case-insensitive (a `dependson` typo is still a
+/// `dependsOn`): inserted, deleted or replaced characters, and two neighbours swapped
+/// counted as one edit (`mrege` is one edit from `merge`).
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
-    let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    strsim::osa_distance(&a.to_lowercase(), &b.to_lowercase())
 }
 
 #[cfg(test)]
@@ -92,6 +81,11 @@ mod tests {
         assert_eq!(suggest("stratgy", terraform), Some("strategy"));
         assert_eq!(suggest("dependson", kustomize), Some("dependsOn"));
         assert_eq!(suggest("input", terraform), Some("inputs"));
+        // Two letters swapped are one edit.
+        assert_eq!(
+            suggest("mrege", &["merge", "replace", "remove"]),
+            Some("merge")
+        );
         assert_eq!(suggest("completely-different", terraform), None);
     }
 }

@@ -126,10 +126,12 @@ impl Reader<'_> {
         match Strategy::parse(&text) {
             Some(s) => s,
             None => {
-                self.diagnostics.push(
-                    Diagnostic::error(format!("invalid strategy `{text}`"))
-                        .with_primary(node.span, "must be `merge`, `replace` or `remove`"),
-                );
+                let mut d = Diagnostic::error(format!("invalid strategy `{text}`"))
+                    .with_primary(node.span, "must be `merge`, `replace` or `remove`");
+                if let Some(meant) = super::keys::suggest(&text, &["merge", "replace", "remove"]) {
+                    d = d.with_help(format!("did you mean `{meant}`?"));
+                }
+                self.diagnostics.push(d);
                 Strategy::Merge
             }
         }
