@@ -20,7 +20,9 @@ pub fn run_each(
     selection: &Selection,
     job: impl Fn(&Session, &str, &Path) -> Done + Sync,
 ) -> ExitCode {
-    let sources = Arc::new(FileMap::new());
+    // One run over the contexts, then exit: facet texts are read again only for a
+    // message (or, under `--provenance`, once each for the lines it names).
+    let sources = Arc::new(FileMap::letting_go_of_texts());
     let prepared = output_dir(out).map_err(|d| vec![d]).and_then(|dir| {
         let session = open_session(project, terraform_outputs, &sources)?;
         let names =
