@@ -325,6 +325,8 @@ fn common_syntax_mistakes_say_what_to_write_instead() {
     assert!(help_for("a:\n\tb: 1\n")
         .1
         .contains("replace the tab with spaces"));
+    // The caret is on the tab, not after it.
+    assert_eq!(range(&fail("a:\n\tb: 1\n")), (3, 4));
     let (message, help) = help_for("a: 'abc\n");
     assert_eq!(
         message,

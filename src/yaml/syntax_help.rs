@@ -16,6 +16,12 @@ pub(super) fn explain(mut err: YamlError, text: &str, at: usize, info: &str) -> 
         | "tabs disallowed in this context"
         | "while scanning a plain scalar, found a tab"
         | "a block scalar content cannot start with a tab" => {
+            // The parser stops after the tab: point at the tab itself.
+            if let Some(tab) = line.before.rfind('\t') {
+                let start = at - (line.before.len() - tab);
+                err.span.start = start as u32;
+                err.span.end = start as u32 + 1;
+            }
             "YAML indents with spaces only: replace the tab with spaces".to_string()
         }
         "while scanning a quoted scalar, found unexpected end of stream"
