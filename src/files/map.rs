@@ -33,10 +33,6 @@ impl SourceFile {
     /// The text; empty where it was let go of and the file has changed since (see
     /// [`SourceFile::readable`]).
     pub fn text(&self) -> &str {
-        self.body()
-    }
-
-    fn body(&self) -> &str {
         self.text.get().map_or("", |text| text)
     }
 
@@ -50,7 +46,7 @@ impl SourceFile {
         self.line_starts.get_or_init(|| {
             std::iter::once(0)
                 .chain(
-                    self.body()
+                    self.text()
                         .bytes()
                         .enumerate()
                         .filter(|&(_, b)| b == b'\n')
@@ -62,7 +58,7 @@ impl SourceFile {
 
     /// Clamps `offset` into the text and onto a character boundary.
     fn clamp(&self, offset: usize) -> usize {
-        let text = self.body();
+        let text = self.text();
         let mut offset = offset.min(text.len());
         while !text.is_char_boundary(offset) {
             offset -= 1;
@@ -77,7 +73,7 @@ impl SourceFile {
         let line_start = starts[line_index] as usize;
         Location {
             line: line_index + 1,
-            column: self.body()[line_start..offset].chars().count() + 1,
+            column: self.text()[line_start..offset].chars().count() + 1,
         }
     }
 
@@ -91,7 +87,7 @@ impl SourceFile {
         let Some(&start) = line.checked_sub(1).and_then(|i| starts.get(i)) else {
             return "";
         };
-        let body = self.body();
+        let body = self.text();
         let end = starts
             .get(line)
             .map_or(body.len(), |&next| next as usize - 1);
@@ -103,7 +99,7 @@ impl SourceFile {
     pub fn line_start(&self, line: usize) -> usize {
         line.checked_sub(1)
             .and_then(|i| self.line_starts().get(i))
-            .map_or(self.body().len(), |&s| s as usize)
+            .map_or(self.text().len(), |&s| s as usize)
     }
 }
 
@@ -126,6 +122,11 @@ impl FileMap {
             let_go: true,
             ..FileMap::default()
         }
+    }
+
+    /// Whether this map lets go of texts once parsed (see [`FileMap::parsed`]).
+    pub fn lets_go_of_texts(&self) -> bool {
+        self.let_go
     }
 
     /// Says that file `id`, read from `disk` (`None`: not from disk, an editor's

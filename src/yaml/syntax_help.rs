@@ -10,17 +10,16 @@ use super::error::YamlError;
 /// `err`, the parser's error `info` at byte `at` of `text`, made to say what went
 /// wrong in the file's terms where the mistake is a common one.
 pub(super) fn explain(mut err: YamlError, text: &str, at: usize, info: &str) -> YamlError {
-    let line = line_at(text, at);
+    let (line_start, before) = line_before(text, at);
     let help = match info {
         "tabs disallowed within this context (block indentation)"
         | "tabs disallowed in this context"
         | "while scanning a plain scalar, found a tab"
         | "a block scalar content cannot start with a tab" => {
             // The parser stops after the tab: point at the tab itself.
-            if let Some(tab) = line.before.rfind('\t') {
-                let start = at - (line.before.len() - tab);
-                err.span.start = start as u32;
-                err.span.end = start as u32 + 1;
+            if let Some(tab) = before.rfind('\t') {
+                err.span.start = (line_start + tab) as u32;
+                err.span.end = err.span.start + 1;
             }
             "YAML indents with spaces only: replace the tab with spaces".to_string()
         }
@@ -39,7 +38,7 @@ pub(super) fn explain(mut err: YamlError, text: &str, at: usize, info: &str) -> 
                  lines, each indented more than its key"
             )
         }
-        "mapping values are not allowed in this context" if line.before.contains(": ") => {
+        "mapping values are not allowed in this context" if before.contains(": ") => {
             "a plain value cannot hold `: `: quote the whole value (`key: \"a: b\"`)".to_string()
         }
         "mapping values are not allowed in this context" => {
@@ -82,18 +81,11 @@ pub(super) fn explain(mut err: YamlError, text: &str, at: usize, info: &str) -> 
     err
 }
 
-/// The text of `at`'s line before `at`.
-struct Line<'t> {
-    before: &'t str,
-}
-
-fn line_at(text: &str, at: usize) -> Line<'_> {
-    let at = at.min(text.len());
-    let before = text.get(..at).unwrap_or_default();
+/// Where `at`'s line starts, and the text of that line before `at`.
+fn line_before(text: &str, at: usize) -> (usize, &str) {
+    let before = text.get(..at.min(text.len())).unwrap_or_default();
     let start = before.rfind('\n').map_or(0, |i| i + 1);
-    Line {
-        before: &before[start..],
-    }
+    (start, &before[start..])
 }
 
 /// The quote that opens the scalar at `at` (the parser points at it).
