@@ -14,6 +14,7 @@ use crate::compose::overlay::Overlay;
 use crate::compose::precedence::Precedence;
 use crate::compose::schema::Schema;
 use crate::compose::scope::Layer;
+use crate::compose::shared::inputs::Expressions;
 pub use crate::compose::Memo;
 use crate::compose::{Composition, Cycles, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
@@ -54,6 +55,10 @@ pub struct Options {
     /// Facets parsed by earlier sessions over the same [`FileMap`], reused where the
     /// file's text is unchanged (the language server's reloads).
     pub facet_cache: Option<Arc<FacetCache>>,
+    /// The session composes its one context once (a `compose` or `render` run):
+    /// facets certainly inactive there are kept hollow at load, which saves the
+    /// memory of their trees (`template::prune`). Nothing else may be asked of it.
+    pub one_composition: bool,
 }
 
 impl Options {
@@ -145,6 +150,40 @@ fn published_sources(
         });
     }
     Ok(())
+}
+
+/// The test that keeps a facet hollow at load when it is certainly inactive in the
+/// context `project` names (`template::prune`); `None` (every facet whole) when the
+/// context's scope cannot be made here: composing then says what is wrong. The
+/// schema, once compiled, is left in `compiled`.
+fn inactive_test<'a>(
+    project: &Project,
+    options: &Options,
+    sources: &Arc<FileMap>,
+    schema: Option<&crate::yaml::Node>,
+    compiled: &std::cell::OnceCell<Option<Schema>>,
+    with: Expressions<'a>,
+) -> Option<Box<crate::template::prune::Inactive<'a>>> {
+    let schema = schema.map(Schema::compile).transpose().ok()?;
+    let schema = compiled.get_or_init(|| schema).as_ref();
+    let layers = project
+        .layers(&options.locate, &options.cwd, sources)
+        .ok()?;
+    let builtins = project.builtins();
+    let values = crate::compose::scope::Values {
+        layers: &layers,
+        builtins: &builtins,
+        schema_defaults: true,
+        config_defaults: true,
+        files: sources,
+    };
+    let context = crate::compose::scope::for_template(&values, schema, None).ok()?;
+    Some(crate::compose::inactive_at_load::test(
+        with,
+        project.template.clone(),
+        sources.clone(),
+        context,
+    ))
 }
 
 /// How [`Session::eval`] reads its text.
@@ -246,7 +285,36 @@ impl Session {
         sources: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
         let cache = options.facet_cache.as_deref();
-        let mut template = if options.upstream {
+        let engine = Engine::new(EngineConfig {
+            terraform_output: true,
+            ..EngineConfig::default()
+        });
+        let prunable = options.one_composition
+            && cache.is_none()
+            && project.published.is_none()
+            && options.terraform_outputs.is_none();
+        // The schema compiled for the test is the session's (compiling can take longer
+        // than the rest of a small template's load).
+        let compiled = std::cell::OnceCell::new();
+        let mut template = if prunable {
+            let deferred = TerraformOutputs::Deferred;
+            let pruning = |schema: Option<&crate::yaml::Node>| {
+                let with = Expressions {
+                    engine: &engine,
+                    environment: &options.environment,
+                    terraform: &deferred,
+                    limits: options.limits,
+                    precedence: options.precedence,
+                };
+                inactive_test(&project, &options, &sources, schema, &compiled, with)
+            };
+            crate::template::load_pruned(
+                project.template.clone(),
+                sources.clone(),
+                options.upstream,
+                &pruning,
+            )?
+        } else if options.upstream {
             crate::template::load_with_sources_cached(
                 project.template.clone(),
                 sources.clone(),
@@ -264,11 +332,10 @@ impl Session {
                 entry: p.entry,
             });
         published_sources(&project, &mut template, &sources, &options.locate.oci)?;
-        let schema = Schema::of_template(&template)?;
-        let engine = Engine::new(EngineConfig {
-            terraform_output: true,
-            ..EngineConfig::default()
-        });
+        let schema = match compiled.into_inner() {
+            Some(schema) => schema,
+            None => Schema::of_template(&template)?,
+        };
         Ok(Session {
             files: sources,
             project,

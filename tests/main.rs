@@ -23,6 +23,7 @@ mod expr_limits;
 mod graph;
 mod hardening;
 mod help;
+mod inactive_at_load;
 mod incremental;
 mod lsp;
 mod module_graph;

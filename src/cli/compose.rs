@@ -8,7 +8,7 @@ use crate::all_contexts::{Counts, Done, Selection};
 use crate::compose::Composition;
 use crate::files::out_path::write_atomically;
 use crate::files::{Diagnostic, FileMap};
-use crate::session::Session;
+use crate::session::{Options, Session};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -132,9 +132,13 @@ fn compose_text(
     args: &ComposeArgs,
     files: &Arc<FileMap>,
 ) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let options = args
-        .project
-        .session_options(env_context(), args.terraform_outputs.clone())?;
+    let options = Options {
+        // `--provenance` reads the template as a whole.
+        one_composition: !args.provenance,
+        ..args
+            .project
+            .session_options(env_context(), args.terraform_outputs.clone())?
+    };
     let session = Session::open(options, files.clone())?;
     let composition = session.compose()?;
     let text = blueprint_text(&session, &composition, args.format, args.provenance)?;

@@ -8,7 +8,7 @@ use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
 use crate::files::{Diagnostic, FileMap};
 use crate::render::{self, ManifestFormat, Rendered};
-use crate::session::Session;
+use crate::session::{Options, Session};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,7 +64,13 @@ pub fn run(args: RenderArgs) -> ExitCode {
     let session = args
         .project
         .session_options(env_context(), args.terraform_outputs.clone())
-        .and_then(|options| Session::open(options, sources.clone()));
+        .and_then(|options| {
+            let options = Options {
+                one_composition: true,
+                ..options
+            };
+            Session::open(options, sources.clone())
+        });
     let rendered = session
         .and_then(|s| s.render_composition_to(s.compose()?, args.manifest_format(), &args.out));
     let rendered = match rendered {

@@ -178,12 +178,33 @@ pub(crate) fn activate_over<'t>(
                 active: indices(&active),
                 outcome,
             };
-            return Ok((activated, reads_blocks));
+            return hollow_check(template, &activated).map(|()| (activated, reads_blocks));
         }
         last_changes = changes.iter().map(|&(i, _)| i).collect();
         changed = Some(names);
     }
     Err(vec![unsettled(template, last_changes, limit)])
+}
+
+/// A facet kept hollow at load must not be active (`template::prune` decides that
+/// only where no round can switch it on): were one ever, its components would be
+/// missing from the blueprint without a word, so this is an error instead.
+fn hollow_check(template: &Template, activated: &Activated) -> Result<(), Vec<Diagnostic>> {
+    let Some(&i) = activated
+        .active
+        .iter()
+        .find(|&&i| template.facets[i].hollow)
+    else {
+        return Ok(());
+    };
+    let facet = &template.facets[i];
+    Err(vec![Diagnostic::error(format!(
+        "internal error: facet `{}` ({}) was left out at load as inactive, but it is active",
+        facet.name, facet.path
+    ))
+    .with_help(
+        "compose with --provenance, which loads every facet in full, and please report this",
+    )])
 }
 
 /// Facet `i`'s `when` evaluated by `resolver`, with what it read; `None` for a facet
@@ -303,6 +324,22 @@ mod tests {
         ]);
         let (_, activated) = fx.activated();
         assert_eq!(activated.active, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn an_active_facet_left_hollow_at_load_is_an_error_not_a_missing_component() {
+        let mut fx = Fixture::new(&[("facets/a.yaml", &facet("a", "when: provider == 'aws'\n"))])
+            .values("values.yaml", "provider: aws\n");
+        std::sync::Arc::make_mut(&mut fx.template.facets[0]).hollow = true;
+        let context = fx.context();
+        let errors = super::activate(&fx.with(), &fx.template, &context)
+            .err()
+            .expect("a hollow facet came out active");
+        assert_eq!(
+            messages(&errors),
+            "internal error: facet `a` (facets/a.yaml) was left out at load as inactive, but it \
+             is active"
+        );
     }
 
     #[test]

@@ -38,6 +38,7 @@ pub(crate) mod finish;
 #[cfg(test)]
 mod fixture;
 pub(crate) mod flux;
+pub(crate) mod inactive_at_load;
 pub(crate) mod merge;
 pub(crate) mod overlay;
 pub mod scope;

@@ -134,4 +134,7 @@ pub struct Facet {
     pub substitutions: Option<Node>,
     pub backend: Option<Node>,
     pub messages: Vec<Message>,
+    /// Kept hollow at load as certainly inactive in the one context of the run
+    /// ([`super::prune`]): only what an inactive facet is read for is left.
+    pub hollow: bool,
 }

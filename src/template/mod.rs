@@ -7,6 +7,7 @@ pub(crate) mod identity;
 pub(crate) mod keys;
 pub(crate) mod ordinal;
 pub(crate) mod parse_facet;
+pub mod prune;
 pub(crate) mod source_entry;
 pub(crate) mod sources;
 
@@ -15,6 +16,7 @@ pub use sources::{load_with_sources, load_with_sources_cached, Upstream};
 
 use crate::files::{Diagnostic, FileMap, FileTree, TreeError};
 use crate::yaml::{Interner, Node};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Everything composition reads from a template. Immutable once loaded, so many
@@ -137,12 +139,17 @@ const PARALLEL_READS: usize = 64;
 /// ids, and with them every message, are the same from run to run), then parses them
 /// on all cores: at 10 000 facets parsing is most of the load time. Results come back
 /// in path order.
+///
+/// With `inactive`, a facet it finds certainly inactive is kept hollow
+/// ([`prune::hollow`]); one whose `when` turns out to read a config block name is
+/// parsed again in full.
 fn parse_facets(
     tree: &FileTree,
     sources: &FileMap,
     paths: &[String],
     diagnostics: &mut Vec<Diagnostic>,
     cache: Option<(&FacetCache, Option<&std::collections::BTreeSet<String>>)>,
+    inactive: Option<&prune::Inactive<'_>>,
 ) -> Vec<Arc<Facet>> {
     let (cache, fresh) = match cache {
         Some((cache, fresh)) => (Some(cache), fresh),
@@ -204,7 +211,9 @@ fn parse_facets(
     }
     // One interner per thread: facets repeat keys and short expressions, so each
     // distinct text is allocated once per thread rather than once per file.
-    let parse_one = |(path, file): &(&str, crate::files::FileId), interner: &mut Interner| {
+    let parse_one = |(path, file): &(&str, crate::files::FileId),
+                     interner: &mut Interner,
+                     inactive: Option<&prune::Inactive<'_>>| {
         let mut found = Vec::new();
         let text = sources.text(*file).unwrap_or_default();
         let facet = match crate::yaml::parse_interned(&text, *file, interner) {
@@ -225,17 +234,26 @@ fn parse_facets(
                 None
             }
         };
-        (facet, found)
+        let read = facet
+            .as_ref()
+            .and_then(|f| inactive.and_then(|inactive| inactive(f)));
+        let facet = match (facet, &read) {
+            (Some(f), Some(_)) => Some(Arc::new(prune::hollow(
+                Arc::try_unwrap(f).unwrap_or_else(|f| (*f).clone()),
+            ))),
+            (facet, _) => facet,
+        };
+        ((facet, found), read)
     };
     let threads = crate::parallel::cores();
     let chunk = files.len().div_ceil(threads).max(64);
     let parse_run = |run: &[(&str, crate::files::FileId)]| {
         let mut interner = Interner::default();
         run.iter()
-            .map(|f| parse_one(f, &mut interner))
+            .map(|f| parse_one(f, &mut interner, inactive))
             .collect::<Vec<_>>()
     };
-    let parsed: Vec<Parsed> = if files.len() <= chunk {
+    let parsed: Vec<(Parsed, Option<HashSet<String>>)> = if files.len() <= chunk {
         parse_run(&files)
     } else {
         // A panic in a parser is passed on (`parallel::each`): no facet is dropped.
@@ -244,6 +262,21 @@ fn parse_facets(
             .flatten()
             .collect()
     };
+    let (mut parsed, reads): (Vec<Parsed>, Vec<_>) = parsed.into_iter().unzip();
+    if inactive.is_some() {
+        let kept: Vec<&Facet> = slots
+            .iter()
+            .filter_map(|slot| match slot {
+                Ok((facet, _)) => facet.as_deref(),
+                Err(i) => parsed[*i].0.as_deref(),
+            })
+            .collect();
+        let restore = prune::to_restore(&kept, &reads);
+        let mut interner = Interner::default();
+        for i in restore {
+            parsed[i] = parse_one(&files[i], &mut interner, None).0;
+        }
+    }
     // A map letting go of texts does it once every file is parsed, on this thread:
     // done file by file in the parse threads, it cost 0.02 s of a 0.5 s run at 10 000
     // facets; here, nothing measurable.
@@ -538,6 +571,55 @@ pub fn load_cached(
     sources: Arc<FileMap>,
     cache: Option<&FacetCache>,
 ) -> Result<Template, Vec<Diagnostic>> {
+    load_facets(tree, sources, cache.map_or(Facets::Whole, Facets::Cached))
+}
+
+/// As [`load`], keeping hollow the facets `pruning`'s test finds certainly inactive
+/// (see [`prune`]): for a run that composes one context once. `with_sources`: the
+/// template's local sources are loaded too (their values are in the composing
+/// template's scope, so then nothing is pruned if it lists any).
+pub fn load_pruned(
+    tree: Arc<FileTree>,
+    sources: Arc<FileMap>,
+    with_sources: bool,
+    pruning: &prune::Pruning<'_>,
+) -> Result<Template, Vec<Diagnostic>> {
+    let how = Facets::Pruned {
+        pruning,
+        with_sources,
+    };
+    if with_sources {
+        sources::load_with_sources_as(tree, sources, how)
+    } else {
+        load_facets(tree, sources, how)
+    }
+}
+
+/// How a load treats facets: all parsed in full, taken from a cache where their
+/// text is unchanged, or kept hollow where certainly inactive.
+pub(crate) enum Facets<'c, 'p> {
+    Whole,
+    Cached(&'c FacetCache),
+    Pruned {
+        pruning: &'c prune::Pruning<'p>,
+        /// The local sources will be loaded as well.
+        with_sources: bool,
+    },
+}
+
+pub(crate) fn load_facets(
+    tree: Arc<FileTree>,
+    sources: Arc<FileMap>,
+    how: Facets<'_, '_>,
+) -> Result<Template, Vec<Diagnostic>> {
+    let (cache, pruning) = match how {
+        Facets::Whole => (None, None),
+        Facets::Cached(cache) => (Some(cache), None),
+        Facets::Pruned {
+            pruning,
+            with_sources,
+        } => (None, Some((pruning, with_sources))),
+    };
     if let Some(cache) = cache {
         cache.keep_only(&sources);
     }
@@ -579,12 +661,21 @@ pub fn load_cached(
     let FacetPaths { mut paths, fresh } =
         listed.map_err(|e| vec![Diagnostic::error(e.to_string())])?;
     paths.sort();
+    let lists_sources = |base: &Option<Node>| {
+        base.as_ref()
+            .is_some_and(|b| !source_entry::local_entries(b).is_empty())
+    };
+    let inactive = pruning
+        .filter(|_| paths.len() >= prune::FROM_FACETS)
+        .filter(|&(_, with_sources)| !(with_sources && lists_sources(&base)))
+        .and_then(|(pruning, _)| pruning(schema.as_ref()));
     facets.extend(parse_facets(
         &tree,
         &sources,
         &paths,
         &mut diagnostics,
         cache.map(|c| (c, fresh.as_ref())),
+        inactive.as_deref(),
     ));
 
     // S2: names are unique; say where both definitions are.

@@ -516,6 +516,7 @@ impl Reader<'_> {
             substitutions: take_entry(&mut doc, "substitutions"),
             backend: take_entry(&mut doc, "backend"),
             messages,
+            hollow: false,
         })
     }
 }

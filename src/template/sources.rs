@@ -53,7 +53,17 @@ pub fn load_with_sources_cached(
     map: Arc<FileMap>,
     cache: Option<&super::FacetCache>,
 ) -> Result<Template, Vec<Diagnostic>> {
-    let mut root = super::load_cached(tree, map.clone(), cache)?;
+    let how = cache.map_or(super::Facets::Whole, super::Facets::Cached);
+    load_with_sources_as(tree, map, how)
+}
+
+/// As [`load_with_sources`], the composing template's facets loaded as `how` says.
+pub(crate) fn load_with_sources_as(
+    tree: Arc<FileTree>,
+    map: Arc<FileMap>,
+    how: super::Facets<'_, '_>,
+) -> Result<Template, Vec<Diagnostic>> {
+    let mut root = super::load_facets(tree, map.clone(), how)?;
     let mut walk = Walk {
         map,
         loaded: Vec::new(),

@@ -1,0 +1,182 @@
+//! A `bpc compose` or `bpc render` of one context keeps certainly inactive facets
+//! hollow while a large template loads (issue 25, `template::prune`). None of it may
+//! show: each test composes a template of more facets than the cut-off both ways — one
+//! context (hollow facets) and through `--all-contexts` (every facet whole) — and expects
+//! the same blueprint, or the same error.
+
+use crate::common::*;
+
+/// Facets that are inactive in the context the tests compose (`provider: aws`), each
+/// with a component: enough of them for the load to keep facets hollow.
+fn with_inactive_fillers(mut test: Test) -> Test {
+    for k in 0..300 {
+        test = test.facet(
+            &format!("filler-{k:03}.yaml"),
+            &format!(
+                "metadata:\n  name: filler-{k}\nwhen: provider == 'azure'\nterraform:\n  - name: filler-{k}\n    path: filler/{k}\n    inputs:\n      size: large\n"
+            ),
+        );
+    }
+    test.values("local", "provider: aws\n")
+}
+
+/// The blueprint of context `local`, composed alone and then among `--all-contexts`;
+/// asserts they are the same and returns it.
+#[track_caller]
+fn composed_both_ways(test: Test) -> String {
+    let alone = test.compose().run();
+    let dir = alone.root.as_path();
+    let out = dir.join("all");
+    let among = bpc(
+        dir,
+        &[
+            "compose",
+            "--all-contexts",
+            "--out",
+            out.to_str().unwrap_or("all"),
+        ],
+    );
+    assert!(among.success(), "{}", among.text());
+    let written = std::fs::read_to_string(out.join("local.yaml")).unwrap_or_default();
+    assert_eq!(alone.stdout, written, "composed alone and among contexts");
+    alone.stdout
+}
+
+#[test]
+fn a_facet_switched_on_by_another_facets_config_is_composed_in_full() {
+    // `late`'s `when` is false until `enabler`'s config block counts: its load must
+    // keep it whole, though its `when` was false when its file was parsed.
+    let test = with_inactive_fillers(Test::new())
+        .facet(
+            "late.yaml",
+            indoc! {"
+            metadata:
+              name: late
+            when: feature.on == true
+            terraform:
+              - name: late-net
+                path: late/net
+                inputs:
+                  cidr: 10.1.0.0/16
+        "},
+        )
+        .facet(
+            "enabler.yaml",
+            indoc! {"
+            metadata:
+              name: enabler
+            config:
+              - name: feature
+                value:
+                  on: true
+        "},
+        );
+    let blueprint = composed_both_ways(test);
+    assert!(
+        blueprint
+            .contains("- name: late-net\n  path: late/net\n  inputs:\n    cidr: 10.1.0.0/16\n"),
+        "{blueprint}"
+    );
+    assert!(!blueprint.contains("filler-"), "{blueprint}");
+}
+
+#[test]
+fn a_facet_switched_on_by_a_local_sources_config_is_composed_in_full() {
+    // The sources' config is in the composing template's scope: a template that
+    // lists local sources loads every facet whole.
+    let mut test = Test::new().file(
+        "_template/blueprint.yaml",
+        format!(
+            "{BLUEPRINT_HEAD}metadata:\n  name: top\nsources:\n  - name: base\n    url: ../base\n"
+        ),
+    );
+    test = with_inactive_fillers(test)
+        .file(
+            "base/blueprint.yaml",
+            format!("{BLUEPRINT_HEAD}metadata:\n  name: base\n"),
+        )
+        .file(
+            "base/facets/feature.yaml",
+            format!(
+                "{FACET_HEAD}metadata:\n  name: feature\nconfig:\n  - name: feature\n    value:\n      on: true\n"
+            ),
+        )
+        .facet(
+            "late.yaml",
+            indoc! {"
+            metadata:
+              name: late
+            when: feature.on == true
+            kustomize:
+              - name: late-app
+                path: late/app
+                components: [ha]
+        "},
+        );
+    let blueprint = composed_both_ways(test);
+    assert!(
+        blueprint.contains("- name: late-app\n  path: late/app\n  components:\n  - ha\n"),
+        "{blueprint}"
+    );
+}
+
+#[test]
+fn a_component_of_a_hollow_facet_is_still_named_when_missed() {
+    let test = with_inactive_fillers(Test::new()).facet(
+        "app.yaml",
+        indoc! {"
+            metadata:
+              name: app
+            terraform:
+              - name: app
+                path: app
+                dependsOn: [filler-7]
+        "},
+    );
+    let alone = test.compose().status(1).run();
+    let among = bpc(
+        alone.root.as_path(),
+        &["compose", "--all-contexts", "--out", "all"],
+    );
+    assert!(!among.success());
+    assert!(
+        alone.stderr.contains(
+            "note: `filler-7` is defined in facet `filler-7`, but facet `filler-7` is not active (facets/filler-007.yaml): `when: provider == 'azure'`"
+        ),
+        "{}",
+        alone.stderr
+    );
+    assert!(
+        among.text().contains("but facet `filler-7` is not active"),
+        "{}",
+        among.text()
+    );
+}
+
+#[test]
+fn an_inactive_facets_mistakes_are_still_errors() {
+    let test = with_inactive_fillers(Test::new()).facet(
+        "broken.yaml",
+        indoc! {"
+            metadata:
+              name: broken
+            when: provider == 'azure'
+            terraform:
+              - name: x
+                path: x
+                strategy: mrege
+        "},
+    );
+    test.compose()
+        .fails(indoc! {"
+        error: invalid strategy `mrege`
+         --> _template/facets/broken.yaml:9:15
+          |
+        9 |     strategy: mrege
+          |               ^^^^^ must be `merge`, `replace` or `remove`
+          |
+          = help: did you mean `merge`?
+
+    "})
+        .run();
+}
