@@ -42,11 +42,11 @@ fn composed_both_ways(test: Test) -> String {
     alone.stdout
 }
 
-#[test]
-fn a_facet_switched_on_by_another_facets_config_is_composed_in_full() {
-    // `late`'s `when` is false until `enabler`'s config block counts: its load must
-    // keep it whole, though its `when` was false when its file was parsed.
-    let test = with_inactive_fillers(Test::new())
+/// A template where facet `late` applies only once `zz-enabler`'s config block
+/// `feature` (written as `config`) counts: `late`'s `when` is false when its file is
+/// parsed, before `zz-enabler.yaml` on any number of threads.
+fn switched_on_by(config: &str) -> Test {
+    with_inactive_fillers(Test::new())
         .facet(
             "late.yaml",
             indoc! {"
@@ -61,23 +61,35 @@ fn a_facet_switched_on_by_another_facets_config_is_composed_in_full() {
         "},
         )
         .facet(
-            "enabler.yaml",
-            indoc! {"
-            metadata:
-              name: enabler
-            config:
-              - name: feature
-                value:
-                  on: true
-        "},
-        );
-    let blueprint = composed_both_ways(test);
+            "zz-enabler.yaml",
+            &format!("metadata:\n  name: enabler\n{config}"),
+        )
+}
+
+#[track_caller]
+fn assert_late_composed_in_full(blueprint: &str) {
     assert!(
         blueprint
             .contains("- name: late-net\n  path: late/net\n  inputs:\n    cidr: 10.1.0.0/16\n"),
         "{blueprint}"
     );
     assert!(!blueprint.contains("filler-"), "{blueprint}");
+}
+
+#[test]
+fn a_facet_switched_on_by_another_facets_config_is_composed_in_full() {
+    // The block's name, read from the text before parsing, keeps `late` whole.
+    let test = switched_on_by("config:\n  - name: feature\n    value:\n      on: true\n");
+    assert_late_composed_in_full(&composed_both_ways(test));
+}
+
+#[test]
+fn a_facet_left_hollow_is_parsed_again_when_its_when_reads_a_block() {
+    // Written in flow style, the block escapes the guess at block names made before
+    // parsing: `late` is left hollow, then parsed again in full once every facet is
+    // known.
+    let test = switched_on_by("config: [{name: feature, value: {on: true}}]\n");
+    assert_late_composed_in_full(&composed_both_ways(test));
 }
 
 #[test]

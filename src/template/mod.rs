@@ -213,7 +213,7 @@ fn parse_facets(
     // distinct text is allocated once per thread rather than once per file.
     let parse_one = |(path, file): &(&str, crate::files::FileId),
                      interner: &mut Interner,
-                     inactive: Option<&prune::Inactive<'_>>| {
+                     pruner: Option<&mut prune::Pruner<'_, '_>>| {
         let mut found = Vec::new();
         let text = sources.text(*file).unwrap_or_default();
         let facet = match crate::yaml::parse_interned(&text, *file, interner) {
@@ -234,23 +234,32 @@ fn parse_facets(
                 None
             }
         };
-        let read = facet
-            .as_ref()
-            .and_then(|f| inactive.and_then(|inactive| inactive(f)));
-        let facet = match (facet, &read) {
-            (Some(f), Some(_)) => Some(Arc::new(prune::hollow(
-                Arc::try_unwrap(f).unwrap_or_else(|f| (*f).clone()),
-            ))),
-            (facet, _) => facet,
+        let (facet, read) = match (facet, pruner) {
+            (Some(facet), Some(pruner)) => {
+                let (facet, read) = pruner.take(facet);
+                (Some(facet), read)
+            }
+            (facet, _) => (facet, None),
         };
         ((facet, found), read)
     };
     let threads = crate::parallel::cores();
     let chunk = files.len().div_ceil(threads).max(64);
+    // Each facet's text is read for block names only when facets may be left hollow.
+    let guessed: HashSet<String> = match inactive {
+        Some(_) => crate::parallel::map(&files, crate::parallel::cores(), |(_, file)| {
+            prune::block_names_written(&sources.text(*file).unwrap_or_default())
+        })
+        .into_iter()
+        .flatten()
+        .collect(),
+        None => HashSet::new(),
+    };
     let parse_run = |run: &[(&str, crate::files::FileId)]| {
         let mut interner = Interner::default();
+        let mut pruner = inactive.map(|inactive| prune::Pruner::new(inactive, &guessed));
         run.iter()
-            .map(|f| parse_one(f, &mut interner, inactive))
+            .map(|f| parse_one(f, &mut interner, pruner.as_mut()))
             .collect::<Vec<_>>()
     };
     let parsed: Vec<(Parsed, Option<HashSet<String>>)> = if files.len() <= chunk {

@@ -86,6 +86,84 @@ fn hollow_entry(entry: ComponentEntry) -> ComponentEntry {
     }
 }
 
+/// The config block names a facet's text appears to define: the `name:` values of
+/// the lines under a top-level `config:` key, read line by line without parsing.
+/// Only a guess, made before anything is parsed so that a facet whose `when` reads
+/// a block defined in a later file is not left hollow only to be parsed again (in
+/// the Windsor templates, `option-*` facets read blocks that `platform-*` facets
+/// define): a name it misses is caught after parsing ([`to_restore`]), one it adds
+/// only keeps a facet whole.
+pub fn block_names_written(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("config:") {
+        let start = from + found;
+        from = start + "config:".len();
+        let line_end = text[start..]
+            .find('\n')
+            .map_or(text.len(), |end| start + end);
+        let at_line_start = start == 0 || text.as_bytes()[start - 1] == b'\n';
+        if !at_line_start || text[start..line_end].trim_end() != "config:" {
+            continue;
+        }
+        for line in text[line_end..].lines() {
+            if !line.is_empty() && !line.starts_with([' ', '\t', '-', '#']) {
+                break; // the next top-level key
+            }
+            let item = line.trim_start().trim_start_matches("- ").trim_start();
+            if let Some(value) = item.strip_prefix("name:") {
+                let value = value.trim().trim_matches(['"', '\'']);
+                if !value.is_empty() {
+                    names.push(value.to_string());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// One parse thread's side: the test, the block names guessed from every facet's
+/// text ([`block_names_written`]), and those of the facets the thread has parsed
+/// so far. A `when` that read one of those is not tested further, so few facets are
+/// left hollow only to be parsed again.
+pub struct Pruner<'t, 'a> {
+    inactive: &'t Inactive<'a>,
+    guessed: &'t HashSet<String>,
+    seen: HashSet<String>,
+}
+
+impl<'t, 'a> Pruner<'t, 'a> {
+    pub fn new(inactive: &'t Inactive<'a>, guessed: &'t HashSet<String>) -> Self {
+        Pruner {
+            inactive,
+            guessed,
+            seen: HashSet::new(),
+        }
+    }
+
+    /// `facet`, hollow if the test finds it inactive and its `when` read no block
+    /// name guessed or seen by this thread (its own blocks included), with the names
+    /// that `when` read (for [`to_restore`]).
+    pub fn take(&mut self, facet: Arc<Facet>) -> (Arc<Facet>, Option<HashSet<String>>) {
+        for block in &facet.config {
+            if !self.seen.contains(&block.name) {
+                self.seen.insert(block.name.clone());
+            }
+        }
+        match (self.inactive)(&facet) {
+            Some(read)
+                if !read
+                    .iter()
+                    .any(|n| self.seen.contains(n) || self.guessed.contains(n)) =>
+            {
+                let facet = Arc::try_unwrap(facet).unwrap_or_else(|f| (*f).clone());
+                (Arc::new(hollow(facet)), Some(read))
+            }
+            _ => (facet, None),
+        }
+    }
+}
+
 /// Which of the hollow facets must be parsed again in full: those whose `when` read
 /// a name some facet's config block defines (`reads[i]` is what facet `i`'s `when`
 /// read, for the hollow ones).
@@ -103,4 +181,22 @@ pub fn to_restore(facets: &[&Facet], reads: &[Option<HashSet<String>>]) -> Vec<u
         })
         .map(|(i, _)| i)
         .collect()
+}
+
+/// The guess at block names, read from a facet's text.
+#[cfg(test)]
+mod tests {
+    use super::block_names_written;
+
+    #[test]
+    fn the_names_under_a_top_level_config_key_are_guessed() {
+        let text = "metadata:\n  name: net\nconfig:\n  - name: cluster\n    workers: 2\n\n  - name: 'dns'\n    value: {name: inner}\nterraform:\n  - name: vpc\n";
+        assert_eq!(block_names_written(text), ["cluster", "dns"]);
+    }
+
+    #[test]
+    fn a_config_key_that_is_not_at_the_top_level_is_not_read() {
+        let text = "terraform:\n  - name: vpc\n    config:\n      - name: nope\nmyconfig:\n  - name: nope\n";
+        assert!(block_names_written(text).is_empty());
+    }
 }
