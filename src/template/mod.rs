@@ -176,17 +176,24 @@ fn parse_facets(
     // Reading is mostly system calls (opening the file, checking that the path stays
     // inside the tree), so it goes on all cores as well; the texts are registered in
     // path order below.
+    // When facets may be left hollow, each text is read for block names as well, while
+    // it is at hand ([`prune::block_names_written`]).
     let dirs = crate::files::ResolvedDirs::default();
-    let texts = if to_read.len() >= PARALLEL_READS {
-        crate::parallel::map(&to_read, crate::parallel::cores(), |path| {
-            tree.read_text(path, &dirs)
+    let read = |path: &&String| {
+        tree.read_text(path, &dirs).map(|text| {
+            let names = match inactive {
+                Some(_) => prune::block_names_written(&text),
+                None => Vec::new(),
+            };
+            (text, names)
         })
-    } else {
-        to_read
-            .iter()
-            .map(|path| tree.read_text(path, &dirs))
-            .collect()
     };
+    let texts = if to_read.len() >= PARALLEL_READS {
+        crate::parallel::map(&to_read, crate::parallel::cores(), read)
+    } else {
+        to_read.iter().map(read).collect()
+    };
+    let mut guessed: HashSet<String> = HashSet::new();
     let mut texts = texts.into_iter();
     for (path, hit) in paths.iter().zip(kept) {
         if let Some(hit) = hit {
@@ -197,7 +204,8 @@ fn parse_facets(
             break;
         };
         match text {
-            Ok(text) => {
+            Ok((text, names)) => {
+                guessed.extend(names);
                 let shown = tree.describe(path);
                 if let Some(hit) = cache.and_then(|c| c.get(&shown, &text)) {
                     slots.push(Ok(hit));
@@ -245,16 +253,6 @@ fn parse_facets(
     };
     let threads = crate::parallel::cores();
     let chunk = files.len().div_ceil(threads).max(64);
-    // Each facet's text is read for block names only when facets may be left hollow.
-    let guessed: HashSet<String> = match inactive {
-        Some(_) => crate::parallel::map(&files, crate::parallel::cores(), |(_, file)| {
-            prune::block_names_written(&sources.text(*file).unwrap_or_default())
-        })
-        .into_iter()
-        .flatten()
-        .collect(),
-        None => HashSet::new(),
-    };
     let parse_run = |run: &[(&str, crate::files::FileId)]| {
         let mut interner = Interner::default();
         let mut pruner = inactive.map(|inactive| prune::Pruner::new(inactive, &guessed));

@@ -94,16 +94,19 @@ fn hollow_entry(entry: ComponentEntry) -> ComponentEntry {
 /// define): a name it misses is caught after parsing ([`to_restore`]), one it adds
 /// only keeps a facet whole.
 pub fn block_names_written(text: &str) -> Vec<String> {
+    const KEY: &str = "config:";
     let mut names = Vec::new();
-    let mut from = 0;
-    while let Some(found) = text[from..].find("config:") {
-        let start = from + found;
-        from = start + "config:".len();
+    // Where a line starts with the key: a SIMD search, as every facet's text is read.
+    let starts = text
+        .starts_with(KEY)
+        .then_some(0)
+        .into_iter()
+        .chain(memchr::memmem::find_iter(text.as_bytes(), b"\nconfig:").map(|at| at + 1));
+    for start in starts {
         let line_end = text[start..]
             .find('\n')
             .map_or(text.len(), |end| start + end);
-        let at_line_start = start == 0 || text.as_bytes()[start - 1] == b'\n';
-        if !at_line_start || text[start..line_end].trim_end() != "config:" {
+        if text[start..line_end].trim_end() != KEY {
             continue;
         }
         for line in text[line_end..].lines() {
