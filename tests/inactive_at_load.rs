@@ -42,24 +42,24 @@ fn composed_both_ways(test: Test) -> String {
     alone.stdout
 }
 
+/// A facet that applies only once a config block `feature` says so.
+const LATE: &str = indoc! {"
+    metadata:
+      name: late
+    when: feature.on == true
+    terraform:
+      - name: late-net
+        path: late/net
+        inputs:
+          cidr: 10.1.0.0/16
+"};
+
 /// A template where facet `late` applies only once `zz-enabler`'s config block
 /// `feature` (written as `config`) counts: `late`'s `when` is false when its file is
 /// parsed, before `zz-enabler.yaml` on any number of threads.
 fn switched_on_by(config: &str) -> Test {
     with_inactive_fillers(Test::new())
-        .facet(
-            "late.yaml",
-            indoc! {"
-            metadata:
-              name: late
-            when: feature.on == true
-            terraform:
-              - name: late-net
-                path: late/net
-                inputs:
-                  cidr: 10.1.0.0/16
-        "},
-        )
+        .facet("late.yaml", LATE)
         .facet(
             "zz-enabler.yaml",
             &format!("metadata:\n  name: enabler\n{config}"),
@@ -113,23 +113,8 @@ fn a_facet_switched_on_by_a_local_sources_config_is_composed_in_full() {
                 "{FACET_HEAD}metadata:\n  name: feature\nconfig:\n  - name: feature\n    value:\n      on: true\n"
             ),
         )
-        .facet(
-            "late.yaml",
-            indoc! {"
-            metadata:
-              name: late
-            when: feature.on == true
-            kustomize:
-              - name: late-app
-                path: late/app
-                components: [ha]
-        "},
-        );
-    let blueprint = composed_both_ways(test);
-    assert!(
-        blueprint.contains("- name: late-app\n  path: late/app\n  components:\n  - ha\n"),
-        "{blueprint}"
-    );
+        .facet("late.yaml", LATE);
+    assert_late_composed_in_full(&composed_both_ways(test));
 }
 
 #[test]
