@@ -58,19 +58,22 @@ fn item03_json_output_is_bounded_by_max_output() {
             ),
         ),
     ]);
-    for format in ["json", "yaml"] {
-        let run = bpc(
-            dir.path(),
-            &["compose", "--format", format, "--max-output", "1"],
-        );
-        assert_eq!(run.status, Some(1), "{format}: {}", run.stderr);
-        assert!(
-            run.stdout.is_empty(),
-            "{format}: printed {} bytes",
-            run.stdout.len()
-        );
-        assert_eq!(run.stderr, MAX_OUTPUT_CROSSED, "{format}");
-    }
+    let run = bpc(
+        dir.path(),
+        &["compose", "--format", "json", "--max-output", "1"],
+    );
+    assert_eq!(run.status, Some(1), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "printed {} bytes", run.stdout.len());
+    assert_eq!(run.stderr, MAX_OUTPUT_CROSSED);
+    // The same value as YAML puts nested lists on one line (`- - - 1`): the budget
+    // counts the text written, so it fits.
+    let run = bpc(
+        dir.path(),
+        &["compose", "--format", "yaml", "--max-output", "1"],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    let written = run.stdout.len();
+    assert!((100_000..1024 * 1024).contains(&written), "{written} bytes");
     let run = bpc(
         dir.path(),
         &["compose", "--format", "json", "--max-output", "64"],

@@ -13,18 +13,27 @@ use crate::value::Value;
 
 /// The document for `value`, ending in a newline.
 pub fn to_json(value: &Value) -> Result<String, EmitError> {
+    to_json_within(value, usize::MAX).map(|text| text.unwrap_or_default())
+}
+
+/// [`to_json`], or `None` once the text passes `limit` bytes: writing stops at the
+/// first item that starts past it.
+pub fn to_json_within(value: &Value, limit: usize) -> Result<Option<String>, EmitError> {
     let mut writer = JsonWriter {
         out: String::new(),
         path: Vec::new(),
+        limit,
     };
     writer.value(value, 0)?;
     writer.out.push('\n');
-    Ok(writer.out)
+    Ok((writer.out.len() <= limit).then_some(writer.out))
 }
 
 struct JsonWriter<'p> {
     out: String,
     path: Vec<PathSegment<'p>>,
+    /// Past this many bytes the writer stops (the caller then has no text).
+    limit: usize,
 }
 
 impl<'p> JsonWriter<'p> {
@@ -45,6 +54,9 @@ impl<'p> JsonWriter<'p> {
             Value::List(items) => {
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {
+                    if self.out.len() > self.limit {
+                        return Ok(());
+                    }
                     self.separator(i, indent + 2);
                     self.path.push(PathSegment::Index(i));
                     self.value(item, indent + 2)?;
@@ -55,6 +67,9 @@ impl<'p> JsonWriter<'p> {
             Value::Map(map) => {
                 self.out.push('{');
                 for (i, (key, item)) in map.iter().enumerate() {
+                    if self.out.len() > self.limit {
+                        return Ok(());
+                    }
                     self.separator(i, indent + 2);
                     text::quote(&mut self.out, key, Escape::Json);
                     self.out.push_str(": ");
@@ -120,6 +135,26 @@ mod tests {
         assert_eq!(out, expected);
         let parsed: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
         assert_eq!(parsed["inner"]["z"], serde_json::json!(2.0));
+    }
+
+    #[test]
+    fn a_writer_with_a_limit_stops_at_the_item_that_passes_it() {
+        let value = Value::list((0..10_000).map(Value::Int).collect());
+        let whole = to_json(&value).expect("json");
+        let within = |limit| to_json_within(&value, limit).expect("json");
+        assert_eq!(within(whole.len()), Some(whole.clone()));
+        assert_eq!(within(whole.len() - 1), None);
+        let mut writer = JsonWriter {
+            out: String::new(),
+            path: Vec::new(),
+            limit: 100,
+        };
+        writer.value(&value, 0).expect("json");
+        assert!(
+            writer.out.len() <= 100 + ",\n  9999".len(),
+            "{}",
+            writer.out.len()
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub use json::to_json;
 pub use path::{format_path, PathSegment};
 pub use yaml::{to_yaml, to_yaml_with_comments, to_yaml_with_leading_comments, CommentHook};
 
+use crate::compose::budget;
 use crate::compose::Composition;
 use crate::files::{Diagnostic, FileMap};
 use crate::template::Template;
@@ -34,8 +35,22 @@ pub fn to_text(value: &crate::value::Value, format: Format) -> Result<String, Em
     }
 }
 
+/// `value` as a document in `format`, or `None` once the text passes `limit` bytes
+/// (the writer stops there).
+pub fn to_text_within(
+    value: &crate::value::Value,
+    format: Format,
+    limit: usize,
+) -> Result<Option<String>, EmitError> {
+    match format {
+        Format::Yaml => Ok(yaml::to_yaml_within(value, limit)),
+        Format::Json => json::to_json_within(value, limit),
+    }
+}
+
 /// A composed blueprint as text, with or without `--provenance`; `output_bytes` bounds
-/// it, checked before the text exists.
+/// it: the writer stops once past it (with provenance, whose comments are not
+/// counted, the blueprint is measured before the text exists).
 pub fn blueprint_text(
     template: &Template,
     composition: &Composition,
@@ -44,16 +59,19 @@ pub fn blueprint_text(
     format: Format,
     provenance: bool,
 ) -> Result<String, Vec<Diagnostic>> {
-    crate::compose::budget::check_text(
-        &composition.blueprint,
-        output_bytes,
-        "the composed blueprint",
-    )
-    .map_err(|d| vec![d])?;
-    let text = match (format, provenance) {
-        (_, false) => to_text(&composition.blueprint, format).map_err(|e| e.to_string()),
-        (Format::Yaml, true) => Ok(provenance::yaml(template, composition, files)),
-        (Format::Json, true) => provenance::json(template, composition, files),
+    const WHAT: &str = "the composed blueprint";
+    let blueprint = &composition.blueprint;
+    if !provenance {
+        return match to_text_within(blueprint, format, output_bytes) {
+            Ok(Some(text)) => Ok(text),
+            Ok(None) => Err(vec![budget::text_over(blueprint, output_bytes, WHAT)]),
+            Err(e) => Err(vec![Diagnostic::error(e.to_string())]),
+        };
+    }
+    budget::check_text(blueprint, output_bytes, WHAT).map_err(|d| vec![d])?;
+    let text = match format {
+        Format::Yaml => Ok(provenance::yaml(template, composition, files)),
+        Format::Json => provenance::json(template, composition, files),
     };
     text.map_err(|e| vec![Diagnostic::error(e)])
 }

@@ -25,6 +25,15 @@ pub fn to_yaml(value: &Value) -> String {
     Writer::new(None).document(value)
 }
 
+/// [`to_yaml`], or `None` once the text passes `limit` bytes: writing stops at the
+/// first line that starts past it, so at most one line more is ever built.
+pub fn to_yaml_within(value: &Value, limit: usize) -> Option<String> {
+    let mut writer = Writer::new(None);
+    writer.limit = limit;
+    let text = writer.document(value);
+    (text.len() <= limit).then_some(text)
+}
+
 /// Like [`to_yaml`], with `# comment`s from `hook` after the entries it names.
 pub fn to_yaml_with_comments(value: &Value, hook: &CommentHook<'_>) -> String {
     Writer::new(Some(hook)).document(value)
@@ -46,6 +55,8 @@ struct Writer<'h, 'p> {
     path: Vec<PathSegment<'p>>,
     /// Threads a long list's items may be written on (one inside such a list).
     threads: usize,
+    /// Past this many bytes the writer stops (the caller then has no text).
+    limit: usize,
 }
 
 impl<'h, 'p> Writer<'h, 'p> {
@@ -56,7 +67,13 @@ impl<'h, 'p> Writer<'h, 'p> {
             leading: None,
             path: Vec::new(),
             threads: crate::parallel::cores(),
+            limit: usize::MAX,
         }
+    }
+
+    /// Whether the text is already longer than it may be.
+    fn over(&self) -> bool {
+        self.out.len() > self.limit
     }
 
     fn document(mut self, value: &'p Value) -> String {
@@ -95,6 +112,9 @@ impl<'h, 'p> Writer<'h, 'p> {
     /// continues the current line (after `- `).
     fn map_entries(&mut self, map: &'p Map, indent: usize, inline_first: bool) {
         for (i, (key, value)) in map.iter().enumerate() {
+            if self.over() {
+                return;
+            }
             self.path.push(PathSegment::Key(key));
             if i > 0 || !inline_first {
                 if let Some(leading) = self.leading {
@@ -155,6 +175,9 @@ impl<'h, 'p> Writer<'h, 'p> {
             return;
         }
         for (i, item) in items.iter().enumerate() {
+            if self.over() {
+                return;
+            }
             if i > 0 || !inline_first {
                 self.indent(indent);
             }
@@ -212,6 +235,7 @@ impl<'h, 'p> Writer<'h, 'p> {
         let texts = crate::parallel::each(runs, |(inline_first, run)| {
             let mut writer = Writer::new(None);
             writer.threads = 1;
+            writer.limit = self.limit;
             writer.list_items(run, indent, inline_first);
             writer.out
         });
@@ -248,6 +272,9 @@ impl<'h, 'p> Writer<'h, 'p> {
         self.out.push_str(header);
         self.write_comment();
         for line in body.split('\n') {
+            if self.over() {
+                return;
+            }
             self.out.push('\n');
             self.indent(body_indent);
             self.out.push_str(line);
@@ -442,6 +469,29 @@ newline: \"\\n\"
         let mut writer = Writer::new(None);
         writer.threads = threads;
         writer.document(value)
+    }
+
+    #[test]
+    fn a_writer_with_a_limit_stops_at_the_line_that_passes_it() {
+        let value = Value::list((0..10_000).map(|k| s(&format!("item {k}"))).collect());
+        let whole = to_yaml(&value);
+        assert_eq!(
+            super::to_yaml_within(&value, whole.len()),
+            Some(whole.clone())
+        );
+        assert_eq!(super::to_yaml_within(&value, whole.len() - 1), None);
+        let line = "- item 9999\n".len();
+        for threads in [1, 2] {
+            let mut writer = Writer::new(None);
+            writer.threads = threads;
+            writer.limit = 100;
+            let written = writer.document(&value).len();
+            // Each thread's run of items stops once past the limit.
+            assert!(
+                written <= threads * (100 + line),
+                "{threads}: {written} bytes"
+            );
+        }
     }
 
     #[test]

@@ -108,19 +108,32 @@ fn check_text_on(
     if walk.visit(value) {
         return Ok(());
     }
-    let path = walk.spelled();
+    Err(text_error(walk.spelled(), budget, what))
+}
+
+/// The error for `value`, whose text a writer found larger than `budget` bytes (see
+/// [`check_text`]): the walk names where it crossed.
+pub fn text_over(value: &Value, budget: usize, what: &str) -> Diagnostic {
+    match check_text_on(1, value, budget, what) {
+        Err(d) => d,
+        // The walk charges at least what either writer writes, so it crosses too.
+        Ok(()) => text_error(String::new(), budget, what),
+    }
+}
+
+fn text_error(path: String, budget: usize, what: &str) -> Diagnostic {
     let path = path.trim_start_matches('.');
     let at = if path.is_empty() {
         String::new()
     } else {
         format!("; it was crossed at `{path}`")
     };
-    Err(Diagnostic::error(format!(
+    Diagnostic::error(format!(
         "{what} written as text is larger than the output budget of {}{at}",
         amount(budget)
     ))
     .with_note("nothing was written; the size counts the indentation of every nested level")
-    .with_help(HELP))
+    .with_help(HELP)
 }
 
 /// The address a component value's map is known by in [`Sizes`].
