@@ -303,3 +303,113 @@ proptest! {
         prop_assert!(removed.is_none());
     }
 }
+
+/// One facet of a generated template: where its file sorts, its `when` (indices into
+/// [`WHENS`]) and its config block (`b<k>` on or off, written in block or flow style).
+#[derive(Clone, Debug)]
+struct GenFacet {
+    file: String,
+    when: Option<(usize, usize, usize)>,
+    block: Option<(usize, bool, bool)>,
+}
+
+/// `when`s over context values `v<j>` and config blocks `b<k>` (a block may also be
+/// set as a context value).
+const WHENS: [&str; 6] = [
+    "b{k}.on == true",
+    "v{j} == 'a'",
+    "v{j} == 'a' && b{k}.on == true",
+    "b{k}.on == true || v{j} == 'b'",
+    "(b{k}.on ?? false) == false",
+    "v{j} != 'a' && (b{k} ?? {}).on == nil",
+];
+
+fn gen_facet() -> impl Strategy<Value = GenFacet> {
+    (
+        "[a-z]{3}",
+        prop::option::of((0..WHENS.len(), 0..3usize, 0..3usize)),
+        prop::option::of((0..3usize, any::<bool>(), any::<bool>())),
+    )
+        .prop_map(|(file, when, block)| GenFacet { file, when, block })
+}
+
+/// The blueprint (or the errors) of the project in `dir`; with `one_composition` its
+/// load may leave facets hollow.
+fn compose_generated(dir: &std::path::Path, one_composition: bool) -> String {
+    let options = bpc::session::Options {
+        one_composition,
+        ..bpc::session::Options::at(dir)
+    };
+    let sources = std::sync::Arc::new(FileMap::new());
+    let composed = bpc::session::Session::open(options, sources.clone())
+        .and_then(|session| session.compose().map(|c| bpc::emit::to_yaml(&c.blueprint)));
+    match composed {
+        Ok(text) => text,
+        Err(errors) => errors.iter().map(|d| format!("{}\n", d.message)).collect(),
+    }
+}
+
+/// A project of `facets` over 256 facets that never apply, whose context sets `values`.
+fn write_generated(dir: &std::path::Path, facets: &[GenFacet], values: &str) {
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write("windsor.yaml", "version: v1alpha1\n");
+    write("contexts/local/values.yaml", values);
+    let head = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+    for k in 0..256 {
+        write(
+            &format!("_template/facets/filler-{k:03}.yaml"),
+            &format!(
+                "{head}metadata:\n  name: filler-{k}\nwhen: v0 == 'never'\nterraform:\n  - name: filler-{k}\n    path: filler/{k}\n"
+            ),
+        );
+    }
+    for (i, f) in facets.iter().enumerate() {
+        let mut text = format!("{head}metadata:\n  name: g{i}\n");
+        if let Some((w, j, k)) = f.when {
+            let when = WHENS[w]
+                .replace("{j}", &j.to_string())
+                .replace("{k}", &k.to_string());
+            text.push_str(&format!("when: \"{when}\"\n"));
+        }
+        if let Some((k, on, flow)) = f.block {
+            if flow {
+                text.push_str(&format!("config: [{{name: b{k}, value: {{on: {on}}}}}]\n"));
+            } else {
+                text.push_str(&format!(
+                    "config:\n  - name: b{k}\n    value:\n      on: {on}\n"
+                ));
+            }
+        }
+        text.push_str(&format!(
+            "terraform:\n  - name: c{i}\n    path: c/{i}\n    inputs:\n      i: {i}\n"
+        ));
+        write(&format!("_template/facets/{}-{i}.yaml", f.file), &text);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Issue 25: leaving certainly inactive facets hollow at load changes nothing a
+    /// composition gives, whatever reads which config block in which file order.
+    #[test]
+    fn hollow_facets_compose_as_whole_ones(
+        facets in prop::collection::vec(gen_facet(), 1..10),
+        values in prop::sample::select(vec![
+            "v0: a\nv1: b\nv2: a\n",
+            "v0: b\nv1: a\n",
+            "v1: a\nb0:\n  on: true\n",
+            "v0: a\nv2: b\nb2:\n  on: false\n",
+        ]),
+    ) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        write_generated(dir.path(), &facets, values);
+        let whole = compose_generated(dir.path(), false);
+        let hollow = compose_generated(dir.path(), true);
+        prop_assert_eq!(hollow, whole);
+    }
+}
