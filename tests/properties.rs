@@ -305,12 +305,15 @@ proptest! {
 }
 
 /// One facet of a generated template: where its file sorts, its `when` (indices into
-/// [`WHENS`]) and its config block (`b<k>` on or off, written in block or flow style).
+/// [`WHENS`]), its config block (`b<k>` on or off, written in block or flow style), and
+/// its component: named or known by its path, maybe depending on another facet's.
 #[derive(Clone, Debug)]
 struct GenFacet {
     file: String,
     when: Option<(usize, usize, usize)>,
     block: Option<(usize, bool, bool)>,
+    named: bool,
+    depends_on: Option<usize>,
 }
 
 /// `when`s over context values `v<j>` and config blocks `b<k>` (a block may also be
@@ -329,8 +332,16 @@ fn gen_facet() -> impl Strategy<Value = GenFacet> {
         "[a-z]{3}",
         prop::option::of((0..WHENS.len(), 0..3usize, 0..3usize)),
         prop::option::of((0..3usize, any::<bool>(), any::<bool>())),
+        any::<bool>(),
+        prop::option::weighted(0.3, 0..10usize),
     )
-        .prop_map(|(file, when, block)| GenFacet { file, when, block })
+        .prop_map(|(file, when, block, named, depends_on)| GenFacet {
+            file,
+            when,
+            block,
+            named,
+            depends_on,
+        })
 }
 
 /// The blueprint (or the errors) of the project in `dir`; with `one_composition` its
@@ -345,7 +356,8 @@ fn compose_generated(dir: &std::path::Path, one_composition: bool) -> String {
         .and_then(|session| session.compose().map(|c| bpc::emit::to_yaml(&c.blueprint)));
     match composed {
         Ok(text) => text,
-        Err(errors) => errors.iter().map(|d| format!("{}\n", d.message)).collect(),
+        // As the command line shows them: places, notes and help included.
+        Err(errors) => bpc::files::render::render_all(&errors, &sources, false),
     }
 }
 
@@ -384,9 +396,18 @@ fn write_generated(dir: &std::path::Path, facets: &[GenFacet], values: &str) {
                 ));
             }
         }
-        text.push_str(&format!(
-            "terraform:\n  - name: c{i}\n    path: c/{i}\n    inputs:\n      i: {i}\n"
-        ));
+        let id = |i: usize| match facets.get(i) {
+            Some(f) if !f.named => format!("c/{i}"),
+            _ => format!("c{i}"),
+        };
+        text.push_str("terraform:\n  - ");
+        if f.named {
+            text.push_str(&format!("name: c{i}\n    "));
+        }
+        text.push_str(&format!("path: c/{i}\n    inputs:\n      i: {i}\n"));
+        if let Some(j) = f.depends_on.filter(|&j| j != i) {
+            text.push_str(&format!("    dependsOn: [{}]\n", id(j)));
+        }
         write(&format!("_template/facets/{}-{i}.yaml", f.file), &text);
     }
 }
