@@ -190,6 +190,9 @@ pub(crate) fn activate_over<'t>(
 /// only where no round can switch it on): were one ever, its components would be
 /// missing from the blueprint without a word, so this is an error instead.
 fn hollow_check(template: &Template, activated: &Activated) -> Result<(), Vec<Diagnostic>> {
+    if !template.has_hollow_facets {
+        return Ok(());
+    }
     let Some(&i) = activated
         .active
         .iter()
@@ -331,6 +334,7 @@ mod tests {
         let mut fx = Fixture::new(&[("facets/a.yaml", &facet("a", "when: provider == 'aws'\n"))])
             .values("values.yaml", "provider: aws\n");
         std::sync::Arc::make_mut(&mut fx.template.facets[0]).hollow = true;
+        fx.template.has_hollow_facets = true;
         let context = fx.context();
         let errors = super::activate(&fx.with(), &fx.template, &context)
             .err()

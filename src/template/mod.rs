@@ -39,6 +39,9 @@ pub struct Template {
     /// The published blueprint this template was pulled from (S14), when it is one:
     /// its components default to `source: <name>` and `sources:` lists it by URL.
     pub published: Option<Published>,
+    /// Some facets were left hollow at load ([`prune`]): activation checks that none
+    /// of them applies.
+    pub has_hollow_facets: bool,
 }
 
 /// A template pulled from an `oci://` source.
@@ -684,6 +687,7 @@ pub(crate) fn load_facets(
         cache.map(|c| (c, fresh.as_ref())),
         inactive.as_deref(),
     ));
+    let has_hollow_facets = inactive.is_some() && facets.iter().any(|f| f.hollow);
 
     // S2: names are unique; say where both definitions are.
     let mut by_name: std::collections::HashMap<&str, &Arc<Facet>> =
@@ -714,6 +718,7 @@ pub(crate) fn load_facets(
         warnings,
         upstream: Vec::new(),
         published: None,
+        has_hollow_facets,
     })
 }
 
