@@ -79,6 +79,25 @@ fn item03_json_output_is_bounded_by_max_output() {
         &["compose", "--format", "json", "--max-output", "64"],
     );
     assert!(run.success(), "{}", run.stderr);
+    // `bpc eval` of the same value counts its text the same way.
+    let deep = "map(1..400, reduce(1..200, [#acc], 1))";
+    let run = bpc(
+        dir.path(),
+        &["eval", "--format", "json", "--max-output", "1", deep],
+    );
+    assert_eq!(run.status, Some(1), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "printed {} bytes", run.stdout.len());
+    assert!(
+        run.stderr.starts_with(
+            "error: the value written as text is larger than the output budget of 1 MiB; it was crossed at `[12][0][0]"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = bpc(dir.path(), &["eval", "--max-output", "1", deep]);
+    assert!(run.success(), "{}", run.stderr);
+    let written = run.stdout.len();
+    assert!((100_000..1024 * 1024).contains(&written), "{written} bytes");
 }
 
 // ---- 4: render --check reads only regular files --------------------------------

@@ -98,12 +98,15 @@ pub fn run(mut args: EvalArgs) -> ExitCode {
         }
     };
     let budget = args.project.max_output.saturating_mul(1024 * 1024);
-    if let Err(d) = crate::compose::budget::check_text(&value, budget, "the value") {
-        report(&[d], &sources);
-        return ExitCode::from(1);
-    }
-    let text = crate::emit::to_text(&value, args.format.text()).map_err(|e| e.to_string());
-    match text.and_then(|text| emit(None, &text)) {
+    let text =
+        match crate::emit::text_within_budget(&value, args.format.text(), budget, "the value") {
+            Ok(text) => text,
+            Err(d) => {
+                report(&[d], &sources);
+                return ExitCode::from(1);
+            }
+        };
+    match emit(None, &text) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             report(&[Diagnostic::error(e)], &sources);

@@ -275,17 +275,17 @@ fn show_case(
     format: TestFormat,
 ) -> Result<ExitCode, Vec<Diagnostic>> {
     let composition = suite.compose_case(case)?;
-    crate::compose::budget::check_text(
+    let format = match format {
+        TestFormat::Text => crate::emit::Format::Yaml,
+        TestFormat::Json => crate::emit::Format::Json,
+    };
+    let text = crate::emit::text_within_budget(
         &composition.blueprint,
+        format,
         suite.options.limits.output_bytes,
         "the case's blueprint",
     )
     .map_err(|d| vec![d])?;
-    let text = match format {
-        TestFormat::Text => crate::emit::to_yaml(&composition.blueprint),
-        TestFormat::Json => crate::emit::json::to_json(&composition.blueprint)
-            .map_err(|e| vec![Diagnostic::error(e.to_string())])?,
-    };
     print!("{text}");
     if !text.ends_with('\n') {
         println!();

@@ -48,6 +48,21 @@ pub fn to_text_within(
     }
 }
 
+/// `value` as a document in `format` of at most `budget` bytes, or the error naming
+/// `what` and where the budget was crossed ([`budget::text_over`]).
+pub fn text_within_budget(
+    value: &crate::value::Value,
+    format: Format,
+    budget: usize,
+    what: &str,
+) -> Result<String, Diagnostic> {
+    match to_text_within(value, format, budget) {
+        Ok(Some(text)) => Ok(text),
+        Ok(None) => Err(budget::text_over(value, budget, what)),
+        Err(e) => Err(Diagnostic::error(e.to_string())),
+    }
+}
+
 /// A composed blueprint as text, with or without `--provenance`; `output_bytes` bounds
 /// it: the writer stops once past it (with provenance, whose comments are not
 /// counted, the blueprint is measured before the text exists).
@@ -62,11 +77,7 @@ pub fn blueprint_text(
     const WHAT: &str = "the composed blueprint";
     let blueprint = &composition.blueprint;
     if !provenance {
-        return match to_text_within(blueprint, format, output_bytes) {
-            Ok(Some(text)) => Ok(text),
-            Ok(None) => Err(vec![budget::text_over(blueprint, output_bytes, WHAT)]),
-            Err(e) => Err(vec![Diagnostic::error(e.to_string())]),
-        };
+        return text_within_budget(blueprint, format, output_bytes, WHAT).map_err(|d| vec![d]);
     }
     budget::check_text(blueprint, output_bytes, WHAT).map_err(|d| vec![d])?;
     let text = match format {
