@@ -152,6 +152,11 @@ fn published_sources(
     Ok(())
 }
 
+/// Under a project's value layers: the schema's defaults, and the Windsor CLI's config
+/// defaults (S4). Composing and the test below must see the same scope.
+const SCHEMA_DEFAULTS: bool = true;
+const CONFIG_DEFAULTS: bool = true;
+
 /// The test that keeps a facet hollow at load when it is certainly inactive in the
 /// context `project` names (`template::prune`); `None` (every facet whole) when the
 /// context's scope cannot be made here: composing then says what is wrong. The
@@ -173,8 +178,8 @@ fn inactive_test<'a>(
     let values = crate::compose::scope::Values {
         layers: &layers,
         builtins: &builtins,
-        schema_defaults: true,
-        config_defaults: true,
+        schema_defaults: SCHEMA_DEFAULTS,
+        config_defaults: CONFIG_DEFAULTS,
         files: sources,
     };
     let context = crate::compose::scope::for_template(&values, schema, None).ok()?;
@@ -394,8 +399,8 @@ impl Session {
             schema: self.schema.as_ref(),
             engine: &self.engine,
             layers: self.layers_of(project)?,
-            apply_schema_defaults: true,
-            config_defaults: true,
+            apply_schema_defaults: SCHEMA_DEFAULTS,
+            config_defaults: CONFIG_DEFAULTS,
             builtins: project.builtins(),
             environment: self.options.environment.clone(),
             terraform: self.terraform_outputs()?,

@@ -329,18 +329,24 @@ mod tests {
         assert_eq!(activated.active, vec![0, 1, 2]);
     }
 
+    /// The error activating `fx`'s template gives.
+    #[track_caller]
+    fn activation_error(fx: &Fixture) -> String {
+        let context = fx.context();
+        let errors = super::activate(&fx.with(), &fx.template, &context)
+            .err()
+            .expect("activation fails");
+        messages(&errors)
+    }
+
     #[test]
     fn an_active_facet_left_hollow_at_load_is_an_error_not_a_missing_component() {
         let mut fx = Fixture::new(&[("facets/a.yaml", &facet("a", "when: provider == 'aws'\n"))])
             .values("values.yaml", "provider: aws\n");
         std::sync::Arc::make_mut(&mut fx.template.facets[0]).hollow = true;
         fx.template.has_hollow_facets = true;
-        let context = fx.context();
-        let errors = super::activate(&fx.with(), &fx.template, &context)
-            .err()
-            .expect("a hollow facet came out active");
         assert_eq!(
-            messages(&errors),
+            activation_error(&fx),
             "internal error: facet `a` (facets/a.yaml) was left out at load as inactive, but it \
              is active"
         );
@@ -356,12 +362,8 @@ mod tests {
                 "when: flag == nil\nconfig:\n  - name: flag\n    value: true\n",
             ),
         )]);
-        let context = fx.context();
-        let errors = super::activate(&fx.with(), &fx.template, &context)
-            .err()
-            .expect("activation does not settle");
         assert_eq!(
-            messages(&errors),
+            activation_error(&fx),
             "facet activation does not settle after 2 rounds: `flip` (facets/flip.yaml) keeps \
              switching on and off"
         );

@@ -27,15 +27,7 @@ pub enum Format {
     Json,
 }
 
-/// `value` as a document in `format`, ending in a newline.
-pub fn to_text(value: &crate::value::Value, format: Format) -> Result<String, EmitError> {
-    match format {
-        Format::Yaml => Ok(to_yaml(value)),
-        Format::Json => to_json(value),
-    }
-}
-
-/// `value` as a document in `format`, or `None` once the text passes `limit` bytes
+/// `value` as a document in `format`, ending in a newline, or `None` once the text passes `limit` bytes
 /// (the writer stops there).
 pub fn to_text_within(
     value: &crate::value::Value,
