@@ -358,7 +358,7 @@ fn provenance(
         return String::new();
     };
     let template = &session.template;
-    let describe = |o| bpc::emit::provenance::describe(c.origins.get(o), template, files);
+    let describe = |o| bpc::emit::provenance::describe(&c.origins.get(o), template, files);
     let mut out = bpc::emit::provenance::yaml(template, c, files);
     for merged in [&c.terraform, &c.kustomize, &c.flux, &c.kustomizations] {
         for component in merged.components.values().chain(&merged.deleted) {

@@ -220,7 +220,7 @@ fn expand(
 
 /// The error for a tier named like the plain kustomization `plain`, at both names.
 fn collision(tier: &Component, plain: &Component, origins: &Origins) -> Diagnostic {
-    let at = |c: &Component| c.get("name").map(|n| origins.get(n.origin()).span);
+    let at = |c: &Component| c.get("name").map(|n| origins.span(n.origin()));
     let mut d = Diagnostic::error(format!(
         "flux system tier `{}` has the name of a kustomization defined directly",
         tier.id

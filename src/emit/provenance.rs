@@ -86,7 +86,7 @@ pub fn origins(
 ) -> HashMap<Path, String> {
     let mut out = HashMap::new();
     let describe_tracked =
-        |t: &Tracked| describe(composition.origins.get(t.origin()), template, files);
+        |t: &Tracked| describe(&composition.origins.get(t.origin()), template, files);
     for (key, merged) in [
         ("terraform", &composition.terraform),
         ("kustomize", &composition.kustomize),
@@ -138,7 +138,7 @@ pub fn json(
     files: &FileMap,
 ) -> Result<String, String> {
     let describe_tracked =
-        |t: &Tracked| describe(composition.origins.get(t.origin()), template, files);
+        |t: &Tracked| describe(&composition.origins.get(t.origin()), template, files);
     let mut prov = Map::default();
     for (key, merged) in [
         ("terraform", &composition.terraform),

@@ -225,9 +225,9 @@ impl Explainer<'_> {
         let _ = writeln!(
             out,
             "  {n}. {} ({}), ordinal {}, {}",
-            self.who(origin),
-            self.location(origin),
-            Self::ordinal(origin),
+            self.who(&origin),
+            self.location(&origin),
+            Self::ordinal(&origin),
             step.strategy.as_str()
         );
         let said = if field_path.is_empty() {

@@ -11,7 +11,7 @@ use std::fmt::Write;
 pub(super) fn lines(t: &Tracked, path: &str, origins: &Origins, out: &mut String) {
     match t {
         Tracked::Leaf(value, origin) => {
-            if let Contributor::Derived(rule) = origins.get(*origin).contributor {
+            if let &Contributor::Derived(rule) = origins.contributor(*origin) {
                 let value = super::show(value);
                 let _ = writeln!(out, "  - {path} = {value}: {}", rule.says());
             }

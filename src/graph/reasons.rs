@@ -74,7 +74,7 @@ impl<'a> Reasons<'a> {
         }
         out.push((
             "provenance".to_string(),
-            crate::emit::provenance::describe(origin, self.template, self.files),
+            crate::emit::provenance::describe(&origin, self.template, self.files),
         ));
         out
     }
@@ -92,7 +92,7 @@ impl<'a> Reasons<'a> {
                 Some(Tracked::List(items, _)) => items.iter().find(|i| i.as_str() == Some(dep)),
                 _ => None,
             });
-        item.and_then(|i| self.written(self.composition.origins.get(i.origin())))
+        item.and_then(|i| self.written(&self.composition.origins.get(i.origin())))
             .unwrap_or_else(|| "added by bpc".to_string())
     }
 
@@ -113,7 +113,7 @@ impl<'a> Reasons<'a> {
             }
             if let Some(Tracked::Leaf(Value::Bool(true), origin)) = system.get("globalDependency") {
                 let at = self
-                    .written(self.composition.origins.get(*origin))
+                    .written(&self.composition.origins.get(*origin))
                     .map(|w| format!(" ({w})"))
                     .unwrap_or_default();
                 return Some(format!(

@@ -243,7 +243,7 @@ pub fn input_warnings(
         let mut d = Diagnostic::warning(format!(
             "input `{input}` of terraform component `{id}` matches no variable of {dir}"
         ));
-        d = at_origin(d, composition.origins.get(value.origin()));
+        d = at_origin(d, &composition.origins.get(value.origin()));
         d = match suggest(input, &names) {
             Some(hint) => d.with_help(format!("did you mean `{hint}`?")),
             None => d.with_help(format!(

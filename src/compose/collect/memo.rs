@@ -930,7 +930,7 @@ impl Entry {
     fn relocate(self, i: usize, from: &Origins, origins: &mut Origins) -> Entry {
         let start = origins.len() as u32;
         for k in self.origins.clone() {
-            let mut origin = from.get(OriginId(k)).clone();
+            let mut origin = from.get(OriginId(k));
             if let Contributor::Facet(id) = &mut origin.contributor {
                 id.index = i;
             }

@@ -19,7 +19,7 @@ pub fn mark_inputs(terraform: &mut Merged, origins: &Origins) {
 /// [`mark_inputs`] for one component: a function of its fields and of whether the
 /// origins they name are deferred.
 pub fn mark(component: &mut Component, origins: &Origins) {
-    let deferred = |t: &Tracked| origins.get(t.origin()).deferred;
+    let deferred = |t: &Tracked| origins.deferred(t.origin());
     if !component
         .get("inputs")
         .is_some_and(|i| any_leaf(i, &deferred))

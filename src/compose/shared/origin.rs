@@ -69,11 +69,6 @@ impl Rule {
     }
 }
 
-// A composition of 10 000 facets holds over half a million: keep them from growing
-// unnoticed.
-#[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Origin>() == 56);
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Origin {
     pub contributor: Contributor,
@@ -87,6 +82,33 @@ pub struct Origin {
     pub deferred: bool,
 }
 
+/// An origin as the table keeps it: what differs from one value to the next (where
+/// it is written, the expression) beside the index of what it shares with the
+/// values around it (who contributed it, and how).
+#[derive(Clone, Debug)]
+struct Stored {
+    span: Span,
+    /// Index into [`Origins::whos`].
+    who: u32,
+    expression: Option<Arc<str>>,
+}
+
+/// What the origins of one contribution have in common: a facet's component gives
+/// dozens of values one contributor, ordinal and strategy.
+#[derive(Clone, Debug, PartialEq)]
+struct Who {
+    contributor: Contributor,
+    ordinal: i64,
+    strategy: Strategy,
+    /// Deferred values are few: a run of them is a run of its own.
+    deferred: bool,
+}
+
+// A composition of 10 000 facets holds over half a million origins (an `Origin` is
+// 56 bytes): keep the stored form from growing unnoticed.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Stored>() == 32);
+
 /// The origin table of one composition.
 ///
 /// Stored in fixed-size chunks shared copy-on-write: cloning a table copies one
@@ -96,8 +118,9 @@ pub struct Origin {
 /// (see `compose::memo`).
 #[derive(Clone, Debug)]
 pub struct Origins {
-    chunks: Vec<Arc<Vec<Origin>>>,
-    len: usize,
+    stored: Chunked<Stored>,
+    /// What runs of consecutive origins share, each run once.
+    whos: Chunked<Who>,
     /// The template whose composition added each origin, as runs: the first id of
     /// each run and its template, ascending (templates are composed one after
     /// another, so there are a few runs for a million origins, not 16 bytes each).
@@ -106,15 +129,61 @@ pub struct Origins {
     composing: TemplateId,
 }
 
-/// Origins per chunk: large enough that a table of a million origins is a few
+/// Items per chunk: large enough that a table of a million origins is a few
 /// hundred pointers, small enough that copying the last chunk is cheap.
 const CHUNK: usize = 4096;
+
+/// A list in chunks of [`CHUNK`] items, each shared copy-on-write.
+#[derive(Clone, Debug)]
+struct Chunked<T> {
+    chunks: Vec<Arc<Vec<T>>>,
+    len: usize,
+}
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Chunked<T> {
+        Chunked {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T: Clone> Chunked<T> {
+    fn push(&mut self, item: T) -> usize {
+        match self.chunks.last_mut() {
+            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(item),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(item);
+                self.chunks.push(Arc::new(chunk));
+            }
+        }
+        self.len += 1;
+        self.len - 1
+    }
+
+    fn get(&self, at: usize) -> &T {
+        &self.chunks[at / CHUNK][at % CHUNK]
+    }
+
+    fn last(&self) -> Option<&T> {
+        self.chunks.last().and_then(|c| c.last())
+    }
+
+    /// The items in order, taken from chunks nothing else shares, copied from others.
+    fn into_items(self) -> impl Iterator<Item = T> {
+        self.chunks
+            .into_iter()
+            .flat_map(|chunk| Arc::try_unwrap(chunk).unwrap_or_else(|shared| (*shared).clone()))
+    }
+}
 
 impl Default for Origins {
     fn default() -> Origins {
         Origins {
-            chunks: Vec::new(),
-            len: 0,
+            stored: Chunked::default(),
+            whos: Chunked::default(),
             templates: Vec::new(),
             composing: TemplateId::Composing,
         }
@@ -142,25 +211,31 @@ impl Origins {
 
     /// The template whose composition added `id`.
     pub fn template_of(&self, id: OriginId) -> TemplateId {
-        assert!((id.0 as usize) < self.len, "origin {} out of range", id.0);
+        assert!((id.0 as usize) < self.len(), "origin {} out of range", id.0);
         let run = self.templates.partition_point(|&(first, _)| first <= id.0);
         self.templates[run - 1].1
     }
 
     pub fn add(&mut self, origin: Origin) -> OriginId {
-        let id = OriginId(self.len as u32);
+        let id = OriginId(self.len() as u32);
         if self.templates.last().map(|&(_, t)| t) != Some(self.composing) {
             self.templates.push((id.0, self.composing));
         }
-        match self.chunks.last_mut() {
-            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(origin),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(origin);
-                self.chunks.push(Arc::new(chunk));
-            }
-        }
-        self.len += 1;
+        let who = Who {
+            contributor: origin.contributor,
+            ordinal: origin.ordinal,
+            strategy: origin.strategy,
+            deferred: origin.deferred,
+        };
+        let who = match self.whos.last() {
+            Some(last) if *last == who => self.whos.len - 1,
+            _ => self.whos.push(who),
+        };
+        self.stored.push(Stored {
+            span: origin.span,
+            who: who as u32,
+            expression: origin.expression,
+        });
         id
     }
 
@@ -168,27 +243,65 @@ impl Origins {
     /// template being composed: what was `OriginId(k)` there is `OriginId(at + k)`
     /// here, `at` (returned) being this table's length before.
     pub fn append(&mut self, other: Origins) -> u32 {
-        let at = self.len as u32;
-        for chunk in other.chunks {
-            let chunk = Arc::try_unwrap(chunk).unwrap_or_else(|shared| (*shared).clone());
-            for origin in chunk {
-                self.add(origin);
-            }
+        let at = self.len() as u32;
+        if other.stored.len == 0 {
+            return at;
+        }
+        if self.templates.last().map(|&(_, t)| t) != Some(self.composing) {
+            self.templates.push((at, self.composing));
+        }
+        let first_who = self.whos.len as u32;
+        for who in other.whos.into_items() {
+            self.whos.push(who);
+        }
+        for stored in other.stored.into_items() {
+            self.stored.push(Stored {
+                who: stored.who + first_who,
+                ..stored
+            });
         }
         at
     }
 
-    pub fn get(&self, id: OriginId) -> &Origin {
-        let at = id.0 as usize;
-        &self.chunks[at / CHUNK][at % CHUNK]
+    /// The origin `id`, put together from what it shares with its neighbours.
+    pub fn get(&self, id: OriginId) -> Origin {
+        let stored = self.stored.get(id.0 as usize);
+        let who = self.whos.get(stored.who as usize);
+        Origin {
+            contributor: who.contributor.clone(),
+            span: stored.span,
+            ordinal: who.ordinal,
+            strategy: who.strategy,
+            expression: stored.expression.clone(),
+            deferred: who.deferred,
+        }
+    }
+
+    /// Where the value of `id` is written.
+    pub fn span(&self, id: OriginId) -> Span {
+        self.stored.get(id.0 as usize).span
+    }
+
+    /// Whether the value of `id` stays a deferred expression until apply time.
+    pub fn deferred(&self, id: OriginId) -> bool {
+        self.who(id).deferred
+    }
+
+    /// Who contributed the value of `id`.
+    pub fn contributor(&self, id: OriginId) -> &Contributor {
+        &self.who(id).contributor
+    }
+
+    fn who(&self, id: OriginId) -> &Who {
+        self.whos.get(self.stored.get(id.0 as usize).who as usize)
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.stored.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.stored.len == 0
     }
 }
 
@@ -204,6 +317,54 @@ mod tests {
             strategy: Strategy::Merge,
             expression: None,
             deferred: false,
+        }
+    }
+
+    /// Origins whose shared part changes every few ids (as the values of one
+    /// contribution share theirs), with deferred values and expressions among them.
+    fn varied(i: usize) -> Origin {
+        Origin {
+            contributor: if i % 11 == 0 {
+                Contributor::Context
+            } else {
+                Contributor::Facet(FacetId {
+                    template: TemplateId::Composing,
+                    index: i / 5,
+                })
+            },
+            span: Span::new(crate::files::FileId::default(), i, i + 1),
+            ordinal: (i / 5) as i64,
+            strategy: if i % 7 == 0 {
+                Strategy::Replace
+            } else {
+                Strategy::Merge
+            },
+            expression: (i % 3 == 0).then(|| Arc::from(format!("${{x{i}}}").as_str())),
+            deferred: i % 13 == 0,
+        }
+    }
+
+    #[test]
+    fn every_origin_reads_back_as_added_after_appending_tables() {
+        let mut front = Origins::default();
+        let mut back = Origins::default();
+        let (in_front, in_back) = (CHUNK + 17, 2 * CHUNK + 5);
+        for i in 0..in_front {
+            front.add(varied(i));
+        }
+        for i in 0..in_back {
+            back.add(varied(in_front + i));
+        }
+        let at = front.append(back);
+        assert_eq!(at as usize, in_front);
+        assert_eq!(front.len(), in_front + in_back);
+        for i in 0..in_front + in_back {
+            let id = OriginId(i as u32);
+            let want = varied(i);
+            assert_eq!(front.get(id), want, "origin {i}");
+            assert_eq!(front.span(id), want.span);
+            assert_eq!(front.deferred(id), want.deferred);
+            assert_eq!(front.contributor(id), &want.contributor);
         }
     }
 

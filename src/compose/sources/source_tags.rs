@@ -55,7 +55,7 @@ impl SourceTags {
         // What the context's own blueprint adds is the context's, not a template's:
         // it reads from the context's repository, as in the Windsor CLI (S14).
         if matches!(
-            origins.get(origin).contributor,
+            origins.contributor(origin),
             Contributor::Overlay | Contributor::ContextPatch
         ) {
             return None;

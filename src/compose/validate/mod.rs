@@ -208,7 +208,7 @@ fn validate(
             if name.is_empty() || listed.exists(name) {
                 continue;
             }
-            let span = origins.get(dep.origin()).span;
+            let span = origins.span(dep.origin());
             let mut d = Diagnostic::error(format!(
                 "{} `{}` depends on `{name}`, which is not in the blueprint",
                 kind.noun(),
@@ -272,7 +272,7 @@ fn validate(
         let first = &listed.merged.components[cycle[0].as_str()];
         let span = first
             .get("dependsOn")
-            .map(|t| origins.get(t.origin()).span)
+            .map(|t| origins.span(t.origin()))
             .unwrap_or_default();
         Diagnostic::error(format!(
             "{}s depend on each other in a cycle: {}",
@@ -307,7 +307,7 @@ fn path_names(kind: ComponentKind, order: &[&Component], origins: &Origins) -> V
             }
             checked |= text == &*component.id;
             if let Some(why) = crate::files::relative_path::unsafe_reason(text) {
-                let span = origins.get(tracked.origin()).span;
+                let span = origins.span(tracked.origin());
                 errors.push(
                     Diagnostic::error(format!(
                         "{} {field} `{}` cannot be used: {why}",
