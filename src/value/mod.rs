@@ -12,6 +12,7 @@ pub mod depth;
 mod equal;
 pub mod json;
 mod node;
+pub mod ordered_map;
 pub mod text;
 
 pub use equal::Equality;

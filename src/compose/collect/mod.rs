@@ -391,7 +391,7 @@ impl<'t> Collector<'_, 't> {
         let NodeKind::Map(entries) = &node.kind else {
             return Ok((FieldMap::default(), true));
         };
-        let mut out = FieldMap::with_capacity_and_hasher(entries.len(), Default::default());
+        let mut out = FieldMap::with_capacity(entries.len());
         let mut identity_only = true;
         for (key, value) in entries {
             let Some(field) = field_for(kind, &key.name) else {
@@ -618,8 +618,7 @@ impl<'t> Collector<'_, 't> {
     ) -> Result<Tracked, Diagnostic> {
         match &node.kind {
             NodeKind::Map(entries) => {
-                let mut out =
-                    TrackedMap::with_capacity_and_hasher(entries.len(), Default::default());
+                let mut out = TrackedMap::with_capacity(entries.len());
                 for (k, v) in entries {
                     out.insert(
                         Arc::clone(&k.name),

@@ -314,7 +314,7 @@ fn remove_fields(existing: &mut Component, spec_fields: &FieldMap) -> Vec<String
             // Flux tiers: an empty tier spec drops the tier; otherwise its listed items.
             (current, Tracked::Map(entries, _)) if field.combine == Combine::Tier => {
                 if entries.is_empty() {
-                    fields.shift_remove(*name);
+                    fields.shift_remove(name);
                     removed.push((*name).to_string());
                 } else {
                     remove_in_tier(current, spec, name, &mut removed);

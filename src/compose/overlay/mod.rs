@@ -382,8 +382,7 @@ impl Reader<'_, '_> {
                 Tracked::Map(Arc::new(entries), self.origin(node, None, false))
             }
             (NodeKind::Map(pairs), _) => {
-                let mut entries =
-                    TrackedMap::with_capacity_and_hasher(pairs.len(), Default::default());
+                let mut entries = TrackedMap::with_capacity(pairs.len());
                 for (k, v) in pairs {
                     entries.insert(Arc::clone(&k.name), self.literal(v, Eval::Literal));
                 }
@@ -404,8 +403,7 @@ impl Reader<'_, '_> {
     fn evaluated(&mut self, node: &Node, what: &str) -> Result<Tracked, Diagnostic> {
         match &node.kind {
             NodeKind::Map(pairs) => {
-                let mut entries =
-                    TrackedMap::with_capacity_and_hasher(pairs.len(), Default::default());
+                let mut entries = TrackedMap::with_capacity(pairs.len());
                 for (k, v) in pairs {
                     entries.insert(Arc::clone(&k.name), self.evaluated(v, what)?);
                 }

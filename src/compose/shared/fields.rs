@@ -4,13 +4,10 @@
 use crate::expr::Value;
 use crate::template::fields::fields;
 use crate::template::ComponentKind;
+use crate::value::ordered_map::OrderedMap;
 
 /// A component's fields by name, in the order they are written out.
-pub type FieldMap = indexmap::IndexMap<
-    &'static str,
-    crate::compose::shared::tracked::Tracked,
-    rustc_hash::FxBuildHasher,
->;
+pub type FieldMap = OrderedMap<&'static str, crate::compose::shared::tracked::Tracked>;
 
 /// Puts `map` back in the documented field order of `kind` (S10), whatever order
 /// contributions and defaults added fields in.

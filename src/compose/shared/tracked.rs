@@ -3,8 +3,8 @@
 
 use crate::compose::shared::origin::OriginId;
 use crate::expr::{Map, Value};
-use crate::value::{Equality, KeyHasher};
-use indexmap::IndexMap;
+use crate::value::ordered_map::OrderedMap;
+use crate::value::Equality;
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -18,9 +18,8 @@ pub enum Tracked {
     Map(Arc<TrackedMap>, OriginId),
 }
 
-/// The entries of a [`Tracked::Map`], hashed as a [`crate::value::Map`] is (foldhash,
-/// not the standard library's SipHash, which cost more than the lookups themselves).
-pub type TrackedMap = IndexMap<Arc<str>, Tracked, KeyHasher>;
+/// The entries of a [`Tracked::Map`]: mostly a few, searched without hashing.
+pub type TrackedMap = OrderedMap<Arc<str>, Tracked>;
 
 impl Tracked {
     /// Wraps a plain value; every node gets the same origin.
@@ -209,10 +208,10 @@ impl Tracked {
         // A map shared with another tree is copied only when it has the key.
         match path {
             [] => false,
-            [first, ..] if !entries.contains_key(*first) => false,
-            [last] => Arc::make_mut(entries).shift_remove(*last).is_some(),
+            [first, ..] if !entries.contains_key(first) => false,
+            [last] => Arc::make_mut(entries).shift_remove(last).is_some(),
             [first, rest @ ..] => Arc::make_mut(entries)
-                .get_mut(*first)
+                .get_mut(first)
                 .is_some_and(|child| child.remove_path(rest)),
         }
     }
