@@ -564,7 +564,7 @@ impl<'t> Resolver<'t> {
             Raw::Map(entries) => {
                 let mut map: Map = match under {
                     Some(Value::Map(m)) => (**m).clone(),
-                    _ => Map::with_capacity_and_hasher(entries.len(), Default::default()),
+                    _ => Map::with_capacity(entries.len()),
                 };
                 for (k, child) in entries {
                     path.push(k.clone());
@@ -668,7 +668,7 @@ impl<'t> Resolver<'t> {
 fn context_at(context: &Map, path: &[&str]) -> Option<Value> {
     let mut cur = context.get(path[0])?.clone();
     for seg in &path[1..] {
-        cur = cur.as_map()?.get(*seg)?.clone();
+        cur = cur.as_map()?.get(seg)?.clone();
     }
     Some(cur)
 }

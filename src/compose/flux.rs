@@ -277,7 +277,9 @@ fn add_global_dependency(t: &Tiers, all: &HashMap<String, Tiers>, kustomize: &mu
         }
         let origin = c.get("name").map(Tracked::origin).unwrap_or_default();
         let fields = Arc::make_mut(&mut c.fields);
-        let deps = fields.get_or_insert_with("dependsOn", || Tracked::List(Vec::new(), origin));
+        let deps = fields
+            .entry("dependsOn")
+            .or_insert_with(|| Tracked::List(Vec::new(), origin));
         if let Tracked::List(items, _) = deps {
             for term in &terminal {
                 if !items.iter().any(|i| i.as_str() == Some(term)) {

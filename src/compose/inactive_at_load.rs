@@ -69,7 +69,7 @@ impl Scope for ContextOnly<'_> {
             return Ok(None);
         };
         self.names.borrow_mut().insert((*root).to_string());
-        Ok(self.context.get(*root).map(|v| (v.clone(), 1)))
+        Ok(self.context.get(root).map(|v| (v.clone(), 1)))
     }
 
     fn all(&self) -> Result<Value, ExprError> {

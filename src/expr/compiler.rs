@@ -640,7 +640,7 @@ fn is_name_like(s: &str) -> bool {
 /// evaluator would (the first of duplicate keys wins); `None` when anything is left to
 /// run, including a non-string key, whose error belongs to run time.
 fn const_map(pairs: &[(Expr, Expr)]) -> Option<Map> {
-    let mut map = Map::with_capacity_and_hasher(pairs.len(), Default::default());
+    let mut map = Map::with_capacity(pairs.len());
     for (k, v) in pairs {
         match (&k.kind, &v.kind) {
             (ExprKind::Const(Value::Str(key)), ExprKind::Const(value)) => {

@@ -280,7 +280,7 @@ impl<'a> Evaluator<'a> {
             }
             ExprKind::Map(pairs) => {
                 self.budget.grow(pairs.len()).map_err(|m| run_err(e, m))?;
-                let mut out = Map::with_capacity_and_hasher(pairs.len(), Default::default());
+                let mut out = Map::with_capacity(pairs.len());
                 for (k, v) in pairs {
                     let key = self.eval(k)?;
                     let key: Arc<str> = match key {

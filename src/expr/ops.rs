@@ -310,7 +310,7 @@ pub fn contains_in(needle: &Value, hay: &Value) -> Result<bool, String> {
         Value::Nil => Ok(false),
         Value::List(items) => Ok(items.iter().any(|v| equal(needle, v))),
         Value::Map(m) => match needle {
-            Value::Str(k) => Ok(m.contains_key(&**k)),
+            Value::Str(k) => Ok(m.contains_key(k)),
             other => Err(format!(
                 "reflect.Value.MapIndex: value of type {} is not assignable to type string",
                 go_type(other)

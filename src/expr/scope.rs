@@ -44,7 +44,7 @@ impl Scope for Map {
     fn lookup(&self, path: &[&str]) -> Result<Option<(Value, usize)>, ExprError> {
         Ok(path
             .first()
-            .and_then(|root| self.get(*root))
+            .and_then(|root| self.get(root))
             .map(|v| (v.clone(), 1)))
     }
 

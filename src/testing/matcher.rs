@@ -464,7 +464,7 @@ fn check_tier(
         if compared_in_tier(&key.name) {
             subset(
                 &value.to_value(),
-                fields.and_then(|m| m.get(&*key.name)),
+                fields.and_then(|m| m.get(&key.name)),
                 &format!("{path}.{}", key.name),
                 mismatches,
             );

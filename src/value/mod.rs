@@ -17,14 +17,14 @@ pub mod text;
 
 pub use equal::Equality;
 
-use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// An ordered map: iteration follows insertion (source) order, so `keys()` and
-/// `values()` are deterministic (docs/semantics.md S7). Hashed with foldhash
-/// (hashbrown's own default) under [`KeyHasher`]: every member access hashes a key, and
-/// SipHash cost more than the rest of a typical expression.
-pub type Map = IndexMap<Arc<str>, Value, KeyHasher>;
+/// `values()` are deterministic (docs/semantics.md S7). Small maps (most of a
+/// template's) are searched by comparing keys; larger ones are indexed, hashed with
+/// foldhash under [`KeyHasher`] (SipHash cost more than the rest of a typical
+/// expression).
+pub type Map = ordered_map::OrderedMap<Arc<str>, Value>;
 
 /// The hasher of every [`Map`]: foldhash keyed with its process-wide random seed, so
 /// collisions stay out of an attacker's reach, and one key hashes the same in every
@@ -50,10 +50,6 @@ pub fn key_hash(key: &str) -> u64 {
     use std::hash::BuildHasher;
     KeyHasher.hash_one(key)
 }
-
-/// Maps up to this size are searched by comparing keys instead of hashing: template
-/// maps are small, and a few length-first string compares cost less than hashing.
-const SCAN_LEN: usize = 8;
 
 /// Byte equality of two keys or strings, inline for the short ones templates use
 /// (a call into `memcmp` costs more than comparing a few words).
@@ -85,29 +81,13 @@ pub fn str_eq(a: &str, b: &str) -> bool {
 
 /// `m[key]`, the way member access reads maps.
 pub fn map_get<'m>(m: &'m Map, key: &str) -> Option<&'m Value> {
-    if m.len() <= SCAN_LEN {
-        scan(m, key)
-    } else {
-        m.get(key)
-    }
+    m.get(key)
 }
 
 /// [`map_get`] with the key's hash computed beforehand by [`key_hash`].
 #[inline]
 pub fn map_get_hashed<'m>(m: &'m Map, key: &str, hash: u64) -> Option<&'m Value> {
-    use indexmap::map::RawEntryApiV1;
-    if m.len() <= SCAN_LEN {
-        scan(m, key)
-    } else {
-        m.raw_entry_v1()
-            .from_hash(hash, |k| str_eq(k, key))
-            .map(|(_, v)| v)
-    }
-}
-
-#[inline]
-fn scan<'m>(m: &'m Map, key: &str) -> Option<&'m Value> {
-    m.iter().find(|(k, _)| str_eq(k, key)).map(|(_, v)| v)
+    m.get_hashed(key, hash)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -251,7 +231,7 @@ mod tests {
 
     #[test]
     fn map_get_scans_and_hashes_alike() {
-        for n in [0, 1, SCAN_LEN, SCAN_LEN + 1, 40] {
+        for n in [0, 1, ordered_map::SCAN_LEN, ordered_map::SCAN_LEN + 1, 40] {
             let m = map_of(n);
             for i in 0..n {
                 let k = format!("k{i}");

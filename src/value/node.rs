@@ -37,7 +37,7 @@ impl Node {
                 Value::List(Arc::new(values))
             }
             NodeKind::Map(entries) => {
-                let mut map = Map::with_capacity_and_hasher(entries.len(), Default::default());
+                let mut map = Map::with_capacity(entries.len());
                 for (key, value) in entries {
                     map.insert(key.name, value.into_value());
                 }
@@ -103,7 +103,7 @@ fn node_to_value(node: &Node, ints: IntMapping) -> Value {
             items.iter().map(|n| node_to_value(n, ints)).collect(),
         )),
         NodeKind::Map(entries) => {
-            let mut map = Map::with_capacity_and_hasher(entries.len(), Default::default());
+            let mut map = Map::with_capacity(entries.len());
             for (key, value) in entries {
                 map.insert(Arc::clone(&key.name), node_to_value(value, ints));
             }

@@ -20,7 +20,7 @@ use std::borrow::Borrow;
 use std::fmt;
 
 /// Maps up to this size are searched by comparing keys; larger ones are indexed.
-const SCAN_LEN: usize = 8;
+pub(crate) const SCAN_LEN: usize = 8;
 
 #[derive(Clone)]
 pub struct OrderedMap<K, V> {
@@ -80,16 +80,39 @@ impl<K: Borrow<str>, V> OrderedMap<K, V> {
     /// Where `key` is among the entries.
     pub fn position(&self, key: &str) -> Option<usize> {
         match &self.index {
-            None => self
-                .entries
-                .iter()
-                .position(|(k, _)| str_eq(k.borrow(), key)),
-            Some(index) => index
-                .find(key_hash(key), |&at| {
-                    str_eq(self.entries[at as usize].0.borrow(), key)
-                })
-                .map(|&at| at as usize),
+            None => self.scan(key),
+            Some(index) => self.find(index, key, key_hash(key)),
         }
+    }
+
+    /// [`OrderedMap::get`] with the key's hash computed beforehand by [`key_hash`]
+    /// (used only if the map is large enough to be indexed).
+    pub fn get_hashed(&self, key: &str, hash: u64) -> Option<&V> {
+        let at = match &self.index {
+            None => self.scan(key),
+            Some(index) => self.find(index, key, hash),
+        };
+        at.map(|at| &self.entries[at].1)
+    }
+
+    fn scan(&self, key: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|(k, _)| str_eq(k.borrow(), key))
+    }
+
+    fn find(&self, index: &HashTable<u32>, key: &str, hash: u64) -> Option<usize> {
+        index
+            .find(hash, |&at| {
+                str_eq(self.entries[at as usize].0.borrow(), key)
+            })
+            .map(|&at| at as usize)
+    }
+
+    /// The entry of `key`, to read or fill in place.
+    pub fn entry(&mut self, key: K) -> Entry<'_, K, V> {
+        let at = self.position(key.borrow());
+        Entry { map: self, key, at }
     }
 
     pub fn get(&self, key: &str) -> Option<&V> {
@@ -154,18 +177,6 @@ impl<K: Borrow<str>, V> OrderedMap<K, V> {
         self.index = Some(Box::new(index));
     }
 
-    /// The value of `key`, inserted at the end from `make` if it is not present.
-    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
-        let at = match self.position(key.borrow()) {
-            Some(at) => at,
-            None => {
-                self.push_new(key, make());
-                self.entries.len() - 1
-            }
-        };
-        &mut self.entries[at].1
-    }
-
     /// Removes `key`, keeping the order of the rest (the later entries move up).
     pub fn shift_remove(&mut self, key: &str) -> Option<V> {
         let at = self.position(key)?;
@@ -224,6 +235,39 @@ impl<K: Borrow<str>, V> OrderedMap<K, V> {
 
     pub fn reserve(&mut self, additional: usize) {
         self.entries.reserve(additional);
+    }
+}
+
+/// The place of one key in an [`OrderedMap`], present or not.
+pub struct Entry<'a, K, V> {
+    map: &'a mut OrderedMap<K, V>,
+    key: K,
+    at: Option<usize>,
+}
+
+impl<'a, K: Borrow<str>, V> Entry<'a, K, V> {
+    /// The value, `value` inserted at the end first if the key is not present.
+    pub fn or_insert(self, value: V) -> &'a mut V {
+        self.or_insert_with(|| value)
+    }
+
+    /// The value, made by `make` and inserted at the end if the key is not present.
+    pub fn or_insert_with(self, make: impl FnOnce() -> V) -> &'a mut V {
+        let at = match self.at {
+            Some(at) => at,
+            None => {
+                self.map.push_new(self.key, make());
+                self.map.entries.len() - 1
+            }
+        };
+        &mut self.map.entries[at].1
+    }
+}
+
+impl<K: Borrow<str> + Ord, V> OrderedMap<K, V> {
+    /// Sorts the entries by key.
+    pub fn sort_keys(&mut self) {
+        self.sort_by(|a, _, b, _| a.cmp(b));
     }
 }
 

@@ -18,9 +18,9 @@ use crate::template::Template;
 
 fn at<'v>(values: &'v Map, path: &[&str]) -> Option<&'v Value> {
     let (first, rest) = path.split_first()?;
-    let mut current = values.get(*first)?;
+    let mut current = values.get(first)?;
     for key in rest {
-        current = current.as_map()?.get(*key)?;
+        current = current.as_map()?.get(key)?;
     }
     Some(current)
 }

@@ -36,7 +36,7 @@ fn read(resolver: &Resolver<'_>, path: &str) -> Result<Value, Diagnostic> {
         return Ok(Value::Nil);
     };
     for seg in &segments[used..] {
-        value = match value.as_map().and_then(|m| m.get(*seg)) {
+        value = match value.as_map().and_then(|m| m.get(seg)) {
             Some(v) => v.clone(),
             None => return Ok(Value::Nil),
         };

@@ -300,7 +300,9 @@ fn add_crds_barrier(systems: &mut Merged, kustomize: &mut Merged, layer: &str, d
 fn append_dependency(component: &mut Component, name: &str, origin: OriginId) {
     let kind = component.kind;
     let fields = Arc::make_mut(&mut component.fields);
-    let deps = fields.get_or_insert_with("dependsOn", || Tracked::List(Vec::new(), origin));
+    let deps = fields
+        .entry("dependsOn")
+        .or_insert_with(|| Tracked::List(Vec::new(), origin));
     if let Tracked::List(items, _) = deps {
         if !items.iter().any(|i| i.as_str() == Some(name)) {
             items.push(leaf(name, origin));

@@ -189,7 +189,9 @@ pub fn apply(
         if let Some(k) = kustomize.components.get_mut(group.name.as_str()) {
             let fields = Arc::make_mut(&mut k.fields);
             append(
-                fields.get_or_insert_with("patches", || Tracked::List(Vec::new(), list_origin)),
+                fields
+                    .entry("patches")
+                    .or_insert_with(|| Tracked::List(Vec::new(), list_origin)),
                 items(),
             );
             sort_in_order(ComponentKind::Kustomize, fields);
@@ -215,9 +217,9 @@ pub fn apply(
                 continue;
             };
             append(
-                Arc::make_mut(entries).get_or_insert_with(Arc::from("patches"), || {
-                    Tracked::List(Vec::new(), list_origin)
-                }),
+                Arc::make_mut(entries)
+                    .entry(Arc::from("patches"))
+                    .or_insert_with(|| Tracked::List(Vec::new(), list_origin)),
                 items(),
             );
             let variant_name = variant.map(|_| {

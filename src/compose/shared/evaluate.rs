@@ -137,8 +137,7 @@ pub fn eval_node(
             Ok(Value::list(out))
         }
         NodeKind::Map(entries) => {
-            let mut map =
-                crate::expr::Map::with_capacity_and_hasher(entries.len(), Default::default());
+            let mut map = crate::expr::Map::with_capacity(entries.len());
             for (k, v) in entries {
                 map.insert(
                     Arc::clone(&k.name),

@@ -74,7 +74,7 @@ pub fn from_pairs(args: &[Value], budget: &mut Budget) -> Result<Value, String> 
         other => return Err(format!("cannot transform {} from pairs", kind(other))),
     };
     budget.grow(items.len())?;
-    let mut out = Map::with_capacity_and_hasher(items.len(), Default::default());
+    let mut out = Map::with_capacity(items.len());
     for item in items.iter() {
         match item {
             Value::List(pair) if pair.len() == 2 => {
