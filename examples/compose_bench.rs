@@ -26,7 +26,8 @@
 //!
 //! `--measure DIR [--values FILE] --only parse|saphyr|compose` runs one side alone, for
 //! counting instructions under `valgrind --tool=callgrind` (repeatable where wall time
-//! is not).
+//! is not). With `--once` the compose side composes as `bpc compose` does: one context
+//! once, facets certainly inactive there left hollow at load (`template::prune`).
 
 use bpc::compose::host::Environment;
 use bpc::files::{FileMap, FileTree};
@@ -64,7 +65,14 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Child: measure one template (`template_dir`, optional values file).
-fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, only: &str) {
+fn measure(
+    name: &str,
+    template_dir: &Path,
+    values: Option<&Path>,
+    runs: usize,
+    only: &str,
+    once: bool,
+) {
     let mut files = Vec::new();
     yaml_files(&template_dir.join("facets"), &mut files);
     for f in ["blueprint.yaml", "schema.yaml"] {
@@ -119,6 +127,7 @@ fn measure(name: &str, template_dir: &Path, values: Option<&Path>, runs: usize, 
     options.locate.context = Some("bench".into());
     options.locate.values = values.map(Path::to_path_buf).into_iter().collect();
     options.environment = Environment::Fixed(Default::default());
+    options.one_composition = once;
     let compose_ms: Vec<f64> = (0..runs_of("compose"))
         .map(|_| {
             let start = Instant::now();
@@ -161,7 +170,8 @@ fn main() {
         let values = flag("--values").map(PathBuf::from);
         let name = flag("--name").unwrap_or_else(|| dir.clone());
         let only = flag("--only").unwrap_or_default();
-        measure(&name, Path::new(&dir), values.as_deref(), runs, &only);
+        let once = args.iter().any(|a| a == "--once");
+        measure(&name, Path::new(&dir), values.as_deref(), runs, &only, once);
         return;
     }
     let sizes: Vec<usize> = flag("--sizes")

@@ -16,7 +16,7 @@ use crate::compose::schema::Schema;
 use crate::compose::scope::Layer;
 use crate::compose::shared::inputs::Expressions;
 pub use crate::compose::Memo;
-use crate::compose::{Composition, Cycles, Inputs, Limits};
+use crate::compose::{Composition, Cycles, ExpressionTexts, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
@@ -409,6 +409,12 @@ impl Session {
             overlay,
             context_patches,
             cycles,
+            // A composition written once is never explained.
+            expression_texts: if self.options.one_composition {
+                ExpressionTexts::Dropped
+            } else {
+                ExpressionTexts::Kept
+            },
         })
     }
 

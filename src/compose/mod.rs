@@ -51,6 +51,7 @@ pub use collect::memo;
 pub(crate) use finish::duration;
 pub(crate) use overlay::context_patches;
 pub use shared::inputs::{Cycles, Limits};
+pub use shared::origin::ExpressionTexts;
 pub(crate) use shared::{blueprint, evaluate, origin, schema, tier_names, tracked};
 pub use shared::{budget, host, precedence};
 
@@ -93,6 +94,10 @@ pub struct Inputs<'a> {
     /// What a `dependsOn` cycle does: fail the composition, or (for `bpc graph`,
     /// which draws it) stay in [`Composition::cycles`].
     pub cycles: Cycles,
+    /// Whether the origins keep the text of each `${…}` that produced a value, which
+    /// only `explain` shows: kept unless the composition is written once and
+    /// forgotten (the incremental engine always keeps them).
+    pub expression_texts: ExpressionTexts,
 }
 
 impl Inputs<'_> {
@@ -188,7 +193,7 @@ impl Memo {
 
 pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
-    let mut origins = Origins::default();
+    let mut origins = Origins::with(inputs.expression_texts);
     // 1. sources, and 2–5 for each of them in turn.
     let mut sources = Sources::new(template, inputs.schema);
     let mut parts = Vec::with_capacity(template.upstream.len() + 1);

@@ -1,9 +1,9 @@
 //! An insertion-ordered map keyed by strings that builds a hash index only once it
 //! is large.
 //!
-//! The composed components are made of many small maps (a component's fields, its
-//! inputs, a nested input): at 10 000 facets over a hundred thousand of them, most
-//! with two to six entries. An `IndexMap` gives each a hash table besides its entries
+//! Values and composed components are made of many small maps (a component's
+//! fields, its inputs, a nested input, a setting of a values file): at 10 000 facets
+//! over a hundred thousand of them, most with two to six entries. An `IndexMap` gives each a hash table besides its entries
 //! and stores a hash in every entry; for a map this small, comparing the keys costs
 //! less than hashing one. This map keeps the entries in a vector, searches up to
 //! [`SCAN_LEN`] of them by comparing keys, and indexes larger ones with a hash table

@@ -691,6 +691,7 @@ impl Facets<'_> {
             return 0;
         }
         let workers = (1..threads).map(|_| resolver.fresh()).collect();
+        let texts = origins.texts();
         let front = |run: Range<usize>| {
             for i in run {
                 let (step, kept) = self.one(i, resolver, origins, collected.spent);
@@ -699,7 +700,7 @@ impl Facets<'_> {
             }
         };
         let back = |resolver: &mut Resolver<'_>, run: Range<usize>| {
-            let mut own = Origins::default();
+            let mut own = Origins::with(texts);
             own.begin(self.id);
             let facets = run.map(|i| self.one(i, resolver, &mut own, 0)).collect();
             BackRun {

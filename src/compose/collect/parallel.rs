@@ -88,6 +88,7 @@ fn facets_on(
         ..Step::default()
     };
     let workers = (1..threads).map(|_| resolver.fresh()).collect();
+    let texts = origins.texts();
     let front = |facets: Range<usize>| {
         let step = collect_facets(
             id,
@@ -101,7 +102,7 @@ fn facets_on(
         steps.absorb(step);
     };
     let back = |resolver: &mut Resolver<'_>, facets: Range<usize>| {
-        let mut own = Origins::default();
+        let mut own = Origins::with(texts);
         own.begin(id);
         let step = collect_facets(id, template, resolver, activated, facets, &mut own, 0);
         BackRun { step, origins: own }
