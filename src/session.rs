@@ -167,6 +167,7 @@ fn inactive_test<'a>(
     sources: &Arc<FileMap>,
     schema: Option<&crate::yaml::Node>,
     compiled: &std::cell::OnceCell<Option<Schema>>,
+    read: &std::cell::OnceCell<Vec<Layer>>,
     with: Expressions<'a>,
 ) -> Option<Box<crate::template::prune::Inactive<'a>>> {
     let schema = schema.map(Schema::compile).transpose().ok()?;
@@ -174,9 +175,10 @@ fn inactive_test<'a>(
     let layers = project
         .layers(&options.locate, &options.cwd, sources)
         .ok()?;
+    let layers = read.get_or_init(|| layers);
     let builtins = project.builtins();
     let values = crate::compose::scope::Values {
-        layers: &layers,
+        layers,
         builtins: &builtins,
         schema_defaults: SCHEMA_DEFAULTS,
         config_defaults: CONFIG_DEFAULTS,
@@ -224,6 +226,10 @@ pub struct Session {
     pub schema: Option<Schema>,
     pub engine: Engine,
     pub options: Options,
+    /// The project's value layers as the test of inactive facets read them while
+    /// loading: composing reads these, not the files again, so the test and the
+    /// composition see the same values even if a file changes in between.
+    layers_read: Option<Vec<Layer>>,
 }
 
 impl Session {
@@ -301,6 +307,7 @@ impl Session {
         // The schema compiled for the test is the session's (compiling can take longer
         // than the rest of a small template's load).
         let compiled = std::cell::OnceCell::new();
+        let layers_read = std::cell::OnceCell::new();
         let mut template = if prunable {
             let deferred = TerraformOutputs::Deferred;
             let pruning = |schema: Option<&crate::yaml::Node>| {
@@ -311,7 +318,15 @@ impl Session {
                     limits: options.limits,
                     precedence: options.precedence,
                 };
-                inactive_test(&project, &options, &sources, schema, &compiled, with)
+                inactive_test(
+                    &project,
+                    &options,
+                    &sources,
+                    schema,
+                    &compiled,
+                    &layers_read,
+                    with,
+                )
             };
             crate::template::load_pruned(
                 project.template.clone(),
@@ -348,6 +363,7 @@ impl Session {
             schema,
             engine,
             options,
+            layers_read: layers_read.into_inner(),
         })
     }
 
@@ -370,6 +386,11 @@ impl Session {
     }
 
     fn layers_of(&self, project: &Project) -> Result<Vec<Layer>, Vec<Diagnostic>> {
+        if let Some(read) = self.layers_read.as_ref() {
+            if std::ptr::eq(project, &self.project) {
+                return Ok(read.clone());
+            }
+        }
         project
             .layers(&self.options.locate, &self.options.cwd, &self.files)
             .map_err(|d| vec![d])

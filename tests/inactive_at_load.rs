@@ -180,3 +180,25 @@ fn an_inactive_facets_mistakes_are_still_errors() {
     "})
         .run();
 }
+
+/// The test of which facets can stay hollow reads the context's values while the
+/// template loads; composing then uses what it read rather than reading the files
+/// again, so the two cannot see different values (a file changed in between), and
+/// the values file is registered once.
+#[test]
+fn the_context_values_are_read_once() {
+    use bpc::files::{FileId, FileMap};
+    use bpc::session::{Options, Session};
+    use std::sync::Arc;
+    let composed = with_inactive_fillers(Test::new()).compose().run();
+    let mut options = Options::at(composed.root.as_path());
+    options.one_composition = true;
+    let files = Arc::new(FileMap::new());
+    let session = Session::open(options, files.clone()).expect("the project loads");
+    session.compose().expect("the context composes");
+    let values_files = (0..files.len())
+        .filter_map(|i| files.path(FileId(i as u32)))
+        .filter(|path| path.ends_with("values.yaml"))
+        .count();
+    assert_eq!(values_files, 1);
+}
