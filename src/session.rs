@@ -59,6 +59,10 @@ pub struct Options {
     /// facets certainly inactive there are kept hollow at load, which saves the
     /// memory of their trees (`template::prune`). Nothing else may be asked of it.
     pub one_composition: bool,
+    /// Whether compositions keep the text of each `${…}` behind a value for
+    /// `explain`: runs that write their blueprints and exit (`compose`, `render`, one
+    /// context or all) drop them.
+    pub expression_texts: ExpressionTexts,
 }
 
 impl Options {
@@ -430,12 +434,7 @@ impl Session {
             overlay,
             context_patches,
             cycles,
-            // A composition written once is never explained.
-            expression_texts: if self.options.one_composition {
-                ExpressionTexts::Dropped
-            } else {
-                ExpressionTexts::Kept
-            },
+            expression_texts: self.options.expression_texts,
         })
     }
 

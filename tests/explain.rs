@@ -292,3 +292,40 @@ fn values_bpc_sets_itself_name_their_rule() {
     "#}
     );
 }
+
+/// Only `explain` shows the `${…}` text behind a value, so a run that writes its
+/// blueprint and exits (`bpc compose`, `bpc render`) composes without keeping them;
+/// every other session keeps them.
+#[test]
+fn the_expression_behind_a_value_is_kept_only_where_it_may_be_explained() {
+    use bpc::compose::ExpressionTexts;
+    use bpc::files::FileMap;
+    use bpc::session::{Options, Session};
+    use std::sync::Arc;
+    let facet = format!(
+        "{FACET_HEAD}metadata:\n  name: net\nterraform:\n  - name: network\n    path: net\n    inputs:\n      region: \"${{region ?? 'eu-west-1'}}\"\n"
+    );
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/net.yaml", facet.as_str()),
+    ]);
+    let expression_of_region = |texts| {
+        let options = Options {
+            expression_texts: texts,
+            ..Options::at(dir.path())
+        };
+        let session = Session::open(options, Arc::new(FileMap::new())).expect("loads");
+        let composition = session.compose().expect("composes");
+        let network = &composition.terraform.components["network"];
+        let region = network
+            .get("inputs")
+            .and_then(|inputs| inputs.get("region"))
+            .expect("the region input");
+        composition.origins.get(region.origin()).expression
+    };
+    assert_eq!(
+        expression_of_region(ExpressionTexts::Kept).as_deref(),
+        Some("${region ?? 'eu-west-1'}")
+    );
+    assert_eq!(expression_of_region(ExpressionTexts::Dropped), None);
+}

@@ -5,8 +5,9 @@
 use super::args::ProjectArgs;
 use super::terminal::report;
 use crate::all_contexts::{ContextRun, Done, Selection};
+use crate::compose::ExpressionTexts;
 use crate::files::{Diagnostic, FileMap};
-use crate::session::Session;
+use crate::session::{Options, Session};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -53,7 +54,11 @@ fn open_session(
         context: Vec::new(),
         ..project.clone()
     };
-    let options = shared.session_options(None, terraform_outputs)?;
+    let options = Options {
+        // Each composition is written and forgotten: nothing will explain it.
+        expression_texts: ExpressionTexts::Dropped,
+        ..shared.session_options(None, terraform_outputs)?
+    };
     Session::open(options, files.clone())
 }
 
