@@ -15,7 +15,7 @@ use super::reentry::{Reenter, Reentry};
 use super::scope::Peek;
 use super::scope::Scope;
 use crate::value::depth::{too_deep_message, DepthCheck, MAX_VALUE_DEPTH};
-use crate::value::{map_get, map_get_hashed, Map, Value};
+use crate::value::{Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -85,7 +85,7 @@ static NIL: Value = Value::Nil;
 fn member<'v>(base: &'v Value, key: &str) -> Option<&'v Value> {
     match base {
         Value::Nil => Some(&NIL),
-        Value::Map(m) => Some(map_get(m, key).unwrap_or(&NIL)),
+        Value::Map(m) => Some(m.get(key).unwrap_or(&NIL)),
         _ => None,
     }
 }
@@ -94,7 +94,7 @@ fn member<'v>(base: &'v Value, key: &str) -> Option<&'v Value> {
 fn member_key<'v>(base: &'v Value, key: &Key) -> Option<&'v Value> {
     match base {
         Value::Nil => Some(&NIL),
-        Value::Map(m) => Some(map_get_hashed(m, &key.name, key.hash).unwrap_or(&NIL)),
+        Value::Map(m) => Some(m.get_hashed(&key.name, key.hash).unwrap_or(&NIL)),
         _ => None,
     }
 }

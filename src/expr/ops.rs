@@ -2,7 +2,7 @@
 //! package: integer arithmetic wraps, `/` and `**` give floats, equality is numeric
 //! across number types and deep (with exact types) for maps, member access is nil-safe.
 
-use crate::value::{map_get, Equality, Value};
+use crate::value::{Equality, Value};
 use std::cmp::Ordering;
 
 /// Go's `%T` name of a value, for error messages that mirror Windsor's.
@@ -233,7 +233,7 @@ pub fn fetch(base: &Value, key: &Value) -> Result<Value, String> {
     match base {
         Value::Nil => Ok(Value::Nil),
         Value::Map(m) => match key {
-            Value::Str(k) => Ok(map_get(m, k).cloned().unwrap_or(Value::Nil)),
+            Value::Str(k) => Ok(m.get(k).cloned().unwrap_or(Value::Nil)),
             other => Err(format!(
                 "reflect.Value.MapIndex: value of type {} is not assignable to type string",
                 go_type(other)

@@ -73,7 +73,7 @@ impl Pred {
 }
 
 /// A constant member name with its hash under the maps' hasher, computed at compile
-/// time so a run looks it up without hashing it ([`crate::value::map_get_hashed`]).
+/// time so a run looks it up without hashing it ([`crate::value::ordered_map::OrderedMap::get_hashed`]).
 pub struct Key {
     pub name: Arc<str>,
     pub hash: u64,

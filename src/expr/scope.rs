@@ -3,7 +3,7 @@
 //! values lazily (config blocks are computed on first read, docs/semantics.md S6).
 
 use super::error::ExprError;
-use crate::value::{map_get_hashed, Map, Value};
+use crate::value::{Map, Value};
 
 pub trait Scope {
     /// Resolves a chain of constant member accesses starting at a root name
@@ -60,7 +60,7 @@ impl Scope for Map {
     }
 
     fn peek_hashed(&self, root: &str, hash: u64) -> Peek<'_> {
-        match map_get_hashed(self, root, hash) {
+        match self.get_hashed(root, hash) {
             Some(v) => Peek::Value(v),
             None => Peek::Undefined,
         }

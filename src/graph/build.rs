@@ -20,7 +20,9 @@ pub fn build(
     files: &FileMap,
 ) -> Result<Graph, Diagnostic> {
     let reasons = Reasons::new(composition, template, files);
-    let context = crate::value::map_get(&composition.context, "context")
+    let context = composition
+        .context
+        .get("context")
         .and_then(Value::as_str)
         .map(str::to_string)
         .or_else(|| {

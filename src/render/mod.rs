@@ -198,7 +198,7 @@ fn local_source_warnings(composition: &Composition) -> Vec<Diagnostic> {
 /// A value at a dotted path of a map.
 pub(crate) fn lookup<'v>(map: &'v Map, path: &[&str]) -> Option<&'v Value> {
     let (first, rest) = path.split_first()?;
-    let v = crate::value::map_get(map, first)?;
+    let v = map.get(first)?;
     if rest.is_empty() {
         Some(v)
     } else {

@@ -26,10 +26,11 @@ use std::sync::Arc;
 /// expression).
 pub type Map = ordered_map::OrderedMap<Arc<str>, Value>;
 
-/// The hasher of every [`Map`]: foldhash keyed with its process-wide random seed, so
-/// collisions stay out of an attacker's reach, and one key hashes the same in every
-/// map of the process. That lets a compiled expression hash its constant member names
-/// once ([`key_hash`]) and look them up with [`map_get_hashed`] on every run.
+/// The hasher of every indexed [`Map`] (one of more than eight entries): foldhash
+/// keyed with its process-wide random seed, so collisions stay out of an attacker's
+/// reach, and one key hashes the same in every map of the process. That lets a
+/// compiled expression hash its constant member names once ([`key_hash`]) and look
+/// them up with [`ordered_map::OrderedMap::get_hashed`] on every run.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct KeyHasher;
 
@@ -45,7 +46,7 @@ impl std::hash::BuildHasher for KeyHasher {
     }
 }
 
-/// The hash a [`Map`] gives `key`, for [`map_get_hashed`].
+/// The hash a [`Map`] gives `key`, for [`ordered_map::OrderedMap::get_hashed`].
 pub fn key_hash(key: &str) -> u64 {
     use std::hash::BuildHasher;
     KeyHasher.hash_one(key)
@@ -77,17 +78,6 @@ pub fn str_eq(a: &str, b: &str) -> bool {
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         _ => a == b,
     }
-}
-
-/// `m[key]`, the way member access reads maps.
-pub fn map_get<'m>(m: &'m Map, key: &str) -> Option<&'m Value> {
-    m.get(key)
-}
-
-/// [`map_get`] with the key's hash computed beforehand by [`key_hash`].
-#[inline]
-pub fn map_get_hashed<'m>(m: &'m Map, key: &str, hash: u64) -> Option<&'m Value> {
-    m.get_hashed(key, hash)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -190,14 +180,6 @@ impl From<String> for Value {
 mod tests {
     use super::*;
 
-    fn map_of(n: usize) -> Map {
-        (0..n)
-            .map(|i| (Arc::from(format!("k{i}")), Value::Int(i as i64)))
-            .collect()
-    }
-
-    /// Small maps are scanned, larger ones hashed: both must find every key and
-    /// nothing else.
     #[test]
     fn str_eq_is_byte_equality() {
         let words = [
@@ -227,22 +209,5 @@ mod tests {
         }
         assert!(!str_eq("abcdefgX", "abcdefgY"));
         assert!(!str_eq("Xbcdefghijk", "Ybcdefghijk"));
-    }
-
-    #[test]
-    fn map_get_scans_and_hashes_alike() {
-        for n in [0, 1, ordered_map::SCAN_LEN, ordered_map::SCAN_LEN + 1, 40] {
-            let m = map_of(n);
-            for i in 0..n {
-                let k = format!("k{i}");
-                assert!(matches!(map_get(&m, &k), Some(Value::Int(x)) if *x == i as i64));
-                assert!(
-                    matches!(map_get_hashed(&m, &k, key_hash(&k)), Some(Value::Int(x)) if *x == i as i64)
-                );
-            }
-            assert!(map_get(&m, "k").is_none());
-            assert!(map_get_hashed(&m, "k", key_hash("k")).is_none());
-            assert!(map_get(&m, &format!("k{n}")).is_none());
-        }
     }
 }

@@ -404,6 +404,23 @@ mod tests {
         }
     }
 
+    /// Small maps are scanned, larger ones hashed: both must find every key and
+    /// nothing else, with the key's hash computed here or beforehand.
+    #[test]
+    fn every_key_found_small_or_large() {
+        for n in [0, 1, SCAN_LEN, SCAN_LEN + 1, 40] {
+            let map: OrderedMap<String, usize> = (0..n).map(|i| (format!("k{i}"), i)).collect();
+            for i in 0..n {
+                let k = format!("k{i}");
+                assert_eq!(map.get(&k), Some(&i));
+                assert_eq!(map.get_hashed(&k, key_hash(&k)), Some(&i));
+            }
+            assert_eq!(map.get("k"), None);
+            assert_eq!(map.get_hashed("k", key_hash("k")), None);
+            assert_eq!(map.get(&format!("k{n}")), None);
+        }
+    }
+
     #[test]
     fn equality_ignores_order() {
         let a: OrderedMap<&str, i32> = [("x", 1), ("y", 2)].into_iter().collect();

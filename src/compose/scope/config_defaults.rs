@@ -123,7 +123,7 @@ pub fn after_schema(map: &mut Map) {
 
 /// Sets `key` when it is absent.
 fn fill(map: &mut Map, key: &str, value: Value) {
-    if crate::value::map_get(map, key).is_none() {
+    if map.get(key).is_none() {
         map.insert(key.into(), value);
     }
 }
@@ -151,7 +151,7 @@ fn fill_path(map: &mut Map, path: &[&str], value: &str) {
 
 fn lookup<'m>(map: &'m Map, path: &[&str]) -> Option<&'m Value> {
     let (first, rest) = path.split_first()?;
-    let v = crate::value::map_get(map, first)?;
+    let v = map.get(first)?;
     if rest.is_empty() {
         Some(v)
     } else {
