@@ -60,6 +60,14 @@ impl Fixture {
     }
 
     /// One more layer of context values, from YAML text.
+    /// The template as one loaded for a single composition: its facets' component
+    /// bodies lent to collection (`template::bodies`).
+    pub fn lending(mut self) -> Fixture {
+        let bodies = crate::template::bodies::Bodies::lend(&mut self.template.facets);
+        self.template.bodies = Some(bodies);
+        self
+    }
+
     pub fn values(mut self, name: &str, yaml: &str) -> Fixture {
         let file = self.template.files.add(name, yaml);
         let node = crate::yaml::parse(yaml, file).expect("the fixture's values parse");

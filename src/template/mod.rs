@@ -1,6 +1,7 @@
 //! Stage 1, load: a template directory or archive into facets, schema and base
 //! blueprint (docs/semantics.md S2, S3).
 
+pub mod bodies;
 pub(crate) mod facet;
 pub(crate) mod fields;
 pub(crate) mod identity;
@@ -20,7 +21,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Everything composition reads from a template. Immutable once loaded, so many
-/// compositions (test cases, contexts) can share one.
+/// compositions (test cases, contexts) can share one; one loaded for a single
+/// composition lends that composition its component bodies ([`bodies`]), and any
+/// later one reads them again from the files.
 pub struct Template {
     pub tree: Arc<FileTree>,
     pub files: Arc<FileMap>,
@@ -42,6 +45,9 @@ pub struct Template {
     /// Some facets were left hollow at load ([`prune`]): activation checks that none
     /// of them applies.
     pub has_hollow_facets: bool,
+    /// Loaded for one composition: the facets' component bodies, lent to it
+    /// ([`bodies`]); their entries hold null nodes.
+    pub bodies: Option<bodies::Bodies>,
 }
 
 /// A template pulled from an `oci://` source.
@@ -704,6 +710,7 @@ pub(crate) fn load_facets(
     }
 
     facets.sort_by(|a, b| (a.ordinal, &a.name, &a.path).cmp(&(b.ordinal, &b.name, &b.path)));
+    let bodies = pruning.map(|_| bodies::Bodies::lend(&mut facets));
 
     let (errors, warnings): (Vec<_>, Vec<_>) = diagnostics.into_iter().partition(|d| d.is_error());
     if !errors.is_empty() {
@@ -719,6 +726,7 @@ pub(crate) fn load_facets(
         upstream: Vec::new(),
         published: None,
         has_hollow_facets,
+        bodies,
     })
 }
 

@@ -21,6 +21,7 @@ use crate::compose::shared::tracked::{Tracked, TrackedMap};
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::files::Diagnostic;
+use crate::template::bodies::FacetBodies;
 use crate::template::fields::{canonical, field_for, Eval, Field};
 use crate::template::identity::merge_key;
 use crate::template::{ComponentEntry, ComponentKind, FacetId, Strategy, Template, TemplateId};
@@ -226,11 +227,32 @@ pub fn collect_facet(
     let mut contributions = Vec::new();
     let mut exclusions = Vec::new();
     let facet = &template.facets[i];
+    // A template loaded for this one composition lent it the bodies: dropped at the
+    // end of this step, on this thread, whose next allocations reuse their memory.
+    let bodies = match &template.bodies {
+        Some(bodies) => match bodies.take(i, facet, &template.files) {
+            Ok(bodies) => bodies,
+            Err(d) => {
+                c.errors.push(d);
+                return Step {
+                    errors: c.errors,
+                    spent: c.spent,
+                    ..Step::default()
+                };
+            }
+        },
+        None => FacetBodies::InFacet(facet),
+    };
+    let entries = facet
+        .components
+        .iter()
+        .enumerate()
+        .map(|(k, entry)| (entry, bodies.get(k).unwrap_or(&entry.node)));
     if activated.outcome[i] == Activation::Inactive {
         let reason: Arc<str> = Arc::from(format!("facet `{}` is not active", facet.name));
         let when = facet.when.clone().map(Arc::new);
-        for entry in &facet.components {
-            if let Some(id) = identity(entry.kind, &entry.node) {
+        for (entry, node) in entries {
+            if let Some(id) = identity(entry.kind, node) {
                 exclusions.push(Exclusion {
                     kind: entry.kind,
                     id: Arc::from(id),
@@ -244,11 +266,11 @@ pub fn collect_facet(
             }
         }
     } else {
-        for entry in &facet.components {
-            match c.facet_component(i, entry) {
+        for (entry, node) in entries {
+            match c.facet_component(i, entry, node) {
                 Ok(Some(contribution)) => contributions.push(contribution),
                 Ok(None) => {
-                    if let Some(id) = identity(entry.kind, &entry.node) {
+                    if let Some(id) = identity(entry.kind, node) {
                         exclusions.push(Exclusion {
                             kind: entry.kind,
                             id: Arc::from(id),
@@ -331,10 +353,11 @@ impl<'t> Collector<'_, 't> {
         &mut self,
         facet_index: usize,
         entry: &ComponentEntry,
+        node: &Node,
     ) -> Result<Option<Contribution>, Diagnostic> {
         let facet = &self.template.facets[facet_index];
         let host = self.resolver.host_for(facet_index);
-        let id = identity(entry.kind, &entry.node).unwrap_or_default();
+        let id = identity(entry.kind, node).unwrap_or_default();
         // What messages call the component: written only if one is.
         let what = || format!("{} `{id}` of facet `{}`", entry.kind.noun(), facet.name);
         if let Some(cond) = &entry.when {
@@ -357,15 +380,14 @@ impl<'t> Collector<'_, 't> {
         });
         let entry_origin = Origin {
             contributor,
-            span: entry.node.span,
+            span: node.span,
             ordinal,
             strategy: entry.strategy,
             expression: None,
             deferred: false,
         };
         let origin = self.origins.add(entry_origin.clone());
-        let (fields, identity_only) =
-            self.fields(entry.kind, &entry.node, &host, &entry_origin, &what)?;
+        let (fields, identity_only) = self.fields(entry.kind, node, &host, &entry_origin, &what)?;
         Ok(Some(Contribution {
             kind: entry.kind,
             id: Arc::from(id),

@@ -351,34 +351,44 @@ mod tests {
         format!("{step:#?}\n{table:#?}")
     }
 
+    /// The same template loaded whole, and loaded for one composition: its bodies
+    /// lent to the first collection, and read again from the files by every later
+    /// one (including the facets collected again after an error or the budget).
+    fn whole_and_lending(n: usize, faulty: &[usize]) -> [Fixture; 2] {
+        [template(n, faulty), template(n, faulty).lending()]
+    }
+
     #[test]
     fn several_threads_collect_what_one_collects_with_the_same_origin_ids() {
-        let fx = template(23, &[]);
-        let one = collected(&fx, 1, None);
+        let one = collected(&template(23, &[]), 1, None);
         assert!(one.contains("tf22") && one.contains("aws-21"), "{one}");
-        for threads in [2, 3, 8, 40] {
-            assert_eq!(collected(&fx, threads, None), one, "{threads} threads");
+        for fx in whole_and_lending(23, &[]) {
+            for threads in [1, 2, 3, 8, 40] {
+                assert_eq!(collected(&fx, threads, None), one, "{threads} threads");
+            }
         }
     }
 
     #[test]
     fn errors_in_later_runs_are_reported_as_one_thread_reports_them() {
-        let fx = template(23, &[2, 17, 21]);
-        let one = collected(&fx, 1, None);
+        let one = collected(&template(23, &[2, 17, 21]), 1, None);
         assert!(one.matches("nope").count() >= 3, "{one}");
-        for threads in [2, 3, 8] {
-            assert_eq!(collected(&fx, threads, None), one, "{threads} threads");
+        for fx in whole_and_lending(23, &[2, 17, 21]) {
+            for threads in [2, 1, 3, 8] {
+                assert_eq!(collected(&fx, threads, None), one, "{threads} threads");
+            }
         }
     }
 
     #[test]
     fn the_budget_is_crossed_where_one_thread_crosses_it() {
-        let fx = template(23, &[]);
         // The 23 facets use about 550 bytes: 450 is crossed in the last run.
-        let one = collected(&fx, 1, Some(450));
+        let one = collected(&template(23, &[]), 1, Some(450));
         assert!(one.contains("output budget"), "{one}");
-        for threads in [2, 3, 8] {
-            assert_eq!(collected(&fx, threads, Some(450)), one, "{threads} threads");
+        for fx in whole_and_lending(23, &[]) {
+            for threads in [2, 1, 3, 8] {
+                assert_eq!(collected(&fx, threads, Some(450)), one, "{threads} threads");
+            }
         }
     }
 }

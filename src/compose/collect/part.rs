@@ -4,7 +4,7 @@
 
 use super::facet_outputs::{self, FacetOutputs};
 use super::requires;
-use super::{collect, identity, Contribution, Exclusion};
+use super::{collect, Contribution, Exclusion};
 use crate::compose::activate::Activated;
 use crate::compose::config::{self, BlockRecord, Resolver};
 use crate::compose::shared::origin::Origins;
@@ -132,9 +132,11 @@ pub(crate) fn owners_with<'t>(
     let mut owners = Vec::new();
     // Owners without requirements are left out: they would check nothing, and
     // describing each of them (a string per component) was most of this stage.
-    // Which (kind, facet, position) made it into the contributions: a set, built only
-    // if a component has requirements, so this stays linear in the components.
-    let mut included: Option<std::collections::HashSet<_>> = None;
+    // Which (kind, facet, position) made it into the contributions, and as what: a
+    // map, built only if a component has requirements, so this stays linear in the
+    // components. The identity is the contribution's: a template loaded for one
+    // composition lent it the component's body (`template::bodies`).
+    let mut included: Option<std::collections::HashMap<_, &str>> = None;
     for &i in &activation.active {
         let facet = &template.facets[i];
         if !facet.requires.is_empty() {
@@ -167,13 +169,12 @@ pub(crate) fn owners_with<'t>(
             let included = included.get_or_insert_with(|| {
                 contributions
                     .iter()
-                    .map(|k| (k.kind, k.order.1, k.order.2))
+                    .map(|k| ((k.kind, k.order.1, k.order.2), &*k.id))
                     .collect()
             });
-            if !included.contains(&(c.kind, i + 1, c.position)) {
+            let Some(id) = included.get(&(c.kind, i + 1, c.position)) else {
                 continue;
-            }
-            let id = identity(c.kind, &c.node).unwrap_or_default();
+            };
             owners.push(requires::Owner {
                 facet: i,
                 what: format!("{} `{id}` of facet `{}`", c.kind.noun(), facet.name),
