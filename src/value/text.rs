@@ -404,6 +404,15 @@ fn reads_as_other_scalar(s: &str, plain: Plain) -> bool {
 /// Whether `s` without its underscores parses as a Rust `f64` (copied only when it
 /// has underscores to drop).
 fn parses_as_float(s: &str) -> bool {
+    // The only floats Rust reads that start with a letter are `inf`, `infinity` and
+    // `nan` (any case); dropping underscores does not change the first letter. Most
+    // strings written start with some other letter: no copy, no parse.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() && !matches!(b, b'i' | b'I' | b'n' | b'N'))
+    {
+        return false;
+    }
     if s.contains('_') {
         s.replace('_', "").parse::<f64>().is_ok()
     } else {
@@ -493,6 +502,44 @@ fn sexagesimal(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A word Rust reads as a float (`inf`, `infinity`, `nan`) in any case, with
+    /// underscores anywhere, or almost such a word.
+    fn float_words() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            Just("inf"),
+            Just("infinity"),
+            Just("nan"),
+            Just("na"),
+            Just("infinit")
+        ];
+        (word, any::<u64>(), any::<u64>()).prop_map(|(word, case, gaps)| {
+            let mut out = String::new();
+            for (k, c) in word.chars().enumerate() {
+                if gaps >> k & 1 == 1 {
+                    out.push('_');
+                }
+                out.push(if case >> k & 1 == 1 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                });
+            }
+            out
+        })
+    }
+
+    proptest! {
+        /// The shortcut for strings that start with a letter answers as parsing does.
+        #[test]
+        fn a_float_is_recognised_as_parsing_recognises_it(
+            s in prop_oneof![float_words(), "[a-zA-Z_.+-][a-zA-Z0-9_.+-]{0,9}"]
+        ) {
+            let parsed = s.replace('_', "").parse::<f64>().is_ok();
+            prop_assert_eq!(parses_as_float(&s), parsed, "{}", s);
+        }
+    }
 
     #[test]
     fn floats_in_each_dialect() {
