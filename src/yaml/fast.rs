@@ -600,24 +600,26 @@ impl<'a> Reader<'a, '_> {
         let mut out: Option<String> = None;
         let mut seg = i + 1;
         let mut r = i + 1;
+        // Each step jumps to the next byte that matters (most scalars are an
+        // expression with no escape: one search finds the closing quote).
         if b[i] == b'\'' {
             loop {
-                match b.get(r)? {
+                r += memchr::memchr2(b'\'', b'\n', b.get(r..)?)?;
+                match b[r] {
                     b'\'' if self.at(r + 1) == b'\'' => {
                         out.get_or_insert_with(String::new).push_str(&text[seg..=r]);
                         r += 2;
                         seg = r;
                     }
                     b'\'' => break,
-                    b'\n' => return None,
-                    _ => r += 1,
+                    _ => return None,
                 }
             }
         } else {
             loop {
-                match b.get(r)? {
+                r += memchr::memchr3(b'"', b'\n', b'\\', b.get(r..)?)?;
+                match b[r] {
                     b'"' => break,
-                    b'\n' => return None,
                     b'\\' => {
                         let buf = out.get_or_insert_with(String::new);
                         buf.push_str(&text[seg..r]);
@@ -626,7 +628,7 @@ impl<'a> Reader<'a, '_> {
                         r += 1 + len;
                         seg = r;
                     }
-                    _ => r += 1,
+                    _ => return None,
                 }
             }
         }
