@@ -7,6 +7,7 @@ mod common;
 
 mod all_contexts;
 mod attack;
+mod bodies_lent;
 mod check;
 mod completions;
 mod compose_errors;
