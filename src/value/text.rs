@@ -301,6 +301,28 @@ pub enum Plain {
 /// Whether `s`, written plain, would read back as something else (or not parse): then
 /// the writer double-quotes it.
 pub fn needs_quotes(s: &str, plain: Plain) -> bool {
+    // Most strings a blueprint holds are names, words and paths: answered at a glance.
+    if plain == Plain::Bpc && plain_word(s) {
+        return false;
+    }
+    quoted_by_rules(s, plain)
+}
+
+/// A name, word or path that every reader takes as the string it is: longer than any
+/// keyword (`false`, five letters), starting with a letter other than `i` and `n`
+/// (which begin `inf` and `nan`), and made only of ASCII letters, digits, `-`, `_`,
+/// `.` and `/` (no indicator, no `: `, no ` #`, nothing a number or date needs first).
+fn plain_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() > 5
+        && b[0].is_ascii_alphabetic()
+        && !matches!(b[0], b'i' | b'I' | b'n' | b'N')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'/'))
+}
+
+/// [`needs_quotes`] by the rules, for any string.
+fn quoted_by_rules(s: &str, plain: Plain) -> bool {
     let Some(first) = s.chars().next() else {
         return true;
     };
@@ -531,6 +553,19 @@ mod tests {
     }
 
     proptest! {
+        /// The glance at names, words and paths answers as the rules do.
+        #[test]
+        fn a_plain_word_is_quoted_as_the_rules_say(
+            s in prop_oneof![
+                "[a-zA-Z][a-zA-Z0-9_./-]{4,12}",
+                "[a-zA-Z0-9_./:# -]{0,12}",
+                float_words(),
+                "(yes|no|on|off|true|false|null|Null|TRUE|FALSE)[a-z_]{0,3}",
+            ]
+        ) {
+            prop_assert_eq!(needs_quotes(&s, Plain::Bpc), quoted_by_rules(&s, Plain::Bpc), "{}", s);
+        }
+
         /// The shortcut for strings that start with a letter answers as parsing does.
         #[test]
         fn a_float_is_recognised_as_parsing_recognises_it(
