@@ -17,7 +17,7 @@
 use super::facet::Facet;
 use super::parse_facet;
 use crate::files::{Diagnostic, FileMap};
-use crate::yaml::{Interner, Node, NodeKind};
+use crate::yaml::{Interner, Node};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// The bodies moved out of each facet of a template, by facet index.
@@ -66,14 +66,7 @@ impl Bodies {
                         .iter_mut()
                         .map(|entry| {
                             let span = entry.node.span;
-                            std::mem::replace(
-                                &mut entry.node,
-                                Node {
-                                    kind: NodeKind::Null,
-                                    span,
-                                    style: None,
-                                },
-                            )
+                            std::mem::replace(&mut entry.node, Node::placeholder(span))
                         })
                         .collect();
                     Mutex::new(Slot::Lent(nodes))

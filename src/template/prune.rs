@@ -64,11 +64,7 @@ pub fn hollow(facet: Facet) -> Facet {
 
 fn hollow_block(block: ConfigBlock) -> ConfigBlock {
     ConfigBlock {
-        body: Node {
-            kind: NodeKind::Null,
-            span: block.body.span,
-            style: None,
-        },
+        body: Node::placeholder(block.body.span),
         requires: Vec::new(),
         ..block
     }

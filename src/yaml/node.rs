@@ -58,6 +58,16 @@ pub struct Node {
 }
 
 impl Node {
+    /// A null node at `span`, standing in for a body taken away: a hollow facet's
+    /// config block, a component body lent to collection.
+    pub fn placeholder(span: Span) -> Node {
+        Node {
+            kind: NodeKind::Null,
+            span,
+            style: None,
+        }
+    }
+
     pub fn get(&self, key: &str) -> Option<&Node> {
         match &self.kind {
             NodeKind::Map(entries) => entries
