@@ -4,27 +4,32 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// `f` applied to every item on up to `threads` scoped threads; results in item order.
-/// A panic in `f` is passed on to the caller once every thread has stopped.
+/// `f` applied to every item on up to `threads` threads, the calling thread one of
+/// them; results in item order. A panic in `f` is passed on to the caller once every
+/// thread has stopped.
 pub fn map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let workers = threads.clamp(1, items.len().max(1));
+    let claim = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            done.push((i, f(item)));
+        }
+        done
+    };
     let mut indexed: Vec<(usize, R)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
+        let handles: Vec<_> = (1..workers)
             .map(|_| {
                 s.spawn(|| {
                     crate::heap::worker_started();
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        done.push((i, f(item)));
-                    }
-                    done
+                    claim()
                 })
             })
             .collect();
         let mut all = Vec::with_capacity(items.len());
+        all.extend(claim());
         for handle in handles {
             match handle.join() {
                 Ok(done) => all.extend(done),
@@ -102,6 +107,24 @@ mod tests {
             assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
         }
         assert!(super::map(&[] as &[u32], 4, |n| *n).is_empty());
+    }
+
+    #[test]
+    fn the_calling_thread_is_one_of_the_threads() {
+        // Its heap is where the rest of the run allocates: work done there leaves no
+        // freed memory in another thread's heap (and one thread starts no other).
+        let caller = std::thread::current().id();
+        let items: Vec<u32> = (0..100).collect();
+        let on = super::map(&items, 1, |_| std::thread::current().id());
+        assert!(on.iter().all(|&id| id == caller));
+        // On two threads, both take items as long as there are items left.
+        let slow = |_: &u32| {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            std::thread::current().id()
+        };
+        let on = super::map(&items, 2, slow);
+        assert!(on.contains(&caller));
+        assert!(on.iter().any(|&id| id != caller));
     }
 
     #[test]

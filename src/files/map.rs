@@ -103,6 +103,10 @@ impl SourceFile {
     }
 }
 
+/// What a [`FileMap`] will hold of a text read from disk ([`FileMap::holding`]).
+#[derive(Debug)]
+pub struct Held(SourceText);
+
 #[derive(Debug, Default)]
 pub struct FileMap {
     files: RwLock<Vec<Arc<SourceFile>>>,
@@ -164,7 +168,29 @@ impl FileMap {
 
     /// Registers a file; `path` is how diagnostics name it (relative where possible).
     pub fn add(&self, path: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
-        let file = Arc::new(SourceFile::new(path, text));
+        self.add_held(path, Held(SourceText::Kept(text.into())))
+    }
+
+    /// What this map will hold of `text`, read from `disk` (`None`: not from disk)
+    /// and about to be parsed: the text itself, or, in a map [letting go of
+    /// texts](FileMap::letting_go_of_texts), only what reads it again (its length and
+    /// hash). Made on the thread that read the text, which hashes it; registered in
+    /// order with [`FileMap::add_held`]. The caller's text is then the only copy, let
+    /// go of when the caller has parsed it.
+    pub fn holding(&self, text: &Arc<str>, disk: Option<PathBuf>) -> Held {
+        Held(match disk.filter(|_| self.let_go) {
+            Some(disk) => SourceText::on_disk(text, disk),
+            None => SourceText::Kept(Arc::clone(text)),
+        })
+    }
+
+    /// Registers a file of which the map holds `held` ([`FileMap::holding`]).
+    pub fn add_held(&self, path: impl Into<String>, held: Held) -> FileId {
+        let file = Arc::new(SourceFile {
+            path: path.into(),
+            text: held.0,
+            line_starts: OnceLock::new(),
+        });
         let mut files = self.files.write().unwrap_or_else(|p| p.into_inner());
         files.push(file);
         FileId((files.len() - 1) as u32)
