@@ -16,7 +16,7 @@ use crate::compose::schema::Schema;
 use crate::compose::scope::Layer;
 use crate::compose::shared::inputs::Expressions;
 pub use crate::compose::Memo;
-use crate::compose::{Composition, Cycles, ExpressionTexts, Inputs, Limits};
+use crate::compose::{Composition, Cycles, ForExplain, Inputs, Limits};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
@@ -59,10 +59,10 @@ pub struct Options {
     /// facets certainly inactive there are kept hollow at load, which saves the
     /// memory of their trees (`template::prune`). Nothing else may be asked of it.
     pub one_composition: bool,
-    /// Whether compositions keep the text of each `${…}` behind a value for
-    /// `explain`: runs that write their blueprints and exit (`compose`, `render`, one
-    /// context or all) drop them.
-    pub expression_texts: ExpressionTexts,
+    /// Whether compositions keep what only `explain` shows (the text of each `${…}`
+    /// behind a value, what each contribution said): runs that write their
+    /// blueprints and exit (`compose`, `render`, one context or all) drop it.
+    pub for_explain: ForExplain,
 }
 
 impl Options {
@@ -434,7 +434,7 @@ impl Session {
             overlay,
             context_patches,
             cycles,
-            expression_texts: self.options.expression_texts,
+            for_explain: self.options.for_explain,
         })
     }
 

@@ -298,7 +298,7 @@ fn values_bpc_sets_itself_name_their_rule() {
 /// every other session keeps them.
 #[test]
 fn the_expression_behind_a_value_is_kept_only_where_it_may_be_explained() {
-    use bpc::compose::ExpressionTexts;
+    use bpc::compose::ForExplain;
     use bpc::files::FileMap;
     use bpc::session::{Options, Session};
     use std::sync::Arc;
@@ -311,7 +311,7 @@ fn the_expression_behind_a_value_is_kept_only_where_it_may_be_explained() {
     ]);
     let expression_of_region = |texts| {
         let options = Options {
-            expression_texts: texts,
+            for_explain: texts,
             ..Options::at(dir.path())
         };
         let session = Session::open(options, Arc::new(FileMap::new())).expect("loads");
@@ -324,8 +324,8 @@ fn the_expression_behind_a_value_is_kept_only_where_it_may_be_explained() {
         composition.origins.get(region.origin()).expression
     };
     assert_eq!(
-        expression_of_region(ExpressionTexts::Kept).as_deref(),
+        expression_of_region(ForExplain::Kept).as_deref(),
         Some("${region ?? 'eu-west-1'}")
     );
-    assert_eq!(expression_of_region(ExpressionTexts::Dropped), None);
+    assert_eq!(expression_of_region(ForExplain::Dropped), None);
 }

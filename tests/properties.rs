@@ -222,7 +222,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         context_patches: None,
         cycles: Default::default(),
         precedence: Default::default(),
-        expression_texts: Default::default(),
+        for_explain: Default::default(),
     };
     let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;
     let terraform = composition

@@ -5,7 +5,7 @@ use super::contexts;
 use super::output::emit;
 use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
-use crate::compose::{Composition, ExpressionTexts};
+use crate::compose::{Composition, ForExplain};
 use crate::files::out_path::write_atomically;
 use crate::files::{Diagnostic, FileMap};
 use crate::session::{Options, Session};
@@ -136,7 +136,7 @@ fn compose_text(
         // `--provenance` reads the template as a whole.
         one_composition: !args.provenance,
         // Written and forgotten: nothing will explain it.
-        expression_texts: ExpressionTexts::Dropped,
+        for_explain: ForExplain::Dropped,
         ..args
             .project
             .session_options(env_context(), args.terraform_outputs.clone())?

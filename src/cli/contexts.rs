@@ -5,7 +5,7 @@
 use super::args::ProjectArgs;
 use super::terminal::report;
 use crate::all_contexts::{ContextRun, Done, Selection};
-use crate::compose::ExpressionTexts;
+use crate::compose::ForExplain;
 use crate::files::{Diagnostic, FileMap};
 use crate::session::{Options, Session};
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ fn open_session(
     };
     let options = Options {
         // Each composition is written and forgotten: nothing will explain it.
-        expression_texts: ExpressionTexts::Dropped,
+        for_explain: ForExplain::Dropped,
         ..shared.session_options(None, terraform_outputs)?
     };
     Session::open(options, files.clone())

@@ -6,7 +6,7 @@ use super::args::{env_context, ContextsArgs, Format, ProjectArgs, WatchArgs};
 use super::contexts;
 use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
-use crate::compose::ExpressionTexts;
+use crate::compose::ForExplain;
 use crate::files::{Diagnostic, FileMap};
 use crate::render::{self, ManifestFormat, Rendered};
 use crate::session::{Options, Session};
@@ -68,7 +68,7 @@ pub fn run(args: RenderArgs) -> ExitCode {
         .and_then(|options| {
             let options = Options {
                 one_composition: true,
-                expression_texts: ExpressionTexts::Dropped,
+                for_explain: ForExplain::Dropped,
                 ..options
             };
             Session::open(options, sources.clone())

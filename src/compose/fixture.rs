@@ -140,7 +140,11 @@ impl Fixture {
     /// Stages 2–6: the merged component lists.
     pub fn merged(&self, origins: &mut Origins) -> (Collected, Lists) {
         let mut collected = self.collected(origins);
-        let lists = merge::lists(std::mem::take(&mut collected.contributions), None);
+        let lists = merge::lists(
+            std::mem::take(&mut collected.contributions),
+            None,
+            crate::compose::shared::for_explain::ForExplain::Kept,
+        );
         (collected, lists)
     }
 

@@ -50,8 +50,8 @@ pub(crate) mod validate;
 pub use collect::memo;
 pub(crate) use finish::duration;
 pub(crate) use overlay::context_patches;
+pub use shared::for_explain::ForExplain;
 pub use shared::inputs::{Cycles, Limits};
-pub use shared::origin::ExpressionTexts;
 pub(crate) use shared::{blueprint, evaluate, origin, schema, tier_names, tracked};
 pub use shared::{budget, host, precedence};
 
@@ -94,10 +94,11 @@ pub struct Inputs<'a> {
     /// What a `dependsOn` cycle does: fail the composition, or (for `bpc graph`,
     /// which draws it) stay in [`Composition::cycles`].
     pub cycles: Cycles,
-    /// Whether the origins keep the text of each `${…}` that produced a value, which
-    /// only `explain` shows: kept unless the composition is written once and
-    /// forgotten (the incremental engine always keeps them).
-    pub expression_texts: ExpressionTexts,
+    /// Whether the composition keeps what only `explain` shows (the text of each
+    /// `${…}` behind a value, what each contribution said): kept unless the
+    /// composition is written once and forgotten (the incremental engine always
+    /// keeps them).
+    pub for_explain: ForExplain,
 }
 
 impl Inputs<'_> {
@@ -110,6 +111,21 @@ impl Inputs<'_> {
             limits: self.limits,
             precedence: self.precedence,
         }
+    }
+
+    /// The template's warnings, and the schema's about the context's values: a
+    /// project context's values that break the schema only warn (S4).
+    fn warnings(&self) -> Vec<Diagnostic> {
+        let mut warnings = self.template.warnings.clone();
+        warnings.extend(scope::schema_warnings(
+            self.schema,
+            self.apply_schema_defaults,
+            &self.layers,
+            &self.template.files,
+            self.config_defaults
+                .then_some(self.builtins.context.as_str()),
+        ));
+        warnings
     }
 
     /// The value layers every template's context values start from.
@@ -156,6 +172,9 @@ pub struct Composition {
     /// The `dependsOn` cycles found, as errors; only under [`Cycles::Keep`], else
     /// they fail the composition.
     pub cycles: Vec<Diagnostic>,
+    /// What the merge no longer needed, held only to be freed with the composition
+    /// ([`merge::LetGo`]).
+    _let_go: merge::LetGo,
 }
 
 /// What one composition leaves for the next (issue 25): what stage 5 collected per
@@ -193,7 +212,7 @@ impl Memo {
 
 pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
-    let mut origins = Origins::with(inputs.expression_texts);
+    let mut origins = Origins::with(inputs.for_explain);
     // 1. sources, and 2–5 for each of them in turn.
     let mut sources = Sources::new(template, inputs.schema);
     let mut parts = Vec::with_capacity(template.upstream.len() + 1);
@@ -221,7 +240,9 @@ fn compose_parts(
     let mut lists = merge::lists(
         std::mem::take(&mut collected.contributions),
         memos.as_deref_mut().map(|m| &mut m.merged),
+        inputs.for_explain,
     );
+    // Freed while stages 7–10 run; the blueprint's assembly reuses the memory.
     // 7. overlay
     let own = overlay::Own {
         overlay: inputs.overlay,
@@ -229,17 +250,7 @@ fn compose_parts(
         with: inputs.expressions(),
         files: &template.files,
     };
-    let mut warnings = template.warnings.clone();
-    // A project context's values that break the schema only warn (S4).
-    warnings.extend(scope::schema_warnings(
-        inputs.schema,
-        inputs.apply_schema_defaults,
-        &inputs.layers,
-        &template.files,
-        inputs
-            .config_defaults
-            .then_some(inputs.builtins.context.as_str()),
-    ));
+    let mut warnings = inputs.warnings();
     warnings.extend(overlay::apply_context(
         &own,
         &mut lists,
@@ -305,6 +316,7 @@ fn compose_parts(
         config_log: collected.config_log,
         sources: tags.cloned().unwrap_or_default(),
         cycles,
+        _let_go: lists.let_go,
     })
 }
 

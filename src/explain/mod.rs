@@ -230,12 +230,12 @@ impl Explainer<'_> {
             Self::ordinal(&origin),
             step.strategy.as_str()
         );
-        let said = if field_path.is_empty() {
-            None
-        } else {
-            step.fields
-                .get(field_path[0].as_str())
-                .and_then(|t| descend(t, &field_path[1..]))
+        // Explained compositions keep what each contribution said.
+        let said = match (field_path.split_first(), &step.said) {
+            (Some((first, rest)), Some(said)) => {
+                said.get(first.as_str()).and_then(|t| descend(t, rest))
+            }
+            _ => None,
         };
         if let Some(t) = said {
             let o = self.composition.origins.get(t.origin());

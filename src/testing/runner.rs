@@ -102,7 +102,7 @@ impl Suite<'_> {
             limits: self.options.limits,
             overlay: None,
             context_patches: Some(&self.patches),
-            expression_texts: crate::compose::ExpressionTexts::Kept,
+            for_explain: crate::compose::ForExplain::Kept,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {

@@ -8,9 +8,10 @@
 //! composition when its contributions are the very same ones (the same shared fields,
 //! strategy and origin), and merge only the identities an edit reached.
 
-use super::{apply, Component, Event, Merged};
+use super::{apply, Component, Event, LetGo, Merged};
 use crate::compose::collect::Contribution;
 use crate::compose::shared::fields::FieldMap;
+use crate::compose::shared::for_explain::ForExplain;
 use crate::compose::shared::origin::OriginId;
 use crate::template::{ComponentKind, Strategy};
 use indexmap::IndexMap;
@@ -80,6 +81,8 @@ struct Outcome {
     live: Option<Component>,
     /// In the order they left: each [`Event::Left`] pushed the next one.
     deleted: Vec<Component>,
+    /// What merging them let go of ([`ForExplain::Dropped`]; never in a memo).
+    let_go: LetGo,
 }
 
 /// One contribution as the memo compares it: the same fields (the same allocation,
@@ -116,9 +119,13 @@ impl Said {
 /// Applies the contributions of one component kind, already in application order;
 /// with `memo`, an identity whose contributions are the memo's is not merged again,
 /// and the memo is left holding this merge.
-pub fn merge(contributions: Vec<Contribution>, memo: Option<&mut KindMemo>) -> Merged {
+pub fn merge(
+    contributions: Vec<Contribution>,
+    memo: Option<&mut KindMemo>,
+    for_explain: ForExplain,
+) -> (Merged, LetGo) {
     let threads = crate::parallel::cores().min(contributions.len() / CONTRIBUTIONS_PER_THREAD);
-    merge_on(threads.max(1), contributions, memo)
+    merge_on(threads.max(1), contributions, memo, for_explain)
 }
 
 /// [`merge`], identities that need merging merged on up to `threads` threads.
@@ -126,7 +133,8 @@ fn merge_on(
     threads: usize,
     contributions: Vec<Contribution>,
     mut memo: Option<&mut KindMemo>,
-) -> Merged {
+    for_explain: ForExplain,
+) -> (Merged, LetGo) {
     // What the memo kept is moved out, not copied: it is replaced by this merge.
     let mut old = memo.as_deref_mut().map(std::mem::take);
     let alike = old
@@ -154,10 +162,13 @@ fn merge_on(
     drop(filled);
     let mut slots: Vec<Option<Contribution>> = contributions.into_iter().map(Some).collect();
 
-    let remember = memo.is_some();
+    let keep = Keep {
+        memo: memo.is_some(),
+        for_explain,
+    };
     if old.as_ref().is_none_or(|m| m.outcomes.is_empty()) {
         // Nothing remembered: every identity is merged.
-        let outcomes = merge_groups(threads, slots, &grouped, &starts, remember);
+        let outcomes = merge_groups(threads, slots, &grouped, &starts, keep);
         return finish(memo, which, outcomes, None);
     }
     let mut by_id = None;
@@ -180,7 +191,7 @@ fn merge_on(
                 Some(o) if same(&o) => o,
                 _ => merge_one(
                     members.iter().filter_map(|&j| slots[j as usize].take()),
-                    remember,
+                    keep,
                 ),
             }
         })
@@ -198,9 +209,13 @@ fn finish(
     which: Vec<u32>,
     outcomes: Vec<Outcome>,
     same_ids: Option<Vec<Arc<str>>>,
-) -> Merged {
+) -> (Merged, LetGo) {
     let mut outcomes = outcomes;
-    match memo {
+    let mut let_go = LetGo::default();
+    for outcome in &mut outcomes {
+        let_go.append(std::mem::take(&mut outcome.let_go));
+    }
+    let merged = match memo {
         None => in_list_order(&which, &mut outcomes, Live::Move),
         Some(memo) => {
             let merged = in_list_order(&which, &mut outcomes, Live::Copy);
@@ -220,7 +235,8 @@ fn finish(
             }
             merged
         }
-    }
+    };
+    (merged, let_go)
 }
 
 /// Which identity each contribution is for, numbered in order of first appearance;
@@ -237,6 +253,14 @@ fn numbered(contributions: &[Contribution]) -> (Vec<u32>, usize) {
     (which, numbers.len())
 }
 
+/// What a merge keeps besides the merged list: the memo's record of what it merged,
+/// and what each contribution said, in the components' histories.
+#[derive(Clone, Copy)]
+struct Keep {
+    memo: bool,
+    for_explain: ForExplain,
+}
+
 /// Contributions per thread below which a thread costs more than it saves.
 const CONTRIBUTIONS_PER_THREAD: usize = 4096;
 
@@ -249,7 +273,7 @@ fn merge_groups(
     mut slots: Vec<Option<Contribution>>,
     grouped: &[u32],
     starts: &[u32],
-    remember: bool,
+    keep: Keep,
 ) -> Vec<Outcome> {
     let count = starts.len() - 1;
     let total = grouped.len();
@@ -276,7 +300,7 @@ fn merge_groups(
         identities
             .map(|g| {
                 let n = (starts[g + 1] - starts[g]) as usize;
-                merge_one(rest.by_ref().take(n), remember)
+                merge_one(rest.by_ref().take(n), keep)
             })
             .collect::<Vec<_>>()
     });
@@ -284,16 +308,18 @@ fn merge_groups(
 }
 
 /// Merges the contributions to one identity, in order.
-fn merge_one(group: impl Iterator<Item = Contribution>, remember: bool) -> Outcome {
+fn merge_one(group: impl Iterator<Item = Contribution>, keep: Keep) -> Outcome {
     let mut said = Vec::new();
     let mut live = None;
     let mut deleted = Vec::new();
+    let mut let_go = LetGo::default();
     let events = group
         .map(|c| {
-            if remember {
+            if keep.memo {
                 said.push(Said::of(&c));
             }
-            apply(&mut live, &mut deleted, c)
+            let letting_go = (keep.for_explain == ForExplain::Dropped).then_some(&mut let_go);
+            apply(&mut live, &mut deleted, c, letting_go)
         })
         .collect();
     Outcome {
@@ -301,6 +327,7 @@ fn merge_one(group: impl Iterator<Item = Contribution>, remember: bool) -> Outco
         events,
         live,
         deleted,
+        let_go,
     }
 }
 
@@ -366,6 +393,8 @@ fn in_list_order(which: &[u32], outcomes: &mut [Outcome], live: Live) -> Merged 
 mod tests {
     use super::{merge, merge_on, KindMemo};
     use crate::compose::fixture::{facet, ids, Fixture};
+    use crate::compose::merge::{Effect, Merged};
+    use crate::compose::shared::for_explain::ForExplain;
     use crate::compose::shared::origin::Origins;
     use std::sync::Arc;
 
@@ -391,7 +420,7 @@ mod tests {
                 &facet("c", "ordinal: 300\nterraform:\n  - name: x\n    path: x2\n"),
             ),
         ]);
-        let merged = merge(contributions(&fx), None);
+        let merged = merge(contributions(&fx), None, ForExplain::Kept).0;
         assert_eq!(ids(&merged), ["y", "x"]);
         let deleted: Vec<&str> = merged.deleted.iter().map(|c| c.id.as_ref()).collect();
         // In the order they left: the remove that missed first, then x.
@@ -425,13 +454,50 @@ mod tests {
             .collect();
         let files: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (&**p, &**t)).collect();
         let fx = Fixture::new(&files);
-        let one = format!("{:#?}", merge_on(1, contributions(&fx), None));
+        let one = format!(
+            "{:#?}",
+            merge_on(1, contributions(&fx), None, ForExplain::Kept).0
+        );
         for effect in ["Removed", "Replaced", "Deleted"] {
             assert!(one.contains(effect), "{effect}: {one}");
         }
         for threads in [2, 3, 5, 40] {
-            let many = format!("{:#?}", merge_on(threads, contributions(&fx), None));
+            let many = format!(
+                "{:#?}",
+                merge_on(threads, contributions(&fx), None, ForExplain::Kept).0
+            );
             assert_eq!(many, one, "{threads} threads");
+        }
+        // Without a record for `explain`: the same components and steps on any number
+        // of threads, histories that do not say what each contribution said, and the
+        // fields of every contribution that no component holds let go of.
+        let shape = |merged: &Merged| -> Vec<String> {
+            let all = merged.components.values().chain(&merged.deleted);
+            all.map(|c| {
+                let steps: Vec<_> = c
+                    .history
+                    .iter()
+                    .map(|s| (s.origin, s.strategy, &s.effect))
+                    .collect();
+                format!("{} {:?} {steps:?}", c.id, c.fields)
+            })
+            .collect()
+        };
+        let kept = merge_on(1, contributions(&fx), None, ForExplain::Kept).0;
+        for threads in [1, 2, 5, 40] {
+            let contributions = contributions(&fx);
+            let held = contributions.len();
+            let (merged, let_go) = merge_on(threads, contributions, None, ForExplain::Dropped);
+            assert_eq!(shape(&merged), shape(&kept), "{threads} threads");
+            let all = || merged.components.values().chain(&merged.deleted);
+            assert!(all()
+                .flat_map(|c| c.history.iter())
+                .all(|step| step.said.is_none()));
+            // A remove that missed holds no contribution's fields.
+            let holding = all()
+                .filter(|c| c.history[0].effect != Effect::Missed)
+                .count();
+            assert_eq!(holding + let_go.0.len(), held, "{threads} threads");
         }
     }
 
@@ -457,9 +523,18 @@ mod tests {
             ])
         };
         let mut memo = KindMemo::default();
-        merge(contributions(&template("x")), Some(&mut memo));
+        merge(
+            contributions(&template("x")),
+            Some(&mut memo),
+            ForExplain::Kept,
+        );
         // Three contributions again, the second now for y: x and y merge apart.
-        let after = merge(contributions(&template("y")), Some(&mut memo));
+        let after = merge(
+            contributions(&template("y")),
+            Some(&mut memo),
+            ForExplain::Kept,
+        )
+        .0;
         assert_eq!(ids(&after), ["x", "y"]);
         assert_eq!(after.components["x"].history.len(), 1);
         assert_eq!(after.components["y"].history.len(), 2);
@@ -480,7 +555,7 @@ mod tests {
         ]);
         let first = contributions(&fx);
         let mut memo = KindMemo::default();
-        let before = merge(first.clone(), Some(&mut memo));
+        let before = merge(first.clone(), Some(&mut memo), ForExplain::Kept).0;
         // The same contributions for x; one of y's collected again (new fields).
         let again: Vec<_> = first
             .into_iter()
@@ -491,7 +566,7 @@ mod tests {
                 c
             })
             .collect();
-        let after = merge(again, Some(&mut memo));
+        let after = merge(again, Some(&mut memo), ForExplain::Kept).0;
         assert_eq!(ids(&after), ["x", "y"]);
         let same =
             |id: &str| Arc::ptr_eq(&before.components[id].fields, &after.components[id].fields);

@@ -254,7 +254,7 @@ fn step(item: Tracked, said: impl FnOnce(Tracked) -> FieldMap) -> Step {
         origin,
         strategy: Strategy::Merge,
         effect: Effect::Merged,
-        fields: Arc::new(said(Tracked::List(vec![item], origin))),
+        said: Some(Arc::new(said(Tracked::List(vec![item], origin)))),
         lists: Vec::new(),
     }
 }

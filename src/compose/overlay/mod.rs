@@ -459,7 +459,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
             origin,
             strategy: Strategy::Merge,
             effect: Effect::Created,
-            fields: Arc::clone(&said),
+            said: Some(Arc::clone(&said)),
             lists: Vec::new(),
         };
         let mut fields = overlay;
@@ -523,7 +523,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
         origin,
         strategy: Strategy::Merge,
         effect: Effect::Merged,
-        fields: said,
+        said: Some(said),
         lists: choices,
     });
 }

@@ -8,6 +8,7 @@ pub mod budget;
 pub(crate) mod by_position;
 pub(crate) mod evaluate;
 pub(crate) mod fields;
+pub mod for_explain;
 pub mod host;
 pub(crate) mod inputs;
 pub(crate) mod list_strategy;

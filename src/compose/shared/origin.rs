@@ -1,6 +1,7 @@
 //! Provenance: where every composed value came from. Each value in the composed
 //! blueprint points at one [`Origin`]; `explain` and `--provenance` read them.
 
+use crate::compose::shared::for_explain::ForExplain;
 use crate::files::Span;
 use crate::template::{FacetId, Strategy, TemplateId};
 use std::sync::Arc;
@@ -92,16 +93,6 @@ struct Stored {
     who: u32,
 }
 
-/// Whether an origin table keeps the text of the `${…}` behind each value. Only
-/// `explain` shows it: a composition whose blueprint is written once does without
-/// (16 bytes an origin, over half a million origins at 10 000 facets).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ExpressionTexts {
-    #[default]
-    Kept,
-    Dropped,
-}
-
 /// What the origins of one contribution have in common: a facet's component gives
 /// dozens of values one contributor, ordinal and strategy.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,7 +120,7 @@ const _: () = assert!(std::mem::size_of::<Stored>() == 16);
 pub struct Origins {
     stored: Chunked<Stored>,
     /// Each origin's expression text, in step with `stored`; `None` when the table
-    /// drops them ([`ExpressionTexts::Dropped`]).
+    /// drops them ([`ForExplain::Dropped`]).
     expressions: Option<Chunked<Option<Arc<str>>>>,
     /// What runs of consecutive origins share, each run once.
     whos: Chunked<Who>,
@@ -199,16 +190,16 @@ impl<T: Clone> Chunked<T> {
 
 impl Default for Origins {
     fn default() -> Origins {
-        Origins::with(ExpressionTexts::Kept)
+        Origins::with(ForExplain::Kept)
     }
 }
 
 impl Origins {
     /// An empty table that keeps its expressions' texts or not.
-    pub fn with(texts: ExpressionTexts) -> Origins {
+    pub fn with(texts: ForExplain) -> Origins {
         Origins {
             stored: Chunked::default(),
-            expressions: (texts == ExpressionTexts::Kept).then(Chunked::default),
+            expressions: (texts == ForExplain::Kept).then(Chunked::default),
             whos: Chunked::default(),
             templates: Vec::new(),
             composing: TemplateId::Composing,
@@ -218,10 +209,10 @@ impl Origins {
 
 impl Origins {
     /// Whether this table keeps its expressions' texts.
-    pub fn texts(&self) -> ExpressionTexts {
+    pub fn texts(&self) -> ForExplain {
         match self.expressions {
-            Some(_) => ExpressionTexts::Kept,
-            None => ExpressionTexts::Dropped,
+            Some(_) => ForExplain::Kept,
+            None => ForExplain::Dropped,
         }
     }
 
@@ -397,7 +388,7 @@ mod tests {
 
     #[test]
     fn every_origin_reads_back_as_added_after_appending_tables() {
-        for texts in [ExpressionTexts::Kept, ExpressionTexts::Dropped] {
+        for texts in [ForExplain::Kept, ForExplain::Dropped] {
             let mut front = Origins::with(texts);
             let mut back = Origins::with(texts);
             let (in_front, in_back) = (CHUNK + 17, 2 * CHUNK + 5);
@@ -413,7 +404,7 @@ mod tests {
             for i in 0..in_front + in_back {
                 let id = OriginId(i as u32);
                 let mut want = varied(i);
-                if texts == ExpressionTexts::Dropped {
+                if texts == ForExplain::Dropped {
                     want.expression = None;
                 }
                 assert_eq!(front.get(id), want, "origin {i}, {texts:?}");
