@@ -99,6 +99,8 @@ pub fn cores() -> usize {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     #[test]
     fn results_keep_item_order_on_any_thread_count() {
         let items: Vec<u32> = (0..100).collect();
@@ -117,12 +119,19 @@ mod tests {
         let items: Vec<u32> = (0..100).collect();
         let on = super::map(&items, 1, |_| std::thread::current().id());
         assert!(on.iter().all(|&id| id == caller));
-        // On two threads, both take items as long as there are items left.
-        let slow = |_: &u32| {
-            std::thread::sleep(std::time::Duration::from_millis(1));
+        // On two threads, both take items: the first item waits (up to ten seconds)
+        // for the second, which only the other thread can then take.
+        let entered = AtomicUsize::new(0);
+        let first_waits = |_: &u32| {
+            if entered.fetch_add(1, Ordering::SeqCst) == 0 {
+                let start = std::time::Instant::now();
+                while entered.load(Ordering::SeqCst) < 2 && start.elapsed().as_secs() < 10 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
             std::thread::current().id()
         };
-        let on = super::map(&items, 2, slow);
+        let on = super::map(&items, 2, first_waits);
         assert!(on.contains(&caller));
         assert!(on.iter().any(|&id| id != caller));
     }
