@@ -110,7 +110,7 @@ pub struct Held(SourceText);
 #[derive(Debug, Default)]
 pub struct FileMap {
     files: RwLock<Vec<Arc<SourceFile>>>,
-    /// Whether texts read from disk are let go of once parsed ([`FileMap::parsed`]).
+    /// Whether texts read from disk are let go of once parsed ([`FileMap::holding`]).
     let_go: bool,
 }
 
@@ -128,30 +128,9 @@ impl FileMap {
         }
     }
 
-    /// Whether this map lets go of texts once parsed (see [`FileMap::parsed`]).
+    /// Whether this map lets go of texts once parsed (see [`FileMap::holding`]).
     pub fn lets_go_of_texts(&self) -> bool {
         self.let_go
-    }
-
-    /// Says that file `id`, read from `disk` (`None`: not from disk, an editor's
-    /// buffer or an archive), has been parsed: a map [letting go of
-    /// texts](FileMap::letting_go_of_texts) lets go of its text.
-    pub fn parsed(&self, id: FileId, disk: Option<PathBuf>) {
-        let Some(disk) = disk.filter(|_| self.let_go) else {
-            return;
-        };
-        let mut files = self.files.write().unwrap_or_else(|p| p.into_inner());
-        let Some(file) = files.get_mut(id.0 as usize) else {
-            return;
-        };
-        if let SourceText::Kept(text) = &file.text {
-            let on_disk = SourceText::on_disk(text, disk);
-            *file = Arc::new(SourceFile {
-                path: file.path.clone(),
-                text: on_disk,
-                line_starts: OnceLock::new(),
-            });
-        }
     }
 
     /// `path:line:col` of a span's start, for one-line mentions (explain, provenance).
@@ -259,8 +238,7 @@ mod tests {
         let disk = dir.join(name);
         std::fs::write(&disk, text).expect("write");
         let map = FileMap::letting_go_of_texts();
-        let id = map.add(name, text);
-        map.parsed(id, Some(disk));
+        let id = map.add_held(name, map.holding(&Arc::from(text), Some(disk)));
         (map, id)
     }
 
@@ -294,16 +272,14 @@ mod tests {
     fn only_a_map_letting_go_of_texts_and_only_files_from_disk_let_go() {
         let dir = tempfile::tempdir().expect("tempdir");
         let gone = dir.path().join("gone.yaml");
+        let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a: 1\n"), Arc::from("b: 2\n"));
         let keeping = FileMap::new();
-        let kept = keeping.add("gone.yaml", "a: 1\n");
-        keeping.parsed(kept, Some(gone.clone()));
+        let kept = keeping.add_held("gone.yaml", keeping.holding(&a, Some(gone.clone())));
         assert_eq!(keeping.text(kept).as_deref(), Some("a: 1\n"));
         let letting_go = FileMap::letting_go_of_texts();
-        let buffer = letting_go.add("buffer.yaml", "b: 2\n");
-        letting_go.parsed(buffer, None);
+        let buffer = letting_go.add_held("buffer.yaml", letting_go.holding(&b, None));
         assert_eq!(letting_go.text(buffer).as_deref(), Some("b: 2\n"));
-        let on_disk = letting_go.add("gone.yaml", "a: 1\n");
-        letting_go.parsed(on_disk, Some(gone));
+        let on_disk = letting_go.add_held("gone.yaml", letting_go.holding(&a, Some(gone)));
         assert_eq!(letting_go.text(on_disk), None, "the file was never on disk");
     }
 

@@ -510,7 +510,7 @@ impl FileTree {
 
     /// Where `path` can be read again to show it in a message: its path on disk, for a
     /// directory tree and a file no overlay stands for; `None` otherwise (see
-    /// [`crate::files::FileMap::parsed`]).
+    /// [`crate::files::FileMap::holding`]).
     pub fn to_read_again(&self, path: &str) -> Option<PathBuf> {
         let Backing::Dir { root } = &self.backing else {
             return None;

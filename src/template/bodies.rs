@@ -144,7 +144,8 @@ mod tests {
         let disk = dir.join("net.yaml");
         std::fs::write(&disk, FACET).expect("write");
         let files = FileMap::letting_go_of_texts();
-        let file = files.add("facets/net.yaml", FACET);
+        let held = files.holding(&Arc::from(FACET), Some(disk));
+        let file = files.add_held("facets/net.yaml", held);
         let (node, _) =
             crate::yaml::parse_interned(FACET, file, &mut Interner::default()).expect("yaml");
         let mut found = Vec::new();
@@ -153,7 +154,6 @@ mod tests {
         }
         .facet(node, "facets/net.yaml", file)
         .expect("facet");
-        files.parsed(file, Some(disk));
         (files, Arc::new(facet))
     }
 
