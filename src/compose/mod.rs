@@ -242,7 +242,6 @@ fn compose_parts(
         memos.as_deref_mut().map(|m| &mut m.merged),
         inputs.for_explain,
     );
-    // Freed while stages 7–10 run; the blueprint's assembly reuses the memory.
     // 7. overlay
     let own = overlay::Own {
         overlay: inputs.overlay,

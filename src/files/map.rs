@@ -22,10 +22,10 @@ pub struct Location {
 }
 
 impl SourceFile {
-    pub fn new(path: impl Into<String>, text: impl Into<Arc<str>>) -> SourceFile {
+    fn new(path: impl Into<String>, text: SourceText) -> SourceFile {
         SourceFile {
             path: path.into(),
-            text: SourceText::Kept(text.into()),
+            text,
             line_starts: OnceLock::new(),
         }
     }
@@ -165,11 +165,7 @@ impl FileMap {
 
     /// Registers a file of which the map holds `held` ([`FileMap::holding`]).
     pub fn add_held(&self, path: impl Into<String>, held: Held) -> FileId {
-        let file = Arc::new(SourceFile {
-            path: path.into(),
-            text: held.0,
-            line_starts: OnceLock::new(),
-        });
+        let file = Arc::new(SourceFile::new(path, held.0));
         let mut files = self.files.write().unwrap_or_else(|p| p.into_inner());
         files.push(file);
         FileId((files.len() - 1) as u32)

@@ -226,7 +226,8 @@ pub(crate) fn apply(
             done_with(std::mem::replace(&mut existing.fields, c.fields));
         }
         Strategy::Merge => {
-            // The merge copies the overlay's values in; the step keeps what was said.
+            // The merge copies the overlay's values in; the step keeps what was said
+            // if the composition may be explained.
             merge_fields(existing, &c.fields);
             Arc::make_mut(&mut existing.history).push(step(Effect::Merged));
             done_with(c.fields);
