@@ -6,7 +6,8 @@ use super::output::emit;
 use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
 use crate::compose::{Composition, ForExplain};
-use crate::files::out_path::write_atomically;
+use crate::emit::Pieces;
+use crate::files::out_path::write_parts_atomically;
 use crate::files::{Diagnostic, FileMap};
 use crate::session::{Options, Session};
 use clap::Args;
@@ -60,7 +61,7 @@ pub fn run(args: ComposeArgs) -> ExitCode {
                 eprintln!("error: {}", error.message);
                 return ExitCode::from(1);
             }
-            match emit(args.out.as_deref(), &text) {
+            match emit(args.out.as_deref(), &text.as_bytes()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     report(&[Diagnostic::error(e)], &sources);
@@ -114,7 +115,7 @@ fn compose_context_to(session: &Session, args: &ComposeArgs, name: &str, path: &
     }
     let written =
         blueprint_text(session, &composition, args.format, args.provenance).and_then(|text| {
-            write_atomically(path, text.as_bytes()).map_err(|e| {
+            write_parts_atomically(path, &text.as_bytes()).map_err(|e| {
                 vec![Diagnostic::error(format!(
                     "cannot write {}: {e}",
                     path.display()
@@ -131,7 +132,7 @@ fn compose_context_to(session: &Session, args: &ComposeArgs, name: &str, path: &
 fn compose_text(
     args: &ComposeArgs,
     files: &Arc<FileMap>,
-) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
+) -> Result<(Pieces, Vec<Diagnostic>), Vec<Diagnostic>> {
     let options = Options {
         // `--provenance` reads the template as a whole.
         one_composition: !args.provenance,
@@ -160,7 +161,7 @@ pub fn blueprint_text(
     composition: &Composition,
     format: Format,
     provenance: bool,
-) -> Result<String, Vec<Diagnostic>> {
+) -> Result<Pieces, Vec<Diagnostic>> {
     crate::emit::blueprint_text(
         &session.template,
         composition,

@@ -106,7 +106,7 @@ pub fn run(mut args: EvalArgs) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-    match emit(None, &text) {
+    match emit(None, &text.as_bytes()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             report(&[Diagnostic::error(e)], &sources);

@@ -91,15 +91,17 @@ pub fn run(args: GraphArgs) -> ExitCode {
                     Ok((counts, cycles, graph_of(session, &args, composition)?))
                 });
                 match made {
-                    Ok((counts, cycles, text)) => match super::output::emit(Some(&file), &text) {
-                        // Drawn, but the composition is still wrong: the context fails.
-                        Ok(()) if !cycles.is_empty() => Done::failed(cycles),
-                        Ok(()) => Done {
-                            counts: Some(counts),
-                            ..Done::default()
-                        },
-                        Err(e) => Done::failed(vec![Diagnostic::error(e)]),
-                    },
+                    Ok((counts, cycles, text)) => {
+                        match super::output::emit(Some(&file), &[text.as_bytes()]) {
+                            // Drawn, but the composition is still wrong: the context fails.
+                            Ok(()) if !cycles.is_empty() => Done::failed(cycles),
+                            Ok(()) => Done {
+                                counts: Some(counts),
+                                ..Done::default()
+                            },
+                            Err(e) => Done::failed(vec![Diagnostic::error(e)]),
+                        }
+                    }
                     Err(errors) => Done::failed(errors),
                 }
             },
@@ -123,7 +125,7 @@ pub fn run(args: GraphArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match super::output::emit(args.out.as_deref(), &text) {
+    match super::output::emit(args.out.as_deref(), &[text.as_bytes()]) {
         // The graph shows the cycle; the command still fails, as compose would.
         Ok(()) if !cycles.is_empty() => {
             report(&cycles, &sources);

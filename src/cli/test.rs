@@ -285,7 +285,8 @@ fn show_case(
         suite.options.limits.output_bytes,
         "the case's blueprint",
     )
-    .map_err(|d| vec![d])?;
+    .map_err(|d| vec![d])?
+    .into_string();
     print!("{text}");
     if !text.ends_with('\n') {
         println!();

@@ -8,6 +8,7 @@ use super::output::emit;
 use super::render::RenderArgs;
 use super::terminal::{color_stderr, report};
 use super::test::TestArgs;
+use crate::emit::Pieces;
 use crate::files::{Diagnostic, FileMap};
 use crate::session::{self, Session};
 use crate::watch::changes::{summary, Shape};
@@ -95,7 +96,7 @@ struct ComposeJob {
     engine: session::Recomposer,
     color: bool,
     last: Option<Shape>,
-    written: Option<String>,
+    written: Option<Pieces>,
 }
 
 impl ComposeJob {
@@ -168,7 +169,7 @@ impl Job for ComposeJob {
                         report,
                     }
                 } else {
-                    match emit(self.args.out.as_deref(), &text) {
+                    match emit(self.args.out.as_deref(), &text.as_bytes()) {
                         Ok(()) => {
                             self.written = Some(text);
                             let shape = Shape::of(&composition.blueprint);

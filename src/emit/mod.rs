@@ -2,6 +2,7 @@
 
 pub(crate) mod json;
 pub(crate) mod path;
+pub mod pieces;
 pub mod provenance;
 pub mod values;
 pub(crate) mod yaml;
@@ -11,6 +12,7 @@ mod roundtrip_tests;
 
 pub use json::to_json;
 pub use path::{format_path, PathSegment};
+pub use pieces::Pieces;
 pub use yaml::{to_yaml, to_yaml_with_comments, to_yaml_with_leading_comments, CommentHook};
 
 use crate::compose::budget;
@@ -27,16 +29,16 @@ pub enum Format {
     Json,
 }
 
-/// `value` as a document in `format`, ending in a newline, or `None` once the text passes `limit` bytes
-/// (the writer stops there).
+/// `value` as a document in `format`, ending in a newline, or `None` once the text
+/// passes `limit` bytes (the writer stops there).
 pub fn to_text_within(
     value: &crate::value::Value,
     format: Format,
     limit: usize,
-) -> Result<Option<String>, EmitError> {
+) -> Result<Option<Pieces>, EmitError> {
     match format {
         Format::Yaml => Ok(yaml::to_yaml_within(value, limit)),
-        Format::Json => json::to_json_within(value, limit),
+        Format::Json => Ok(json::to_json_within(value, limit)?.map(Pieces::from)),
     }
 }
 
@@ -47,7 +49,7 @@ pub fn text_within_budget(
     format: Format,
     budget: usize,
     what: &str,
-) -> Result<String, Diagnostic> {
+) -> Result<Pieces, Diagnostic> {
     match to_text_within(value, format, budget) {
         Ok(Some(text)) => Ok(text),
         Ok(None) => Err(budget::text_over(value, budget, what)),
@@ -65,7 +67,7 @@ pub fn blueprint_text(
     output_bytes: usize,
     format: Format,
     provenance: bool,
-) -> Result<String, Vec<Diagnostic>> {
+) -> Result<Pieces, Vec<Diagnostic>> {
     const WHAT: &str = "the composed blueprint";
     let blueprint = &composition.blueprint;
     if !provenance {
@@ -76,7 +78,8 @@ pub fn blueprint_text(
         Format::Yaml => Ok(provenance::yaml(template, composition, files)),
         Format::Json => provenance::json(template, composition, files),
     };
-    text.map_err(|e| vec![Diagnostic::error(e)])
+    text.map(Pieces::from)
+        .map_err(|e| vec![Diagnostic::error(e)])
 }
 
 /// A value that cannot be written in the requested format.

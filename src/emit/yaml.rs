@@ -10,6 +10,7 @@
 //! An optional comment hook appends `# …` to any entry, for `--provenance`.
 
 use super::path::PathSegment;
+use super::pieces::{Pieces, PIECE};
 use crate::value::text::{self, Dialect, Escape, Plain};
 use crate::value::{Map, Value};
 use std::fmt::Write;
@@ -22,12 +23,13 @@ pub type CommentHook<'a> = dyn Fn(&[PathSegment<'_>]) -> Option<String> + 'a;
 
 /// The document for `value`, ending in a newline.
 pub fn to_yaml(value: &Value) -> String {
-    Writer::new(None).document(value)
+    Writer::new(None).document(value).into_string()
 }
 
-/// [`to_yaml`], or `None` once the text passes `limit` bytes: writing stops at the
-/// first line that starts past it, so at most one line more is ever built.
-pub fn to_yaml_within(value: &Value, limit: usize) -> Option<String> {
+/// [`to_yaml`] in pieces ([`Pieces`]), or `None` once the text passes `limit` bytes:
+/// writing stops at the first line that starts past it, so at most one line more is
+/// ever built.
+pub fn to_yaml_within(value: &Value, limit: usize) -> Option<Pieces> {
     let mut writer = Writer::new(None);
     writer.limit = limit;
     let text = writer.document(value);
@@ -36,7 +38,7 @@ pub fn to_yaml_within(value: &Value, limit: usize) -> Option<String> {
 
 /// Like [`to_yaml`], with `# comment`s from `hook` after the entries it names.
 pub fn to_yaml_with_comments(value: &Value, hook: &CommentHook<'_>) -> String {
-    Writer::new(Some(hook)).document(value)
+    Writer::new(Some(hook)).document(value).into_string()
 }
 
 /// Like [`to_yaml`], with `# comment` lines from `hook` above the map keys it names
@@ -45,10 +47,13 @@ pub fn to_yaml_with_comments(value: &Value, hook: &CommentHook<'_>) -> String {
 pub fn to_yaml_with_leading_comments(value: &Value, hook: &CommentHook<'_>) -> String {
     let mut writer = Writer::new(None);
     writer.leading = Some(hook);
-    writer.document(value)
+    writer.document(value).into_string()
 }
 
 struct Writer<'h, 'p> {
+    /// The pieces written so far (see [`Pieces`]) and the one being written.
+    done: Pieces,
+    done_len: usize,
     out: String,
     hook: Option<&'h CommentHook<'h>>,
     leading: Option<&'h CommentHook<'h>>,
@@ -62,6 +67,8 @@ struct Writer<'h, 'p> {
 impl<'h, 'p> Writer<'h, 'p> {
     fn new(hook: Option<&'h CommentHook<'h>>) -> Writer<'h, 'p> {
         Writer {
+            done: Pieces::default(),
+            done_len: 0,
             out: String::new(),
             hook,
             leading: None,
@@ -73,10 +80,21 @@ impl<'h, 'p> Writer<'h, 'p> {
 
     /// Whether the text is already longer than it may be.
     fn over(&self) -> bool {
-        self.out.len() > self.limit
+        self.len() > self.limit
     }
 
-    fn document(mut self, value: &'p Value) -> String {
+    /// Bytes written so far.
+    fn len(&self) -> usize {
+        self.done_len + self.out.len()
+    }
+
+    /// The text written, in pieces.
+    fn into_pieces(mut self) -> Pieces {
+        self.done.push(self.out);
+        self.done
+    }
+
+    fn document(mut self, value: &'p Value) -> Pieces {
         if let Some(comment) = self.comment() {
             let _ = writeln!(self.out, "# {comment}");
         }
@@ -89,7 +107,7 @@ impl<'h, 'p> Writer<'h, 'p> {
                 self.out.push('\n');
             }
         }
-        self.out
+        self.into_pieces()
     }
 
     fn comment(&self) -> Option<String> {
@@ -104,7 +122,14 @@ impl<'h, 'p> Writer<'h, 'p> {
         }
     }
 
+    /// Starts a line at `indent`: in a new piece once the current one is full (never
+    /// within a line, which the writer may still edit, see `map_entries`).
     fn indent(&mut self, indent: usize) {
+        if self.out.len() >= PIECE {
+            let full = std::mem::replace(&mut self.out, String::with_capacity(PIECE + PIECE / 4));
+            self.done_len += full.len();
+            self.done.push(full);
+        }
         self.out.extend(std::iter::repeat_n(' ', indent));
     }
 
@@ -237,11 +262,16 @@ impl<'h, 'p> Writer<'h, 'p> {
             writer.threads = 1;
             writer.limit = self.limit;
             writer.list_items(run, indent, inline_first);
-            writer.out
+            writer.into_pieces()
         });
-        self.out.reserve(texts.iter().map(String::len).sum());
+        // Joined by moving the pieces: the line the first run continues is whole again
+        // once written, and nothing edits a line across runs.
+        let current = std::mem::take(&mut self.out);
+        self.done_len += current.len();
+        self.done.push(current);
         for text in texts {
-            self.out.push_str(&text);
+            self.done_len += text.len();
+            self.done.append(text);
         }
         true
     }
@@ -468,7 +498,7 @@ newline: \"\\n\"
     fn written_on(value: &Value, threads: usize) -> String {
         let mut writer = Writer::new(None);
         writer.threads = threads;
-        writer.document(value)
+        writer.document(value).into_string()
     }
 
     #[test]
@@ -476,7 +506,7 @@ newline: \"\\n\"
         let value = Value::list((0..10_000).map(|k| s(&format!("item {k}"))).collect());
         let whole = to_yaml(&value);
         assert_eq!(
-            super::to_yaml_within(&value, whole.len()),
+            super::to_yaml_within(&value, whole.len()).map(Pieces::into_string),
             Some(whole.clone())
         );
         assert_eq!(super::to_yaml_within(&value, whole.len() - 1), None);
@@ -491,6 +521,27 @@ newline: \"\\n\"
                 written <= threads * (100 + line),
                 "{threads}: {written} bytes"
             );
+        }
+    }
+
+    #[test]
+    fn a_long_document_is_written_in_pieces_of_whole_lines() {
+        let item = |k: usize| map(vec![("name", s(&format!("c{k}"))), ("path", s("p"))]);
+        let value = map(vec![(
+            "terraform",
+            Value::list((0..20_000).map(item).collect()),
+        )]);
+        for threads in [1, 2] {
+            let mut writer = Writer::new(None);
+            writer.threads = threads;
+            let pieces = writer.document(&value);
+            let parts = pieces.as_bytes();
+            assert!(parts.len() > 4, "{} pieces", parts.len());
+            // Never much more than a piece each, and cut between lines.
+            assert!(parts
+                .iter()
+                .all(|p| p.len() <= PIECE + 64 && p.ends_with(b"\n")));
+            assert_eq!(pieces.into_string(), to_yaml(&value), "{threads} threads");
         }
     }
 

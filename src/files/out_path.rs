@@ -117,6 +117,12 @@ mod tests {
 
 /// Writes `contents` to `path` as described in the module comment.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    write_parts_atomically(path, &[contents])
+}
+
+/// [`write_atomically`] for contents in parts, written one after another (a long
+/// document is not joined in memory first).
+pub fn write_parts_atomically(path: &Path, contents: &[&[u8]]) -> std::io::Result<()> {
     let target = follow_symlinks(path)?;
     match std::fs::metadata(&target) {
         Ok(meta) if meta.is_file() => replace(&target, contents, Some(&meta)),
@@ -142,7 +148,7 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 /// where allowed, owner) carries over.
 fn replace(
     target: &Path,
-    contents: &[u8],
+    contents: &[&[u8]],
     existing: Option<&std::fs::Metadata>,
 ) -> std::io::Result<()> {
     let dir = match target.parent() {
@@ -166,7 +172,7 @@ fn replace(
     // `tempfile_in` opens with O_EXCL under a random name and removes the file if
     // anything below fails before the rename.
     let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(contents)?;
+    contents.iter().try_for_each(|part| tmp.write_all(part))?;
     if let Some(meta) = existing {
         #[cfg(unix)]
         {
@@ -184,12 +190,16 @@ fn replace(
 
 /// Devices and FIFOs: written in place, never replaced.
 #[cfg(unix)]
-fn write_special(target: &Path, meta: &std::fs::Metadata, contents: &[u8]) -> std::io::Result<()> {
+fn write_special(
+    target: &Path,
+    meta: &std::fs::Metadata,
+    contents: &[&[u8]],
+) -> std::io::Result<()> {
     use std::os::unix::fs::FileTypeExt;
     let kind = meta.file_type();
     if kind.is_char_device() || kind.is_fifo() {
         let mut file = std::fs::OpenOptions::new().write(true).open(target)?;
-        file.write_all(contents)?;
+        contents.iter().try_for_each(|part| file.write_all(part))?;
         return file.flush();
     }
     let what = if kind.is_block_device() {
@@ -205,6 +215,6 @@ fn write_special(target: &Path, meta: &std::fs::Metadata, contents: &[u8]) -> st
 }
 
 #[cfg(not(unix))]
-fn write_special(_: &Path, _: &std::fs::Metadata, _: &[u8]) -> std::io::Result<()> {
+fn write_special(_: &Path, _: &std::fs::Metadata, _: &[&[u8]]) -> std::io::Result<()> {
     Err(std::io::Error::other("is not a regular file"))
 }

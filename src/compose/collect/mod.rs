@@ -93,9 +93,12 @@ pub fn collect(
     activated: &Activated,
     origins: &mut Origins,
 ) -> Result<(Vec<Contribution>, Vec<Exclusion>), Vec<Diagnostic>> {
-    let mut part = collect_base(id, template, resolver, origins);
-    let facets = parallel::facets(id, template, resolver, activated, origins, part.spent);
-    part.absorb(facets);
+    let mut base = collect_base(id, template, resolver, origins);
+    // Every facet's contributions go into this one list, reserved once: grown as they
+    // came, its earlier copies were most of what collection left behind unused.
+    base.contributions
+        .reserve(most_contributions(template, activated));
+    let part = parallel::facets(id, template, resolver, activated, origins, base);
     if !part.errors.is_empty() {
         return Err(part.errors);
     }
@@ -104,26 +107,43 @@ pub fn collect(
     Ok((contributions, part.exclusions))
 }
 
+/// How many contributions the active facets can make at most: one per component.
+fn most_contributions(template: &Template, activated: &Activated) -> usize {
+    activated
+        .active
+        .iter()
+        .map(|&i| template.facets[i].components.len())
+        .sum()
+}
+
 /// Sorts contributions by their application order (S3), stably. The keys are sorted
 /// with their positions, and each contribution is then moved once: sorting the
 /// contributions themselves moved each of them (a few hundred bytes) many times.
-pub fn in_application_order(contributions: &mut Vec<Contribution>) {
+pub fn in_application_order(contributions: &mut [Contribution]) {
+    if contributions.windows(2).all(|w| w[0].order <= w[1].order) {
+        return;
+    }
     let mut keys: Vec<((i64, usize, usize), usize)> = contributions
         .iter()
         .enumerate()
         .map(|(i, c)| (c.order, i))
         .collect();
-    if keys.windows(2).all(|w| w[0] <= w[1]) {
-        return;
-    }
     // Positions make every key distinct, so an unstable sort keeps equal orders in
     // collection order.
     keys.sort_unstable();
-    let mut slots: Vec<Option<Contribution>> = std::mem::take(contributions)
-        .into_iter()
-        .map(Some)
-        .collect();
-    contributions.extend(keys.into_iter().filter_map(|(_, i)| slots[i].take()));
+    // Moved in place, along each cycle of the permutation (`keys[j].1` is where the
+    // contribution for place `j` is now): no second list of them.
+    let mut from: Vec<usize> = keys.into_iter().map(|(_, i)| i).collect();
+    for start in 0..from.len() {
+        let mut place = start;
+        while from[place] != start {
+            let source = from[place];
+            contributions.swap(place, source);
+            from[place] = place;
+            place = source;
+        }
+        from[place] = place;
+    }
 }
 
 /// What collecting part of a template found, in collection order (unsorted).
@@ -182,8 +202,8 @@ pub fn collect_base(
     }
 }
 
-/// The facets of `range`, one after another: steps of [`collect`] after the ones
-/// before, which used `spent` of the output budget.
+/// The facets of `range`, one after another: steps of [`collect`] added to `steps`,
+/// what the ones before found (and the output budget they used).
 pub fn collect_facets(
     id: TemplateId,
     template: &Template,
@@ -191,12 +211,8 @@ pub fn collect_facets(
     activated: &Activated,
     range: std::ops::Range<usize>,
     origins: &mut Origins,
-    spent: usize,
+    mut steps: Step,
 ) -> Step {
-    let mut steps = Step {
-        spent,
-        ..Step::default()
-    };
     for i in range {
         let step = collect_facet(id, template, resolver, activated, i, origins, steps.spent);
         steps.absorb(step);
@@ -413,7 +429,13 @@ impl<'t> Collector<'_, 't> {
         let NodeKind::Map(entries) = &node.kind else {
             return Ok((FieldMap::default(), true));
         };
-        let mut out = FieldMap::with_capacity(entries.len());
+        // Room for the fields alone: keys such as `strategy` or `when` are not fields,
+        // and a component's map is held until the blueprint is written.
+        let fields = entries
+            .iter()
+            .filter(|(key, value)| !value.is_null() && field_for(kind, &key.name).is_some())
+            .count();
+        let mut out = FieldMap::with_capacity(fields);
         let mut identity_only = true;
         for (key, value) in entries {
             let Some(field) = field_for(kind, &key.name) else {
@@ -827,6 +849,40 @@ fn describe(v: &Value) -> String {
 mod tests {
     use crate::compose::fixture::{facet, messages, Fixture};
     use crate::compose::shared::origin::Origins;
+
+    #[test]
+    fn application_order_sorts_by_order_and_keeps_ties_in_collection_order() {
+        use super::{in_application_order, Contribution};
+        use crate::compose::shared::origin::OriginId;
+        use crate::template::{ComponentKind, Strategy};
+        // (ordinal, facet), and a name saying where each was collected.
+        let orders = [
+            (5, 2),
+            (1, 9),
+            (5, 0),
+            (3, 1),
+            (1, 9),
+            (5, 0),
+            (0, 4),
+            (3, 1),
+        ];
+        let mut contributions: Vec<Contribution> = orders
+            .iter()
+            .enumerate()
+            .map(|(k, &(ordinal, facet))| Contribution {
+                kind: ComponentKind::Terraform,
+                id: format!("c{k}").into(),
+                order: (ordinal, facet, 0),
+                strategy: Strategy::Merge,
+                fields: Default::default(),
+                identity_only: false,
+                origin: OriginId(k as u32),
+            })
+            .collect();
+        in_application_order(&mut contributions);
+        let ids: Vec<&str> = contributions.iter().map(|c| &*c.id).collect();
+        assert_eq!(ids, ["c6", "c1", "c4", "c3", "c7", "c2", "c5", "c0"]);
+    }
 
     #[test]
     fn components_of_active_facets_contribute_in_application_order() {

@@ -37,15 +37,15 @@ pub(super) fn threads_for(n: usize) -> usize {
     crate::parallel::cores().min(n / FACETS_PER_THREAD)
 }
 
-/// Every facet's step of [`super::collect`], after the ones that used `spent` of the
-/// output budget; the same as [`collect_facets`] over all of them.
+/// Every facet's step of [`super::collect`] added to `steps`, what was collected
+/// before them; the same as [`collect_facets`] over all of them.
 pub fn facets(
     id: TemplateId,
     template: &Template,
     resolver: &Resolver<'_>,
     activated: &Activated,
     origins: &mut Origins,
-    spent: usize,
+    steps: Step,
 ) -> Step {
     let threads = threads_for(template.facets.len());
     facets_on(
@@ -56,7 +56,7 @@ pub fn facets(
         resolver,
         activated,
         origins,
-        spent,
+        steps,
     )
 }
 
@@ -76,35 +76,32 @@ fn facets_on(
     resolver: &Resolver<'_>,
     activated: &Activated,
     origins: &mut Origins,
-    spent: usize,
+    mut steps: Step,
 ) -> Step {
     let n = template.facets.len();
     // Both ends of the facets left fit in one word only below 2^32 facets.
     if threads < 2 || n < 2 || u32::try_from(n).is_err() {
-        return collect_facets(id, template, resolver, activated, 0..n, origins, spent);
+        return collect_facets(id, template, resolver, activated, 0..n, origins, steps);
     }
-    let mut steps = Step {
-        spent,
-        ..Step::default()
-    };
     let workers = (1..threads).map(|_| resolver.fresh()).collect();
     let texts = origins.texts();
+    // The front runs add to `steps` in place: its list is reserved for all of them.
     let front = |facets: Range<usize>| {
+        let before = std::mem::take(&mut steps);
+        steps = collect_facets(id, template, resolver, activated, facets, origins, before);
+    };
+    let back = |resolver: &mut Resolver<'_>, facets: Range<usize>| {
+        let mut own = Origins::with(texts);
+        own.begin(id);
         let step = collect_facets(
             id,
             template,
             resolver,
             activated,
             facets,
-            origins,
-            steps.spent,
+            &mut own,
+            Step::default(),
         );
-        steps.absorb(step);
-    };
-    let back = |resolver: &mut Resolver<'_>, facets: Range<usize>| {
-        let mut own = Origins::with(texts);
-        own.begin(id);
-        let step = collect_facets(id, template, resolver, activated, facets, &mut own, 0);
         BackRun { step, origins: own }
     };
     let (front_end, back) = from_both_ends(n, claim, workers, front, back);
@@ -112,17 +109,7 @@ fn facets_on(
     let limit = resolver.limits.output_bytes;
     if !back_runs_stand(back.iter().map(|run| &run.step), steps.spent, limit) {
         let rest = front_end..n;
-        let step = collect_facets(
-            id,
-            template,
-            resolver,
-            activated,
-            rest,
-            origins,
-            steps.spent,
-        );
-        steps.absorb(step);
-        return steps;
+        return collect_facets(id, template, resolver, activated, rest, origins, steps);
     }
     put_after(&mut steps, back, origins);
     steps
@@ -339,7 +326,10 @@ mod tests {
             &resolver,
             &activation,
             &mut origins,
-            7,
+            Step {
+                spent: 7,
+                ..Step::default()
+            },
         );
         let table: Vec<_> = (0..origins.len())
             .map(|k| {

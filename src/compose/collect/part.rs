@@ -216,6 +216,17 @@ pub fn gather(parts: Vec<Part>) -> Result<Collected, Vec<Diagnostic>> {
     let mut messages = Vec::new();
     let mut configs = Vec::new();
     let mut last = None;
+    // Each list reserved once, at its size: grown as it came, each left copies behind.
+    let of_kind = |kind| {
+        let n = parts
+            .iter()
+            .flat_map(|p| &p.contributions)
+            .filter(|c| c.kind == kind);
+        Vec::with_capacity(n.count())
+    };
+    contributions.terraform = of_kind(ComponentKind::Terraform);
+    contributions.kustomize = of_kind(ComponentKind::Kustomize);
+    contributions.systems = of_kind(ComponentKind::FluxSystem);
     for part in parts {
         for c in part.contributions {
             match c.kind {
