@@ -359,7 +359,7 @@ fn provenance(
     };
     let template = &session.template;
     let describe = |o| bpc::emit::provenance::describe(&c.origins.get(o), template, files);
-    let mut out = bpc::emit::provenance::yaml(template, c, files);
+    let mut out = bpc::emit::provenance::yaml(template, c, files).into_string();
     for merged in [&c.terraform, &c.kustomize, &c.flux, &c.kustomizations] {
         for component in merged.components.values().chain(&merged.deleted) {
             out.push_str(&format!("\n{:?} {}:", component.kind, component.id));

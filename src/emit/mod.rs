@@ -76,10 +76,9 @@ pub fn blueprint_text(
     budget::check_text(blueprint, output_bytes, WHAT).map_err(|d| vec![d])?;
     let text = match format {
         Format::Yaml => Ok(provenance::yaml(template, composition, files)),
-        Format::Json => provenance::json(template, composition, files),
+        Format::Json => provenance::json(template, composition, files).map(Pieces::from),
     };
-    text.map(Pieces::from)
-        .map_err(|e| vec![Diagnostic::error(e)])
+    text.map_err(|e| vec![Diagnostic::error(e)])
 }
 
 /// A value that cannot be written in the requested format.

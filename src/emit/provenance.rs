@@ -6,6 +6,7 @@ use crate::compose::merge::Merged;
 use crate::compose::origin::{Contributor, Origin};
 use crate::compose::tracked::Tracked;
 use crate::compose::Composition;
+use crate::emit::Pieces;
 use crate::expr::{Map, Value};
 use crate::files::FileMap;
 use crate::template::Template;
@@ -115,7 +116,7 @@ fn list(
     }
 }
 
-pub fn yaml(template: &Template, composition: &Composition, files: &FileMap) -> String {
+pub fn yaml(template: &Template, composition: &Composition, files: &FileMap) -> Pieces {
     let map = origins(template, composition, files);
     let hook = |path: &[crate::emit::PathSegment<'_>]| {
         let owned: Path = path

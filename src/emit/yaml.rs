@@ -36,9 +36,10 @@ pub fn to_yaml_within(value: &Value, limit: usize) -> Option<Pieces> {
     (text.len() <= limit).then_some(text)
 }
 
-/// Like [`to_yaml`], with `# comment`s from `hook` after the entries it names.
-pub fn to_yaml_with_comments(value: &Value, hook: &CommentHook<'_>) -> String {
-    Writer::new(Some(hook)).document(value).into_string()
+/// Like [`to_yaml`] (in pieces), with `# comment`s from `hook` after the entries it
+/// names.
+pub fn to_yaml_with_comments(value: &Value, hook: &CommentHook<'_>) -> Pieces {
+    Writer::new(Some(hook)).document(value)
 }
 
 /// Like [`to_yaml`], with `# comment` lines from `hook` above the map keys it names
@@ -613,7 +614,7 @@ items:
   two
   lines
 ";
-        let out = to_yaml_with_comments(&doc, &hook);
+        let out = to_yaml_with_comments(&doc, &hook).into_string();
         assert_eq!(out, expected);
         // Still YAML, and the same document.
         let back = crate::yaml::parse(&out, crate::files::FileId(0)).expect("parses");
