@@ -97,6 +97,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn parts_are_written_one_after_another_over_the_old_file() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let file = dir.path().join("out.yaml");
+        std::fs::write(&file, "old text, longer than the new one\n").expect("write");
+        super::write_parts_atomically(&file, &[b"kind: ", b"", b"Blueprint\n"]).expect("written");
+        assert_eq!(
+            std::fs::read_to_string(&file).expect("read"),
+            "kind: Blueprint\n"
+        );
+        // Nothing is left beside it.
+        let names: Vec<_> = std::fs::read_dir(dir.path()).expect("dir").collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
     fn names_the_file_in_the_way_and_the_missing_directory() {
         let dir = tempfile::tempdir().expect("tmp");
         let file = dir.path().join("plain");

@@ -117,8 +117,9 @@ fn most_contributions(template: &Template, activated: &Activated) -> usize {
 }
 
 /// Sorts contributions by their application order (S3), stably. The keys are sorted
-/// with their positions, and each contribution is then moved once: sorting the
-/// contributions themselves moved each of them (a few hundred bytes) many times.
+/// with their positions, and the contributions are then moved in place along the
+/// permutation's cycles: sorting the contributions themselves moved each of them
+/// many times.
 pub fn in_application_order(contributions: &mut [Contribution]) {
     if contributions.windows(2).all(|w| w[0].order <= w[1].order) {
         return;
