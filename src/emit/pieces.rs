@@ -63,13 +63,35 @@ impl From<String> for Pieces {
     }
 }
 
-/// Equal when the texts are, wherever the pieces are cut.
+/// Equal when the texts are, wherever the pieces are cut (compared a run of bytes at
+/// a time: `--watch` compares each new blueprint with the last one written).
 impl PartialEq for Pieces {
     fn eq(&self, other: &Pieces) -> bool {
-        fn bytes(p: &Pieces) -> impl Iterator<Item = u8> + '_ {
-            p.pieces.iter().flat_map(|s| s.bytes())
+        if self.len() != other.len() {
+            return false;
         }
-        self.len() == other.len() && bytes(self).eq(bytes(other))
+        let (mut mine, mut theirs) = (self.pieces.iter(), other.pieces.iter());
+        let (mut a, mut b): (&[u8], &[u8]) = (&[], &[]);
+        loop {
+            if a.is_empty() {
+                match mine.next() {
+                    Some(piece) => a = piece.as_bytes(),
+                    // As long as the other: both are at their ends.
+                    None => return true,
+                }
+            } else if b.is_empty() {
+                match theirs.next() {
+                    Some(piece) => b = piece.as_bytes(),
+                    None => return true,
+                }
+            } else {
+                let n = a.len().min(b.len());
+                if a[..n] != b[..n] {
+                    return false;
+                }
+                (a, b) = (&a[n..], &b[n..]);
+            }
+        }
     }
 }
 
@@ -92,6 +114,12 @@ mod tests {
         assert_eq!(a.len(), 16);
         assert_eq!(a, b);
         assert_ne!(a, pieces(&["kind: A\nname: y\n"]));
+        assert_ne!(
+            a,
+            pieces(&["kind: A\n", "name: y\n"]),
+            "differs in the last byte"
+        );
+        assert_ne!(a, pieces(&["kind: A\nname: x"]), "shorter");
         assert_eq!(a.clone().into_string(), "kind: A\nname: x\n");
         assert_eq!(a.as_bytes().len(), 2, "empty pieces are not kept");
         let mut joined = pieces(&["a\n"]);
