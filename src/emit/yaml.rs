@@ -265,8 +265,9 @@ impl<'h, 'p> Writer<'h, 'p> {
             writer.list_items(run, indent, inline_first);
             writer.into_pieces()
         });
-        // Joined by moving the pieces: the line the first run continues is whole again
-        // once written, and nothing edits a line across runs.
+        // Joined by moving the pieces. A line left open here (`- ` before a list that
+        // starts inline) goes on in the first run's piece: only a key being written is
+        // ever edited, so a line may be cut across pieces at this point.
         let current = std::mem::take(&mut self.out);
         self.done_len += current.len();
         self.done.push(current);
