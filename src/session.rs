@@ -63,6 +63,9 @@ pub struct Options {
     /// behind a value, what each contribution said): runs that write their
     /// blueprints and exit (`compose`, `render`, one context or all) drop it.
     pub for_explain: ForExplain,
+    /// The run reads only each composition's blueprint, warnings and messages (a
+    /// plain `bpc compose` of one context): see `compose::Inputs::blueprint_alone`.
+    pub blueprint_alone: bool,
 }
 
 impl Options {
@@ -435,6 +438,7 @@ impl Session {
             context_patches,
             cycles,
             for_explain: self.options.for_explain,
+            blueprint_alone: self.options.blueprint_alone,
         })
     }
 

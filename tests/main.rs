@@ -7,6 +7,7 @@ mod common;
 
 mod all_contexts;
 mod attack;
+mod blueprint_alone;
 mod bodies_lent;
 mod check;
 mod completions;

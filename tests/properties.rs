@@ -223,6 +223,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         cycles: Default::default(),
         precedence: Default::default(),
         for_explain: Default::default(),
+        blueprint_alone: false,
     };
     let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;
     let terraform = composition

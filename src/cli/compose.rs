@@ -138,6 +138,8 @@ fn compose_text(
         one_composition: !args.provenance,
         // Written and forgotten: nothing will explain it.
         for_explain: ForExplain::Dropped,
+        // `--provenance` reads the component lists and origins.
+        blueprint_alone: !args.provenance,
         ..args
             .project
             .session_options(env_context(), args.terraform_outputs.clone())?

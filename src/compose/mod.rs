@@ -99,6 +99,13 @@ pub struct Inputs<'a> {
     /// composition is written once and forgotten (the incremental engine always
     /// keeps them).
     pub for_explain: ForExplain,
+    /// The caller reads only the composition's blueprint, warnings and messages (a
+    /// plain `bpc compose`, written once): the origins and the Kustomizations are let
+    /// go of once validated, and the merged components as assembly converts them, so
+    /// that assembling and writing the blueprint reuse their memory. The
+    /// composition's component lists, Kustomizations and origins then come back
+    /// empty. Ignored by incremental compositions, whose memo keeps them.
+    pub blueprint_alone: bool,
 }
 
 impl Inputs<'_> {
@@ -265,7 +272,7 @@ fn compose_parts(
     let finished = memos.as_deref_mut().map(|m| &mut m.finished);
     let crds_layer = finish::finish(&mut lists, tags, has_crds, template, &mut origins, finished);
     // 9. flux
-    let kustomizations = flux::compile(&lists, &mut origins)?;
+    let mut kustomizations = flux::compile(&lists, &mut origins)?;
     // 10. validate
     let subject = validate::Subject {
         terraform: &lists.terraform,
@@ -285,13 +292,21 @@ fn compose_parts(
     )?;
     // A config error waited until merging and validating had their say.
     let config = config::merged(&collected.configs)?;
+    // Only the blueprint is read from here on: the origins and the Kustomizations are
+    // let go of before assembly allocates it.
+    let blueprint_alone = inputs.blueprint_alone && memos.is_none();
+    if blueprint_alone {
+        origins = Origins::with(origins.texts());
+        kustomizations = Merged::default();
+    }
     // 11. assemble
     let blueprint = assemble::blueprint(assemble::Assembly {
         template,
         base,
         overlay: inputs.overlay,
         builtins: &inputs.builtins,
-        lists: &lists,
+        lists: &mut lists,
+        blueprint_alone,
         outputs: &collected.outputs,
         context: &collected.context,
         active: &collected.activation.active,

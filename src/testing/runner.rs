@@ -103,6 +103,8 @@ impl Suite<'_> {
             overlay: None,
             context_patches: Some(&self.patches),
             for_explain: crate::compose::ForExplain::Kept,
+            // The matcher reads the component lists.
+            blueprint_alone: false,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {

@@ -33,12 +33,7 @@ pub fn of(merged: &Merged, last: Option<&mut Memo>, next: &mut Memo) -> Vec<Valu
             crate::parallel::cores().min(components.len() / blueprint::COMPONENTS_PER_THREAD);
         return sized_values(&components, threads)
             .into_iter()
-            .map(|(value, size)| {
-                if let Value::Map(map) = &value {
-                    next.sizes.insert(budget::map_address(map), size);
-                }
-                value
-            })
+            .map(|(value, size)| note_size(value, size, next))
             .collect();
     };
     let start = last.values.start_list(merged.components.len());
@@ -56,14 +51,51 @@ pub fn of(merged: &Merged, last: Option<&mut Memo>, next: &mut Memo) -> Vec<Valu
                     (value, size)
                 }
             };
-            if let Value::Map(map) = &value {
-                next.sizes.insert(budget::map_address(map), size);
-            }
             next.values
                 .keep(c, Arc::clone(&c.fields), (value.clone(), size));
-            value
+            note_size(value, size, next)
         })
         .collect()
+}
+
+/// Each component of `merged` as the blueprint lists it, as [`of`] gives it without
+/// a memo, the components moved out of `merged` and each let go of as soon as it is
+/// converted: on the thread that converted it, whose next allocations reuse its
+/// memory. For a run that reads only the blueprint (`Inputs::blueprint_alone`).
+pub fn taken(merged: &mut Merged, next: &mut Memo) -> Vec<Value> {
+    let mut items: Vec<Converting> = std::mem::take(&mut merged.components)
+        .into_values()
+        .map(Converting::Component)
+        .collect();
+    let threads = crate::parallel::cores().min(items.len() / blueprint::COMPONENTS_PER_THREAD);
+    crate::parallel::for_each_mut(&mut items, threads, |item| {
+        if let Converting::Component(c) = item {
+            let value = blueprint::component_value(c);
+            let size = budget::size_within(&value, usize::MAX).unwrap_or(usize::MAX);
+            *item = Converting::Value(value, size);
+        }
+    });
+    items
+        .into_iter()
+        .filter_map(|item| match item {
+            Converting::Value(value, size) => Some(note_size(value, size, next)),
+            Converting::Component(_) => None,
+        })
+        .collect()
+}
+
+/// A component on its way to its blueprint value (see [`taken`]).
+enum Converting {
+    Component(Component),
+    Value(Value, usize),
+}
+
+/// `value`, its estimated `size` noted in `next.sizes`.
+fn note_size(value: Value, size: usize, next: &mut Memo) -> Value {
+    if let Value::Map(map) = &value {
+        next.sizes.insert(budget::map_address(map), size);
+    }
+    value
 }
 
 /// Each component's value with its estimated size, on up to `threads` threads.
@@ -82,7 +114,7 @@ fn sized_values(components: &[&Component], threads: usize) -> Vec<(Value, usize)
 
 #[cfg(test)]
 mod tests {
-    use super::sized_values;
+    use super::{of, sized_values, taken, Memo};
     use crate::compose::fixture::{facet, Fixture};
     use crate::compose::merge::Component;
     use crate::compose::shared::origin::Origins;
@@ -101,5 +133,20 @@ mod tests {
         for threads in [2, 3, 20] {
             assert_eq!(text(threads), one, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn taken_values_are_the_values_and_the_list_is_left_empty() {
+        let body: String = (0..9)
+            .map(|k| format!("  - name: c{k}\n    path: p{k}\n    inputs: {{z: {k}, a: [{k}]}}\n"))
+            .collect();
+        let fx = Fixture::new(&[("facets/a.yaml", &facet("a", &format!("terraform:\n{body}")))]);
+        let (_, kept) = fx.merged(&mut Origins::default());
+        let want = of(&kept.terraform, None, &mut Memo::default());
+        let (_, mut lists) = fx.merged(&mut Origins::default());
+        let got = taken(&mut lists.terraform, &mut Memo::default());
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        assert_eq!(got.len(), 9);
+        assert!(lists.terraform.components.is_empty());
     }
 }

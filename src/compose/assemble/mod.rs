@@ -7,7 +7,7 @@ pub mod component_values;
 pub mod context_fields;
 
 use crate::compose::collect::facet_outputs::FacetOutputs;
-use crate::compose::merge::Lists;
+use crate::compose::merge::{Lists, Merged};
 use crate::compose::overlay::{self, Overlay};
 use crate::compose::scope::Builtins;
 use crate::compose::shared::{blueprint, budget};
@@ -22,7 +22,11 @@ pub struct Assembly<'a> {
     pub base: Option<Value>,
     pub overlay: Option<&'a Overlay>,
     pub builtins: &'a Builtins,
-    pub lists: &'a Lists,
+    pub lists: &'a mut Lists,
+    /// The caller reads only the blueprint: the components are moved out of `lists`
+    /// and let go of as they are converted ([`component_values::taken`]). Not with a
+    /// memo, which keeps them.
+    pub blueprint_alone: bool,
     pub outputs: &'a FacetOutputs,
     /// The composing template's context values and active facets.
     pub context: &'a Map,
@@ -41,11 +45,15 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
     let outputs = a.outputs;
     let mut next = component_values::Memo::default();
     let mut last = a.memo.as_deref_mut();
-    let mut values = |merged| component_values::of(merged, last.as_deref_mut(), &mut next);
+    let take = a.blueprint_alone && last.is_none();
+    let mut values = |merged: &mut Merged| match take {
+        true => component_values::taken(merged, &mut next),
+        false => component_values::of(merged, last.as_deref_mut(), &mut next),
+    };
     let (terraform, kustomize, flux) = (
-        values(&a.lists.terraform),
-        values(&a.lists.kustomize),
-        values(&a.lists.flux),
+        values(&mut a.lists.terraform),
+        values(&mut a.lists.kustomize),
+        values(&mut a.lists.flux),
     );
     let mut blueprint = blueprint::assemble(blueprint::Parts {
         base: base.as_ref(),
@@ -86,13 +94,14 @@ mod tests {
 
     fn assembled(fx: &Fixture, output_bytes: usize) -> Result<String, String> {
         let mut origins = Origins::default();
-        let (collected, lists) = fx.merged(&mut origins);
+        let (collected, mut lists) = fx.merged(&mut origins);
         blueprint(Assembly {
             template: &fx.template,
             base: None,
             overlay: None,
             builtins: &fx.builtins,
-            lists: &lists,
+            lists: &mut lists,
+            blueprint_alone: false,
             outputs: &collected.outputs,
             context: &collected.context,
             active: &collected.activation.active,

@@ -47,6 +47,20 @@ pub struct Contribution {
 }
 
 impl Contribution {
+    /// What is left where a contribution was moved out of a list it stays in for a
+    /// moment (`part::gather`); its clones share its two allocations.
+    pub(crate) fn moved_out() -> Contribution {
+        Contribution {
+            kind: ComponentKind::Terraform,
+            id: Arc::from(""),
+            order: (0, 0, 0),
+            strategy: Strategy::Merge,
+            fields: Arc::default(),
+            identity_only: false,
+            origin: OriginId(0),
+        }
+    }
+
     /// Every origin id it holds mapped by `f` (its origins moved to other ids).
     pub fn map_origins(&mut self, f: impl Fn(OriginId) -> OriginId + Copy) {
         self.origin = f(self.origin);

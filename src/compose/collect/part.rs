@@ -193,6 +193,28 @@ pub struct Contributions {
     pub systems: Vec<Contribution>,
 }
 
+/// The kinds in the order of their lists.
+const KINDS: [ComponentKind; 3] = [
+    ComponentKind::Terraform,
+    ComponentKind::Kustomize,
+    ComponentKind::FluxSystem,
+];
+
+impl Contributions {
+    /// Of every kind.
+    pub fn count(&self) -> usize {
+        self.terraform.len() + self.kustomize.len() + self.systems.len()
+    }
+
+    fn of_kind(&mut self, kind: ComponentKind) -> &mut Vec<Contribution> {
+        match kind {
+            ComponentKind::Terraform => &mut self.terraform,
+            ComponentKind::Kustomize => &mut self.kustomize,
+            ComponentKind::FluxSystem => &mut self.systems,
+        }
+    }
+}
+
 /// Every part of a composition taken together, for the stages after this one.
 pub struct Collected {
     pub contributions: Contributions,
@@ -216,24 +238,41 @@ pub fn gather(parts: Vec<Part>) -> Result<Collected, Vec<Diagnostic>> {
     let mut messages = Vec::new();
     let mut configs = Vec::new();
     let mut last = None;
-    // Each list reserved once, at its size: grown as it came, each left copies behind.
-    let of_kind = |kind| {
-        let n = parts
+    let count = |kind| {
+        parts
             .iter()
             .flat_map(|p| &p.contributions)
-            .filter(|c| c.kind == kind);
-        Vec::with_capacity(n.count())
+            .filter(|c| c.kind == kind)
+            .count()
     };
-    contributions.terraform = of_kind(ComponentKind::Terraform);
-    contributions.kustomize = of_kind(ComponentKind::Kustomize);
-    contributions.systems = of_kind(ComponentKind::FluxSystem);
+    let counts = KINDS.map(count);
+    // The most common kind keeps the parts' own lists, the others moved out of them
+    // in place: moving every contribution into new lists held them twice at once (at
+    // 10 000 facets, 7 MB). Each list is reserved once, at its size.
+    let most_at = (0..KINDS.len()).max_by_key(|&k| counts[k]).unwrap_or(0);
+    let most = KINDS[most_at];
+    for (kind, n) in KINDS.into_iter().zip(counts) {
+        if kind != most {
+            contributions.of_kind(kind).reserve_exact(n);
+        }
+    }
+    let moved_out = Contribution::moved_out();
     for part in parts {
-        for c in part.contributions {
-            match c.kind {
-                ComponentKind::Terraform => contributions.terraform.push(c),
-                ComponentKind::Kustomize => contributions.kustomize.push(c),
-                ComponentKind::FluxSystem => contributions.systems.push(c),
+        let mut own = part.contributions;
+        own.retain_mut(|c| {
+            if c.kind == most {
+                return true;
             }
+            let c = std::mem::replace(c, moved_out.clone());
+            contributions.of_kind(c.kind).push(c);
+            false
+        });
+        let list = contributions.of_kind(most);
+        if list.is_empty() {
+            own.reserve_exact(counts[most_at] - own.len());
+            *list = own;
+        } else {
+            list.append(&mut own);
         }
         exclusions.extend(part.exclusions);
         outputs.absorb(part.outputs);

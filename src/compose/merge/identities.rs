@@ -295,16 +295,30 @@ fn merge_groups(
         from = to;
     }
     drop(slots);
-    let merged = crate::parallel::each(runs, |(identities, contributions)| {
+    // Each run writes its outcomes into its own stretch of one list, sized once
+    // where the slots were: a list per run joined afterwards would hold every
+    // outcome twice for a moment.
+    let mut outcomes: Vec<Option<Outcome>> = (0..count).map(|_| None).collect();
+    let mut rest: &mut [Option<Outcome>] = &mut outcomes;
+    let runs: Vec<_> = runs
+        .into_iter()
+        .map(|(identities, contributions)| {
+            let (into, after) = std::mem::take(&mut rest).split_at_mut(identities.len());
+            rest = after;
+            (identities, contributions, into)
+        })
+        .collect();
+    crate::parallel::each(runs, |(identities, contributions, into)| {
         let mut rest = contributions.into_iter();
-        identities
-            .map(|g| {
-                let n = (starts[g + 1] - starts[g]) as usize;
-                merge_one(rest.by_ref().take(n), keep)
-            })
-            .collect::<Vec<_>>()
+        for (g, outcome) in identities.zip(into) {
+            let n = (starts[g + 1] - starts[g]) as usize;
+            *outcome = Some(merge_one(rest.by_ref().take(n), keep));
+        }
     });
-    merged.into_iter().flatten().collect()
+    // Every stretch was written. `filter_map`, unlike `flatten`, lets the standard
+    // library take the outcomes out in place, without a second list.
+    #[allow(clippy::filter_map_identity)]
+    outcomes.into_iter().filter_map(|o| o).collect()
 }
 
 /// Merges the contributions to one identity, in order.

@@ -138,19 +138,31 @@ pub fn lists(
         ),
         None => (None, None, None),
     };
+    // Handing pages back walks the heap: worth it only after a large merge.
+    let large = contributions.count() >= GIVE_BACK_FROM;
     let mut let_go = LetGo::default();
     let mut merge = |contributions, memo| {
         let (merged, gone) = identities::merge(contributions, memo, for_explain);
         let_go.append(gone);
         merged
     };
-    Lists {
+    let lists = Lists {
         terraform: merge(contributions.terraform, terraform),
         kustomize: merge(contributions.kustomize, kustomize),
         flux: merge(contributions.systems, flux),
         let_go,
+    };
+    if large {
+        // What the merge's threads and its grouping freed sits in arenas the
+        // stages after it would not reuse.
+        crate::heap::give_back();
     }
+    lists
 }
+
+/// Contributions from which a merge hands what it freed back to the system
+/// ([`crate::heap::give_back`]).
+const GIVE_BACK_FROM: usize = 4096;
 
 /// What one contribution did to the slots of the merged list: merging happens per
 /// identity, and the order of the list comes from these (see [`identities`]).
