@@ -33,15 +33,9 @@ fn a_large_template_composes_as_it_does_with_its_bodies_kept() {
         "{}",
         alone.stdout
     );
-    let out = alone.root.join("all");
-    let among = bpc(
-        &alone.root,
-        &["compose", "--all-contexts", "--out", &out.to_string_lossy()],
-    );
-    assert!(among.success(), "{}", among.text());
-    let written = std::fs::read_to_string(out.join("local.yaml")).unwrap_or_default();
     assert_eq!(
-        alone.stdout, written,
+        alone.stdout,
+        local_among_all_contexts(&alone),
         "bodies lent, and kept among contexts"
     );
 }

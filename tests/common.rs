@@ -403,6 +403,19 @@ pub fn bpc(dir: &Path, args: &[&str]) -> Output {
         .run()
 }
 
+/// The blueprint of context `local` as `bpc compose --all-contexts` writes it in the
+/// project of `run`: a composition that keeps everything, to hold a one-context run's
+/// output against.
+pub fn local_among_all_contexts(run: &Output) -> String {
+    let out = run.root.join("all");
+    let among = bpc(
+        &run.root,
+        &["compose", "--all-contexts", "--out", &out.to_string_lossy()],
+    );
+    assert!(among.success(), "{}", among.text());
+    std::fs::read_to_string(out.join("local.yaml")).unwrap_or_default()
+}
+
 /// What a run printed, and its project (kept until this is dropped).
 pub struct Output {
     pub stdout: String,

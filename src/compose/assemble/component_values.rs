@@ -119,12 +119,17 @@ mod tests {
     use crate::compose::merge::Component;
     use crate::compose::shared::origin::Origins;
 
-    #[test]
-    fn several_threads_give_each_component_its_value_in_order() {
+    /// A template of nine terraform components, each with nested inputs.
+    fn nine_components() -> Fixture {
         let body: String = (0..9)
             .map(|k| format!("  - name: c{k}\n    path: p{k}\n    inputs: {{z: {k}, a: [{k}]}}\n"))
             .collect();
-        let fx = Fixture::new(&[("facets/a.yaml", &facet("a", &format!("terraform:\n{body}")))]);
+        Fixture::new(&[("facets/a.yaml", &facet("a", &format!("terraform:\n{body}")))])
+    }
+
+    #[test]
+    fn several_threads_give_each_component_its_value_in_order() {
+        let fx = nine_components();
         let (_, lists) = fx.merged(&mut Origins::default());
         let components: Vec<&Component> = lists.terraform.components.values().collect();
         let text = |threads| format!("{:?}", sized_values(&components, threads));
@@ -137,10 +142,7 @@ mod tests {
 
     #[test]
     fn taken_values_are_the_values_and_the_list_is_left_empty() {
-        let body: String = (0..9)
-            .map(|k| format!("  - name: c{k}\n    path: p{k}\n    inputs: {{z: {k}, a: [{k}]}}\n"))
-            .collect();
-        let fx = Fixture::new(&[("facets/a.yaml", &facet("a", &format!("terraform:\n{body}")))]);
+        let fx = nine_components();
         let (_, kept) = fx.merged(&mut Origins::default());
         let want = of(&kept.terraform, None, &mut Memo::default());
         let (_, mut lists) = fx.merged(&mut Origins::default());
