@@ -147,7 +147,9 @@ impl Inputs<'_> {
     }
 }
 
-/// A composed blueprint with everything `explain` needs to say how it came about.
+/// A composed blueprint with everything `explain` needs to say how it came about
+/// (its component lists, Kustomizations and origins are empty when the inputs asked
+/// for the blueprint alone, `Inputs::blueprint_alone`).
 pub struct Composition {
     pub blueprint: Value,
     pub terraform: Merged,

@@ -295,9 +295,9 @@ fn merge_groups(
         from = to;
     }
     drop(slots);
-    // Each run writes its outcomes into its own stretch of one list, sized once
-    // where the slots were: a list per run joined afterwards would hold every
-    // outcome twice for a moment.
+    // Each run writes its outcomes into its own stretch of one list, allocated once
+    // the slots are freed: a list per run joined afterwards would hold every outcome
+    // twice for a moment.
     let mut outcomes: Vec<Option<Outcome>> = (0..count).map(|_| None).collect();
     let mut rest: &mut [Option<Outcome>] = &mut outcomes;
     let runs: Vec<_> = runs
