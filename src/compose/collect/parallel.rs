@@ -182,14 +182,40 @@ pub(super) fn from_both_ends<W: Send, B: Send>(
 /// The back runs (in facet order) put after `steps`, their origins appended to
 /// `origins` and renumbered.
 fn put_after(steps: &mut Step, back: Vec<BackRun>, origins: &mut Origins) {
-    for mut run in back {
-        let at = origins.append(run.origins);
-        for c in &mut run.step.contributions {
-            c.map_origins(|o| OriginId(o.0 + at));
-        }
-        steps.contributions.append(&mut run.step.contributions);
-        steps.exclusions.append(&mut run.step.exclusions);
-        steps.spent += run.step.spent;
+    // Where each run's origins will start is known before any is appended, so the
+    // contributions are renumbered on the other cores while one thread appends the
+    // tables (at 10 000 facets, 7–10 ms and 4–5 ms one after the other).
+    let mut at = origins.len();
+    let mut tables = Vec::with_capacity(back.len());
+    let mut runs: Vec<(u32, Step)> = back
+        .into_iter()
+        .map(|run| {
+            let start = at as u32;
+            at += run.origins.len();
+            tables.push((start, run.origins));
+            (start, run.step)
+        })
+        .collect();
+    let threads = crate::parallel::cores().saturating_sub(1);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            crate::heap::worker_started();
+            for (start, table) in tables {
+                let appended_at = origins.append(table);
+                debug_assert_eq!(appended_at, start, "origins appended where foreseen");
+            }
+        });
+        crate::parallel::for_each_mut(&mut runs, threads, |(start, step)| {
+            let start = *start;
+            for c in &mut step.contributions {
+                c.map_origins(|o| OriginId(o.0 + start));
+            }
+        });
+    });
+    for (_, mut step) in runs {
+        steps.contributions.append(&mut step.contributions);
+        steps.exclusions.append(&mut step.exclusions);
+        steps.spent += step.spent;
     }
 }
 
