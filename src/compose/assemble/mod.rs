@@ -24,8 +24,8 @@ pub struct Assembly<'a> {
     pub builtins: &'a Builtins,
     pub lists: &'a mut Lists,
     /// The caller reads only the blueprint: the components are moved out of `lists`
-    /// and let go of as they are converted ([`component_values::taken`]). Not with a
-    /// memo, which keeps them.
+    /// and let go of as they are converted ([`component_values::taken`]). Never set
+    /// with a memo, which keeps them (`compose_parts` decides both).
     pub blueprint_alone: bool,
     pub outputs: &'a FacetOutputs,
     /// The composing template's context values and active facets.
@@ -45,8 +45,7 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
     let outputs = a.outputs;
     let mut next = component_values::Memo::default();
     let mut last = a.memo.as_deref_mut();
-    let take = a.blueprint_alone && last.is_none();
-    let mut values = |merged: &mut Merged| match take {
+    let mut values = |merged: &mut Merged| match a.blueprint_alone {
         true => component_values::taken(merged, &mut next),
         false => component_values::of(merged, last.as_deref_mut(), &mut next),
     };
