@@ -22,7 +22,7 @@ use crate::files::Diagnostic;
 use crate::template::{ConfigBlock, Facet, Strategy, Template};
 use crate::yaml::{Node, NodeKind};
 use indexmap::IndexMap;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -36,7 +36,7 @@ const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 /// written by one block.
 #[derive(Clone, Debug)]
 enum Raw {
-    Map(IndexMap<Arc<str>, Raw>),
+    Map(IndexMap<Arc<str>, Raw, FxBuildHasher>),
     Leaf(Leaf),
 }
 
@@ -143,7 +143,7 @@ pub struct Resolver<'t> {
     log: RefCell<Vec<BlockRecord>>,
     /// `(facet, position)` of every logged block its `when` let in: answering
     /// `block_included` by scanning the log made a template of many blocks quadratic.
-    included: RefCell<HashSet<(usize, usize)>>,
+    included: RefCell<FxHashSet<(usize, usize)>>,
     /// Whether a context value or a block's value wins at the same path.
     pub precedence: Precedence,
     /// While observing, the lookups expressions made (see [`Resolver::observe`]).
@@ -190,7 +190,7 @@ impl<'t> Resolver<'t> {
             stack: RefCell::new(Vec::new()),
             open: RefCell::default(),
             log: RefCell::new(Vec::new()),
-            included: RefCell::new(HashSet::new()),
+            included: RefCell::default(),
             observed: RefCell::new(None),
             precedence: with.precedence,
         }
@@ -289,7 +289,7 @@ impl<'t> Resolver<'t> {
 /// Top-level names an evaluation looked up; `all` when it read the whole scope.
 #[derive(Clone, Debug, Default)]
 pub struct Reads {
-    pub names: HashSet<String>,
+    pub names: FxHashSet<String>,
     pub all: bool,
 }
 
@@ -306,7 +306,7 @@ impl Reads {
 
 /// Config block contributions by name, in application order (S3).
 pub struct BlockIndex<'t> {
-    by_name: IndexMap<String, Vec<BlockContribution<'t>>>,
+    by_name: IndexMap<String, Vec<BlockContribution<'t>>, FxBuildHasher>,
 }
 
 impl<'t> BlockIndex<'t> {
@@ -328,7 +328,8 @@ impl<'t> BlockIndex<'t> {
         }
         // S3: (effective ordinal, facet order, position in file); later wins.
         contributions.sort_by_key(|(o, f, p, _)| (*o, *f, *p));
-        let mut by_name: IndexMap<String, Vec<BlockContribution<'t>>> = IndexMap::new();
+        let mut by_name: IndexMap<String, Vec<BlockContribution<'t>>, FxBuildHasher> =
+            IndexMap::default();
         for (_, _, _, c) in contributions {
             // A name is copied once, not once per block of that name.
             match by_name.get_mut(c.block.name.as_str()) {

@@ -75,7 +75,7 @@ use crate::expr::{Map, Scope, Value};
 use crate::template::{Facet, Template, TemplateId};
 use crate::value::Equality;
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -148,7 +148,7 @@ struct Entry {
     /// The facet's index in processing order when it was collected: its origins and
     /// exclusions name the facet by it.
     index: usize,
-    reads: HashSet<String>,
+    reads: FxHashSet<String>,
     /// Its expressions' own lookups under block names, with what they found.
     observed: Observations,
     /// Sharing their fields with the composition's contributions.
@@ -305,7 +305,7 @@ pub fn part(
 /// `considered`, see [`Changes`]): what evaluating them again would find, where the
 /// facets are where they were (the block log names them by index). Taken from `old`.
 fn known_blocks(
-    considered: Option<&HashSet<String>>,
+    considered: Option<&FxHashSet<String>>,
     prior: Option<&Prior>,
     old: Option<&mut State>,
 ) -> FxHashMap<String, Block> {
@@ -518,7 +518,7 @@ impl Run<'_, '_> {
     /// origins are copied into it under new ids.
     fn collect(
         &self,
-        changed: Option<&HashSet<String>>,
+        changed: Option<&FxHashSet<String>>,
         old: Option<&mut State>,
         prior: Option<&Prior>,
         afresh: bool,
@@ -796,9 +796,9 @@ impl State {
         resolver: &Resolver<'_>,
     ) -> Option<Changes> {
         let names_of = |f: &Facet| f.config.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
-        let mut changed: HashSet<String> = HashSet::new();
+        let mut changed: FxHashSet<String> = FxHashSet::default();
         // Read anew each time, whatever their value.
-        let mut volatile_names: HashSet<String> = HashSet::new();
+        let mut volatile_names: FxHashSet<String> = FxHashSet::default();
         for (i, facet) in template.facets.iter().enumerate() {
             let before = prior.of[i].map(|k| &self.slots[k]);
             let unchanged =
@@ -833,8 +833,8 @@ impl State {
             .into_iter()
             .chain(volatile_names.iter().cloned())
             .collect();
-        let mut changed: HashSet<String> = HashSet::new();
-        let mut considered: HashSet<String> = HashSet::new();
+        let mut changed: FxHashSet<String> = FxHashSet::default();
+        let mut considered: FxHashSet<String> = FxHashSet::default();
         while let Some(name) = queue.pop() {
             if !considered.insert(name.clone()) {
                 continue;
@@ -871,17 +871,17 @@ impl State {
 struct Changes {
     /// Those whose value differs from the last composition's (or that read files or
     /// the environment): what reads them may see something else.
-    changed: HashSet<String>,
+    changed: FxHashSet<String>,
     /// Those that may have changed, whatever their value: their contributions
     /// changed, or they read a name of `changed`. Their `when`s and what they read
     /// may differ even where their value does not.
-    considered: HashSet<String>,
+    considered: FxHashSet<String>,
 }
 
 /// What [`Entry::keep`] keeps of a facet collected, besides its step.
 struct Kept {
     index: usize,
-    reads: HashSet<String>,
+    reads: FxHashSet<String>,
     observed: Observations,
     origins: Range<u32>,
     spent_before: usize,
@@ -909,7 +909,7 @@ impl Entry {
     /// contributions. What they read through those lookups (a block's value that
     /// reads other names) need not be looked at: a change there changes the
     /// block's name too, and what the lookup finds.
-    fn sees_the_same(&self, resolver: &Resolver<'_>, changed: &HashSet<String>) -> bool {
+    fn sees_the_same(&self, resolver: &Resolver<'_>, changed: &FxHashSet<String>) -> bool {
         !self.observed.failed
             && self.observed.lookups.iter().all(|o| {
                 if !changed.contains(&*o.path[0]) {
