@@ -99,12 +99,14 @@ pub struct Inputs<'a> {
     /// composition is written once and forgotten (the incremental engine always
     /// keeps them).
     pub for_explain: ForExplain,
-    /// The caller reads only the composition's blueprint, warnings and messages (a
-    /// plain `bpc compose`, written once): the origins and the Kustomizations are let
-    /// go of once validated, and the merged components as assembly converts them, so
-    /// that assembling and writing the blueprint reuse their memory. The
-    /// composition's component lists, Kustomizations and origins then come back
-    /// empty. Ignored by incremental compositions, whose memo keeps them.
+    /// The caller reads only the composition's blueprint, warnings and messages, and
+    /// writes the blueprint once with [`crate::emit`] (a plain `bpc compose` without
+    /// `--provenance`): the origins and the Kustomizations are let go of once
+    /// validated, and the components are left for the writer to convert, measure
+    /// and write one by one ([`Composition::components_apart`]). The composition's
+    /// Kustomizations and origins then come back empty, and its blueprint has an
+    /// empty list where each list of components goes. Ignored by incremental
+    /// compositions, whose memo keeps all of it.
     pub blueprint_alone: bool,
 }
 
@@ -148,10 +150,15 @@ impl Inputs<'_> {
 }
 
 /// A composed blueprint with everything `explain` needs to say how it came about
-/// (its component lists, Kustomizations and origins are empty when the inputs asked
-/// for the blueprint alone, `Inputs::blueprint_alone`).
+/// (its Kustomizations and origins are empty, and its blueprint's component lists
+/// left to the writer, when the inputs asked for the blueprint alone,
+/// `Inputs::blueprint_alone`).
 pub struct Composition {
     pub blueprint: Value,
+    /// The blueprint has an empty list where each non-empty list of components goes,
+    /// the components being in `terraform`, `kustomize` and `flux`
+    /// (`Inputs::blueprint_alone`): [`Composition::whole_blueprint`] puts them in.
+    pub components_apart: bool,
     pub terraform: Merged,
     /// Plain kustomizations, as the blueprint lists them.
     pub kustomize: Merged,
@@ -184,6 +191,31 @@ pub struct Composition {
     /// What the merge no longer needed, held only to be freed with the composition
     /// ([`merge::LetGo`]).
     _let_go: merge::LetGo,
+}
+
+impl Composition {
+    /// The lists of components, in the order the blueprint lists them, each with its
+    /// key ([`assemble::COMPONENT_LISTS`]).
+    pub fn component_lists(&self) -> [(&'static str, &Merged); 3] {
+        let [terraform, kustomize, flux] = assemble::COMPONENT_LISTS;
+        [
+            (terraform, &self.terraform),
+            (kustomize, &self.kustomize),
+            (flux, &self.flux),
+        ]
+    }
+
+    /// The blueprint with its components in place, also when they were left to the
+    /// writer ([`Composition::components_apart`]): then converted again.
+    pub fn whole_blueprint(&self) -> Value {
+        match self.components_apart {
+            true => assemble::with_components(
+                &self.blueprint,
+                [&self.terraform, &self.kustomize, &self.flux],
+            ),
+            false => self.blueprint.clone(),
+        }
+    }
 }
 
 /// What one composition leaves for the next (issue 25): what stage 5 collected per
@@ -294,10 +326,9 @@ fn compose_parts(
     )?;
     // A config error waited until merging and validating had their say.
     let config = config::merged(&collected.configs)?;
-    // Only the blueprint is read from here on: the origins and the Kustomizations are
-    // let go of before assembly allocates it.
-    let blueprint_alone = inputs.blueprint_alone && memos.is_none();
-    if blueprint_alone {
+    // Only the blueprint is read from here on (`Inputs::blueprint_alone`).
+    let components_apart = inputs.blueprint_alone && memos.is_none();
+    if components_apart {
         origins = Origins::with(origins.texts());
         kustomizations = Merged::default();
     }
@@ -307,8 +338,8 @@ fn compose_parts(
         base,
         overlay: inputs.overlay,
         builtins: &inputs.builtins,
-        lists: &mut lists,
-        blueprint_alone,
+        lists: &lists,
+        components_apart,
         outputs: &collected.outputs,
         context: &collected.context,
         active: &collected.activation.active,
@@ -317,6 +348,7 @@ fn compose_parts(
     })?;
     Ok(Composition {
         blueprint,
+        components_apart,
         terraform: lists.terraform,
         kustomize: lists.kustomize,
         flux: lists.flux,

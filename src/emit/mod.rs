@@ -1,5 +1,6 @@
 //! Writing the composed blueprint: YAML (the default) and JSON, both deterministic.
 
+mod components;
 pub(crate) mod json;
 pub(crate) mod path;
 pub mod pieces;
@@ -70,6 +71,11 @@ pub fn blueprint_text(
 ) -> Result<Pieces, Vec<Diagnostic>> {
     const WHAT: &str = "the composed blueprint";
     let blueprint = &composition.blueprint;
+    if composition.components_apart {
+        // Never asked for with provenance, which reads the origins let go of then.
+        debug_assert!(!provenance, "provenance of a blueprint read alone");
+        return components::text(composition, format, output_bytes, WHAT).map_err(|d| vec![d]);
+    }
     if !provenance {
         return text_within_budget(blueprint, format, output_bytes, WHAT).map_err(|d| vec![d]);
     }

@@ -36,6 +36,68 @@ pub fn to_yaml_within(value: &Value, limit: usize) -> Option<Pieces> {
     (text.len() <= limit).then_some(text)
 }
 
+/// [`to_yaml_within`] for a document some of whose top-level lists were written
+/// apart ([`Items`]): each key of `apart` holds an empty list in `value`, and its
+/// items are the pieces given with it.
+pub fn to_yaml_within_apart(
+    value: &Value,
+    limit: usize,
+    apart: Vec<(&str, Pieces)>,
+) -> Option<Pieces> {
+    let mut writer = Writer::new(None);
+    writer.limit = limit;
+    writer.apart = apart;
+    let text = writer.document(value);
+    (text.len() <= limit).then_some(text)
+}
+
+/// The items of a list that is the value of a top-level key (`- ` lines at the
+/// first column), written one at a time, for [`to_yaml_within_apart`]: each item
+/// can be let go of once written. Writing stops, as [`to_yaml_within`]'s does, at
+/// the first item that starts past `limit` bytes.
+pub struct Items {
+    done: Pieces,
+    done_len: usize,
+    out: String,
+    limit: usize,
+}
+
+impl Items {
+    pub fn new(limit: usize) -> Items {
+        Items {
+            done: Pieces::default(),
+            done_len: 0,
+            out: String::new(),
+            limit,
+        }
+    }
+
+    /// Writes `item` after the others.
+    pub fn push(&mut self, item: &Value) {
+        let mut writer = Writer::new(None);
+        writer.threads = 1;
+        writer.limit = self.limit;
+        (writer.done, writer.done_len, writer.out) = (
+            std::mem::take(&mut self.done),
+            self.done_len,
+            std::mem::take(&mut self.out),
+        );
+        writer.list_items(std::slice::from_ref(item), 0, false);
+        (self.done, self.done_len, self.out) = (writer.done, writer.done_len, writer.out);
+    }
+
+    /// Whether the items written are already longer than `limit` (the rest need not be).
+    pub fn over(&self) -> bool {
+        self.done_len + self.out.len() > self.limit
+    }
+
+    /// The items written, in pieces.
+    pub fn into_pieces(mut self) -> Pieces {
+        self.done.push(self.out);
+        self.done
+    }
+}
+
 /// Like [`to_yaml`] (in pieces), with `# comment`s from `hook` after the entries it
 /// names.
 pub fn to_yaml_with_comments(value: &Value, hook: &CommentHook<'_>) -> Pieces {
@@ -63,6 +125,8 @@ struct Writer<'h, 'p> {
     threads: usize,
     /// Past this many bytes the writer stops (the caller then has no text).
     limit: usize,
+    /// Top-level lists written apart, with their items ([`to_yaml_within_apart`]).
+    apart: Vec<(&'h str, Pieces)>,
 }
 
 impl<'h, 'p> Writer<'h, 'p> {
@@ -76,6 +140,7 @@ impl<'h, 'p> Writer<'h, 'p> {
             path: Vec::new(),
             threads: crate::parallel::cores(),
             limit: usize::MAX,
+            apart: Vec::new(),
         }
     }
 
@@ -177,6 +242,12 @@ impl<'h, 'p> Writer<'h, 'p> {
 
     /// The value after `key:`; a list's `- ` lines go at `list_indent`.
     fn after_key(&mut self, value: &'p Value, indent: usize, list_indent: usize) {
+        if let Some(items) = self.written_apart(value) {
+            self.write_comment();
+            self.out.push('\n');
+            self.append(items);
+            return;
+        }
         match value {
             Value::Map(map) if !map.is_empty() => {
                 self.write_comment();
@@ -242,6 +313,30 @@ impl<'h, 'p> Writer<'h, 'p> {
         }
     }
 
+    /// The items written apart for the top-level key being written, whose value is
+    /// the empty list that stands for them ([`to_yaml_within_apart`]).
+    fn written_apart(&mut self, value: &Value) -> Option<Pieces> {
+        let [PathSegment::Key(key)] = self.path.as_slice() else {
+            return None;
+        };
+        if !matches!(value, Value::List(items) if items.is_empty()) {
+            return None;
+        }
+        let at = self.apart.iter().position(|(k, _)| k == key)?;
+        Some(self.apart.swap_remove(at).1)
+    }
+
+    /// Moves `later`'s pieces after the text written so far. A line left open (`- `
+    /// before a list that starts inline) goes on in `later`'s first piece: only a
+    /// key being written is ever edited, so a line may be cut across pieces there.
+    fn append(&mut self, later: Pieces) {
+        let current = std::mem::take(&mut self.out);
+        self.done_len += current.len();
+        self.done.push(current);
+        self.done_len += later.len();
+        self.done.append(later);
+    }
+
     /// Writes the items of a long list in runs, each run on a thread of its own into a
     /// text of its own, the texts then joined in order; whether it did. Not with
     /// comments, which follow the path through the whole document.
@@ -265,15 +360,9 @@ impl<'h, 'p> Writer<'h, 'p> {
             writer.list_items(run, indent, inline_first);
             writer.into_pieces()
         });
-        // Joined by moving the pieces. A line left open here (`- ` before a list that
-        // starts inline) goes on in the first run's piece: only a key being written is
-        // ever edited, so a line may be cut across pieces at this point.
-        let current = std::mem::take(&mut self.out);
-        self.done_len += current.len();
-        self.done.push(current);
+        // Joined by moving the pieces.
         for text in texts {
-            self.done_len += text.len();
-            self.done.append(text);
+            self.append(text);
         }
         true
     }
@@ -569,6 +658,54 @@ newline: \"\\n\"
                 assert_eq!(written_on(document, threads), one, "{threads} threads");
             }
         }
+    }
+
+    #[test]
+    fn top_level_lists_written_apart_read_as_written_in_place() {
+        let item = |k: usize| match k % 3 {
+            0 => map(vec![("name", s(&format!("c{k}"))), ("lines", s("a\nb\n"))]),
+            1 => Value::list(vec![s("x"), Value::Int(k as i64)]),
+            _ => s(&format!("plain {k}")),
+        };
+        let items = |n: usize| -> Vec<Value> { (0..n).map(item).collect() };
+        let whole = map(vec![
+            ("kind", s("Blueprint")),
+            ("terraform", Value::list(items(40_000))),
+            ("crds", Value::list(vec![s("c")])),
+            ("kustomize", Value::list(items(5))),
+            ("messages", Value::list(vec![])),
+        ]);
+        // The two lists stand as empty lists, their items written one by one.
+        let standing = map(vec![
+            ("kind", s("Blueprint")),
+            ("terraform", Value::list(vec![])),
+            ("crds", Value::list(vec![s("c")])),
+            ("kustomize", Value::list(vec![])),
+            ("messages", Value::list(vec![])),
+        ]);
+        let apart = |n: usize| {
+            let mut written = Items::new(usize::MAX);
+            items(n).iter().for_each(|item| written.push(item));
+            written.into_pieces()
+        };
+        let text = to_yaml_within_apart(
+            &standing,
+            usize::MAX,
+            vec![("kustomize", apart(5)), ("terraform", apart(40_000))],
+        )
+        .expect("no limit");
+        assert!(text.as_bytes().len() > 4, "in pieces");
+        assert_eq!(text.into_string(), to_yaml(&whole));
+        // Past a limit, neither has a text, and the items stop being written.
+        let limit = to_yaml(&whole).len() / 2;
+        assert!(to_yaml_within(&whole, limit).is_none());
+        let mut written = Items::new(limit);
+        items(40_000).iter().for_each(|item| written.push(item));
+        assert!(written.over());
+        let pieces = written.into_pieces();
+        assert!(pieces.len() < limit + PIECE, "{} bytes", pieces.len());
+        let text = to_yaml_within_apart(&standing, limit, vec![("terraform", pieces)]);
+        assert!(text.is_none());
     }
 
     #[test]

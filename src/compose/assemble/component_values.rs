@@ -58,38 +58,6 @@ pub fn of(merged: &Merged, last: Option<&mut Memo>, next: &mut Memo) -> Vec<Valu
         .collect()
 }
 
-/// Each component of `merged` as the blueprint lists it, as [`of`] gives it without
-/// a memo, the components moved out of `merged` and each let go of as soon as it is
-/// converted: on the thread that converted it, whose next allocations reuse its
-/// memory. For a run that reads only the blueprint (`Inputs::blueprint_alone`).
-pub fn taken(merged: &mut Merged, next: &mut Memo) -> Vec<Value> {
-    let mut items: Vec<Converting> = std::mem::take(&mut merged.components)
-        .into_values()
-        .map(Converting::Component)
-        .collect();
-    let threads = crate::parallel::cores().min(items.len() / blueprint::COMPONENTS_PER_THREAD);
-    crate::parallel::for_each_mut(&mut items, threads, |item| {
-        if let Converting::Component(c) = item {
-            let value = blueprint::component_value(c);
-            let size = budget::size_within(&value, usize::MAX).unwrap_or(usize::MAX);
-            *item = Converting::Value(value, size);
-        }
-    });
-    items
-        .into_iter()
-        .filter_map(|item| match item {
-            Converting::Value(value, size) => Some(note_size(value, size, next)),
-            Converting::Component(_) => None,
-        })
-        .collect()
-}
-
-/// A component on its way to its blueprint value (see [`taken`]).
-enum Converting {
-    Component(Component),
-    Value(Value, usize),
-}
-
 /// `value`, its estimated `size` noted in `next.sizes`.
 fn note_size(value: Value, size: usize, next: &mut Memo) -> Value {
     if let Value::Map(map) = &value {
@@ -114,22 +82,17 @@ fn sized_values(components: &[&Component], threads: usize) -> Vec<(Value, usize)
 
 #[cfg(test)]
 mod tests {
-    use super::{of, sized_values, taken, Memo};
+    use super::sized_values;
     use crate::compose::fixture::{facet, Fixture};
     use crate::compose::merge::Component;
     use crate::compose::shared::origin::Origins;
 
-    /// A template of nine terraform components, each with nested inputs.
-    fn nine_components() -> Fixture {
+    #[test]
+    fn several_threads_give_each_component_its_value_in_order() {
         let body: String = (0..9)
             .map(|k| format!("  - name: c{k}\n    path: p{k}\n    inputs: {{z: {k}, a: [{k}]}}\n"))
             .collect();
-        Fixture::new(&[("facets/a.yaml", &facet("a", &format!("terraform:\n{body}")))])
-    }
-
-    #[test]
-    fn several_threads_give_each_component_its_value_in_order() {
-        let fx = nine_components();
+        let fx = Fixture::new(&[("facets/a.yaml", &facet("a", &format!("terraform:\n{body}")))]);
         let (_, lists) = fx.merged(&mut Origins::default());
         let components: Vec<&Component> = lists.terraform.components.values().collect();
         let text = |threads| format!("{:?}", sized_values(&components, threads));
@@ -138,17 +101,5 @@ mod tests {
         for threads in [2, 3, 20] {
             assert_eq!(text(threads), one, "{threads} threads");
         }
-    }
-
-    #[test]
-    fn taken_values_are_the_values_and_the_list_is_left_empty() {
-        let fx = nine_components();
-        let (_, kept) = fx.merged(&mut Origins::default());
-        let want = of(&kept.terraform, None, &mut Memo::default());
-        let (_, mut lists) = fx.merged(&mut Origins::default());
-        let got = taken(&mut lists.terraform, &mut Memo::default());
-        assert_eq!(format!("{got:?}"), format!("{want:?}"));
-        assert_eq!(got.len(), 9);
-        assert!(lists.terraform.components.is_empty());
     }
 }

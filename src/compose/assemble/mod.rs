@@ -22,11 +22,13 @@ pub struct Assembly<'a> {
     pub base: Option<Value>,
     pub overlay: Option<&'a Overlay>,
     pub builtins: &'a Builtins,
-    pub lists: &'a mut Lists,
-    /// The caller reads only the blueprint: the components are moved out of `lists`
-    /// and let go of as they are converted ([`component_values::taken`]). Never set
-    /// with a memo, which keeps them (`compose_parts` decides both).
-    pub blueprint_alone: bool,
+    pub lists: &'a Lists,
+    /// The caller reads only the blueprint, and its writer converts the components
+    /// ([`with_components`] says how): each list of components is left as an empty
+    /// list where it goes, and the output budget is checked by the writer, which
+    /// measures the components as it converts them. Never set with a memo
+    /// (`compose_parts` decides both).
+    pub components_apart: bool,
     pub outputs: &'a FacetOutputs,
     /// The composing template's context values and active facets.
     pub context: &'a Map,
@@ -36,6 +38,9 @@ pub struct Assembly<'a> {
     pub memo: Option<&'a mut component_values::Memo>,
 }
 
+/// The blueprint's lists of components, by key, in the order it lists them.
+pub const COMPONENT_LISTS: [&str; 3] = ["terraform", "kustomize", "flux"];
+
 /// The composed blueprint, or the error that it is larger than the budget.
 pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
     let base = match a.overlay {
@@ -43,23 +48,31 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
         None => a.base,
     };
     let outputs = a.outputs;
+    let lists = [&a.lists.terraform, &a.lists.kustomize, &a.lists.flux];
     let mut next = component_values::Memo::default();
-    let mut last = a.memo.as_deref_mut();
-    let mut values = |merged: &mut Merged| match a.blueprint_alone {
-        true => component_values::taken(merged, &mut next),
-        false => component_values::of(merged, last.as_deref_mut(), &mut next),
+    let [terraform, kustomize, flux] = match a.components_apart {
+        true => Default::default(),
+        false => {
+            let mut last = a.memo.as_deref_mut();
+            lists.map(|merged| component_values::of(merged, last.as_deref_mut(), &mut next))
+        }
     };
-    let (terraform, kustomize, flux) = (
-        values(&mut a.lists.terraform),
-        values(&mut a.lists.kustomize),
-        values(&mut a.lists.flux),
-    );
+    let apart: Vec<&str> = match a.components_apart {
+        true => COMPONENT_LISTS
+            .into_iter()
+            .zip(lists)
+            .filter(|(_, merged)| !merged.components.is_empty())
+            .map(|(key, _)| key)
+            .collect(),
+        false => Vec::new(),
+    };
     let mut blueprint = blueprint::assemble(blueprint::Parts {
         base: base.as_ref(),
         context: &a.builtins.context,
         terraform,
         kustomize,
         flux,
+        apart: &apart,
         backend: outputs.backend.as_deref(),
         crds: &outputs.crds,
         substitutions: &outputs.substitutions,
@@ -77,11 +90,31 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
     if let Some(published) = &a.template.published {
         blueprint::published_crds(&mut blueprint, published);
     }
-    budget::check_knowing(&blueprint, a.output_bytes, &next.sizes).map_err(|d| vec![d])?;
+    if !a.components_apart {
+        budget::check_knowing(&blueprint, a.output_bytes, &next.sizes).map_err(|d| vec![d])?;
+    }
     if let Some(memo) = a.memo {
         *memo = next;
     }
     Ok(blueprint)
+}
+
+/// A blueprint assembled with its components apart ([`Assembly::components_apart`])
+/// with them in their places: each of `lists` (in [`COMPONENT_LISTS`]' order) as
+/// [`component_values::of`] converts it. What the writer measures and writes item by
+/// item, and what a message about the budget is worked out from.
+pub fn with_components(blueprint: &Value, lists: [&Merged; 3]) -> Value {
+    let mut whole = blueprint.clone();
+    if let Value::Map(map) = &mut whole {
+        let map = std::sync::Arc::make_mut(map);
+        for (key, merged) in COMPONENT_LISTS.into_iter().zip(lists) {
+            if let Some(slot) = map.get_mut(key) {
+                let values = component_values::of(merged, None, &mut Default::default());
+                *slot = Value::list(values);
+            }
+        }
+    }
+    whole
 }
 
 /// The blueprint as one value.
@@ -93,14 +126,14 @@ mod tests {
 
     fn assembled(fx: &Fixture, output_bytes: usize) -> Result<String, String> {
         let mut origins = Origins::default();
-        let (collected, mut lists) = fx.merged(&mut origins);
+        let (collected, lists) = fx.merged(&mut origins);
         blueprint(Assembly {
             template: &fx.template,
             base: None,
             overlay: None,
             builtins: &fx.builtins,
-            lists: &mut lists,
-            blueprint_alone: false,
+            lists: &lists,
+            components_apart: false,
             outputs: &collected.outputs,
             context: &collected.context,
             active: &collected.activation.active,

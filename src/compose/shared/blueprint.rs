@@ -188,6 +188,9 @@ pub struct Parts<'a> {
     pub terraform: Vec<Value>,
     pub kustomize: Vec<Value>,
     pub flux: Vec<Value>,
+    /// Lists of components left to the writer: each written as an empty list where
+    /// it goes (see `assemble::Assembly::components_apart`).
+    pub apart: &'a [&'a str],
     pub backend: Option<&'a str>,
     pub crds: &'a [String],
     pub substitutions: &'a Map,
@@ -282,7 +285,7 @@ pub fn assemble(parts: Parts<'_>) -> Value {
             Value::Map(entries) => entries.is_empty(),
             _ => false,
         };
-        if !empty {
+        if !empty || parts.apart.contains(&key) {
             out.insert(key.into(), value);
         }
     }

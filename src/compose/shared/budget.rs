@@ -51,6 +51,31 @@ pub fn check_knowing(blueprint: &Value, budget: usize, known: &Sizes) -> Result<
     .with_help(HELP))
 }
 
+/// As [`check`], for a blueprint whose components were left to the writer: `apart`
+/// is what [`check_knowing`] would add for them (each component's [`size_within`],
+/// plus one), and `whole` gives the blueprint with them, for the message when it
+/// does not fit.
+pub fn check_apart(
+    blueprint: &Value,
+    budget: usize,
+    apart: usize,
+    whole: impl FnOnce() -> Value,
+) -> Result<(), Diagnostic> {
+    let none = Sizes::default();
+    let mut walk = Walk {
+        used: apart,
+        budget,
+        path: Vec::new(),
+        text: None,
+        known: &none,
+        threads: 1,
+    };
+    if apart <= budget && walk.visit(blueprint) {
+        return Ok(());
+    }
+    check_knowing(&whole(), budget, &none)
+}
+
 /// Where inside `value` its estimated size passes `budget` (`""` for the value
 /// itself, else `.key` / `[index]` steps), or None when it fits.
 fn crossing(value: &Value, budget: usize) -> Option<String> {
