@@ -63,8 +63,9 @@ pub struct Options {
     /// behind a value, what each contribution said): runs that write their
     /// blueprints and exit (`compose`, `render`, one context or all) drop it.
     pub for_explain: ForExplain,
-    /// The run reads only each composition's blueprint, warnings and messages (a
-    /// plain `bpc compose` of one context): see `compose::Inputs::blueprint_alone`.
+    /// The run reads only each composition's blueprint, warnings and messages, and
+    /// writes the blueprint with `emit::blueprint_text` (a plain `bpc compose` of one
+    /// context): see `compose::Inputs::blueprint_alone`.
     pub blueprint_alone: bool,
 }
 

@@ -209,10 +209,10 @@ impl Composition {
     /// writer ([`Composition::components_apart`]): then converted again.
     pub fn whole_blueprint(&self) -> Value {
         match self.components_apart {
-            true => assemble::with_components(
-                &self.blueprint,
-                [&self.terraform, &self.kustomize, &self.flux],
-            ),
+            true => {
+                let lists = self.component_lists().map(|(_, merged)| merged);
+                assemble::with_components(&self.blueprint, lists)
+            }
             false => self.blueprint.clone(),
         }
     }
