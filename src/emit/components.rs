@@ -1,13 +1,15 @@
 //! The blueprint written with its components converted on the way
 //! (`Composition::components_apart`, a plain `bpc compose`).
 //!
-//! Converted all at once before writing, the components' values were the largest
-//! thing built at the end of a run, and they were freed only after the text was
-//! written. Here each thread converts a run of components one at a time: it measures
-//! the value for the output budget, writes it as a list item (`emit::yaml::Items`),
-//! and lets go of it, so the next value reuses its memory. The blueprint written is
-//! the one the whole value gives, and a blueprint over the budget fails with the
-//! same message: that is worked out from the whole value, converted again.
+//! Converted all at once before the text was written, every component's value was
+//! held at the same time, and making room for them by letting go of each component
+//! as it was converted cost half of the conversion's time (docs/performance.md,
+//! seventeenth round). Here each thread converts a run of components one at a time:
+//! it measures the value for the output budget, writes it as a list item
+//! (`emit::yaml::Items`) and lets go of it, so the next value reuses its memory. The
+//! text is the one the whole value gives, and a blueprint over the budget fails with
+//! the same message: that message is worked out from the whole value, converted
+//! again. JSON is written from the whole value.
 
 use super::yaml::{self, Items};
 use super::{budget, Format, Pieces};
