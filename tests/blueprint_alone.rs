@@ -135,3 +135,30 @@ fn components_whose_text_passes_the_budget_say_where_as_a_whole_blueprint_does()
         "{said}"
     );
 }
+
+#[test]
+fn a_value_json_cannot_hold_is_named_where_a_whole_blueprint_names_it() {
+    // The 2 100 components are written on two threads; the second thread's run holds
+    // the value JSON has no number for (`tf-2050` is item 1 170: the blueprint lists
+    // components by name).
+    let project = (0..2100).fold(Test::new(), |test, k| {
+        let v = if k == 2050 { ".nan" } else { "1.5" };
+        test.facet(
+            &format!("f{k:04}.yaml"),
+            &format!("metadata:\n  name: f{k}\nterraform:\n  - name: tf-{k}\n    path: mod/{k}\n    inputs:\n      v: {v}\n"),
+        )
+    });
+    let alone = project.compose().args(["--format", "json"]).failure().run();
+    assert!(
+        alone.stdout.is_empty(),
+        "printed {} bytes",
+        alone.stdout.len()
+    );
+    assert_eq!(
+        alone.stderr,
+        "error: at terraform[1170].inputs.v: .nan cannot be written as JSON\n\n"
+    );
+    // As YAML it is written.
+    let yaml = bpc(&alone.root, &["compose"]);
+    assert!(yaml.stdout.contains("    v: .nan\n"), "{}", yaml.text());
+}

@@ -9,19 +9,21 @@
 //! (`emit::yaml::Items`) and lets go of it, so the next value reuses its memory. The
 //! text is the one the whole value gives, and a blueprint over the budget fails with
 //! the same message: that message is worked out from the whole value, converted
-//! again. JSON is written from the whole value.
+//! again. JSON goes the same way, except that when anything stops it (the budget, a
+//! value JSON cannot hold) the whole value is written instead, so that the message
+//! is the one the whole document's writer gives first.
 
-use super::yaml::{self, Items};
-use super::{budget, Format, Pieces};
+use super::{budget, json, yaml, Format, Pieces};
 use crate::compose::merge::{Component, Merged};
 use crate::compose::shared::blueprint::{component_value, COMPONENTS_PER_THREAD};
 use crate::compose::Composition;
+use crate::expr::Value;
 use crate::files::Diagnostic;
 
 /// The components' lists as text, and what the output budget counts for them.
-struct Written {
+struct Written<T> {
     /// Each non-empty list's items, by its key.
-    lists: Vec<(&'static str, Pieces)>,
+    lists: Vec<(&'static str, T)>,
     /// What [`budget::check_knowing`] adds for the components: each one's estimated
     /// size, plus one.
     size: usize,
@@ -35,12 +37,14 @@ pub fn text(
     budget: usize,
     what: &str,
 ) -> Result<Pieces, Diagnostic> {
-    if format == Format::Json {
-        let whole = composition.whole_blueprint();
-        budget::check_knowing(&whole, budget, &budget::Sizes::default())?;
-        return super::text_within_budget(&whole, format, budget, what);
+    match format {
+        Format::Yaml => yaml_text(composition, budget, what),
+        Format::Json => json_text(composition, budget, what),
     }
-    let written = written(composition, budget);
+}
+
+fn yaml_text(composition: &Composition, budget: usize, what: &str) -> Result<Pieces, Diagnostic> {
+    let written = written::<yaml::Items>(composition, budget);
     let blueprint = &composition.blueprint;
     budget::check_apart(blueprint, budget, written.size, || {
         composition.whole_blueprint()
@@ -55,9 +59,87 @@ pub fn text(
     }
 }
 
+/// As YAML, except that a value JSON cannot hold is an error too: when the items
+/// do not all fit, or one cannot be written, the whole value is written the way a
+/// composition that keeps everything writes it, and its writer says what is wrong
+/// first.
+fn json_text(composition: &Composition, budget: usize, what: &str) -> Result<Pieces, Diagnostic> {
+    let written = written::<json::Items>(composition, budget);
+    let blueprint = &composition.blueprint;
+    let lists: Option<Vec<(&str, String)>> = written
+        .lists
+        .into_iter()
+        .map(|(key, items)| items.map(|items| (key, items)))
+        .collect();
+    if let (true, Some(lists)) = (budget::fits_apart(blueprint, budget, written.size), lists) {
+        if let Ok(Some(text)) = json::to_json_within_apart(blueprint, budget, lists) {
+            return Ok(Pieces::from(text));
+        }
+    }
+    let whole = composition.whole_blueprint();
+    budget::check_knowing(&whole, budget, &budget::Sizes::default())?;
+    super::text_within_budget(&whole, Format::Json, budget, what)
+}
+
+/// How each format writes a list's items one at a time ([`yaml::Items`],
+/// [`json::Items`]).
+trait ItemWriter: Sized {
+    /// The items written, joined with the runs after them by [`ItemWriter::join`].
+    type Text: Send;
+    fn new(limit: usize) -> Self;
+    /// Writes the list's item at `index`.
+    fn push(&mut self, index: usize, item: &Value);
+    /// Whether the rest need not be written.
+    fn stopped(&self) -> bool;
+    fn into_text(self) -> Self::Text;
+    fn join(texts: Vec<Self::Text>) -> Self::Text;
+}
+
+impl ItemWriter for yaml::Items {
+    type Text = Pieces;
+    fn new(limit: usize) -> Self {
+        yaml::Items::new(limit)
+    }
+    fn push(&mut self, _: usize, item: &Value) {
+        yaml::Items::push(self, item);
+    }
+    fn stopped(&self) -> bool {
+        self.over()
+    }
+    fn into_text(self) -> Pieces {
+        self.into_pieces()
+    }
+    fn join(texts: Vec<Pieces>) -> Pieces {
+        texts.into_iter().fold(Pieces::default(), |mut all, text| {
+            all.append(text);
+            all
+        })
+    }
+}
+
+impl ItemWriter for json::Items {
+    /// `None` if an item could not be written.
+    type Text = Option<String>;
+    fn new(limit: usize) -> Self {
+        json::Items::new(limit)
+    }
+    fn push(&mut self, index: usize, item: &Value) {
+        json::Items::push(self, index, item);
+    }
+    fn stopped(&self) -> bool {
+        json::Items::stopped(self)
+    }
+    fn into_text(self) -> Option<String> {
+        json::Items::into_text(self)
+    }
+    fn join(texts: Vec<Option<String>>) -> Option<String> {
+        texts.into_iter().collect()
+    }
+}
+
 /// Every non-empty list of components of `composition` written as the items of its
 /// key, long lists in runs on several threads.
-fn written(composition: &Composition, limit: usize) -> Written {
+fn written<W: ItemWriter>(composition: &Composition, limit: usize) -> Written<W::Text> {
     let mut out = Written {
         lists: Vec::new(),
         size: 0,
@@ -66,7 +148,7 @@ fn written(composition: &Composition, limit: usize) -> Written {
         if merged.components.is_empty() {
             continue;
         }
-        let (items, size) = list(merged, limit);
+        let (items, size) = list::<W>(merged, limit);
         out.lists.push((key, items));
         out.size = out.size.saturating_add(size);
     }
@@ -74,37 +156,44 @@ fn written(composition: &Composition, limit: usize) -> Written {
 }
 
 /// The items of one list of components, and what the budget counts for them.
-fn list(merged: &Merged, limit: usize) -> (Pieces, usize) {
+fn list<W: ItemWriter>(merged: &Merged, limit: usize) -> (W::Text, usize) {
     let components: Vec<&Component> = merged.components.values().collect();
     let threads = crate::parallel::cores().min(components.len() / COMPONENTS_PER_THREAD);
     if threads < 2 {
-        return run(&components, limit);
+        let (text, size) = run::<W>(0, &components, limit);
+        return (W::join(vec![text]), size);
     }
-    let runs: Vec<&[&Component]> = (0..threads)
-        .map(|k| &components[components.len() * k / threads..components.len() * (k + 1) / threads])
+    let runs: Vec<(usize, &[&Component])> = (0..threads)
+        .map(|k| {
+            let start = components.len() * k / threads;
+            (
+                start,
+                &components[start..components.len() * (k + 1) / threads],
+            )
+        })
         .collect();
-    let mut items = Pieces::default();
-    let mut size = 0usize;
-    for (text, measured) in crate::parallel::each(runs, |run_of| run(run_of, limit)) {
-        items.append(text);
-        size = size.saturating_add(measured);
-    }
-    (items, size)
+    let (texts, sizes): (Vec<W::Text>, Vec<usize>) =
+        crate::parallel::each(runs, |(start, run_of)| run::<W>(start, run_of, limit))
+            .into_iter()
+            .unzip();
+    let size = sizes.into_iter().fold(0usize, usize::saturating_add);
+    (W::join(texts), size)
 }
 
-/// A run of components, each converted, measured, written and let go of in turn.
-/// Past `limit` the rest are measured but not written: the text is then over the
-/// budget anyway, and the measure decides which message says so.
-fn run(components: &[&Component], limit: usize) -> (Pieces, usize) {
-    let mut items = Items::new(limit);
+/// A run of components from the list's item `start` on, each converted, measured,
+/// written and let go of in turn. Once the writer stops the rest are measured but not
+/// written: the text is then over the budget (or not to be had) anyway, and the
+/// measure decides which message says so.
+fn run<W: ItemWriter>(start: usize, components: &[&Component], limit: usize) -> (W::Text, usize) {
+    let mut items = W::new(limit);
     let mut size = 0usize;
-    for component in components {
+    for (i, component) in components.iter().enumerate() {
         let value = component_value(component);
         let measured = budget::size_within(&value, usize::MAX).unwrap_or(usize::MAX);
         size = size.saturating_add(measured).saturating_add(1);
-        if !items.over() {
-            items.push(&value);
+        if !items.stopped() {
+            items.push(start + i, &value);
         }
     }
-    (items.into_pieces(), size)
+    (items.into_text(), size)
 }

@@ -19,21 +19,83 @@ pub fn to_json(value: &Value) -> Result<String, EmitError> {
 /// [`to_json`], or `None` once the text passes `limit` bytes: writing stops at the
 /// first item that starts past it.
 pub fn to_json_within(value: &Value, limit: usize) -> Result<Option<String>, EmitError> {
+    to_json_within_apart(value, limit, Vec::new())
+}
+
+/// [`to_json_within`] for a document some of whose top-level lists were written
+/// apart ([`Items`]): each key of `apart` holds an empty list in `value`, and its
+/// items are the text given with it.
+pub fn to_json_within_apart(
+    value: &Value,
+    limit: usize,
+    apart: Vec<(&str, String)>,
+) -> Result<Option<String>, EmitError> {
     let mut writer = JsonWriter {
         out: String::new(),
         path: Vec::new(),
         limit,
+        apart,
     };
     writer.value(value, 0)?;
     writer.out.push('\n');
     Ok((writer.out.len() <= limit).then_some(writer.out))
 }
 
+/// The items of a list that is the value of a top-level key, written one at a time
+/// for [`to_json_within_apart`] (each item can be let go of once written). Writing
+/// stops at the first item that starts past `limit` bytes, or at the first value
+/// JSON cannot hold; the caller then writes the whole document, whose writer says
+/// which of the two comes first.
+pub struct Items {
+    out: String,
+    limit: usize,
+    failed: bool,
+}
+
+impl Items {
+    pub fn new(limit: usize) -> Items {
+        Items {
+            out: String::new(),
+            limit,
+            failed: false,
+        }
+    }
+
+    /// Writes `item`, the list's item at `index`, after the others.
+    pub fn push(&mut self, index: usize, item: &Value) {
+        let mut writer = JsonWriter {
+            out: std::mem::take(&mut self.out),
+            path: vec![PathSegment::Index(index)],
+            limit: self.limit,
+            apart: Vec::new(),
+        };
+        writer.separator(index, ITEM_INDENT);
+        self.failed |= writer.value(item, ITEM_INDENT).is_err();
+        self.out = writer.out;
+    }
+
+    /// Whether writing stopped: the items are longer than `limit`, or one of them
+    /// cannot be written.
+    pub fn stopped(&self) -> bool {
+        self.failed || self.out.len() > self.limit
+    }
+
+    /// The items written, or `None` if one could not be.
+    pub fn into_text(self) -> Option<String> {
+        (!self.failed).then_some(self.out)
+    }
+}
+
+/// Where the items of a top-level key's list are indented.
+const ITEM_INDENT: usize = 4;
+
 struct JsonWriter<'p> {
     out: String,
     path: Vec<PathSegment<'p>>,
     /// Past this many bytes the writer stops (the caller then has no text).
     limit: usize,
+    /// Top-level lists written apart, with their items ([`to_json_within_apart`]).
+    apart: Vec<(&'p str, String)>,
 }
 
 impl<'p> JsonWriter<'p> {
@@ -49,7 +111,14 @@ impl<'p> JsonWriter<'p> {
                 });
             }
             Value::Str(s) => text::quote(&mut self.out, s, Escape::Json),
-            Value::List(items) if items.is_empty() => self.out.push_str("[]"),
+            Value::List(items) if items.is_empty() => match self.written_apart() {
+                Some(items) => {
+                    self.out.push('[');
+                    self.out.push_str(&items);
+                    self.close(']', indent);
+                }
+                None => self.out.push_str("[]"),
+            },
             Value::Map(map) if map.is_empty() => self.out.push_str("{}"),
             Value::List(items) => {
                 self.out.push('[');
@@ -84,6 +153,16 @@ impl<'p> JsonWriter<'p> {
             }
         }
         Ok(())
+    }
+
+    /// The items written apart for the top-level key being written, whose value is
+    /// the empty list that stands for them ([`to_json_within_apart`]).
+    fn written_apart(&mut self) -> Option<String> {
+        let [PathSegment::Key(key)] = self.path.as_slice() else {
+            return None;
+        };
+        let at = self.apart.iter().position(|(k, _)| k == key)?;
+        Some(self.apart.swap_remove(at).1)
     }
 
     fn separator(&mut self, index: usize, indent: usize) {
@@ -148,6 +227,7 @@ mod tests {
             out: String::new(),
             path: Vec::new(),
             limit: 100,
+            apart: Vec::new(),
         };
         writer.value(&value, 0).expect("json");
         assert!(
@@ -155,6 +235,49 @@ mod tests {
             "{}",
             writer.out.len()
         );
+    }
+
+    #[test]
+    fn top_level_lists_written_apart_read_as_written_in_place() {
+        let item = |k: usize| match k % 3 {
+            0 => {
+                let mut m = Map::default();
+                m.insert("name".into(), Value::from(format!("c{k}").as_str()));
+                Value::map(m)
+            }
+            1 => Value::list(vec![Value::Int(k as i64)]),
+            _ => Value::Float(k as f64),
+        };
+        let document = |terraform: Vec<Value>, kustomize: Vec<Value>| {
+            let mut root = Map::default();
+            root.insert("kind".into(), Value::from("Blueprint"));
+            root.insert("terraform".into(), Value::list(terraform));
+            root.insert("kustomize".into(), Value::list(kustomize));
+            Value::map(root)
+        };
+        let items = |n: usize| -> Vec<Value> { (0..n).map(item).collect() };
+        let whole = to_json(&document(items(3000), items(4))).expect("json");
+        let apart = |n: usize| {
+            let mut written = Items::new(usize::MAX);
+            items(n)
+                .iter()
+                .enumerate()
+                .for_each(|(i, v)| written.push(i, v));
+            written.into_text().expect("all written")
+        };
+        let text = to_json_within_apart(
+            &document(vec![], vec![]),
+            usize::MAX,
+            vec![("kustomize", apart(4)), ("terraform", apart(3000))],
+        )
+        .expect("json");
+        assert_eq!(text.as_deref(), Some(whole.as_str()));
+        // An item JSON cannot hold stops the writing and leaves no text.
+        let mut written = Items::new(usize::MAX);
+        written.push(0, &Value::Int(1));
+        written.push(1, &Value::Float(f64::INFINITY));
+        assert!(written.stopped());
+        assert_eq!(written.into_text(), None);
     }
 
     #[test]

@@ -61,6 +61,14 @@ pub fn check_apart(
     apart: usize,
     whole: impl FnOnce() -> Value,
 ) -> Result<(), Diagnostic> {
+    if fits_apart(blueprint, budget, apart) {
+        return Ok(());
+    }
+    check_knowing(&whole(), budget, &Sizes::default())
+}
+
+/// Whether [`check_apart`] lets the blueprint through.
+pub fn fits_apart(blueprint: &Value, budget: usize, apart: usize) -> bool {
     let none = Sizes::default();
     let mut walk = Walk {
         used: apart,
@@ -70,10 +78,7 @@ pub fn check_apart(
         known: &none,
         threads: 1,
     };
-    if apart <= budget && walk.visit(blueprint) {
-        return Ok(());
-    }
-    check_knowing(&whole(), budget, &none)
+    apart <= budget && walk.visit(blueprint)
 }
 
 /// Where inside `value` its estimated size passes `budget` (`""` for the value
