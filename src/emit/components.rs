@@ -66,14 +66,14 @@ fn yaml_text(composition: &Composition, budget: usize, what: &str) -> Result<Pie
 fn json_text(composition: &Composition, budget: usize, what: &str) -> Result<Pieces, Diagnostic> {
     let written = written::<json::Items>(composition, budget);
     let blueprint = &composition.blueprint;
-    let lists: Option<Vec<(&str, String)>> = written
+    let lists: Option<Vec<(&str, Pieces)>> = written
         .lists
         .into_iter()
         .map(|(key, items)| items.map(|items| (key, items)))
         .collect();
     if let (true, Some(lists)) = (budget::fits_apart(blueprint, budget, written.size), lists) {
         if let Ok(Some(text)) = json::to_json_within_apart(blueprint, budget, lists) {
-            return Ok(Pieces::from(text));
+            return Ok(text);
         }
     }
     let whole = composition.whole_blueprint();
@@ -110,16 +110,13 @@ impl ItemWriter for yaml::Items {
         self.into_pieces()
     }
     fn join(texts: Vec<Pieces>) -> Pieces {
-        texts.into_iter().fold(Pieces::default(), |mut all, text| {
-            all.append(text);
-            all
-        })
+        joined(texts)
     }
 }
 
 impl ItemWriter for json::Items {
     /// `None` if an item could not be written.
-    type Text = Option<String>;
+    type Text = Option<Pieces>;
     fn new(limit: usize) -> Self {
         json::Items::new(limit)
     }
@@ -129,12 +126,21 @@ impl ItemWriter for json::Items {
     fn stopped(&self) -> bool {
         json::Items::stopped(self)
     }
-    fn into_text(self) -> Option<String> {
+    fn into_text(self) -> Option<Pieces> {
         json::Items::into_text(self)
     }
-    fn join(texts: Vec<Option<String>>) -> Option<String> {
-        texts.into_iter().collect()
+    fn join(texts: Vec<Option<Pieces>>) -> Option<Pieces> {
+        let texts: Option<Vec<Pieces>> = texts.into_iter().collect();
+        texts.map(joined)
     }
+}
+
+/// The runs' pieces, one after another (moved, not copied).
+fn joined(texts: Vec<Pieces>) -> Pieces {
+    texts.into_iter().fold(Pieces::default(), |mut all, text| {
+        all.append(text);
+        all
+    })
 }
 
 /// Every non-empty list of components of `composition` written as the items of its

@@ -7,6 +7,7 @@
 //! infinity: such a value is an error naming its path.
 
 use super::path::{format_path, PathSegment};
+use super::pieces::{Pieces, PIECE};
 use super::EmitError;
 use crate::value::text::{self, Dialect, Escape};
 use crate::value::Value;
@@ -19,26 +20,22 @@ pub fn to_json(value: &Value) -> Result<String, EmitError> {
 /// [`to_json`], or `None` once the text passes `limit` bytes: writing stops at the
 /// first item that starts past it.
 pub fn to_json_within(value: &Value, limit: usize) -> Result<Option<String>, EmitError> {
-    to_json_within_apart(value, limit, Vec::new())
+    Ok(to_json_within_apart(value, limit, Vec::new())?.map(Pieces::into_string))
 }
 
 /// [`to_json_within`] for a document some of whose top-level lists were written
 /// apart ([`Items`]): each key of `apart` holds an empty list in `value`, and its
-/// items are the text given with it.
+/// items are the pieces given with it, moved into the document's.
 pub fn to_json_within_apart(
     value: &Value,
     limit: usize,
-    apart: Vec<(&str, String)>,
-) -> Result<Option<String>, EmitError> {
-    let mut writer = JsonWriter {
-        out: String::new(),
-        path: Vec::new(),
-        limit,
-        apart,
-    };
+    apart: Vec<(&str, Pieces)>,
+) -> Result<Option<Pieces>, EmitError> {
+    let mut writer = JsonWriter::new(limit);
+    writer.apart = apart;
     writer.value(value, 0)?;
     writer.out.push('\n');
-    Ok((writer.out.len() <= limit).then_some(writer.out))
+    Ok((writer.len() <= limit).then(|| writer.into_pieces()))
 }
 
 /// The items of a list that is the value of a top-level key, written one at a time
@@ -47,42 +44,42 @@ pub fn to_json_within_apart(
 /// JSON cannot hold; the caller then writes the whole document, whose writer says
 /// which of the two comes first.
 pub struct Items {
-    out: String,
-    limit: usize,
+    writer: JsonWriter<'static>,
     failed: bool,
 }
 
 impl Items {
     pub fn new(limit: usize) -> Items {
         Items {
-            out: String::new(),
-            limit,
+            writer: JsonWriter::new(limit),
             failed: false,
         }
     }
 
     /// Writes `item`, the list's item at `index`, after the others.
     pub fn push(&mut self, index: usize, item: &Value) {
-        let mut writer = JsonWriter {
-            out: std::mem::take(&mut self.out),
-            path: vec![PathSegment::Index(index)],
-            limit: self.limit,
-            apart: Vec::new(),
-        };
+        let mut writer = JsonWriter::new(self.writer.limit);
+        std::mem::swap(&mut writer.done, &mut self.writer.done);
+        std::mem::swap(&mut writer.out, &mut self.writer.out);
+        writer.done_len = self.writer.done_len;
+        writer.next_piece();
+        writer.path.push(PathSegment::Index(index));
         writer.separator(index, ITEM_INDENT);
         self.failed |= writer.value(item, ITEM_INDENT).is_err();
-        self.out = writer.out;
+        std::mem::swap(&mut writer.done, &mut self.writer.done);
+        std::mem::swap(&mut writer.out, &mut self.writer.out);
+        self.writer.done_len = writer.done_len;
     }
 
     /// Whether writing stopped: the items are longer than `limit`, or one of them
     /// cannot be written.
     pub fn stopped(&self) -> bool {
-        self.failed || self.out.len() > self.limit
+        self.failed || self.writer.len() > self.writer.limit
     }
 
     /// The items written, or `None` if one could not be.
-    pub fn into_text(self) -> Option<String> {
-        (!self.failed).then_some(self.out)
+    pub fn into_text(self) -> Option<Pieces> {
+        (!self.failed).then(|| self.writer.into_pieces())
     }
 }
 
@@ -90,15 +87,59 @@ impl Items {
 const ITEM_INDENT: usize = 4;
 
 struct JsonWriter<'p> {
+    /// The pieces written so far (see [`Pieces`]) and the one being written.
+    done: Pieces,
+    done_len: usize,
     out: String,
     path: Vec<PathSegment<'p>>,
     /// Past this many bytes the writer stops (the caller then has no text).
     limit: usize,
     /// Top-level lists written apart, with their items ([`to_json_within_apart`]).
-    apart: Vec<(&'p str, String)>,
+    apart: Vec<(&'p str, Pieces)>,
 }
 
 impl<'p> JsonWriter<'p> {
+    fn new(limit: usize) -> JsonWriter<'p> {
+        JsonWriter {
+            done: Pieces::default(),
+            done_len: 0,
+            out: String::new(),
+            path: Vec::new(),
+            limit,
+            apart: Vec::new(),
+        }
+    }
+
+    /// Bytes written so far.
+    fn len(&self) -> usize {
+        self.done_len + self.out.len()
+    }
+
+    /// The text written, in pieces.
+    fn into_pieces(mut self) -> Pieces {
+        self.done.push(self.out);
+        self.done
+    }
+
+    /// Starts a new piece once the current one is full (a JSON text is never edited
+    /// once written, so it may be cut anywhere).
+    fn next_piece(&mut self) {
+        if self.out.len() >= PIECE {
+            let full = std::mem::replace(&mut self.out, String::with_capacity(PIECE + PIECE / 4));
+            self.done_len += full.len();
+            self.done.push(full);
+        }
+    }
+
+    /// Moves `later`'s pieces after the text written so far.
+    fn append(&mut self, later: Pieces) {
+        let current = std::mem::take(&mut self.out);
+        self.done_len += current.len();
+        self.done.push(current);
+        self.done_len += later.len();
+        self.done.append(later);
+    }
+
     fn value(&mut self, value: &'p Value, indent: usize) -> Result<(), EmitError> {
         match value {
             Value::Float(f) if !f.is_finite() => {
@@ -114,7 +155,7 @@ impl<'p> JsonWriter<'p> {
             Value::List(items) if items.is_empty() => match self.written_apart() {
                 Some(items) => {
                     self.out.push('[');
-                    self.out.push_str(&items);
+                    self.append(items);
                     self.close(']', indent);
                 }
                 None => self.out.push_str("[]"),
@@ -123,7 +164,7 @@ impl<'p> JsonWriter<'p> {
             Value::List(items) => {
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {
-                    if self.out.len() > self.limit {
+                    if self.len() > self.limit {
                         return Ok(());
                     }
                     self.separator(i, indent + 2);
@@ -136,7 +177,7 @@ impl<'p> JsonWriter<'p> {
             Value::Map(map) => {
                 self.out.push('{');
                 for (i, (key, item)) in map.iter().enumerate() {
-                    if self.out.len() > self.limit {
+                    if self.len() > self.limit {
                         return Ok(());
                     }
                     self.separator(i, indent + 2);
@@ -157,7 +198,7 @@ impl<'p> JsonWriter<'p> {
 
     /// The items written apart for the top-level key being written, whose value is
     /// the empty list that stands for them ([`to_json_within_apart`]).
-    fn written_apart(&mut self) -> Option<String> {
+    fn written_apart(&mut self) -> Option<Pieces> {
         let [PathSegment::Key(key)] = self.path.as_slice() else {
             return None;
         };
@@ -223,12 +264,7 @@ mod tests {
         let within = |limit| to_json_within(&value, limit).expect("json");
         assert_eq!(within(whole.len()), Some(whole.clone()));
         assert_eq!(within(whole.len() - 1), None);
-        let mut writer = JsonWriter {
-            out: String::new(),
-            path: Vec::new(),
-            limit: 100,
-            apart: Vec::new(),
-        };
+        let mut writer = JsonWriter::new(100);
         writer.value(&value, 0).expect("json");
         assert!(
             writer.out.len() <= 100 + ",\n  9999".len(),
@@ -256,7 +292,7 @@ mod tests {
             Value::map(root)
         };
         let items = |n: usize| -> Vec<Value> { (0..n).map(item).collect() };
-        let whole = to_json(&document(items(3000), items(4))).expect("json");
+        let whole = to_json(&document(items(20_000), items(4))).expect("json");
         let apart = |n: usize| {
             let mut written = Items::new(usize::MAX);
             items(n)
@@ -265,13 +301,15 @@ mod tests {
                 .for_each(|(i, v)| written.push(i, v));
             written.into_text().expect("all written")
         };
+        let pieces = apart(20_000);
+        assert!(pieces.as_bytes().len() > 1, "in pieces");
         let text = to_json_within_apart(
             &document(vec![], vec![]),
             usize::MAX,
-            vec![("kustomize", apart(4)), ("terraform", apart(3000))],
+            vec![("kustomize", apart(4)), ("terraform", pieces)],
         )
         .expect("json");
-        assert_eq!(text.as_deref(), Some(whole.as_str()));
+        assert_eq!(text.map(Pieces::into_string), Some(whole));
         // An item JSON cannot hold stops the writing and leaves no text.
         let mut written = Items::new(usize::MAX);
         written.push(0, &Value::Int(1));
