@@ -44,42 +44,49 @@ pub fn to_json_within_apart(
 /// JSON cannot hold; the caller then writes the whole document, whose writer says
 /// which of the two comes first.
 pub struct Items {
-    writer: JsonWriter<'static>,
+    done: Pieces,
+    done_len: usize,
+    out: String,
+    limit: usize,
     failed: bool,
 }
 
 impl Items {
     pub fn new(limit: usize) -> Items {
         Items {
-            writer: JsonWriter::new(limit),
+            done: Pieces::default(),
+            done_len: 0,
+            out: String::new(),
+            limit,
             failed: false,
         }
     }
 
     /// Writes `item`, the list's item at `index`, after the others.
     pub fn push(&mut self, index: usize, item: &Value) {
-        let mut writer = JsonWriter::new(self.writer.limit);
-        std::mem::swap(&mut writer.done, &mut self.writer.done);
-        std::mem::swap(&mut writer.out, &mut self.writer.out);
-        writer.done_len = self.writer.done_len;
+        let mut writer = JsonWriter::new(self.limit);
+        (writer.done, writer.done_len, writer.out) = (
+            std::mem::take(&mut self.done),
+            self.done_len,
+            std::mem::take(&mut self.out),
+        );
         writer.next_piece();
         writer.path.push(PathSegment::Index(index));
         writer.separator(index, ITEM_INDENT);
         self.failed |= writer.value(item, ITEM_INDENT).is_err();
-        std::mem::swap(&mut writer.done, &mut self.writer.done);
-        std::mem::swap(&mut writer.out, &mut self.writer.out);
-        self.writer.done_len = writer.done_len;
+        (self.done, self.done_len, self.out) = (writer.done, writer.done_len, writer.out);
     }
 
     /// Whether writing stopped: the items are longer than `limit`, or one of them
     /// cannot be written.
     pub fn stopped(&self) -> bool {
-        self.failed || self.writer.len() > self.writer.limit
+        self.failed || self.done_len + self.out.len() > self.limit
     }
 
     /// The items written, or `None` if one could not be.
-    pub fn into_text(self) -> Option<Pieces> {
-        (!self.failed).then(|| self.writer.into_pieces())
+    pub fn into_text(mut self) -> Option<Pieces> {
+        self.done.push(self.out);
+        (!self.failed).then_some(self.done)
     }
 }
 
