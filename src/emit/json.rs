@@ -7,7 +7,7 @@
 //! infinity: such a value is an error naming its path.
 
 use super::path::{format_path, PathSegment};
-use super::pieces::{Pieces, PIECE};
+use super::pieces::{append_after, Pieces, Unfinished, PIECE};
 use super::EmitError;
 use crate::value::text::{self, Dialect, Escape};
 use crate::value::Value;
@@ -44,9 +44,7 @@ pub fn to_json_within_apart(
 /// JSON cannot hold; the caller then writes the whole document, whose writer says
 /// which of the two comes first.
 pub struct Items {
-    done: Pieces,
-    done_len: usize,
-    out: String,
+    text: Unfinished,
     limit: usize,
     failed: bool,
 }
@@ -54,9 +52,7 @@ pub struct Items {
 impl Items {
     pub fn new(limit: usize) -> Items {
         Items {
-            done: Pieces::default(),
-            done_len: 0,
-            out: String::new(),
+            text: Unfinished::default(),
             limit,
             failed: false,
         }
@@ -65,28 +61,28 @@ impl Items {
     /// Writes `item`, the list's item at `index`, after the others.
     pub fn push(&mut self, index: usize, item: &Value) {
         let mut writer = JsonWriter::new(self.limit);
-        (writer.done, writer.done_len, writer.out) = (
-            std::mem::take(&mut self.done),
-            self.done_len,
-            std::mem::take(&mut self.out),
-        );
+        let text = std::mem::take(&mut self.text);
+        (writer.done, writer.done_len, writer.out) = (text.done, text.done_len, text.out);
         writer.next_piece();
         writer.path.push(PathSegment::Index(index));
         writer.separator(index, ITEM_INDENT);
         self.failed |= writer.value(item, ITEM_INDENT).is_err();
-        (self.done, self.done_len, self.out) = (writer.done, writer.done_len, writer.out);
+        self.text = Unfinished {
+            done: writer.done,
+            done_len: writer.done_len,
+            out: writer.out,
+        };
     }
 
     /// Whether writing stopped: the items are longer than `limit`, or one of them
     /// cannot be written.
     pub fn stopped(&self) -> bool {
-        self.failed || self.done_len + self.out.len() > self.limit
+        self.failed || self.text.len() > self.limit
     }
 
     /// The items written, or `None` if one could not be.
-    pub fn into_text(mut self) -> Option<Pieces> {
-        self.done.push(self.out);
-        (!self.failed).then_some(self.done)
+    pub fn into_text(self) -> Option<Pieces> {
+        (!self.failed).then(|| self.text.finish())
     }
 }
 
@@ -140,11 +136,7 @@ impl<'p> JsonWriter<'p> {
 
     /// Moves `later`'s pieces after the text written so far.
     fn append(&mut self, later: Pieces) {
-        let current = std::mem::take(&mut self.out);
-        self.done_len += current.len();
-        self.done.push(current);
-        self.done_len += later.len();
-        self.done.append(later);
+        append_after(&mut self.done, &mut self.done_len, &mut self.out, later);
     }
 
     fn value(&mut self, value: &'p Value, indent: usize) -> Result<(), EmitError> {

@@ -55,6 +55,42 @@ impl Pieces {
     }
 }
 
+/// Moves `later`'s pieces after a text being written: the pieces `done` (of
+/// `done_len` bytes in all) and the piece `out` (which then starts again empty).
+pub fn append_after(done: &mut Pieces, done_len: &mut usize, out: &mut String, later: Pieces) {
+    let current = std::mem::take(out);
+    *done_len += current.len() + later.len();
+    done.push(current);
+    done.append(later);
+}
+
+/// A text being written in pieces, between the writes of a writer made for each
+/// (the item writers of `emit::yaml` and `emit::json`): the pieces finished, their
+/// length, and the piece being written.
+#[derive(Default)]
+pub struct Unfinished {
+    pub done: Pieces,
+    pub done_len: usize,
+    pub out: String,
+}
+
+impl Unfinished {
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.done_len + self.out.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text written, in pieces.
+    pub fn finish(mut self) -> Pieces {
+        self.done.push(self.out);
+        self.done
+    }
+}
+
 impl From<String> for Pieces {
     fn from(text: String) -> Pieces {
         let mut pieces = Pieces::default();

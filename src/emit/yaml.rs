@@ -10,7 +10,7 @@
 //! An optional comment hook appends `# …` to any entry, for `--provenance`.
 
 use super::path::PathSegment;
-use super::pieces::{Pieces, PIECE};
+use super::pieces::{append_after, Pieces, Unfinished, PIECE};
 use crate::value::text::{self, Dialect, Escape, Plain};
 use crate::value::{Map, Value};
 use std::fmt::Write;
@@ -56,18 +56,14 @@ pub fn to_yaml_within_apart(
 /// can be let go of once written. Writing stops, as [`to_yaml_within`]'s does, at
 /// the first item that starts past `limit` bytes.
 pub struct Items {
-    done: Pieces,
-    done_len: usize,
-    out: String,
+    text: Unfinished,
     limit: usize,
 }
 
 impl Items {
     pub fn new(limit: usize) -> Items {
         Items {
-            done: Pieces::default(),
-            done_len: 0,
-            out: String::new(),
+            text: Unfinished::default(),
             limit,
         }
     }
@@ -77,24 +73,24 @@ impl Items {
         let mut writer = Writer::new(None);
         writer.threads = 1;
         writer.limit = self.limit;
-        (writer.done, writer.done_len, writer.out) = (
-            std::mem::take(&mut self.done),
-            self.done_len,
-            std::mem::take(&mut self.out),
-        );
+        let text = std::mem::take(&mut self.text);
+        (writer.done, writer.done_len, writer.out) = (text.done, text.done_len, text.out);
         writer.list_items(std::slice::from_ref(item), 0, false);
-        (self.done, self.done_len, self.out) = (writer.done, writer.done_len, writer.out);
+        self.text = Unfinished {
+            done: writer.done,
+            done_len: writer.done_len,
+            out: writer.out,
+        };
     }
 
     /// Whether the items written are already longer than `limit` (the rest need not be).
     pub fn over(&self) -> bool {
-        self.done_len + self.out.len() > self.limit
+        self.text.len() > self.limit
     }
 
     /// The items written, in pieces.
-    pub fn into_pieces(mut self) -> Pieces {
-        self.done.push(self.out);
-        self.done
+    pub fn into_pieces(self) -> Pieces {
+        self.text.finish()
     }
 }
 
@@ -330,11 +326,7 @@ impl<'h, 'p> Writer<'h, 'p> {
     /// before a list that starts inline) goes on in `later`'s first piece: only a
     /// key being written is ever edited, so a line may be cut across pieces there.
     fn append(&mut self, later: Pieces) {
-        let current = std::mem::take(&mut self.out);
-        self.done_len += current.len();
-        self.done.push(current);
-        self.done_len += later.len();
-        self.done.append(later);
+        append_after(&mut self.done, &mut self.done_len, &mut self.out, later);
     }
 
     /// Writes the items of a long list in runs, each run on a thread of its own into a
