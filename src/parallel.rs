@@ -42,6 +42,13 @@ pub fn map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + 
     indexed.into_iter().map(|(_, r)| r).collect()
 }
 
+/// `len` items cut into `threads` runs of (nearly) equal length, in order: the
+/// index ranges, for [`each`].
+pub fn even_runs(len: usize, threads: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let threads = threads.max(1);
+    (0..threads).map(move |k| len * k / threads..len * (k + 1) / threads)
+}
+
 /// `f` applied to each of `parts`, the first on the calling thread and every other on
 /// a thread of its own; results in the parts' order. For work already cut into a few
 /// large pieces that `f` consumes. A panic in `f` is passed on once every thread has

@@ -169,14 +169,8 @@ fn list<W: ItemWriter>(merged: &Merged, limit: usize) -> (W::Text, usize) {
         let (text, size) = run::<W>(0, &components, limit);
         return (W::join(vec![text]), size);
     }
-    let runs: Vec<(usize, &[&Component])> = (0..threads)
-        .map(|k| {
-            let start = components.len() * k / threads;
-            (
-                start,
-                &components[start..components.len() * (k + 1) / threads],
-            )
-        })
+    let runs: Vec<(usize, &[&Component])> = crate::parallel::even_runs(components.len(), threads)
+        .map(|run| (run.start, &components[run]))
         .collect();
     let (texts, sizes): (Vec<W::Text>, Vec<usize>) =
         crate::parallel::each(runs, |(start, run_of)| run::<W>(start, run_of, limit))

@@ -339,11 +339,8 @@ impl<'h, 'p> Writer<'h, 'p> {
         if threads < 2 || self.hook.is_some() || self.leading.is_some() {
             return false;
         }
-        let runs: Vec<(bool, &[Value])> = (0..threads)
-            .map(|k| {
-                let run = &items[items.len() * k / threads..items.len() * (k + 1) / threads];
-                (inline_first && k == 0, run)
-            })
+        let runs: Vec<(bool, &[Value])> = crate::parallel::even_runs(items.len(), threads)
+            .map(|run| (inline_first && run.start == 0, &items[run]))
             .collect();
         let texts = crate::parallel::each(runs, |(inline_first, run)| {
             let mut writer = Writer::new(None);
