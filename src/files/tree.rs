@@ -224,18 +224,25 @@ impl FileTree {
 
     /// How to name `path` in a message: `root/path`, or `archive.tgz!path` for archives.
     pub fn describe(&self, path: &str) -> String {
-        let full = format!("{}{path}", self.prefix);
-        match self.backing {
-            Backing::Dir { .. } => {
-                let root = self.display_root.trim_end_matches('/');
-                if root.is_empty() || root == "." {
-                    full
-                } else {
-                    format!("{root}/{full}")
-                }
-            }
-            Backing::Archive(_) => format!("{}!{full}", self.display_root),
-        }
+        let mut shown = String::new();
+        self.describe_into(path, &mut shown);
+        shown
+    }
+
+    /// [`FileTree::describe`] written over `shown`, so that naming many files reuses
+    /// one buffer.
+    pub fn describe_into(&self, path: &str, shown: &mut String) {
+        let (root, separator) = match self.backing {
+            Backing::Dir { .. } => match self.display_root.trim_end_matches('/') {
+                "" | "." => ("", ""),
+                root => (root, "/"),
+            },
+            Backing::Archive(_) => (self.display_root.as_str(), "!"),
+        };
+        let parts = [root, separator, &self.prefix, path];
+        shown.clear();
+        shown.reserve(parts.iter().map(|p| p.len()).sum());
+        parts.iter().for_each(|p| shown.push_str(p));
     }
 
     /// Names the root differently in messages (bpc shows paths relative to the project).

@@ -175,20 +175,16 @@ fn parse_facets(
     // Slots in path order: a facet the cache still holds, or one to parse.
     let mut slots: Vec<Result<Parsed, usize>> = Vec::new();
     // Told which files changed, the cache's facets of the others stand as they are.
-    let mut kept: Vec<Option<Parsed>> = Vec::with_capacity(paths.len());
-    let mut to_read: Vec<&String> = Vec::with_capacity(paths.len());
-    for path in paths {
-        let hit = match (cache, fresh) {
-            (Some(cache), Some(fresh)) if !fresh.contains(path) => {
-                cache.get_unchecked(&tree.describe(path))
-            }
-            _ => None,
-        };
-        if hit.is_none() {
-            to_read.push(path);
-        }
-        kept.push(hit);
-    }
+    let kept: Vec<Option<Parsed>> = match (cache, fresh) {
+        (Some(cache), Some(fresh)) => cache.unchanged(tree, paths, fresh),
+        _ => paths.iter().map(|_| None).collect(),
+    };
+    let to_read: Vec<&String> = paths
+        .iter()
+        .zip(&kept)
+        .filter(|(_, hit)| hit.is_none())
+        .map(|(path, _)| path)
+        .collect();
     // Reading is mostly system calls (opening the file, checking that the path stays
     // inside the tree), so it goes on all cores as well; the texts are registered in
     // path order below. Each thread reads the same run of the files it parses after:
@@ -354,7 +350,8 @@ fn parse_facets(
 /// directory again.
 #[derive(Debug, Default)]
 pub struct FacetCache {
-    parsed: std::sync::Mutex<std::collections::HashMap<String, CachedFacet>>,
+    /// By file as messages name it (FxHash: a told reload looks up every facet file).
+    parsed: std::sync::Mutex<rustc_hash::FxHashMap<String, CachedFacet>>,
     told: std::sync::Mutex<Told>,
 }
 
@@ -372,12 +369,16 @@ struct Told {
 struct Listing {
     paths: std::collections::BTreeSet<String>,
     changed: std::collections::BTreeSet<String>,
+    /// `paths` as a list, shared with the loads while no file comes or goes: a told
+    /// reload of a large template copies no path.
+    listed: Option<Arc<[String]>>,
 }
 
 /// Where the facet files of a load come from: listed and read in full, or the last
 /// listing with the files told changed.
 struct FacetPaths {
-    paths: Vec<String>,
+    /// Sorted.
+    paths: Arc<[String]>,
     /// `None`: every file is read (and its text compared with the cache's); else
     /// only these are, the others are the cache's as they are.
     fresh: Option<std::collections::BTreeSet<String>>,
@@ -439,12 +440,28 @@ impl FacetCache {
         );
     }
 
-    /// The facet of file `shown` as last parsed, whatever the file holds now (for
-    /// files the owner did not tell changed).
-    fn get_unchecked(&self, shown: &str) -> Option<Parsed> {
+    /// For each of `paths` (in `tree`) not in `fresh`, the facet as last parsed,
+    /// whatever the file holds now (the owner did not tell it changed); `None` where
+    /// the file is to be read. One look at the cache for the whole listing.
+    fn unchanged(
+        &self,
+        tree: &FileTree,
+        paths: &[String],
+        fresh: &std::collections::BTreeSet<String>,
+    ) -> Vec<Option<Parsed>> {
         let parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
-        let hit = parsed.get(shown)?;
-        Some((hit.facet.clone(), hit.diagnostics.clone()))
+        let mut shown = String::new();
+        paths
+            .iter()
+            .map(|path| {
+                if fresh.contains(path) {
+                    return None;
+                }
+                tree.describe_into(path, &mut shown);
+                let hit = parsed.get(shown.as_str())?;
+                Some((hit.facet.clone(), hit.diagnostics.clone()))
+            })
+            .collect()
     }
 
     /// `on`: from now on the owner calls [`FacetCache::changed`] (or
@@ -510,9 +527,17 @@ impl FacetCache {
         if let Some(root) = &root {
             if let Some(listing) = told.trees.get_mut(root) {
                 let changed = std::mem::take(&mut listing.changed);
-                if let Some(fresh) = apply_changes(tree, root, &mut listing.paths, &changed) {
+                if let Some((fresh, came_or_went)) =
+                    apply_changes(tree, root, &mut listing.paths, &changed)
+                {
+                    if came_or_went {
+                        listing.listed = None;
+                    }
+                    let paths = listing
+                        .listed
+                        .get_or_insert_with(|| listing.paths.iter().cloned().collect());
                     return Ok(FacetPaths {
-                        paths: listing.paths.iter().cloned().collect(),
+                        paths: Arc::clone(paths),
                         fresh: Some(fresh),
                     });
                 }
@@ -524,7 +549,9 @@ impl FacetCache {
         } else {
             (Vec::new(), false)
         };
-        let paths: Vec<String> = listed.into_iter().filter(|p| is_facet_file(p)).collect();
+        let mut paths: Vec<String> = listed.into_iter().filter(|p| is_facet_file(p)).collect();
+        paths.sort();
+        let paths: Arc<[String]> = paths.into();
         if let Some(root) = root {
             // Behind a symlink a file can change under another name than the one
             // listed: such trees are listed every time.
@@ -532,6 +559,7 @@ impl FacetCache {
                 let listing = Listing {
                     paths: paths.iter().cloned().collect(),
                     changed: Default::default(),
+                    listed: Some(Arc::clone(&paths)),
                 };
                 told.trees.insert(root, listing);
             }
@@ -549,15 +577,16 @@ impl FacetCache {
 
 /// Brings `paths` (the facet files of the last listing of `tree`, rooted at `root`
 /// on disk) up to date with the tree paths told `changed`: the files to read again,
-/// or `None` when the changes need the directory listed again (a directory or a
-/// symlink changed, something could not be looked at).
+/// and whether a file came or went; or `None` when the changes need the directory
+/// listed again (a directory or a symlink changed, something could not be looked at).
 fn apply_changes(
     tree: &FileTree,
     root: &std::path::Path,
     paths: &mut std::collections::BTreeSet<String>,
     changed: &std::collections::BTreeSet<String>,
-) -> Option<std::collections::BTreeSet<String>> {
+) -> Option<(std::collections::BTreeSet<String>, bool)> {
     let mut fresh = std::collections::BTreeSet::new();
+    let mut came_or_went = false;
     for path in changed {
         if path == "facets" || "facets".starts_with(&format!("{path}/")) {
             return None;
@@ -579,7 +608,7 @@ fn apply_changes(
         };
         if exists {
             if is_facet_file(path) {
-                paths.insert(path.clone());
+                came_or_went |= paths.insert(path.clone());
                 fresh.insert(path.clone());
             }
         } else {
@@ -591,10 +620,10 @@ fn apply_changes(
             {
                 return None; // a directory went away
             }
-            paths.remove(path);
+            came_or_went |= paths.remove(path);
         }
     }
-    Some(fresh)
+    Some((fresh, came_or_went))
 }
 
 /// Loads a template: facets under `facets/` (recursively, `.yaml`/`.yml`, byte-wise
@@ -696,9 +725,7 @@ pub(crate) fn load_facets(
         Some(cache) => cache.facet_paths(&tree),
         None => FacetCache::default().facet_paths(&tree),
     };
-    let FacetPaths { mut paths, fresh } =
-        listed.map_err(|e| vec![Diagnostic::error(e.to_string())])?;
-    paths.sort();
+    let FacetPaths { paths, fresh } = listed.map_err(|e| vec![Diagnostic::error(e.to_string())])?;
     let lists_sources = |base: &Option<Node>| {
         base.as_ref()
             .is_some_and(|b| !source_entry::local_entries(b).is_empty())
@@ -718,8 +745,8 @@ pub(crate) fn load_facets(
     let has_hollow_facets = inactive.is_some() && facets.iter().any(|f| f.hollow);
 
     // S2: names are unique; say where both definitions are.
-    let mut by_name: std::collections::HashMap<&str, &Arc<Facet>> =
-        std::collections::HashMap::new();
+    let mut by_name: rustc_hash::FxHashMap<&str, &Arc<Facet>> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(facets.len(), Default::default());
     for facet in &facets {
         if let Some(first) = by_name.insert(&facet.name, facet) {
             diagnostics.push(

@@ -138,6 +138,19 @@ pub fn in_application_order(contributions: &mut [Contribution]) {
     if contributions.windows(2).all(|w| w[0].order <= w[1].order) {
         return;
     }
+    // Collected facet by facet, in the template's order, a facet's contributions are
+    // together but kind after kind (its Terraform components, then its
+    // Kustomizations), each kind by position: only each facet's own need sorting.
+    let facet = |c: &Contribution| (c.order.0, c.order.1);
+    if contributions
+        .windows(2)
+        .all(|w| facet(&w[0]) <= facet(&w[1]))
+    {
+        for own in contributions.chunk_by_mut(|a, b| facet(a) == facet(b)) {
+            own.sort_by_key(|c| c.order.2);
+        }
+        return;
+    }
     let mut keys: Vec<((i64, usize, usize), usize)> = contributions
         .iter()
         .enumerate()
@@ -897,6 +910,54 @@ mod tests {
         in_application_order(&mut contributions);
         let ids: Vec<&str> = contributions.iter().map(|c| &*c.id).collect();
         assert_eq!(ids, ["c6", "c1", "c4", "c3", "c7", "c2", "c5", "c0"]);
+    }
+
+    /// Contributions with these orders, named by where they were collected.
+    fn with_orders(orders: &[(i64, usize, usize)]) -> Vec<super::Contribution> {
+        use crate::compose::shared::origin::OriginId;
+        use crate::template::{ComponentKind, Strategy};
+        orders
+            .iter()
+            .enumerate()
+            .map(|(k, &order)| super::Contribution {
+                kind: ComponentKind::Terraform,
+                id: format!("c{k}").into(),
+                order,
+                strategy: Strategy::Merge,
+                fields: Default::default(),
+                identity_only: false,
+                origin: OriginId(k as u32),
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// Whether the facets come in order with each one's contributions together
+        /// (kind after kind, as collection gives them) or in any order at all, the
+        /// result is a stable sort by application order.
+        #[test]
+        fn application_order_is_a_stable_sort(
+            orders in proptest::collection::vec((0i64..3, 0usize..6, 0usize..4), 0..40),
+            grouped in proptest::bool::ANY,
+        ) {
+            let mut orders = orders;
+            if grouped {
+                // Facets in order, each facet's own left as generated.
+                orders.sort_by_key(|&(ordinal, facet, _)| (ordinal, facet));
+            }
+            let mut contributions = with_orders(&orders);
+            let mut expected: Vec<(i64, usize, usize, String)> = contributions
+                .iter()
+                .map(|c| (c.order.0, c.order.1, c.order.2, c.id.to_string()))
+                .collect();
+            expected.sort_by_key(|&(o, f, p, _)| (o, f, p));
+            super::in_application_order(&mut contributions);
+            let got: Vec<(i64, usize, usize, String)> = contributions
+                .iter()
+                .map(|c| (c.order.0, c.order.1, c.order.2, c.id.to_string()))
+                .collect();
+            proptest::prop_assert_eq!(got, expected);
+        }
     }
 
     #[test]

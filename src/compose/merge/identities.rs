@@ -41,10 +41,10 @@ impl KindMemo {
     /// merged last (then they are numbered alike, and nothing needs hashing).
     fn numbers_alike(&self, contributions: &[Contribution]) -> bool {
         self.which.len() == contributions.len()
-            && contributions
-                .iter()
-                .zip(&self.which)
-                .all(|(c, &g)| *self.ids[g as usize] == *c.id)
+            && contributions.iter().zip(&self.which).all(|(c, &g)| {
+                let id = &self.ids[g as usize];
+                Arc::ptr_eq(id, &c.id) || **id == *c.id
+            })
     }
 
     /// Takes what merging identity `id` (numbered `g` now) gave last time.
@@ -379,15 +379,17 @@ fn in_list_order(which: &[u32], outcomes: &mut [Outcome], live: Live) -> Merged 
         }
         next_event[g] += 1;
     }
-    let mut order: Vec<(usize, usize)> = outcomes
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.live.is_some())
-        .map(|(g, _)| (slot[g], g))
-        .collect();
-    order.sort_unstable();
-    let mut components = IndexMap::with_capacity_and_hasher(order.len(), Default::default());
-    for (_, g) in order {
+    // Each slot was taken once: the live identities by slot, without a sort.
+    let mut by_slot = vec![usize::MAX; slots];
+    for (g, o) in outcomes.iter().enumerate() {
+        // A live component was created, so it took a slot.
+        if let (Some(_), Some(place)) = (&o.live, by_slot.get_mut(slot[g])) {
+            *place = g;
+        }
+    }
+    by_slot.retain(|&g| g != usize::MAX);
+    let mut components = IndexMap::with_capacity_and_hasher(by_slot.len(), Default::default());
+    for g in by_slot {
         let component = match live {
             Live::Move => outcomes[g].live.take(),
             Live::Copy => outcomes[g].live.clone(),
