@@ -160,37 +160,37 @@ fn merge_on(
         filled[g as usize] += 1;
     }
     drop(filled);
-    let mut slots: Vec<Option<Contribution>> = contributions.into_iter().map(Some).collect();
-
     let keep = Keep {
         memo: memo.is_some(),
         for_explain,
     };
     if old.as_ref().is_none_or(|m| m.outcomes.is_empty()) {
         // Nothing remembered: every identity is merged.
+        let slots = contributions.into_iter().map(Some).collect();
         let outcomes = merge_groups(threads, slots, &grouped, &starts, keep);
         return finish(memo, which, outcomes, None);
     }
+    // After an edit most identities are the memo's: only those merged again take
+    // their contributions (copies sharing the fields), the rest are only compared.
     let mut by_id = None;
     let outcomes: Vec<Outcome> = (0..count)
         .map(|g| {
             let members = &grouped[starts[g] as usize..starts[g + 1] as usize];
-            let first = slots[members[0] as usize].as_ref().map(|c| c.id.as_ref());
+            let first = &contributions[members[0] as usize].id;
             let kept = old
                 .as_mut()
-                .zip(first)
-                .and_then(|(m, id)| m.take(g, id, alike, &mut by_id));
+                .and_then(|m| m.take(g, first, alike, &mut by_id));
             let same = |o: &Outcome| {
                 o.said.len() == members.len()
                     && o.said
                         .iter()
                         .zip(members)
-                        .all(|(s, &j)| slots[j as usize].as_ref().is_some_and(|c| s.is(c)))
+                        .all(|(s, &j)| s.is(&contributions[j as usize]))
             };
             match kept {
                 Some(o) if same(&o) => o,
                 _ => merge_one(
-                    members.iter().filter_map(|&j| slots[j as usize].take()),
+                    members.iter().map(|&j| contributions[j as usize].clone()),
                     keep,
                 ),
             }
@@ -198,7 +198,7 @@ fn merge_on(
         .collect();
     // Numbered alike, the identities are the last ones.
     let same_ids = old.filter(|_| alike).map(|m| m.ids);
-    drop(slots);
+    drop(contributions);
     finish(memo, which, outcomes, same_ids)
 }
 
