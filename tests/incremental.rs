@@ -611,6 +611,41 @@ fn a_changed_key_collects_again_the_facets_reading_that_key() {
     assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (1, 2));
 }
 
+/// Two facets holding the same expression text (one shared string once parsed) each
+/// read the block it names: when the block changes, both are collected again.
+#[test]
+fn facets_with_the_same_expression_text_are_each_collected_again() {
+    let reader = |id: usize| Facet {
+        id,
+        nested: false,
+        when: When::None,
+        blocks: Vec::new(),
+        components: vec![Component {
+            name: id,
+            strategy: 5,
+            input: Val::Ref(0, 0),
+        }],
+    };
+    let writer = Facet {
+        id: 0,
+        nested: false,
+        when: When::None,
+        blocks: vec![Block {
+            name: 0,
+            entries: vec![(0, Val::Lit(1))],
+            when: None,
+            requires: None,
+        }],
+        components: Vec::new(),
+    };
+    let facets = vec![writer, reader(1), reader(2)];
+    let (dir, mut engine) = engine_over(&facets);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &facets), (0, 3));
+    let mut edited = facets.clone();
+    edited[0].blocks[0].entries[0].1 = Val::Lit(2);
+    assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (0, 3));
+}
+
 /// A project of `facets` in a new directory, and an engine composing its context.
 fn engine_over(facets: &[Facet]) -> (tempfile::TempDir, Recomposer) {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -35,6 +35,7 @@ mod properties;
 mod render;
 mod render_e2e;
 mod render_fidelity;
+mod repeated_expressions;
 mod show_values;
 mod strategies;
 mod test_runner;

@@ -16,7 +16,7 @@ use crate::compose::shared::evaluate::{eval_condition, eval_node, nest};
 use crate::compose::shared::host::{Environment, TemplateHost};
 use crate::compose::shared::inputs::{Expressions, Limits};
 use crate::compose::shared::precedence::Precedence;
-use crate::expr::host::TerraformOutputs;
+use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, ExprError, Map, Peek, Scope, Value};
 use crate::files::Diagnostic;
 use crate::template::{ConfigBlock, Facet, Strategy, Template};
@@ -148,7 +148,18 @@ pub struct Resolver<'t> {
     pub precedence: Precedence,
     /// While observing, the lookups expressions made (see [`Resolver::observe`]).
     observed: RefCell<Option<Observations>>,
+    /// Values of `${…}` strings that call no host function, by the string's shared
+    /// text (see [`Resolver::render_shared`]).
+    rendered: RefCell<Rendered>,
 }
+
+/// Rendered strings by the address of their text, each entry keeping its text alive
+/// so that the address cannot be reused by another string while it is in the map.
+type Rendered = FxHashMap<usize, (Arc<str>, Value)>;
+
+/// Rendered strings remembered before the map starts over: the repeated texts of a
+/// template come back at once, one-off texts are not kept at all.
+const RENDERED_LIMIT: usize = 4096;
 
 impl<'t> Resolver<'t> {
     /// A resolver over the config blocks of `active` facets (indices in processing order).
@@ -193,6 +204,7 @@ impl<'t> Resolver<'t> {
             included: RefCell::default(),
             observed: RefCell::new(None),
             precedence: with.precedence,
+            rendered: RefCell::default(),
         }
     }
 
@@ -213,6 +225,34 @@ impl<'t> Resolver<'t> {
             Arc::clone(&self.blocks),
             self.active.clone(),
         )
+    }
+
+    /// `text` (a string holding `${…}`) rendered against this resolver's scope.
+    ///
+    /// Templates repeat the same expression strings in facet after facet, and a
+    /// parsed template shares each repeated text (one allocation: see
+    /// `yaml::intern`). Such a text that calls no host function renders to the same
+    /// value every time against one scope, so it is rendered once and its value
+    /// remembered by the text's address. Not while reads are recorded (the told path
+    /// needs each facet's own reads), and not for a text held only once: it will not
+    /// come again.
+    pub fn render_shared(&self, text: &Arc<str>, host: &dyn Host) -> Result<Value, ExprError> {
+        if self.tracking || Arc::strong_count(text) < 2 {
+            return self.engine.render_template(text, self, host);
+        }
+        let key = Arc::as_ptr(text) as *const u8 as usize;
+        if let Some((_, value)) = self.rendered.borrow().get(&key) {
+            return Ok(value.clone());
+        }
+        let (value, pure) = self.engine.render_template_pure(text, self, host)?;
+        if pure {
+            let mut rendered = self.rendered.borrow_mut();
+            if rendered.len() >= RENDERED_LIMIT {
+                rendered.clear();
+            }
+            rendered.insert(key, (Arc::clone(text), value.clone()));
+        }
+        Ok(value)
     }
 
     /// Starts recording the top-level names expressions look up (directly or through

@@ -24,6 +24,8 @@ pub struct Compiler<'a> {
     natives: &'a [NativeFn],
     locals: Vec<(Arc<str>, Ty)>,
     preds: Vec<PredScope>,
+    /// Whether a host function call was compiled in (see [`Compiler::calls_host`]).
+    calls_host: bool,
 }
 
 type CResult = Result<(Expr, Ty), ExprError>;
@@ -49,7 +51,14 @@ impl<'a> Compiler<'a> {
             natives,
             locals: Vec::new(),
             preds: Vec::new(),
+            calls_host: false,
         }
+    }
+
+    /// Whether what was compiled calls a host function: its result may then depend on
+    /// files, the environment or Terraform outputs, not only on the scope.
+    pub fn calls_host(&self) -> bool {
+        self.calls_host
     }
 
     fn native(&self, name: &str) -> Option<&NativeFn> {
@@ -521,6 +530,7 @@ impl<'a> Compiler<'a> {
                 }
                 let sig = check_native(&native, &tys).map_err(|m| err(&span, m))?;
                 let ret = Ty::from_param(sig.ret);
+                self.calls_host = true;
                 return Ok((
                     Expr {
                         kind: ExprKind::Native(native, out),

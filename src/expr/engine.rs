@@ -88,10 +88,12 @@ impl Engine {
             ));
         }
         let ast = self.parse(source)?;
-        let (root, _) = Compiler::new(&self.natives).compile(&ast)?;
+        let mut compiler = Compiler::new(&self.natives);
+        let (root, _) = compiler.compile(&ast)?;
         Ok(Arc::new(Program {
             root,
             source: source.into(),
+            calls_host: compiler.calls_host(),
         }))
     }
 
@@ -136,16 +138,29 @@ impl Engine {
     ) -> Result<Value, ExprError> {
         self.render_nested(text, scope, host, 0)
     }
-}
 
-impl Reenter for Engine {
-    /// Template rendering from inside a host function, `depth` levels deep.
-    fn render_nested(
+    /// [`Engine::render_template`], and whether the value depends on nothing but
+    /// `text` and `scope`: every expression it ran is pure (calls no host function).
+    /// Rendering the same text against the same scope again then gives the same value.
+    pub fn render_template_pure(
+        &self,
+        text: &str,
+        scope: &dyn Scope,
+        host: &dyn Host,
+    ) -> Result<(Value, bool), ExprError> {
+        let pure = std::cell::Cell::new(true);
+        let value = self.render_noting(text, scope, host, 0, &pure)?;
+        Ok((value, pure.get()))
+    }
+
+    /// Renders `text`, clearing `pure` if an expression it runs calls a host function.
+    fn render_noting(
         &self,
         text: &str,
         scope: &dyn Scope,
         host: &dyn Host,
         depth: u32,
+        pure: &std::cell::Cell<bool>,
     ) -> Result<Value, ExprError> {
         if depth > MAX_REENTRY {
             return Err(ExprError::run(
@@ -159,10 +174,54 @@ impl Reenter for Engine {
                 e
             };
             let program = self.compile(body).map_err(shift)?;
+            if !program.is_pure() {
+                pure.set(false);
+            }
             Evaluator::new(self, scope, host, depth)
                 .eval_root(&program.root)
                 .map_err(shift)
         };
         template::render(text, self.interpolation, &mut eval)
+    }
+}
+
+impl Reenter for Engine {
+    /// Template rendering from inside a host function, `depth` levels deep.
+    fn render_nested(
+        &self,
+        text: &str,
+        scope: &dyn Scope,
+        host: &dyn Host,
+        depth: u32,
+    ) -> Result<Value, ExprError> {
+        self.render_noting(text, scope, host, depth, &std::cell::Cell::new(true))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Engine, EngineConfig};
+    use crate::expr::host::NullHost;
+    use crate::value::{Map, Value};
+
+    /// A template's value depends on the scope alone unless an expression in it calls
+    /// a host function, wherever the call sits.
+    #[test]
+    fn a_template_is_pure_unless_it_calls_a_host_function() {
+        let engine = Engine::new(EngineConfig::default());
+        let mut scope = Map::default();
+        scope.insert("xs".into(), Value::list(vec![Value::str("a")]));
+        let pure = |text: &str| {
+            engine
+                .render_template_pure(text, &scope, &NullHost::default())
+                .map(|(_, pure)| pure)
+                .map_err(|e| e.message)
+        };
+        assert_eq!(pure("${len(xs) > 0 ? upper(xs[0]) : 'none'}"), Ok(true));
+        assert_eq!(pure("${xs[0]}-${len(xs)}"), Ok(true));
+        assert_eq!(pure("${env('HOME') ?? ''}"), Ok(false));
+        assert_eq!(pure("${xs[0]}-${env('HOME') ?? ''}"), Ok(false));
+        assert_eq!(pure("${map(xs, env(#) ?? '')}"), Ok(false));
+        assert_eq!(pure("${let f = 'x'; f}"), Ok(true));
     }
 }

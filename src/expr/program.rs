@@ -14,12 +14,20 @@ use std::sync::Arc;
 pub struct Program {
     pub(crate) root: Expr,
     pub(crate) source: Arc<str>,
+    /// It calls a host function (files, environment, Terraform outputs).
+    pub(crate) calls_host: bool,
 }
 
 impl Program {
     /// The text this program was compiled from.
     pub fn source(&self) -> &str {
         &self.source
+    }
+
+    /// Whether its result depends on nothing but the scope it runs against: it calls
+    /// no host function.
+    pub fn is_pure(&self) -> bool {
+        !self.calls_host
     }
 }
 

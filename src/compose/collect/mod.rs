@@ -717,8 +717,7 @@ impl<'t> Collector<'_, 't> {
             NodeKind::Str(s) if crate::expr::template::contains_expression(s) => {
                 let value = self
                     .resolver
-                    .engine
-                    .render_template(s, self.resolver, host)
+                    .render_shared(s, host)
                     .map_err(|e| expr_diagnostic(&e, node, &self.template.files, context))?;
                 // Copying the shared result into a component is where repetition
                 // multiplies; stop before that if it is over the output budget.
