@@ -11,18 +11,20 @@
 use super::ComponentKind;
 use crate::value::Value;
 
-/// The merge key of a component whose non-empty text fields `field` gives.
-pub fn merge_key<'a>(
-    kind: ComponentKind,
-    field: impl Fn(&str) -> Option<&'a str>,
-) -> Option<String> {
-    let text = |k: &str| field(k).filter(|s| !s.is_empty());
+/// The merge key of a component whose non-empty text fields `field` gives. Most keys
+/// are one field as written (a `name`, a `path` without a `source`): that field's own
+/// text is handed back, so a shared text (`Arc<str>`) costs no copy.
+pub fn merge_key<'a, T>(kind: ComponentKind, field: impl Fn(&str) -> Option<&'a T>) -> Option<T>
+where
+    T: AsRef<str> + Clone + From<String> + 'a,
+{
+    let text = |k: &str| field(k).filter(|s| !s.as_ref().is_empty());
     match kind {
-        ComponentKind::Kustomize | ComponentKind::FluxSystem => text("name").map(str::to_string),
-        ComponentKind::Terraform => text("name").map(str::to_string).or_else(|| {
+        ComponentKind::Kustomize | ComponentKind::FluxSystem => text("name").cloned(),
+        ComponentKind::Terraform => text("name").cloned().or_else(|| {
             text("path").map(|p| match text("source") {
-                Some(s) => format!("{s}:{p}"),
-                None => p.to_string(),
+                Some(s) => T::from(format!("{}:{}", s.as_ref(), p.as_ref())),
+                None => p.clone(),
             })
         }),
     }
@@ -50,25 +52,30 @@ mod tests {
         move |k| pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v)
     }
 
+    /// The merge key of a component with these text fields.
+    fn key(kind: ComponentKind, pairs: &[(&str, &str)]) -> Option<String> {
+        let owned: Vec<(&str, String)> = pairs.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        merge_key(kind, |k| {
+            owned.iter().find(|(key, _)| *key == k).map(|(_, v)| v)
+        })
+    }
+
     #[test]
     fn terraform_merges_on_name_then_source_and_path() {
         let t = ComponentKind::Terraform;
         assert_eq!(
-            merge_key(t, fields(&[("name", "net"), ("path", "network")])).as_deref(),
+            key(t, &[("name", "net"), ("path", "network")]).as_deref(),
             Some("net")
         );
         assert_eq!(
-            merge_key(t, fields(&[("source", "core"), ("path", "network")])).as_deref(),
+            key(t, &[("source", "core"), ("path", "network")]).as_deref(),
             Some("core:network")
         );
         assert_eq!(
-            merge_key(t, fields(&[("name", ""), ("path", "network")])).as_deref(),
+            key(t, &[("name", ""), ("path", "network")]).as_deref(),
             Some("network")
         );
-        assert_eq!(
-            merge_key(ComponentKind::Kustomize, fields(&[("path", "x")])),
-            None
-        );
+        assert_eq!(key(ComponentKind::Kustomize, &[("path", "x")]), None);
     }
 
     #[test]

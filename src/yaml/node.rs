@@ -85,6 +85,14 @@ impl Node {
         }
     }
 
+    /// The text of a string node, to share rather than copy.
+    pub fn as_shared_str(&self) -> Option<&Arc<str>> {
+        match &self.kind {
+            NodeKind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
     pub fn is_null(&self) -> bool {
         matches!(self.kind, NodeKind::Null)
     }

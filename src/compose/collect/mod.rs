@@ -86,7 +86,13 @@ pub struct Exclusion {
 /// A component's identity from its literal fields (S9): terraform `name`, else
 /// `path` (with `source` when set); kustomization `name`.
 pub fn identity(kind: ComponentKind, node: &Node) -> Option<String> {
-    merge_key(kind, |k| node.get(k).and_then(Node::as_str))
+    shared_identity(kind, node).map(|id| id.to_string())
+}
+
+/// [`identity`] as the node's own shared text where it is one field as written (no
+/// copy for most components).
+fn shared_identity(kind: ComponentKind, node: &Node) -> Option<Arc<str>> {
+    merge_key(kind, |k| node.get(k).and_then(Node::as_shared_str))
 }
 
 struct Collector<'a, 't> {
@@ -296,10 +302,10 @@ pub fn collect_facet(
         let reason: Arc<str> = Arc::from(format!("facet `{}` is not active", facet.name));
         let when = facet.when.clone().map(Arc::new);
         for (entry, node) in entries {
-            if let Some(id) = identity(entry.kind, node) {
+            if let Some(id) = shared_identity(entry.kind, node) {
                 exclusions.push(Exclusion {
                     kind: entry.kind,
-                    id: Arc::from(id),
+                    id,
                     facet: FacetId {
                         template: c.id,
                         index: i,
@@ -314,10 +320,10 @@ pub fn collect_facet(
             match c.facet_component(i, entry, node) {
                 Ok(Some(contribution)) => contributions.push(contribution),
                 Ok(None) => {
-                    if let Some(id) = identity(entry.kind, node) {
+                    if let Some(id) = shared_identity(entry.kind, node) {
                         exclusions.push(Exclusion {
                             kind: entry.kind,
-                            id: Arc::from(id),
+                            id,
                             facet: FacetId {
                                 template: c.id,
                                 index: i,
@@ -349,7 +355,7 @@ impl<'t> Collector<'_, 't> {
         node: &Node,
         pos: usize,
     ) -> Option<Contribution> {
-        let Some(id) = identity(kind, node) else {
+        let Some(id) = shared_identity(kind, node) else {
             self.errors.push(
                 Diagnostic::error(format!(
                     "a {} in blueprint.yaml has no identity",
@@ -379,7 +385,7 @@ impl<'t> Collector<'_, 't> {
         match self.fields(kind, node, &host, &entry_origin, &what) {
             Ok((fields, identity_only)) => Some(Contribution {
                 kind,
-                id: Arc::from(id),
+                id,
                 order: (i64::MIN, 0, pos),
                 strategy: Strategy::Merge,
                 fields: Arc::new(fields),
@@ -401,7 +407,7 @@ impl<'t> Collector<'_, 't> {
     ) -> Result<Option<Contribution>, Diagnostic> {
         let facet = &self.template.facets[facet_index];
         let host = self.resolver.host_for(facet_index);
-        let id = identity(entry.kind, node).unwrap_or_default();
+        let id = shared_identity(entry.kind, node).unwrap_or_default();
         // What messages call the component: written only if one is.
         let what = || format!("{} `{id}` of facet `{}`", entry.kind.noun(), facet.name);
         if let Some(cond) = &entry.when {
@@ -434,7 +440,7 @@ impl<'t> Collector<'_, 't> {
         let (fields, identity_only) = self.fields(entry.kind, node, &host, &entry_origin, &what)?;
         Ok(Some(Contribution {
             kind: entry.kind,
-            id: Arc::from(id),
+            id,
             order: (ordinal, facet_index + 1, entry.position),
             strategy: entry.strategy,
             fields: Arc::new(fields),
