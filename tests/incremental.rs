@@ -575,11 +575,9 @@ fn an_edit_that_leaves_a_block_value_as_it_was_replays_its_readers() {
     assert_eq!(reuse_after(&mut engine, dir.path(), &edited), (4, 1));
 }
 
-/// A facet reading one key of a block is collected again when that key changes, not
-/// when another key of the same block does.
-#[test]
-fn a_changed_key_collects_again_the_facets_reading_that_key() {
-    let reader = |id: usize, key: usize| Facet {
+/// Facet `id`, whose one component's input reads key `key` of block b0.
+fn reader_of_b0(id: usize, key: usize) -> Facet {
+    Facet {
         id,
         nested: false,
         when: When::None,
@@ -589,20 +587,30 @@ fn a_changed_key_collects_again_the_facets_reading_that_key() {
             strategy: 5,
             input: Val::Ref(0, key),
         }],
-    };
-    let writer = Facet {
+    }
+}
+
+/// Facet 0, which defines block b0 with keys `0..keys`, each set to 1.
+fn writer_of_b0(keys: usize) -> Facet {
+    Facet {
         id: 0,
         nested: false,
         when: When::None,
         blocks: vec![Block {
             name: 0,
-            entries: vec![(0, Val::Lit(1)), (1, Val::Lit(1))],
+            entries: (0..keys).map(|k| (k, Val::Lit(1))).collect(),
             when: None,
             requires: None,
         }],
         components: Vec::new(),
-    };
-    let facets = vec![writer, reader(1, 0), reader(2, 1)];
+    }
+}
+
+/// A facet reading one key of a block is collected again when that key changes, not
+/// when another key of the same block does.
+#[test]
+fn a_changed_key_collects_again_the_facets_reading_that_key() {
+    let facets = vec![writer_of_b0(2), reader_of_b0(1, 0), reader_of_b0(2, 1)];
     let (dir, mut engine) = engine_over(&facets);
     assert_eq!(reuse_after(&mut engine, dir.path(), &facets), (0, 3));
     // b0.k1 changes: facet 2 reads it, facet 1 reads b0.k0 only.
@@ -615,30 +623,7 @@ fn a_changed_key_collects_again_the_facets_reading_that_key() {
 /// read the block it names: when the block changes, both are collected again.
 #[test]
 fn facets_with_the_same_expression_text_are_each_collected_again() {
-    let reader = |id: usize| Facet {
-        id,
-        nested: false,
-        when: When::None,
-        blocks: Vec::new(),
-        components: vec![Component {
-            name: id,
-            strategy: 5,
-            input: Val::Ref(0, 0),
-        }],
-    };
-    let writer = Facet {
-        id: 0,
-        nested: false,
-        when: When::None,
-        blocks: vec![Block {
-            name: 0,
-            entries: vec![(0, Val::Lit(1))],
-            when: None,
-            requires: None,
-        }],
-        components: Vec::new(),
-    };
-    let facets = vec![writer, reader(1), reader(2)];
+    let facets = vec![writer_of_b0(1), reader_of_b0(1, 0), reader_of_b0(2, 0)];
     let (dir, mut engine) = engine_over(&facets);
     assert_eq!(reuse_after(&mut engine, dir.path(), &facets), (0, 3));
     let mut edited = facets.clone();
