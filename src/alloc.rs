@@ -1,16 +1,27 @@
 //! The process allocator, with a meter for work that bpc cannot interrupt otherwise.
 //!
 //! The Jsonnet library evaluates to completion with no hook for a deadline or a memory
-//! cap. Its evaluation therefore runs on a thread of its own with a [`Meter`]: every
-//! allocation on that thread is counted, and once the meter is stopped (budget spent,
-//! or the caller's deadline passed) the thread sleeps forever at its next allocation.
-//! The caller reports the limit and carries on; the stopped thread holds at most the
-//! budget until the process exits. Threads without a meter pay one thread-local read
-//! per allocation.
+//! cap. Its evaluation therefore runs on a thread with a [`Meter`]: every allocation
+//! on that thread is counted, and once the meter is stopped (budget spent, or the
+//! caller's deadline passed) the thread never gets its next allocation. What happens
+//! instead is the meter's [`OnStop`]: in a worker process made for the evaluation, the
+//! process exits at once and the system takes back all it held; on a thread of the
+//! calling process, the thread sleeps forever and holds at most the budget until the
+//! process exits. Threads without a meter pay one thread-local read per allocation.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// What a stopped meter does to its thread at the thread's next allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnStop {
+    /// The thread sleeps forever (its memory is lost until the process exits).
+    Park,
+    /// The whole process exits at once with this status, without running any
+    /// destructor or exit handler (they could allocate).
+    ExitProcess(i32),
+}
 
 /// Allocation accounting for one thread.
 #[derive(Debug)]
@@ -20,16 +31,23 @@ pub struct Meter {
     limit: usize,
     stop: AtomicBool,
     over_budget: AtomicBool,
+    on_stop: OnStop,
 }
 
 impl Meter {
+    /// A meter whose stopped thread is parked.
     pub fn new(limit: usize) -> Meter {
+        Meter::with_stop(limit, OnStop::Park)
+    }
+
+    pub fn with_stop(limit: usize, on_stop: OnStop) -> Meter {
         Meter {
             used: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
             limit,
             stop: AtomicBool::new(false),
             over_budget: AtomicBool::new(false),
+            on_stop,
         }
     }
 
@@ -56,9 +74,12 @@ impl Meter {
             self.stop.store(true, Ordering::SeqCst);
         }
         if self.stop.load(Ordering::Relaxed) {
-            // Never returns: sleeping allocates nothing and holds no lock.
-            loop {
-                std::thread::sleep(std::time::Duration::from_secs(3600));
+            match self.on_stop {
+                OnStop::ExitProcess(status) => exit_now(status),
+                // Never returns: sleeping allocates nothing and holds no lock.
+                OnStop::Park => loop {
+                    std::thread::sleep(std::time::Duration::from_secs(3600));
+                },
             }
         }
     }
@@ -70,6 +91,20 @@ impl Meter {
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
                 Some(u.saturating_sub(n))
             });
+    }
+}
+
+/// Ends the process from inside the allocator: nothing that could allocate runs.
+fn exit_now(status: i32) -> ! {
+    #[cfg(unix)]
+    // SAFETY: `_exit` takes no locks and runs no handlers; it cannot fail.
+    unsafe {
+        libc::_exit(status)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        std::process::abort()
     }
 }
 

@@ -104,6 +104,32 @@ fn project_flag_from_anywhere_and_files_relative_to_the_template_root() {
         .run();
 }
 
+/// Jsonnet imports resolve relative to the importing file, each file evaluated once,
+/// and an import leaving the template is refused at its line and column.
+#[test]
+fn jsonnet_imports_resolve_relative_to_the_importing_file() {
+    cluster()
+        .file("_template/configs/main.jsonnet", "local lib = import 'lib/sizes.libsonnet';\n{ size: lib.size, again: (import 'lib/sizes.libsonnet').size }")
+        .file("_template/configs/lib/sizes.libsonnet", "{ size: importstr 'size.txt' }")
+        .file("_template/configs/lib/size.txt", "large")
+        .args(["eval", "jsonnet('configs/main.jsonnet')"])
+        .stdout("again: large\nsize: large\n")
+        .run();
+    cluster()
+        .file("_template/configs/main.jsonnet", "{\n  secret: importstr '../../outside.txt',\n}")
+        .file("outside.txt", "no")
+        .args(["eval", "jsonnet('configs/main.jsonnet')"])
+        .fails(indoc! {r#"
+            error: expression failed: failed to evaluate jsonnet file configs/main.jsonnet: configs/main.jsonnet:2:11: cannot import "../../outside.txt": ../../outside.txt: the path leaves the template root
+             --> <expression>:1:1
+              |
+            1 | jsonnet('configs/main.jsonnet')
+              | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ failed to evaluate jsonnet file configs/main.jsonnet: configs/main.jsonnet:2:11: cannot import "../../outside.txt": ../../outside.txt: the path leaves the template root
+
+        "#})
+        .run();
+}
+
 #[test]
 fn template_names_the_template_directory() {
     cluster()

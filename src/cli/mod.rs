@@ -27,6 +27,7 @@ mod watch;
 #[cfg(test)]
 mod watch_tests;
 
+use crate::expr::windsor::jsonnet::worker as jsonnet;
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -74,6 +75,9 @@ enum Command {
     Push(publish::PushArgs),
     /// Run the template's test cases.
     Test(test::TestArgs),
+    /// Evaluate `jsonnet()` files sent on stdin (started by bpc itself).
+    #[command(name = "jsonnet-worker", hide = true)]
+    JsonnetWorker,
 }
 
 /// Runs the command line `argv` (the program name first, as in `std::env::args_os()`)
@@ -106,6 +110,12 @@ fn runs_until_stopped(command: &Command) -> bool {
 }
 
 fn dispatch(cli: Cli) -> ExitCode {
+    if let Command::JsonnetWorker = cli.command {
+        return jsonnet::serve();
+    }
+    if let Some(executable) = this_executable() {
+        jsonnet::run_in_processes(executable);
+    }
     terminal::set_color(cli.color);
     if !runs_until_stopped(&cli.command) {
         crate::heap::for_one_run();
@@ -128,5 +138,16 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Lsp(args) => lsp::run(args),
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
+        Command::JsonnetWorker => jsonnet::serve(),
     }
+}
+
+/// The running executable, to start `jsonnet()` workers from. On Linux the kernel's
+/// link, which still starts this program after its file was replaced on disk.
+fn this_executable() -> Option<std::path::PathBuf> {
+    let proc_link = std::path::Path::new("/proc/self/exe");
+    if cfg!(target_os = "linux") && proc_link.exists() {
+        return Some(proc_link.to_path_buf());
+    }
+    std::env::current_exe().ok()
 }

@@ -3,6 +3,7 @@
 //! `workspace/didChangeConfiguration`, either bare (`{"context": "prod"}`) or under a
 //! `bpc` section (`{"bpc": {"context": "prod"}}`).
 
+use crate::expr::host::JsonnetLimits;
 use serde_json::Value;
 
 /// Quiet time after the last edit before the template is analysed again.
@@ -19,6 +20,9 @@ pub struct Settings {
     /// not reach them (`bpc.incremental`, default on; off checks and composes
     /// everything each time, to compare or to rule the reuse out).
     pub incremental: bool,
+    /// `bpc.jsonnetMemoryMiB` and `bpc.jsonnetTimeoutSeconds`: the budgets of one
+    /// `jsonnet()` evaluation, as `--jsonnet-memory` and `--jsonnet-timeout` set them.
+    pub jsonnet: JsonnetLimits,
 }
 
 impl Default for Settings {
@@ -28,6 +32,7 @@ impl Default for Settings {
             debounce_ms: DEFAULT_DEBOUNCE_MS,
             tests: true,
             incremental: true,
+            jsonnet: JsonnetLimits::default(),
         }
     }
 }
@@ -53,6 +58,15 @@ impl Settings {
         if let Some(incremental) = section.get("incremental").and_then(Value::as_bool) {
             next.incremental = incremental;
         }
+        if let Some(mib) = section.get("jsonnetMemoryMiB").and_then(Value::as_u64) {
+            let mib = usize::try_from(mib.clamp(1, 1 << 20)).unwrap_or(1 << 20);
+            next.jsonnet.memory = mib * 1024 * 1024;
+        }
+        if let Some(seconds) = section.get("jsonnetTimeoutSeconds").and_then(Value::as_f64) {
+            if seconds.is_finite() && seconds > 0.0 {
+                next.jsonnet.timeout = std::time::Duration::from_secs_f64(seconds.min(3600.0));
+            }
+        }
         next
     }
 }
@@ -73,5 +87,13 @@ mod tests {
         assert_eq!(s.debounce_ms, 5);
         assert!(s.incremental);
         assert!(!s.updated(&json!({"incremental": false})).incremental);
+        let budgets = s.updated(&json!({"jsonnetMemoryMiB": 64, "jsonnetTimeoutSeconds": 0.5}));
+        assert_eq!(budgets.jsonnet.memory, 64 * 1024 * 1024);
+        assert_eq!(
+            budgets.jsonnet.timeout,
+            std::time::Duration::from_millis(500)
+        );
+        let refused = s.updated(&json!({"jsonnetTimeoutSeconds": -1}));
+        assert_eq!(refused.jsonnet, JsonnetLimits::default());
     }
 }

@@ -53,6 +53,7 @@ impl Snapshot {
     ) -> Snapshot {
         let mut options = Options::at(root);
         options.locate.context = settings.context.clone();
+        options.limits.jsonnet = settings.jsonnet;
         options.env_context = std::env::var("WINDSOR_CONTEXT").ok();
         *reuse.engine.options_mut() = options;
         if !settings.incremental {

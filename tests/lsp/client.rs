@@ -131,6 +131,13 @@ impl Client {
         }
     }
 
+    /// The server's resident memory in KiB (`VmRSS` of /proc), where the system tells.
+    pub fn resident_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
     /// shutdown, exit, and the process's exit status.
     pub fn stop(mut self) -> std::process::ExitStatus {
         self.request("shutdown", Value::Null);

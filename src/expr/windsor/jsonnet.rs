@@ -5,16 +5,22 @@
 //! goes through JSON. Integral numbers come back as integers so they print as `4`,
 //! not `4.0` (Windsor's float64 values print that way too); others are floats.
 //!
-//! The evaluator runs on its own thread with a large stack: the Jsonnet parser
-//! recurses on nesting, a panic inside the library must become an error rather
-//! than take the composition down, and the library cannot be interrupted, so the
-//! deadline and memory budget ([`JsonnetLimits`]) stop that thread from outside.
-//! Errors name the Jsonnet file, line and column.
+//! The library cannot be interrupted, recurses on nesting and may panic, so an
+//! evaluation never runs on the caller's thread. Where the process can start a copy
+//! of itself (the `bpc` binary), evaluations run in worker processes (`worker`): past
+//! the deadline or the memory budget ([`JsonnetLimits`]) the worker is killed and the
+//! system takes back all it held, which the language server and `--watch`, running
+//! for hours, need. Elsewhere (the library linked into another program) they run on a
+//! thread of their own (`thread`), abandoned when stopped. Errors name the Jsonnet
+//! file, line and column.
+
+mod thread;
+mod wire;
+pub mod worker;
 
 use super::args;
 use super::json;
-use crate::alloc::Meter;
-use crate::expr::host::{Host, JsonnetLimits};
+use crate::expr::host::JsonnetLimits;
 use crate::expr::native::{Call, NativeError, NativeFn, Signature, Ty};
 use crate::value::json::FromJson;
 use crate::value::Value;
@@ -26,8 +32,6 @@ use rsjsonnet_lang::program::{
 };
 use rsjsonnet_lang::span::{SpanContextId, SpanId};
 use std::collections::HashMap;
-use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
 
 pub const JSONNET: NativeFn = NativeFn {
     name: "jsonnet",
@@ -39,7 +43,7 @@ pub const JSONNET: NativeFn = NativeFn {
     call: jsonnet,
 };
 
-/// Stack of the evaluation thread.
+/// Stack of a thread that evaluates: the Jsonnet parser recurses on nesting.
 const THREAD_STACK: usize = 64 * 1024 * 1024;
 /// Jsonnet call depth (the library's own limit, raised from its default of 500 only
 /// moderately: deep recursion is almost always a bug in the file).
@@ -93,94 +97,57 @@ fn jsonnet(call: &Call<'_>, args: &[Value]) -> Result<Value, NativeError> {
         ))
     })?;
     let limits = call.host.jsonnet_limits();
-    let output = evaluate_isolated(call.host, name, bytes, context, limits)
-        .map_err(|e| NativeError::run(format!("failed to evaluate jsonnet file {path}: {e}")))?;
+    let job = Job {
+        name,
+        source: bytes,
+        context,
+    };
+    let output = match worker::executable() {
+        Some(executable) => worker::evaluate(executable, call.host, job, limits),
+        None => thread::evaluate_on_thread(call.host, job, limits),
+    }
+    .map_err(|e| NativeError::run(format!("failed to evaluate jsonnet file {path}: {e}")))?;
     parse_output(&output)
         .map_err(|e| NativeError::run(format!("jsonnet file {path} must output valid JSON: {e}")))
 }
 
-/// What the evaluation thread asks of the calling thread.
-enum Message {
-    /// Read `path` relative to `from` through the host.
-    Import {
-        from: String,
-        path: String,
-        reply: mpsc::Sender<Result<(String, Vec<u8>), String>>,
-    },
-    Done(Result<String, String>),
-}
-
-/// How often the caller checks the meter while it waits.
-const POLL: Duration = Duration::from_millis(20);
-
-/// Runs [`evaluate`] on a thread of its own with a metered allocator (see
-/// `crate::alloc`): the library has no way to stop an evaluation, so past the deadline
-/// or the memory budget the thread is stopped at its next allocation and abandoned.
-/// The host stays on this thread; imports are requested over a channel.
-fn evaluate_isolated(
-    host: &dyn Host,
+/// One evaluation: the file, its text and the scope as JSON.
+struct Job {
     name: String,
     source: Vec<u8>,
     context: String,
-    limits: JsonnetLimits,
-) -> Result<String, String> {
-    let meter = Arc::new(Meter::new(limits.memory));
-    let (tx, rx) = mpsc::channel::<Message>();
-    let worker_meter = Arc::clone(&meter);
-    std::thread::Builder::new()
-        .name("jsonnet".into())
-        .stack_size(THREAD_STACK)
-        .spawn(move || {
-            let attached = crate::alloc::attach(&worker_meter);
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                evaluate(&tx, &name, &source, &context)
-            }))
-            .unwrap_or_else(|_| Err("the jsonnet evaluator failed internally".to_string()));
-            drop(attached);
-            let _ = tx.send(Message::Done(result));
-        })
-        .map_err(|e| format!("cannot start the jsonnet evaluator: {e}"))?;
-    let deadline = Instant::now() + limits.timeout;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            meter.stop();
-            return Err(format!(
-                "evaluation ran longer than the jsonnet time limit of {} s; raise it with --jsonnet-timeout SECONDS",
-                limits.timeout.as_secs_f64()
-            ));
-        }
-        match rx.recv_timeout(left.min(POLL)) {
-            Ok(Message::Import { from, path, reply }) => {
-                let _ = reply.send(host.read_relative(&from, &path));
-            }
-            Ok(Message::Done(result)) => return result,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err("the jsonnet evaluator failed internally".to_string())
-            }
-        }
-        if meter.over_budget() {
-            return Err(format!(
-                "evaluation used more than the jsonnet memory limit of {} MiB; raise it with --jsonnet-memory MIB",
-                limits.memory / (1024 * 1024)
-            ));
-        }
-    }
+}
+
+/// Reads an import for an evaluation: `(importing file, path as written)` → the file's
+/// name and bytes, or why not.
+type Import<'a> = dyn FnMut(&str, &str) -> Result<(String, Vec<u8>), String> + 'a;
+
+fn over_time(limits: &JsonnetLimits) -> String {
+    format!(
+        "evaluation ran longer than the jsonnet time limit of {} s; raise it with --jsonnet-timeout SECONDS",
+        limits.timeout.as_secs_f64()
+    )
+}
+
+fn over_memory(limits: &JsonnetLimits) -> String {
+    format!(
+        "evaluation used more than the jsonnet memory limit of {} MiB; raise it with --jsonnet-memory MIB",
+        limits.memory / (1024 * 1024)
+    )
 }
 
 /// Evaluates the file and manifests its value as JSON text.
-fn evaluate(
-    caller: &mpsc::Sender<Message>,
-    name: &str,
-    source: &[u8],
-    context: &str,
-) -> Result<String, String> {
+fn evaluate(import: &mut Import<'_>, job: &Job) -> Result<String, String> {
+    let Job {
+        name,
+        source,
+        context,
+    } = job;
     let arena = Arena::new();
     let mut program = Program::new(&arena);
     program.set_max_stack(MAX_CALL_DEPTH);
     let mut files = Files {
-        caller,
+        import,
         names: HashMap::new(),
         loaded: HashMap::new(),
         error: None,
@@ -213,7 +180,7 @@ fn evaluate(
 /// resolve relative to their importer and errors name file:line:col) and each file's
 /// thunk (Jsonnet evaluates a file once however often it is imported).
 struct Files<'c, 'p> {
-    caller: &'c mpsc::Sender<Message>,
+    import: &'c mut Import<'c>,
     names: HashMap<SpanContextId, (String, Vec<u8>)>,
     loaded: HashMap<String, Thunk<'p>>,
     /// The reason of the last failed import (the library's error carries none).
@@ -356,7 +323,7 @@ impl<'p> Files<'_, 'p> {
     }
 
     /// Reads `path` relative to the file that holds the span `from`, through the
-    /// calling thread's host.
+    /// caller's host.
     fn read(
         &mut self,
         program: &Program<'p>,
@@ -372,16 +339,7 @@ impl<'p> Files<'_, 'p> {
         if self.names.len() > MAX_IMPORTS {
             return Err(self.fail(format!("more than {MAX_IMPORTS} imports")));
         }
-        let (reply, answer) = mpsc::channel();
-        let asked = self.caller.send(Message::Import {
-            from: importer.clone(),
-            path: path.to_string(),
-            reply,
-        });
-        let result = match asked.ok().and_then(|_| answer.recv().ok()) {
-            Some(result) => result,
-            None => Err("the evaluation was abandoned".to_string()),
-        };
+        let result = (self.import)(&importer, path);
         let place = self.locate(program, from).unwrap_or(importer);
         result.map_err(|e| self.fail(format!("{place}: cannot import {path:?}: {e}")))
     }

@@ -7,7 +7,7 @@ mod env;
 mod files;
 pub(crate) mod format;
 mod json;
-mod jsonnet;
+pub(crate) mod jsonnet;
 mod terraform_output;
 mod text;
 mod yaml;
