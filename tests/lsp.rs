@@ -669,3 +669,45 @@ fn runaway_jsonnet_evaluations_give_their_memory_back() {
     }
     assert!(client.stop().success());
 }
+
+/// Messages a client gets wrong are answered as JSON-RPC says and the server goes on:
+/// a body that is not JSON (parse error), JSON that is no JSON-RPC message (invalid
+/// request, with its id), and a body longer than the server reads (refused as it
+/// streams past, never held whole).
+#[test]
+fn malformed_and_oversized_messages_are_answered_and_serving_goes_on() {
+    let (_dir, root) = project();
+    let mut client = start(&root);
+    let framed = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    client.send_raw(framed("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":").as_bytes());
+    let parse_error = client.wait_for_message(|m| m["error"]["code"] == -32700);
+    assert_eq!(parse_error["id"], Value::Null);
+
+    client.send_raw(framed(r#"{"jsonrpc": "2.0", "id": 41, "method": 41}"#).as_bytes());
+    let invalid = client.wait_for_message(|m| m["error"]["code"] == -32600);
+    assert_eq!(invalid["id"], 41);
+
+    let oversized: u64 = 80 * 1024 * 1024;
+    client.send_raw(format!("Content-Length: {oversized}\r\n\r\n").as_bytes());
+    let chunk = vec![b' '; 1024 * 1024];
+    for _ in 0..80 {
+        client.send_raw(&chunk);
+    }
+    let refused = client.wait_for_message(|m| {
+        m["error"]["message"]
+            .as_str()
+            .is_some_and(|t| t.contains("longer than the 67108864 bytes the server reads"))
+    });
+    assert_eq!(refused["id"], Value::Null);
+    if let Some(kib) = client.resident_kib() {
+        assert!(kib < 64 * 1024 + 40 * 1024, "the server holds {kib} KiB");
+    }
+    let facet = uri(&root.join(FACET));
+    let text = std::fs::read_to_string(root.join(FACET)).expect("facet");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": facet, "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    diagnostics_of(&mut client, &facet, 1);
+    assert!(client.stop().success());
+}

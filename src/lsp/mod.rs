@@ -21,11 +21,13 @@ mod snapshot;
 mod symbols;
 mod test_lens;
 mod test_runs;
+mod transport;
 mod uri;
 
 /// Serves one editor over stdin/stdout until it exits.
 pub fn serve_stdio() -> Result<(), String> {
-    let (connection, io_threads) = lsp_server::Connection::stdio();
-    server::serve(connection)?;
-    io_threads.join().map_err(|e| format!("stdio: {e}"))
+    let (connection, threads) = transport::stdio()?;
+    let served = server::serve(connection);
+    let joined = threads.join();
+    served.and(joined)
 }

@@ -77,6 +77,33 @@ impl Client {
         self.stdin.flush().expect("flush");
     }
 
+    /// Writes `bytes` to the server as they are, framed or not.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Waits for any message satisfying `pred` (looking at those already received
+    /// first); consumes it.
+    pub fn wait_for_message(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.notifications.iter().position(&pred) {
+            return self.notifications.remove(i);
+        }
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let message = self.next(deadline).unwrap_or_else(|| {
+                panic!(
+                    "no message as expected; received: {}",
+                    serde_json::to_string_pretty(&self.notifications).unwrap_or_default()
+                )
+            });
+            if pred(&message) {
+                return message;
+            }
+            self.notifications.push(message);
+        }
+    }
+
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
