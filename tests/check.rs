@@ -275,3 +275,32 @@ fn coverage_names_what_no_case_reaches() {
     "}
     );
 }
+
+/// `bpc check --offline` never contacts a registry: a published blueprint missing from
+/// the cache is named, with how to pull it.
+#[test]
+fn offline_check_names_the_blueprint_missing_from_the_cache() {
+    // Nothing listens on port 9 of this host: had check connected, it would say so.
+    crate::common::Test::new()
+        .file("windsor.yaml", "context: local\n")
+        .file(
+            "contexts/local/blueprint.yaml",
+            format!(
+                "{}metadata:\n  name: local\nsources:\n  - name: demo\n    url: oci://127.0.0.1:9/acme/demo:v1\n",
+                crate::common::BLUEPRINT_HEAD
+            ),
+        )
+        .args(["check", "--offline"])
+        .fails(indoc! {"
+            error: oci://127.0.0.1:9/acme/demo:v1 is not in the cache (.windsor/cache/oci/127.0.0.1_9_acme_demo_v1 has no artifact.tar) and --offline forbids pulling it
+             --> contexts/local/blueprint.yaml:7:10
+              |
+            7 |     url: oci://127.0.0.1:9/acme/demo:v1
+              |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ this source
+              |
+              = note: source `demo` of contexts/local/blueprint.yaml
+              = help: run once without --offline (or `windsor init`) to pull it into the cache
+
+        "})
+        .run();
+}

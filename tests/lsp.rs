@@ -711,3 +711,66 @@ fn malformed_and_oversized_messages_are_answered_and_serving_goes_on() {
     diagnostics_of(&mut client, &facet, 1);
     assert!(client.stop().success());
 }
+
+/// A cloned repository whose context lists a published blueprint: the server does not
+/// contact the registry until the user allows pulls (`bpc.pull`), and a pull that
+/// failed is not tried again on every analysis.
+#[test]
+fn published_blueprints_are_pulled_only_when_allowed_and_failures_are_remembered() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&connections);
+    std::thread::spawn(move || {
+        // A registry that hangs up at once.
+        for stream in listener.incoming() {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    let url = format!("oci://127.0.0.1:{port}/acme/demo:v1");
+    let dir = crate::common::project(&[
+        ("windsor.yaml", "context: local\n"),
+        (
+            "contexts/local/blueprint.yaml",
+            &format!(
+                "{}metadata:\n  name: local\nsources:\n  - name: demo\n    url: {url}\n",
+                crate::common::BLUEPRINT_HEAD
+            ),
+        ),
+    ]);
+    let root = dir.path().canonicalize().expect("canonical");
+    let blueprint = uri(&root.join("contexts/local/blueprint.yaml"));
+    let mut client = start(&root);
+    let says = |needle: &'static str| {
+        move |p: &Value| {
+            p["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d.to_string().contains(needle)))
+        }
+    };
+    client.wait_for("textDocument/publishDiagnostics", |p| {
+        p["uri"] == blueprint && says("forbids pulling it")(p) && says("bpc.pull: true")(p)
+    });
+    let count = || connections.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(count(), 0, "the server contacted the registry uninvited");
+
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"bpc": {"pull": true}}}),
+    );
+    client.wait_for("textDocument/publishDiagnostics", |p| {
+        p["uri"] == blueprint && says("failed to pull")(p)
+    });
+    let tried = count();
+    assert!(tried > 0, "the pull was never tried");
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"bpc": {"debounceMs": 11}}}),
+    );
+    client.wait_for("textDocument/publishDiagnostics", |p| {
+        p["uri"] == blueprint && says("not tried again")(p)
+    });
+    assert_eq!(count(), tried, "the failed pull was tried again");
+    assert!(client.stop().success());
+}

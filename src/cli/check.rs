@@ -43,6 +43,10 @@ pub struct CheckArgs {
     /// and `when` outcomes no case reaches.
     #[arg(long)]
     pub coverage: bool,
+    /// Never contact a registry: `oci://` sources must already be in the project's
+    /// `.windsor/cache/oci/` (an error names what is missing).
+    #[arg(long)]
+    pub offline: bool,
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
@@ -73,6 +77,7 @@ type Checked = (Report, Option<Coverage>);
 fn checked(args: &CheckArgs, files: &Arc<FileMap>) -> Result<Checked, Vec<Diagnostic>> {
     let project_args = ProjectArgs {
         at: args.at.clone(),
+        offline: args.offline,
         ..ProjectArgs::default()
     };
     let options = project_args.session_options(None, None)?;

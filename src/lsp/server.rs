@@ -251,6 +251,10 @@ impl Server<'_> {
                 };
                 let next = self.settings.updated(&p.settings);
                 let changed = next != self.settings;
+                if next.pull != self.settings.pull {
+                    // The user changed how pulls go: failed ones may be tried again.
+                    self.reuse.failed_pulls = crate::oci::FailedPulls::default();
+                }
                 self.settings = next;
                 changed
             }

@@ -23,6 +23,10 @@ pub struct Settings {
     /// `bpc.jsonnetMemoryMiB` and `bpc.jsonnetTimeoutSeconds`: the budgets of one
     /// `jsonnet()` evaluation, as `--jsonnet-memory` and `--jsonnet-timeout` set them.
     pub jsonnet: JsonnetLimits,
+    /// `bpc.pull`: may the server pull `oci://` blueprints missing from the project's
+    /// cache (default off: opening a cloned repository must not contact a host of the
+    /// repository's choosing until the user says so).
+    pub pull: bool,
 }
 
 impl Default for Settings {
@@ -33,6 +37,7 @@ impl Default for Settings {
             tests: true,
             incremental: true,
             jsonnet: JsonnetLimits::default(),
+            pull: false,
         }
     }
 }
@@ -57,6 +62,9 @@ impl Settings {
         }
         if let Some(incremental) = section.get("incremental").and_then(Value::as_bool) {
             next.incremental = incremental;
+        }
+        if let Some(pull) = section.get("pull").and_then(Value::as_bool) {
+            next.pull = pull;
         }
         if let Some(mib) = section.get("jsonnetMemoryMiB").and_then(Value::as_u64) {
             let mib = usize::try_from(mib.clamp(1, 1 << 20)).unwrap_or(1 << 20);
@@ -93,6 +101,8 @@ mod tests {
             budgets.jsonnet.timeout,
             std::time::Duration::from_millis(500)
         );
+        assert!(!s.pull);
+        assert!(s.updated(&json!({"bpc": {"pull": true}})).pull);
         let refused = s.updated(&json!({"jsonnetTimeoutSeconds": -1}));
         assert_eq!(refused.jsonnet, JsonnetLimits::default());
     }

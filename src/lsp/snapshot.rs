@@ -54,6 +54,14 @@ impl Snapshot {
         let mut options = Options::at(root);
         options.locate.context = settings.context.clone();
         options.limits.jsonnet = settings.jsonnet;
+        options.locate.oci = crate::oci::Settings {
+            offline_by: Some(crate::oci::OfflineBy {
+                what: "the language server's setting `bpc.pull` (off)".to_string(),
+                help: "pull it once from a terminal (`bpc compose`, `windsor init`), or set `bpc.pull: true` in the editor's settings for this server".to_string(),
+            }),
+            failed: Some(reuse.failed_pulls.clone()),
+            ..crate::oci::Settings::from_process(!settings.pull)
+        };
         options.env_context = std::env::var("WINDSOR_CONTEXT").ok();
         *reuse.engine.options_mut() = options;
         if !settings.incremental {
@@ -166,6 +174,8 @@ pub struct Reuse {
     pub check: crate::check::Memo,
     /// The directory the client watches for the server, if it does.
     watched: Option<PathBuf>,
+    /// Pulls that failed in this session: not tried again on every analysis.
+    pub failed_pulls: crate::oci::FailedPulls,
 }
 
 impl Reuse {
@@ -174,12 +184,15 @@ impl Reuse {
             engine: Recomposer::new(Options::at(".")),
             check: crate::check::Memo::default(),
             watched: None,
+            failed_pulls: crate::oci::FailedPulls::default(),
         }
     }
 
-    /// A new start that keeps only whether the client watches files.
+    /// A new start that keeps only whether the client watches files and which pulls
+    /// failed.
     pub fn afresh(&self) -> Reuse {
         let mut reuse = Reuse::new();
+        reuse.failed_pulls = self.failed_pulls.clone();
         if let Some(root) = &self.watched {
             reuse.watch_files(root);
         }

@@ -17,13 +17,22 @@ pub use auth::AuthEnv;
 pub use reference::Reference;
 pub use registry::Failure;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// How pulls behave; the command line fills it from `--offline` and the environment.
 #[derive(Clone, Debug, Default)]
 pub struct Settings {
     /// Never contact a registry: a reference not in the cache is an error.
     pub offline: bool,
+    /// What made the run offline and how the user allows pulls, for the message
+    /// (by default `--offline`, and running once without it).
+    pub offline_by: Option<OfflineBy>,
+    /// Where pulls that failed are remembered so that they are not tried again (the
+    /// language server analyses after every edit; a hanging registry would make each
+    /// analysis wait). `None`: every run tries.
+    pub failed: Option<FailedPulls>,
     /// `NO_CACHE=1|true`: pull again even when the cache has the artifact.
     pub no_cache: bool,
     /// Where credentials are looked up.
@@ -38,6 +47,31 @@ pub struct Settings {
 /// Windsor CLI at 7b6bca77, which loads templates requiring `>=0.9.0`.
 pub const WINDSOR_VERSION: &str = "0.9.0";
 
+/// What forbids pulls, and how to allow them.
+#[derive(Clone, Debug)]
+pub struct OfflineBy {
+    /// Says what forbids them (`the setting bpc.pull`).
+    pub what: String,
+    pub help: String,
+}
+
+/// Pulls that failed, by reference, for as long as the holder keeps it.
+#[derive(Clone, Debug, Default)]
+pub struct FailedPulls(Arc<Mutex<HashMap<String, Failure>>>);
+
+impl FailedPulls {
+    fn get(&self, reference: &Reference) -> Option<Failure> {
+        let failed = self.0.lock().ok()?;
+        failed.get(&reference.to_string()).cloned()
+    }
+
+    fn remember(&self, reference: &Reference, failure: &Failure) {
+        if let Ok(mut failed) = self.0.lock() {
+            failed.insert(reference.to_string(), failure.clone());
+        }
+    }
+}
+
 impl Settings {
     /// `NO_CACHE` and the credential variables as the process has them.
     pub fn from_process(offline: bool) -> Settings {
@@ -50,6 +84,8 @@ impl Settings {
             .unwrap_or_else(|| WINDSOR_VERSION.to_string());
         Settings {
             offline,
+            offline_by: None,
+            failed: None,
             no_cache,
             auth: AuthEnv::from_process(),
             windsor_version,
@@ -66,20 +102,46 @@ pub fn fetch(root: &Path, reference: &Reference, settings: &Settings) -> Result<
         return Ok(dir);
     }
     if settings.offline {
+        let (what, help) = match &settings.offline_by {
+            Some(by) => (by.what.as_str(), by.help.as_str()),
+            None => (
+                "--offline",
+                "run once without --offline (or `windsor init`) to pull it into the cache",
+            ),
+        };
         return Err(Failure {
             message: format!(
-                "{reference} is not in the cache ({} has no artifact.tar) and --offline forbids pulling it",
+                "{reference} is not in the cache ({} has no artifact.tar) and {what} forbids pulling it",
                 dir.strip_prefix(root).unwrap_or(&dir).display()
             ),
-            help: Some("run once without --offline (or `windsor init`) to pull it into the cache".to_string()),
+            help: Some(help.to_string()),
         });
     }
+    if let Some(earlier) = settings.failed.as_ref().and_then(|f| f.get(reference)) {
+        return Err(Failure {
+            message: format!(
+                "{} (it failed earlier in this session and is not tried again)",
+                earlier.message
+            ),
+            help: earlier.help,
+        });
+    }
+    pull_into(&dir, reference, settings)
+        .inspect_err(|failure| {
+            if let Some(failed) = &settings.failed {
+                failed.remember(reference, failure);
+            }
+        })
+        .map(|()| dir)
+}
+
+/// Pulls `reference` and stores it as the cache entry `dir`.
+fn pull_into(dir: &Path, reference: &Reference, settings: &Settings) -> Result<(), Failure> {
     let pulled = registry::pull(reference, &settings.auth, archive::MAX_LAYER_BYTES)?;
     let fail = |m: String| Failure {
         message: format!("failed to pull {reference}: {m}"),
         help: None,
     };
     let tar = archive::decompress(&pulled.layer).map_err(fail)?;
-    cache::store(&dir, &tar).map_err(fail)?;
-    Ok(dir)
+    cache::store(dir, &tar).map_err(fail)
 }

@@ -27,7 +27,7 @@ pub const LAYER_MEDIA_TYPE: &str = "application/vnd.docker.image.rootfs.diff.tar
 pub const CLI_VERSION_ANNOTATION: &str = "windsorcli.dev/cli-version";
 
 /// A failure, with a hint for the user when there is one.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Failure {
     pub message: String,
     pub help: Option<String>,
