@@ -498,3 +498,59 @@ fn a_dependency_cycle_is_drawn_with_its_error() {
     );
     looped().args(["compose"]).fails(stderr).run();
 }
+
+/// A facet with a chain of `n` Terraform components and one of `n` Kustomizations,
+/// each waiting for the one before.
+fn chain(n: usize) -> Test {
+    let mut facet = String::from("metadata:\n  name: chain\nterraform:\n");
+    for i in 0..n {
+        facet.push_str(&format!("  - name: t{i}\n    path: t{i}\n"));
+        if i > 0 {
+            facet.push_str(&format!("    dependsOn: [t{}]\n", i - 1));
+        }
+    }
+    facet.push_str("kustomize:\n");
+    for i in 0..n {
+        facet.push_str(&format!("  - name: k{i}\n    path: k{i}\n"));
+        if i > 0 {
+            facet.push_str(&format!("    dependsOn: [k{}]\n", i - 1));
+        }
+    }
+    Test::new()
+        .file("windsor.yaml", "version: v1alpha1\n")
+        .file(
+            "_template/facets/chain.yaml",
+            format!("{FACET_HEAD}{facet}"),
+        )
+}
+
+/// Long chains are drawn (past 100 nodes without crossing reduction, whose cost grows
+/// fastest); past 400 nodes a drawing is refused with the formats that take any size,
+/// and a part of the graph still draws.
+#[test]
+fn long_chains_are_drawn_or_refused_with_the_formats_that_take_them() {
+    let drawn = chain(80).args(["graph", "--format", "svg"]).run();
+    for i in [0, 40, 79] {
+        assert!(
+            drawn
+                .stdout
+                .contains(&format!("data-id=\"terraform/t{i}\"")),
+            "t{i}"
+        );
+    }
+    chain(200)
+        .args(["graph", "--format", "html"])
+        .fails(
+            "error: the graph of context `local` has 401 nodes, more than the 400 an SVG or \
+             HTML drawing takes (its layout grows faster than the square of the size); write \
+             it with --format dot or --format mermaid and draw it with Graphviz or Mermaid, or \
+             draw a part of it with --focus NAME\n\n",
+        )
+        .run();
+    let dot = chain(200).args(["graph", "--format", "dot"]).run();
+    assert!(dot.stdout.contains("\"terraform/t199\""));
+    let part = chain(200)
+        .args(["graph", "--format", "svg", "--focus", "k3"])
+        .run();
+    assert!(part.stdout.contains("data-id=\"kustomization/k3\""));
+}

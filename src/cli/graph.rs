@@ -35,10 +35,10 @@ impl GraphFormat {
         }
     }
 
-    fn write(self, graph: &Graph) -> String {
+    fn write(self, graph: &Graph) -> Result<String, String> {
         match self {
-            GraphFormat::Dot => graph::dot::write(graph),
-            GraphFormat::Mermaid => graph::mermaid::write(graph),
+            GraphFormat::Dot => Ok(graph::dot::write(graph)),
+            GraphFormat::Mermaid => Ok(graph::mermaid::write(graph)),
             GraphFormat::Svg => graph::svg::write(graph),
             GraphFormat::Html => graph::html::write(graph),
         }
@@ -153,5 +153,7 @@ fn graph_of(
     if let Some(name) = &args.focus {
         graph = graph::select::focus(&graph, name).map_err(|e| vec![Diagnostic::error(e)])?;
     }
-    Ok(args.format.write(&graph))
+    args.format
+        .write(&graph)
+        .map_err(|e| vec![Diagnostic::error(e)])
 }

@@ -6,8 +6,9 @@
 use super::svg::escape;
 use super::Graph;
 
-pub fn write(graph: &Graph) -> String {
-    let svg = super::svg::write(graph);
+/// The page, or why the graph is too large to draw (as [`super::svg::write`]).
+pub fn write(graph: &Graph) -> Result<String, String> {
+    let svg = super::svg::write(graph)?;
     let title = escape(&format!("bpc graph: context {}", graph.context));
     let counts = format!(
         "{} node(s), {} edge(s)",
@@ -20,9 +21,9 @@ pub fn write(graph: &Graph) -> String {
         .iter()
         .map(|e| format!("<p class=\"error\">error: {}</p>\n", escape(e)))
         .collect();
-    format!(
+    Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header><h1>{title}</h1><span>{counts}</span><span class=\"legend\"><b class=\"terraform\">terraform</b><b class=\"kustomization\">kustomization</b><b class=\"source\">source</b> solid: dependsOn · dashed: terraform output · dotted: source</span></header>\n{errors}<main id=\"canvas\">\n{svg}</main>\n<aside id=\"details\">Hover a node to see where it comes from; click it to highlight its dependencies and dependants.</aside>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
-    )
+    ))
 }
 
 const CSS: &str = "
