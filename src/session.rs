@@ -67,9 +67,21 @@ pub struct Options {
     /// writes the blueprint with `emit::blueprint_text` (a plain `bpc compose` of one
     /// context): see `compose::Inputs::blueprint_alone`.
     pub blueprint_alone: bool,
+    /// Set by the caller to stop the compositions under way (the language server
+    /// does when a newer edit makes an analysis moot).
+    pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Options {
+    /// The work budget of one composition with these options.
+    fn work(&self) -> crate::expr::work::Work {
+        let work = crate::expr::work::Work::new(self.limits.steps);
+        match &self.cancel {
+            Some(cancel) => work.cancelled_by(Arc::clone(cancel)),
+            None => work,
+        }
+    }
+
     /// Options that start discovery at `dir`, with everything else at its default.
     pub fn at(dir: impl Into<PathBuf>) -> Options {
         Options {
@@ -325,6 +337,7 @@ impl Session {
                     terraform: &deferred,
                     limits: options.limits,
                     precedence: options.precedence,
+                    work: None,
                 };
                 inactive_test(
                     &project,
@@ -435,6 +448,7 @@ impl Session {
             terraform: self.terraform_outputs()?,
             precedence: self.options.precedence,
             limits: self.options.limits,
+            work: self.options.work(),
             overlay,
             context_patches,
             cycles,

@@ -77,3 +77,47 @@ fn long_flat_inputs_compile() {
     let src = format!("len([{}])", items.join(", "));
     assert!(matches!(eval(&src), Ok(Value::Int(5000))));
 }
+
+/// Expressions that each stay within their own step budget still share one budget per
+/// composition: the one whose steps cross it is named, with the flag that raises it.
+#[test]
+fn a_composition_shares_one_step_budget_across_its_expressions() {
+    let mut inputs = String::new();
+    for i in 0..6 {
+        inputs.push_str(&format!(
+            "      sum{i}: \"${{reduce(1..100000, #acc + #, {i})}}\"\n"
+        ));
+    }
+    let heavy = || {
+        crate::common::Test::new()
+            .file("windsor.yaml", "version: v1alpha1\n")
+            .file(
+                "_template/facets/heavy.yaml",
+                format!(
+                    "{}metadata:\n  name: heavy\nterraform:\n  - path: net\n    inputs:\n{inputs}",
+                    crate::common::FACET_HEAD
+                ),
+            )
+    };
+    let message = "the composition's expressions took more than 250000 evaluation steps in all; raise the budget with --max-steps N";
+    heavy()
+        .args(["compose", "--max-steps", "250000"])
+        .fails(format!(
+            "error: expression failed: {message}
+  --> _template/facets/heavy.yaml:10:34
+   |
+10 |       sum2: \"${{reduce(1..100000, #acc + #, 2)}}\"
+   |                                  ^^^^^^^^ {message}
+   |
+   = note: in `inputs` of terraform component `net` of facet `heavy`
+
+"
+        ))
+        .run();
+    let composed = heavy().args(["compose", "--max-steps", "600000"]).run();
+    assert!(
+        composed.stdout.contains("sum5: 5000050005"),
+        "{}",
+        composed.stdout
+    );
+}

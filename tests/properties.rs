@@ -218,6 +218,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         environment: bpc::compose::host::Environment::Fixed(Default::default()),
         terraform: bpc::expr::host::TerraformOutputs::Deferred,
         limits: Default::default(),
+        work: Default::default(),
         overlay: None,
         context_patches: None,
         cycles: Default::default(),

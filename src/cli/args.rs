@@ -80,6 +80,9 @@ pub struct ProjectArgs {
     /// Largest composed blueprint, in MiB of its compact JSON form.
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub max_output: usize,
+    /// Evaluation steps all the expressions of one composition may take.
+    #[arg(long, value_name = "N", default_value_t = crate::expr::work::DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
     /// Never contact a registry: `oci://` sources must already be in the project's
     /// `.windsor/cache/oci/` (an error names what is missing).
     #[arg(long)]
@@ -117,6 +120,7 @@ impl Default for ProjectArgs {
             jsonnet_timeout: 10.0,
             jsonnet_memory: 1024,
             max_output: 64,
+            max_steps: crate::expr::work::DEFAULT_MAX_STEPS,
             offline: false,
         }
     }
@@ -136,6 +140,7 @@ impl ProjectArgs {
                 memory: self.jsonnet_memory.saturating_mul(1024 * 1024),
             },
             output_bytes: self.max_output.saturating_mul(1024 * 1024),
+            steps: self.max_steps,
         }
     }
 

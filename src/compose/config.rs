@@ -117,6 +117,7 @@ pub struct Resolver<'t> {
     pub environment: &'t Environment,
     pub terraform: &'t TerraformOutputs,
     pub limits: Limits,
+    pub work: Option<&'t crate::expr::work::Work>,
     /// Block contributions by name, in application order (of every facet of `index`;
     /// `active` says which count).
     blocks: Arc<BlockIndex<'t>>,
@@ -189,6 +190,7 @@ impl<'t> Resolver<'t> {
             environment: with.environment,
             terraform: with.terraform,
             limits: with.limits,
+            work: with.work,
             blocks,
             tracking: active.is_some(),
             active,
@@ -217,6 +219,7 @@ impl<'t> Resolver<'t> {
             terraform: self.terraform,
             limits: self.limits,
             precedence: self.precedence,
+            work: self.work,
         };
         Resolver::over(
             &with,
@@ -401,6 +404,7 @@ impl<'t> Resolver<'t> {
             environment: self.environment,
             terraform: self.terraform,
             jsonnet: self.limits.jsonnet,
+            work: self.work,
         }
     }
 

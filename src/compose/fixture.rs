@@ -82,6 +82,7 @@ impl Fixture {
             terraform: &self.terraform,
             limits: Limits::default(),
             precedence: self.precedence,
+            work: None,
         }
     }
 

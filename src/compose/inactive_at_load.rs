@@ -49,6 +49,7 @@ fn false_before_any_block(
         environment: with.environment,
         terraform: with.terraform,
         jsonnet: with.limits.jsonnet,
+        work: with.work,
     };
     let on = eval_condition(with.engine, cond, &scope, &host, files, &String::new).ok()?;
     (!on && !scope.all.get()).then(|| scope.names.into_inner())

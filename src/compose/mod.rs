@@ -87,6 +87,9 @@ pub struct Inputs<'a> {
     /// Context values over facet config (Windsor), or the reverse.
     pub precedence: precedence::Precedence,
     pub limits: Limits,
+    /// The work the composition's expressions may do in all (`limits.steps`, unless
+    /// the caller stops it sooner).
+    pub work: crate::expr::work::Work,
     /// The context's own blueprint, laid over the composed components (S12).
     pub overlay: Option<&'a overlay::Overlay>,
     /// The context's `patches/<name>/` files, added after the overlay (S13).
@@ -119,6 +122,7 @@ impl Inputs<'_> {
             terraform: &self.terraform,
             limits: self.limits,
             precedence: self.precedence,
+            work: Some(&self.work),
         }
     }
 
@@ -457,6 +461,7 @@ pub(crate) fn with_scope<T>(
             environment: &inputs.environment,
             terraform: &inputs.terraform,
             jsonnet: inputs.limits.jsonnet,
+            work: with.work,
         };
         return Ok(run(&resolver, &host));
     }

@@ -41,7 +41,7 @@ pub struct Evaluator<'a> {
     /// How many host functions re-entered the engine to get here.
     pub reentry: u32,
     stacks: Option<Box<Stacks>>,
-    budget: Budget,
+    budget: Budget<'a>,
     /// Measures the values this evaluation returns and accumulates (boxed: most
     /// evaluations return a scalar and never need it).
     depth: Option<Box<DepthCheck>>,
@@ -115,7 +115,7 @@ impl<'a> Evaluator<'a> {
             host,
             reentry,
             stacks: None,
-            budget: Budget::default(),
+            budget: Budget::charging(host.work()),
             depth: None,
         }
     }
@@ -124,6 +124,7 @@ impl<'a> Evaluator<'a> {
     /// it nests deeper than [`MAX_VALUE_DEPTH`], so no caller ever walks such a value.
     pub fn eval_root(&mut self, e: &Expr) -> EResult {
         let value = self.eval(e)?;
+        self.budget.settle().map_err(|m| run_err(e, m))?;
         self.bounded(e, value)
     }
 

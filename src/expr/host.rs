@@ -84,6 +84,11 @@ pub trait Host: Sync {
     fn jsonnet_limits(&self) -> JsonnetLimits {
         JsonnetLimits::default()
     }
+
+    /// The work budget of the composition the expression belongs to, if any.
+    fn work(&self) -> Option<&crate::expr::work::Work> {
+        None
+    }
 }
 
 /// A host with no files and no environment: what `bpc eval` and tests start from.

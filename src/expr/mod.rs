@@ -25,6 +25,7 @@ mod parser;
 pub(crate) mod program;
 mod reentry;
 mod types;
+pub mod work;
 
 pub use builtins::names as builtin_names;
 pub use engine::{Engine, EngineConfig};

@@ -100,6 +100,7 @@ impl Suite<'_> {
             precedence: self.options.precedence,
             cycles: crate::compose::Cycles::Reject,
             limits: self.options.limits,
+            work: crate::expr::work::Work::new(self.options.limits.steps),
             overlay: None,
             context_patches: Some(&self.patches),
             for_explain: crate::compose::ForExplain::Kept,

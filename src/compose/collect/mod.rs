@@ -380,6 +380,7 @@ impl<'t> Collector<'_, 't> {
             environment: self.resolver.environment,
             terraform: self.resolver.terraform,
             jsonnet: self.resolver.limits.jsonnet,
+            work: self.resolver.work,
         };
         let what = || format!("{} `{id}` of blueprint.yaml", kind.noun());
         match self.fields(kind, node, &host, &entry_origin, &what) {

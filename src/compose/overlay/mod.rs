@@ -105,6 +105,7 @@ pub fn apply_context(
                 environment: own.with.environment,
                 terraform: own.with.terraform,
                 jsonnet: own.with.limits.jsonnet,
+                work: own.with.work,
             },
             files: own.files,
         };

@@ -4,6 +4,7 @@
 //! tests), and Terraform outputs as configured.
 
 use crate::expr::host::{Host, JsonnetLimits, TerraformOutputs};
+use crate::expr::work::Work;
 use crate::files::FileTree;
 use std::collections::BTreeMap;
 
@@ -24,6 +25,8 @@ pub struct TemplateHost<'a> {
     pub environment: &'a Environment,
     pub terraform: &'a TerraformOutputs,
     pub jsonnet: JsonnetLimits,
+    /// The composition's work budget, shared by all its evaluations.
+    pub work: Option<&'a Work>,
 }
 
 impl Host for TemplateHost<'_> {
@@ -54,5 +57,9 @@ impl Host for TemplateHost<'_> {
 
     fn jsonnet_limits(&self) -> JsonnetLimits {
         self.jsonnet
+    }
+
+    fn work(&self) -> Option<&Work> {
+        self.work
     }
 }

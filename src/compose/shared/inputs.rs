@@ -16,6 +16,8 @@ pub struct Limits {
     pub jsonnet: JsonnetLimits,
     /// Largest composed blueprint, in bytes of its compact JSON form.
     pub output_bytes: usize,
+    /// Evaluation steps all the expressions of one composition may take.
+    pub steps: u64,
 }
 
 impl Default for Limits {
@@ -23,6 +25,7 @@ impl Default for Limits {
         Limits {
             jsonnet: Default::default(),
             output_bytes: 64 * 1024 * 1024,
+            steps: crate::expr::work::DEFAULT_MAX_STEPS,
         }
     }
 }
@@ -45,6 +48,8 @@ pub struct Expressions<'a> {
     pub limits: Limits,
     /// Context values over facet config (Windsor), or the reverse.
     pub precedence: Precedence,
+    /// The work budget of the composition, when the expressions belong to one.
+    pub work: Option<&'a crate::expr::work::Work>,
 }
 
 /// One layer of context values, and where its YAML is when it has some (so a schema

@@ -62,6 +62,7 @@ fn eval(fx: &Fixture, env: &Environment, source: &str) -> Result<Value, (ErrorKi
         environment: env,
         terraform: &terraform,
         jsonnet: Default::default(),
+        work: None,
     };
     let engine = Engine::new(EngineConfig::default());
     engine
