@@ -774,3 +774,71 @@ fn published_blueprints_are_pulled_only_when_allowed_and_failures_are_remembered
     assert_eq!(count(), tried, "the failed pull was tried again");
     assert!(client.stop().success());
 }
+
+/// An analysis runs off the server's request loop and the next edit cancels it: a
+/// template whose every context spends the whole expression budget (about a minute
+/// of work in a debug build) is replaced by a light one before that analysis ends,
+/// and the light one is analysed and published at once.
+#[test]
+fn an_edit_cancels_the_analysis_under_way() {
+    let mut heavy =
+        String::from("metadata:\n  name: heavy\nterraform:\n  - path: net\n    inputs:\n");
+    for i in 0..300 {
+        heavy.push_str(&format!(
+            "      sum{i}: \"${{reduce(1..900000, #acc + #, {i})}}\"\n"
+        ));
+    }
+    let facet_head = crate::common::FACET_HEAD;
+    let mut files = vec![
+        ("windsor.yaml".to_string(), "context: c0\n".to_string()),
+        (
+            "_template/facets/heavy.yaml".to_string(),
+            format!("{facet_head}{heavy}"),
+        ),
+    ];
+    for c in 0..4 {
+        files.push((
+            format!("contexts/c{c}/values.yaml"),
+            "size: 1\n".to_string(),
+        ));
+    }
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let dir = crate::common::project(&borrowed);
+    let root = dir.path().canonicalize().expect("canonical");
+    let mut client = Client::start(BIN, &root);
+    client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(&root),
+            "capabilities": {},
+            "initializationOptions": {"bpc": {"debounceMs": 10, "tests": false}},
+        }),
+    );
+    client.notify("initialized", json!({}));
+    let facet = uri(&root.join("_template/facets/heavy.yaml"));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": facet, "languageId": "yaml", "version": 1, "text": format!("{facet_head}{heavy}")}}),
+    );
+    // Let the heavy analysis start.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let light = format!(
+        "{facet_head}metadata:\n  name: heavy\nterraform:\n  - path: net\n    inputs:\n      x: ${{nosuch_function(1)}}\n"
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": facet, "version": 2}, "contentChanges": [{"text": light}]}),
+    );
+    let diagnostics = diagnostics_of(&mut client, &facet, 2);
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.to_string().contains("nosuch_function")),
+        "{diagnostics:?}"
+    );
+    assert!(client.stop().success());
+}

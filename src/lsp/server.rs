@@ -11,9 +11,10 @@ use super::test_runs::TestRuns;
 use lsp_server::{Connection, ExtractError, Message, Notification, Request, Response};
 use lsp_types as lsp;
 use lsp_types::notification::Notification as _;
+use std::collections::VecDeque;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -78,6 +79,7 @@ pub fn serve(connection: Connection) -> Result<(), String> {
         tests,
         reuse: Reuse::new(),
         last_analysis: None,
+        backlog: VecDeque::new(),
         connection: &connection,
     };
     if let Some(request) = watch_files {
@@ -122,6 +124,8 @@ struct Server<'c> {
     reuse: Reuse,
     /// How long the last analysis took (`None` before the first).
     last_analysis: Option<Duration>,
+    /// Messages that arrived while an analysis ran, handled in order after it.
+    backlog: VecDeque<Message>,
     connection: &'c Connection,
 }
 
@@ -129,22 +133,25 @@ impl Server<'_> {
     fn run(&mut self) -> Result<(), String> {
         let mut last_edit = Instant::now();
         loop {
-            let message = match self.dirty_since {
-                Some(_) => {
-                    let deadline =
-                        last_edit + quiet_period(self.settings.debounce_ms, self.last_analysis);
-                    match self.connection.receiver.recv_deadline(deadline) {
-                        Ok(m) => m,
-                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                            self.analyse();
-                            continue;
+            let message = match self.backlog.pop_front() {
+                Some(waiting) => waiting,
+                None => match self.dirty_since {
+                    Some(_) => {
+                        let deadline =
+                            last_edit + quiet_period(self.settings.debounce_ms, self.last_analysis);
+                        match self.connection.receiver.recv_deadline(deadline) {
+                            Ok(m) => m,
+                            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                                self.analyse();
+                                continue;
+                            }
+                            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Ok(()),
                         }
-                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Ok(()),
                     }
-                }
-                None => match self.connection.receiver.recv() {
-                    Ok(m) => m,
-                    Err(_) => return Ok(()),
+                    None => match self.connection.receiver.recv() {
+                        Ok(m) => m,
+                        Err(_) => return Ok(()),
+                    },
                 },
             };
             match message {
@@ -262,16 +269,68 @@ impl Server<'_> {
         }
     }
 
+    /// Builds the snapshot on a thread of its own while this one keeps reading the
+    /// client: what arrives meanwhile waits in the backlog, and an edit (or a shutdown)
+    /// cancels the analysis, whose result then is dropped unseen. `None` when it was
+    /// cancelled or failed.
+    fn build_snapshot(&mut self) -> Option<Result<Snapshot, ()>> {
+        let (root, settings, documents) = (&self.root, &self.settings, &self.documents);
+        let (generation, reuse) = (self.generation, &mut self.reuse);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (receiver, backlog) = (&self.connection.receiver, &mut self.backlog);
+        let built = std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("lsp-analysis".into())
+                .stack_size(ANALYSIS_STACK)
+                .spawn_scoped(scope, || {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        Snapshot::build(root, settings, documents, generation, reuse, &cancel)
+                    }))
+                    .map_err(|_| ())
+                });
+            let Ok(worker) = worker else {
+                return Some(Err(()));
+            };
+            let mut client_gone = false;
+            while !worker.is_finished() {
+                if client_gone {
+                    std::thread::sleep(ANALYSIS_POLL);
+                    continue;
+                }
+                match receiver.recv_timeout(ANALYSIS_POLL) {
+                    Ok(message) => {
+                        if makes_analysis_moot(&message) {
+                            cancel.store(true, Ordering::SeqCst);
+                        }
+                        backlog.push_back(message);
+                    }
+                    Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                    Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                        cancel.store(true, Ordering::SeqCst);
+                        client_gone = true;
+                    }
+                }
+            }
+            let built = worker.join().unwrap_or(Err(()));
+            (!cancel.load(Ordering::SeqCst)).then_some(built)
+        });
+        if built.is_none() {
+            // The incremental memo may hold what the cancelled compositions left
+            // unfinished: the next analysis starts afresh.
+            self.reuse = self.reuse.afresh();
+            self.dirty_since.get_or_insert_with(Instant::now);
+        }
+        built
+    }
+
     /// Rebuilds the snapshot, publishes what changed and hands it to the test thread.
     fn analyse(&mut self) {
         self.generation += 1;
         self.dirty_since = None;
-        let (root, settings, documents) = (&self.root, &self.settings, &self.documents);
-        let (generation, reuse) = (self.generation, &mut self.reuse);
         let started = Instant::now();
-        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            Snapshot::build(root, settings, documents, generation, reuse)
-        }));
+        let Some(built) = self.build_snapshot() else {
+            return;
+        };
         let Ok(snapshot) = built else {
             // A bug while analysing: say so, keep the last analysis, start afresh.
             self.reuse = self.reuse.afresh();
@@ -548,6 +607,34 @@ fn quiet_period(debounce_ms: u64, last_analysis: Option<Duration>) -> Duration {
 fn local_path(uri: &lsp::Uri) -> Option<PathBuf> {
     let path = super::uri::to_path(uri)?;
     Some(path.canonicalize().unwrap_or(path))
+}
+
+/// Stack of the analysis thread: as deep as the main thread's, which analysed before.
+const ANALYSIS_STACK: usize = 8 * 1024 * 1024;
+
+/// How often the loop looks whether the analysis finished while no message arrives.
+const ANALYSIS_POLL: Duration = Duration::from_millis(5);
+
+/// Whether `message`, arriving during an analysis, makes its result moot: an edit of
+/// what it analyses, new settings, or the end of the session.
+fn makes_analysis_moot(message: &Message) -> bool {
+    use lsp::notification::*;
+    match message {
+        Message::Notification(n) => [
+            DidOpenTextDocument::METHOD,
+            DidChangeTextDocument::METHOD,
+            DidCloseTextDocument::METHOD,
+            DidSaveTextDocument::METHOD,
+            DidChangeWatchedFiles::METHOD,
+            DidChangeConfiguration::METHOD,
+            Exit::METHOD,
+        ]
+        .contains(&n.method.as_str()),
+        Message::Request(r) => {
+            r.method == <lsp::request::Shutdown as lsp::request::Request>::METHOD
+        }
+        Message::Response(_) => false,
+    }
 }
 
 #[cfg(test)]

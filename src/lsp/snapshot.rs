@@ -13,6 +13,7 @@ use crate::session::{Options, Recomposer, Session};
 use lsp_types::Range;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -50,8 +51,10 @@ impl Snapshot {
         documents: &Documents,
         generation: u64,
         reuse: &mut Reuse,
+        cancel: &Arc<AtomicBool>,
     ) -> Snapshot {
         let mut options = Options::at(root);
+        options.cancel = Some(Arc::clone(cancel));
         options.locate.context = settings.context.clone();
         options.limits.jsonnet = settings.jsonnet;
         options.locate.oci = crate::oci::Settings {
