@@ -871,3 +871,159 @@ fn one_run_over_every_context_loads_one_published_blueprint() {
         true,
     );
 }
+
+/// A publisher of `demo` whose template has `extra` more facets, each with one
+/// Terraform component: enough files that loading the pulled template takes a while.
+fn publisher_with_facets(extra: usize) -> tempfile::TempDir {
+    let project = publisher("demo", &[]);
+    for i in 0..extra {
+        write(
+            project.path(),
+            &format!("contexts/_template/facets/extra-{i:03}.yaml"),
+            format!(
+                "{FACET_HEAD}metadata:\n  name: extra-{i:03}\nterraform:\n  - name: extra-{i:03}\n    path: demo/net\n    inputs:\n      workers: {i}\n"
+            ),
+        );
+    }
+    project
+}
+
+/// Starts every command at once, then waits for them all.
+fn at_once(commands: Vec<std::process::Command>) -> Vec<std::process::Output> {
+    let children: Vec<_> = commands
+        .into_iter()
+        .map(|mut c| {
+            c.stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("bpc starts")
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("bpc ends"))
+        .collect()
+}
+
+/// Why `out` is not a successful run printing one of `expected` (sources aside).
+fn wrong(out: &std::process::Output, expected: &[&Value]) -> Option<String> {
+    if !out.status.success() {
+        return Some(format!("{}: {}", out.status, stderr(out)));
+    }
+    match serde_json::from_slice::<Value>(&out.stdout) {
+        Ok(b) if expected.contains(&&without_sources(b.clone())) => None,
+        Ok(b) => Some(format!(
+            "exit 0 with another blueprint: {} terraform components",
+            b["terraform"].as_array().map_or(0, Vec::len)
+        )),
+        Err(e) => Some(format!("exit 0 with no JSON blueprint: {e}")),
+    }
+}
+
+/// How many of `failures` exited 0 (with a wrong blueprint).
+fn exit_0(failures: &[String]) -> usize {
+    failures.iter().filter(|f| f.starts_with("exit 0")).count()
+}
+
+/// Rounds of runs started at once in [`runs_started_at_once_on_an_empty_cache_all_compose_the_published_blueprint`]
+/// and the NO_CACHE test after it; enough that a cache entry replaced under a
+/// reader shows.
+const ROUNDS: usize = 20;
+const AT_ONCE: usize = 4;
+
+#[test]
+fn runs_started_at_once_on_an_empty_cache_all_compose_the_published_blueprint() {
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let publisher = publisher_with_facets(40);
+    let url = format!("oci://{}/acme/demo:v1", reg.host());
+    push(publisher.path(), &home, &url);
+    let expected = without_sources(compose_json(publisher.path(), &home, &[]));
+    assert_eq!(expected["terraform"].as_array().map(Vec::len), Some(41));
+
+    let mut failures = Vec::new();
+    for _ in 0..ROUNDS {
+        let project = consumer(&[("demo", &url, None)]);
+        let runs = (0..AT_ONCE)
+            .map(|_| {
+                let mut c = bpc(project.path(), &home);
+                c.args(["compose", "--format", "json"]);
+                c
+            })
+            .collect();
+        failures.extend(at_once(runs).iter().filter_map(|o| wrong(o, &[&expected])));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs failed ({} of them with exit 0); the first: {}",
+        failures.len(),
+        ROUNDS * AT_ONCE,
+        exit_0(&failures),
+        failures[0]
+    );
+}
+
+#[test]
+fn no_cache_runs_at_once_after_the_tag_moved_all_compose_a_whole_blueprint() {
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let url = format!("oci://{}/acme/demo:v1", reg.host());
+    let publishers = [publisher_with_facets(40), publisher_with_facets(30)];
+    let expected: Vec<Value> = publishers
+        .iter()
+        .map(|p| without_sources(compose_json(p.path(), &home, &[])))
+        .collect();
+    push(publishers[1].path(), &home, &url);
+    let project = consumer(&[("demo", &url, None)]);
+    compose_json(project.path(), &home, &[]);
+    let cache = cache_dir(project.path(), &reg.host(), "acme/demo", "v1");
+
+    let mut failures = Vec::new();
+    for round in 0..ROUNDS {
+        // The tag moves to the other template before every round.
+        let (now, before) = (round % 2, (round + 1) % 2);
+        push(publishers[now].path(), &home, &url);
+        let runs = (0..AT_ONCE)
+            .map(|i| {
+                let mut c = bpc(project.path(), &home);
+                c.args(["compose", "--format", "json"]);
+                if i % 2 == 0 {
+                    c.env("NO_CACHE", "1");
+                }
+                c
+            })
+            .collect();
+        for (i, out) in at_once(runs).iter().enumerate() {
+            // A run that pulls sees the moved tag; one that reads the cache sees
+            // either template, but always a whole one.
+            let allowed = if i % 2 == 0 {
+                vec![&expected[now]]
+            } else {
+                vec![&expected[now], &expected[before]]
+            };
+            failures.extend(wrong(out, &allowed));
+        }
+        let entry = compose_json(project.path(), &home, &["--offline"]);
+        if without_sources(entry) != expected[now] {
+            failures.push(format!(
+                "round {round}: the cache does not hold the moved tag"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs failed ({} of them with exit 0); the first: {}",
+        failures.len(),
+        ROUNDS * (AT_ONCE + 1),
+        exit_0(&failures),
+        failures[0]
+    );
+    assert!(cache.join("artifact.tar").is_file());
+    // Every replaced entry and staging directory is gone; the lock file stays.
+    let private: Vec<String> = std::fs::read_dir(project.path().join(".windsor/cache/oci/.bpc"))
+        .expect("the lock directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
+        .collect();
+    let key = cache.file_name().unwrap_or_default().to_string_lossy();
+    assert_eq!(private, [format!("{key}.lock")]);
+}

@@ -58,12 +58,26 @@ impl Settings {
 }
 
 /// The cache directory holding `reference` for the project at `root`, pulling it
-/// first unless the cache already has it (and `NO_CACHE` is not set).
+/// first unless the cache already has it (and `NO_CACHE` is not set). Either way the
+/// entry is held for reading until the process exits (see [`cache`]); a process pulls
+/// one reference once, `NO_CACHE` or not.
 pub fn fetch(root: &Path, reference: &Reference, settings: &Settings) -> Result<PathBuf, Failure> {
     let dir = cache::dir(root, reference);
-    let cached = cache::complete(&dir);
-    if cached && (settings.offline || !settings.no_cache) {
+    if cache::held(&dir) {
         return Ok(dir);
+    }
+    let fail = |m: String| Failure {
+        message: format!("failed to pull {reference}: {m}"),
+        help: None,
+    };
+    if settings.offline || !settings.no_cache {
+        let cached = cache::open(&dir).map_err(|m| Failure {
+            message: format!("cannot read {reference} from the cache: {m}"),
+            help: None,
+        })?;
+        if cached {
+            return Ok(dir);
+        }
     }
     if settings.offline {
         return Err(Failure {
@@ -75,11 +89,7 @@ pub fn fetch(root: &Path, reference: &Reference, settings: &Settings) -> Result<
         });
     }
     let pulled = registry::pull(reference, &settings.auth, archive::MAX_LAYER_BYTES)?;
-    let fail = |m: String| Failure {
-        message: format!("failed to pull {reference}: {m}"),
-        help: None,
-    };
     let tar = archive::decompress(&pulled.layer).map_err(fail)?;
-    cache::store(&dir, &tar).map_err(fail)?;
+    cache::store(&dir, &tar, settings.no_cache).map_err(fail)?;
     Ok(dir)
 }
