@@ -482,6 +482,110 @@ fn credentials_come_from_the_docker_config() {
 }
 
 #[test]
+fn a_creds_store_that_has_nothing_for_a_key_is_no_credential() {
+    let reg = crate::registry!(true);
+    let host = reg.host();
+    let publisher = publisher("demo", &[]);
+    let url = format!("oci://{host}/acme/demo:v1");
+    let pusher = Home::new();
+    pusher.login(&host, "bpc", "s3cret");
+    push(publisher.path(), &pusher, &url);
+
+    // Docker Desktop's way: `credsStore`, and `auths` entries left empty. The store
+    // knows the registry, not the repository: the repository key is not found, the
+    // registry key is.
+    let home = Home::new();
+    let path = home.credential_helper(
+        "bpcstore",
+        &format!(
+            "if [ \"$server\" = \"{host}\" ]; then\n  \
+             printf '{{\"ServerURL\":\"%s\",\"Username\":\"bpc\",\"Secret\":\"s3cret\"}}' \"$server\"\n\
+             else\n  echo 'credentials not found in native keychain'\n  exit 1\nfi\n"
+        ),
+    );
+    write(
+        home.0.path(),
+        "config.json",
+        format!(r#"{{"auths":{{"{host}":{{}}}},"credsStore":"bpcstore"}}"#),
+    );
+    let project = consumer(&[("demo", &url, None)]);
+    let out = run(
+        bpc(project.path(), &home)
+            .args(["compose", "--format", "json"])
+            .env("PATH", &path),
+        true,
+    );
+    let b: Value = serde_json::from_slice(&out.stdout).expect("JSON blueprint");
+    assert_eq!(b["terraform"][0]["name"], "demo-net");
+    // Pushing asks the store the same way.
+    run(
+        bpc(publisher.path(), &home)
+            .args(["push", &format!("oci://{host}/acme/other:v1")])
+            .env("PATH", &path),
+        true,
+    );
+
+    // A store with nothing at all: the pull is anonymous, as a public registry wants.
+    let public = crate::registry!(false);
+    let public_url = format!("oci://{}/acme/demo:v1", public.host());
+    push(publisher.path(), &Home::new(), &public_url);
+    let empty = Home::new();
+    let path = empty.credential_helper(
+        "bpcempty",
+        "echo 'credentials not found in native keychain'\nexit 1\n",
+    );
+    write(
+        empty.0.path(),
+        "config.json",
+        r#"{"credsStore":"bpcempty"}"#,
+    );
+    let project = consumer(&[("demo", &public_url, None)]);
+    run(
+        bpc(project.path(), &empty)
+            .args(["compose"])
+            .env("PATH", &path),
+        true,
+    );
+
+    // A store that fails: one line of what it said, never the rest (it may hold a
+    // secret).
+    let broken = Home::new();
+    let path = broken.credential_helper(
+        "bpcbroken",
+        "printf '\\033[31mkeychain locked\\033[0m\\nSecret: hunter2\\n'\n\
+         echo 'token=abc123' >&2\nexit 3\n",
+    );
+    write(
+        broken.0.path(),
+        "config.json",
+        r#"{"credsStore":"bpcbroken"}"#,
+    );
+    let project = consumer(&[("demo", &public_url, None)]);
+    let out = run(
+        bpc(project.path(), &broken)
+            .args(["compose"])
+            .env("PATH", &path),
+        false,
+    );
+    let err = named(&stderr(&out), &broken, project.path());
+    assert!(!err.contains("hunter2") && !err.contains("abc123"), "{err}");
+    assert_eq!(
+        err,
+        at_source(
+            "demo",
+            &public_url,
+            &format!(
+                "cannot read credentials for `{}/acme/demo` from [home]/config.json: the \
+                 credential helper docker-credential-bpcbroken failed (exit status: 3): \
+                 keychain locked",
+                public.host()
+            ),
+            None
+        )
+    );
+}
+
+#[test]
 fn tar_entries_escaping_the_root_are_refused_before_anything_is_written() {
     let reg = crate::registry!(false);
     let home = Home::new();

@@ -7,10 +7,12 @@ pub mod archive;
 pub mod auth;
 pub mod bundle;
 pub mod cache;
+pub mod cred_helper;
 pub mod load;
 pub mod metadata;
 pub mod reference;
 pub mod registry;
+pub mod shown;
 pub mod sources;
 
 pub use auth::AuthEnv;
