@@ -585,6 +585,77 @@ fn a_creds_store_that_has_nothing_for_a_key_is_no_credential() {
     );
 }
 
+/// `text` with a process's own `/proc/<pid>/` written `/proc/[pid]/`.
+fn without_pid(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("/proc/") {
+        out.push_str(&rest[..at + 6]);
+        rest = &rest[at + 6..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            out.push_str("[pid]");
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(unix)]
+#[test]
+fn bundle_and_push_refuse_links_that_lead_out_of_the_project() {
+    let home = Home::new();
+    home.login("127.0.0.1:5000", "bpc", "s3cret");
+    let publisher = publisher("demo", &[]);
+    let root = publisher.path();
+    // A link that stays inside is followed: its file is bundled.
+    std::os::unix::fs::symlink("net/variables.tf", root.join("terraform/demo/shared.tf")).unwrap();
+    let out = run(
+        bpc(root, &home).args(["bundle", "--tag", "v1", "-o", "inside.tar.gz"]),
+        true,
+    );
+    assert!(stdout(&out).contains("(7 files, "), "{}", stdout(&out));
+
+    let config = home.0.path().join("config.json");
+    for (link, target, confined_to) in [
+        (
+            "contexts/_template/facets/creds.yaml",
+            config.as_path(),
+            "/contexts/_template",
+        ),
+        (
+            "terraform/demo/net/env.tf",
+            std::path::Path::new("/proc/self/environ"),
+            "",
+        ),
+    ] {
+        std::os::unix::fs::symlink(target, root.join(link)).unwrap();
+        let shown_target = without_pid(&named(
+            &target.canonicalize().unwrap().display().to_string(),
+            &home,
+            root,
+        ));
+        let expected = format!(
+            "error: [project]/{link} is a symbolic link to {shown_target}, outside \
+             [project]{confined_to}: bundle and push publish only files inside it\n"
+        );
+        let out = run(
+            bpc(root, &home).args(["bundle", "--tag", "v1", "-o", "out.tar.gz"]),
+            false,
+        );
+        assert_eq!(without_pid(&named(&stderr(&out), &home, root)), expected);
+        assert!(!root.join("out.tar.gz").exists());
+        // Push reads the same files, and stops before it connects.
+        let out = run(
+            bpc(root, &home).args(["push", "oci://127.0.0.1:5000/acme/demo:v1"]),
+            false,
+        );
+        assert_eq!(without_pid(&named(&stderr(&out), &home, root)), expected);
+        std::fs::remove_file(root.join(link)).unwrap();
+    }
+}
+
 #[test]
 fn tar_entries_escaping_the_root_are_refused_before_anything_is_written() {
     let reg = crate::registry!(false);

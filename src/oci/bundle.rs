@@ -50,13 +50,26 @@ pub fn bundle(template: &Path, project: &Path, naming: &Naming) -> Result<Bundle
         ));
     }
     let mut files: BTreeMap<String, PathBuf> = BTreeMap::new();
-    collect(template, "_template", &mut files, |_| false)?;
-    collect(&project.join("kustomize"), "kustomize", &mut files, |_| {
-        false
-    })?;
+    // Links are followed only where they stay inside: the template's within the
+    // template, the modules' within the project, as the loader confines them.
+    let within = |dir: &Path| {
+        dir.canonicalize()
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))
+    };
+    let template_root = within(template)?;
+    let project_root = within(project)?;
+    collect(template, "_template", &template_root, &mut files, |_| false)?;
+    collect(
+        &project.join("kustomize"),
+        "kustomize",
+        &project_root,
+        &mut files,
+        |_| false,
+    )?;
     collect(
         &project.join("terraform"),
         "terraform",
+        &project_root,
         &mut files,
         skipped_terraform_file,
     )?;
@@ -173,10 +186,13 @@ fn append(
 }
 
 /// Every regular file under `dir` (none if it does not exist) as `<prefix>/<rel>`;
-/// `.terraform` directories are skipped, and files `skip` names.
+/// `.terraform` directories are skipped, and files `skip` names. A symbolic link that
+/// leads outside `root` (canonical) is an error naming it: a link to
+/// `~/.docker/config.json` or `/proc/self/environ` must not be published.
 fn collect(
     dir: &Path,
     prefix: &str,
+    root: &Path,
     out: &mut BTreeMap<String, PathBuf>,
     skip: fn(&str) -> bool,
 ) -> Result<(), String> {
@@ -192,6 +208,20 @@ fn collect(
             let name = entry.file_name().to_string_lossy().to_string();
             let path = entry.path();
             let archived = format!("{rel}/{name}");
+            if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                let target = path
+                    .canonicalize()
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                if !target.starts_with(root) {
+                    return Err(format!(
+                        "{} is a symbolic link to {}, outside {}: bundle and push publish \
+                         only files inside it",
+                        path.display(),
+                        target.display(),
+                        root.display()
+                    ));
+                }
+            }
             let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             if meta.is_dir() {
                 if entry.file_type().is_ok_and(|t| t.is_symlink()) {
