@@ -657,6 +657,79 @@ fn bundle_and_push_refuse_links_that_lead_out_of_the_project() {
 }
 
 #[test]
+fn the_bundle_file_is_named_by_plain_names_only() {
+    let home = Home::new();
+    let publisher = publisher("demo", &[]);
+    let root = publisher.path();
+    let metadata = "contexts/_template/metadata.yaml";
+    let refused = |from: &str, what: &str, value: &str, holds: &str| {
+        format!(
+            "error: {from}: the {what} `{value}` cannot name the bundle file: it holds \
+             {holds} (give a plain {what}, or name the file with -o FILE.tar.gz)\n"
+        )
+    };
+    for (text, args, expected) in [
+        (
+            "name: ../../x\nversion: v1\n",
+            vec![],
+            refused(&format!("{metadata}:1:7"), "name", "../../x", "`/`"),
+        ),
+        (
+            "name: /tmp/x\nversion: v1\n",
+            vec![],
+            refused(&format!("{metadata}:1:7"), "name", "/tmp/x", "`/`"),
+        ),
+        (
+            "name: demo\nversion: 1/../../../x\n",
+            vec![],
+            refused(
+                &format!("{metadata}:2:10"),
+                "version",
+                "1/../../../x",
+                "`/`",
+            ),
+        ),
+        (
+            "name: demo\n",
+            vec!["--tag", "../../x:v1"],
+            refused("--tag", "name", "../../x", "`/`"),
+        ),
+        (
+            "name: demo\n",
+            vec!["--tag", "..\\..\\x"],
+            refused("--tag", "version", "..\\..\\x", "`\\`"),
+        ),
+        (
+            "name: \"demo\\x1b[2J\"\nversion: v1\n",
+            vec![],
+            refused(
+                &format!("{metadata}:1:7"),
+                "name",
+                "demo",
+                "the control character U+001B",
+            ),
+        ),
+    ] {
+        write(root, metadata, text);
+        let out = run(
+            bpc(root, &home).args(["bundle", "-o", "dist/"]).args(&args),
+            false,
+        );
+        assert_eq!(stderr(&out), expected, "{text}");
+        // Nothing written, in -o or beside the project.
+        assert!(!root.join("dist").exists());
+        assert!(!root.join("../x-v1.tar.gz").exists());
+    }
+    // Named by -o, the file needs no plain name.
+    write(root, metadata, "name: team/demo\nversion: v1\n");
+    run(
+        bpc(root, &home).args(["bundle", "-o", "dist/demo.tar.gz"]),
+        true,
+    );
+    assert!(root.join("dist/demo.tar.gz").is_file());
+}
+
+#[test]
 fn tar_entries_escaping_the_root_are_refused_before_anything_is_written() {
     let reg = crate::registry!(false);
     let home = Home::new();
