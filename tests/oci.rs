@@ -1275,3 +1275,37 @@ fn no_cache_runs_at_once_after_the_tag_moved_all_compose_a_whole_blueprint() {
     let key = cache.file_name().unwrap_or_default().to_string_lossy();
     assert_eq!(private, [format!("{key}.lock")]);
 }
+
+#[test]
+fn a_registry_error_body_is_shown_short_and_without_terminal_escapes() {
+    let home = Home::new();
+    let server = Scripted::start(|_, _| {
+        let mut body = b"\x1b]0;owned\x07\x1b[31mbroken\x1b[0m".to_vec();
+        body.extend(std::iter::repeat_n(b'x', 1 << 20));
+        body.extend(b"\nthe end");
+        Reply {
+            status: 500,
+            content_type: "text/plain".into(),
+            body,
+            stall_after: None,
+            headers: Vec::new(),
+        }
+    });
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let project = consumer(&[("demo", &url, None)]);
+    let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+    assert_eq!(
+        err,
+        at_source(
+            "demo",
+            &url,
+            &format!(
+                "failed to pull {url}: Server error: url \
+                 http://127.0.0.1:{}/v2/acme/demo/manifests/v1, code: 500, message: broken{}…",
+                server.port,
+                "x".repeat(registry::SHOWN_BODY - "broken".len())
+            ),
+            None
+        )
+    );
+}
