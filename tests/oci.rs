@@ -1309,3 +1309,81 @@ fn a_registry_error_body_is_shown_short_and_without_terminal_escapes() {
         )
     );
 }
+
+/// Runs `cmd`, killing it (and failing the test) if it has not ended in 30 s.
+#[track_caller]
+fn within_30s(cmd: &mut std::process::Command) -> std::process::Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bpc starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().expect("bpc runs").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("bpc did not end within 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("bpc ends")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_cached_metadata_yaml_is_read_only_as_a_bounded_regular_file() {
+    let home = Home::new();
+    let url = "oci://127.0.0.1:5000/acme/demo:v1";
+    let project = consumer(&[("demo", url, None)]);
+    let cache = cache_dir(project.path(), "127.0.0.1:5000", "acme/demo", "v1");
+    write(&cache, "artifact.tar", "a complete entry");
+    write(
+        &cache,
+        "_template/blueprint.yaml",
+        format!("{BLUEPRINT_HEAD}metadata:\n  name: demo\n"),
+    );
+    let metadata = cache.join("metadata.yaml");
+    let shown = ".windsor/cache/oci/127.0.0.1_5000_acme_demo_v1/metadata.yaml";
+    let refused = |why: &str| at_source("demo", url, &format!("[project]/{shown} {why}"), None);
+
+    // A FIFO would wait for a writer forever.
+    let made = std::process::Command::new("mkfifo")
+        .arg(&metadata)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
+    let not_regular = refused("is not a regular file; the cache holds only files");
+    assert_eq!(
+        crate::common::masked(project.path(), &stderr(&out)),
+        not_regular
+    );
+
+    // A link (here to a device that never ends) is not followed.
+    std::fs::remove_file(&metadata).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &metadata).unwrap();
+    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
+    assert_eq!(
+        crate::common::masked(project.path(), &stderr(&out)),
+        not_regular
+    );
+
+    // A regular file over the limit.
+    std::fs::remove_file(&metadata).unwrap();
+    let big = format!("name: demo\ndescription: {}\n", "x".repeat(1 << 20));
+    std::fs::write(&metadata, &big).unwrap();
+    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
+    assert_eq!(
+        crate::common::masked(project.path(), &stderr(&out)),
+        refused(&format!(
+            "is {} bytes, over the 1024 KiB a metadata.yaml may have",
+            big.len()
+        ))
+    );
+
+    // Within it, the entry composes.
+    std::fs::write(&metadata, "name: demo\n").unwrap();
+    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+}
