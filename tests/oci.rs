@@ -102,13 +102,19 @@ fn gunzip(bytes: &[u8]) -> Vec<u8> {
 
 /// Pushes a hand-made layer (a tar of `entries`, raw names) as `reference`.
 fn push_raw(reference: &str, entries: &[(&str, &[u8])]) {
+    let with_modes: Vec<_> = entries.iter().map(|(n, d)| (*n, *d, 0o644)).collect();
+    push_raw_with_modes(reference, &with_modes);
+}
+
+/// As [`push_raw`], each entry with its mode.
+fn push_raw_with_modes(reference: &str, entries: &[(&str, &[u8], u32)]) {
     let mut tar = Vec::new();
-    for (name, data) in entries {
+    for (name, data, mode) in entries {
         let mut header = tar::Header::new_gnu();
         // Written byte by byte: the tar crate refuses `..` in names, as it should.
         header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
         header.set_size(data.len() as u64);
-        header.set_mode(0o644);
+        header.set_mode(*mode);
         header.set_entry_type(tar::EntryType::Regular);
         header.set_cksum();
         tar.extend_from_slice(header.as_bytes());
@@ -1386,4 +1392,59 @@ fn a_cached_metadata_yaml_is_read_only_as_a_bounded_regular_file() {
     std::fs::write(&metadata, "name: demo\n").unwrap();
     let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[cfg(unix)]
+#[test]
+fn cached_files_are_never_writable_by_others() {
+    use std::os::unix::fs::PermissionsExt;
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let url = format!("oci://{}/acme/modes:v1", reg.host());
+    let blueprint = format!("{BLUEPRINT_HEAD}metadata:\n  name: modes\n");
+    push_raw_with_modes(
+        &url,
+        &[
+            ("metadata.yaml", b"name: modes\n", 0o666),
+            ("_template/blueprint.yaml", blueprint.as_bytes(), 0o777),
+            ("terraform/net/main.tf", b"", 0o646),
+            ("terraform/net/run.sh", b"", 0o775),
+        ],
+    );
+    let project = consumer(&[("modes", &url, None)]);
+    run(bpc(project.path(), &home).args(["compose"]), true);
+    let cache = cache_dir(project.path(), &reg.host(), "acme/modes", "v1");
+    let mode = |p: &str| {
+        std::fs::metadata(cache.join(p))
+            .expect("cached")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let modes: Vec<(&str, u32)> = [
+        "",
+        "artifact.tar",
+        "metadata.yaml",
+        "_template",
+        "_template/blueprint.yaml",
+        "terraform/net",
+        "terraform/net/main.tf",
+        "terraform/net/run.sh",
+    ]
+    .into_iter()
+    .map(|p| (p, mode(p)))
+    .collect();
+    assert_eq!(
+        modes,
+        [
+            ("", 0o755),
+            ("artifact.tar", 0o644),
+            ("metadata.yaml", 0o644),
+            ("_template", 0o755),
+            ("_template/blueprint.yaml", 0o755),
+            ("terraform/net", 0o755),
+            ("terraform/net/main.tf", 0o644),
+            ("terraform/net/run.sh", 0o755),
+        ]
+    );
 }

@@ -179,10 +179,12 @@ fn write(dir: &Path, tar: &[u8], entries: &[archive::Entry]) -> Result<(), Strin
     if let Ok(file) = File::open(&tar_path) {
         let _ = file.sync_all();
     }
-    // The staging directory is private (0700) until it is complete.
+    // The staging directory is private (0700) until it is complete; the cache's
+    // modes do not depend on the umask.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&tar_path, std::fs::Permissions::from_mode(0o644));
         let _ = std::fs::set_permissions(staging.path(), std::fs::Permissions::from_mode(0o755));
     }
     let moved = |e: std::io::Error| {
