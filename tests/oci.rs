@@ -1448,3 +1448,24 @@ fn cached_files_are_never_writable_by_others() {
         ]
     );
 }
+
+#[test]
+fn a_reference_holding_credentials_is_refused_without_repeating_them() {
+    let home = Home::new();
+    let url = "oci://bpc:hunter2@127.0.0.1:9/acme/demo:v1";
+    let refused = "invalid OCI reference oci://***@127.0.0.1:9/acme/demo:v1: credentials in the \
+                   URL are refused (they would end up in the cache's directory name and in \
+                   messages); log in with `docker login 127.0.0.1:9` instead";
+    let project = consumer(&[("demo", url, None)]);
+    let out = run(bpc(project.path(), &home).args(["compose"]), false);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {refused}\n= note: source `demo` of contexts/local/blueprint.yaml:7:10\n\n"
+        )
+    );
+    assert!(!project.path().join(".windsor/cache").exists());
+    let publisher = publisher("demo", &[]);
+    let out = run(bpc(publisher.path(), &home).args(["push", url]), false);
+    assert_eq!(stderr(&out), format!("error: {refused}\n"));
+}
