@@ -102,13 +102,19 @@ fn gunzip(bytes: &[u8]) -> Vec<u8> {
 
 /// Pushes a hand-made layer (a tar of `entries`, raw names) as `reference`.
 fn push_raw(reference: &str, entries: &[(&str, &[u8])]) {
+    let with_modes: Vec<_> = entries.iter().map(|(n, d)| (*n, *d, 0o644)).collect();
+    push_raw_with_modes(reference, &with_modes);
+}
+
+/// As [`push_raw`], each entry with its mode.
+fn push_raw_with_modes(reference: &str, entries: &[(&str, &[u8], u32)]) {
     let mut tar = Vec::new();
-    for (name, data) in entries {
+    for (name, data, mode) in entries {
         let mut header = tar::Header::new_gnu();
         // Written byte by byte: the tar crate refuses `..` in names, as it should.
         header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
         header.set_size(data.len() as u64);
-        header.set_mode(0o644);
+        header.set_mode(*mode);
         header.set_entry_type(tar::EntryType::Regular);
         header.set_cksum();
         tar.extend_from_slice(header.as_bytes());
@@ -479,6 +485,254 @@ fn credentials_come_from_the_docker_config() {
             )
         )
     );
+}
+
+#[test]
+fn a_creds_store_that_has_nothing_for_a_key_is_no_credential() {
+    let reg = crate::registry!(true);
+    let host = reg.host();
+    let publisher = publisher("demo", &[]);
+    let url = format!("oci://{host}/acme/demo:v1");
+    let pusher = Home::new();
+    pusher.login(&host, "bpc", "s3cret");
+    push(publisher.path(), &pusher, &url);
+
+    // Docker Desktop's way: `credsStore`, and `auths` entries left empty. The store
+    // knows the registry, not the repository: the repository key is not found, the
+    // registry key is.
+    let home = Home::new();
+    let path = home.credential_helper(
+        "bpcstore",
+        &format!(
+            "if [ \"$server\" = \"{host}\" ]; then\n  \
+             printf '{{\"ServerURL\":\"%s\",\"Username\":\"bpc\",\"Secret\":\"s3cret\"}}' \"$server\"\n\
+             else\n  echo 'credentials not found in native keychain'\n  exit 1\nfi\n"
+        ),
+    );
+    write(
+        home.0.path(),
+        "config.json",
+        format!(r#"{{"auths":{{"{host}":{{}}}},"credsStore":"bpcstore"}}"#),
+    );
+    let project = consumer(&[("demo", &url, None)]);
+    let out = run(
+        bpc(project.path(), &home)
+            .args(["compose", "--format", "json"])
+            .env("PATH", &path),
+        true,
+    );
+    let b: Value = serde_json::from_slice(&out.stdout).expect("JSON blueprint");
+    assert_eq!(b["terraform"][0]["name"], "demo-net");
+    // Pushing asks the store the same way.
+    run(
+        bpc(publisher.path(), &home)
+            .args(["push", &format!("oci://{host}/acme/other:v1")])
+            .env("PATH", &path),
+        true,
+    );
+
+    // A store with nothing at all: the pull is anonymous, as a public registry wants.
+    let public = crate::registry!(false);
+    let public_url = format!("oci://{}/acme/demo:v1", public.host());
+    push(publisher.path(), &Home::new(), &public_url);
+    let empty = Home::new();
+    let path = empty.credential_helper(
+        "bpcempty",
+        "echo 'credentials not found in native keychain'\nexit 1\n",
+    );
+    write(
+        empty.0.path(),
+        "config.json",
+        r#"{"credsStore":"bpcempty"}"#,
+    );
+    let project = consumer(&[("demo", &public_url, None)]);
+    run(
+        bpc(project.path(), &empty)
+            .args(["compose"])
+            .env("PATH", &path),
+        true,
+    );
+
+    // A store that fails: one line of what it said, never the rest (it may hold a
+    // secret).
+    let broken = Home::new();
+    let path = broken.credential_helper(
+        "bpcbroken",
+        "printf '\\033[31mkeychain locked\\033[0m\\nSecret: hunter2\\n'\n\
+         echo 'token=abc123' >&2\nexit 3\n",
+    );
+    write(
+        broken.0.path(),
+        "config.json",
+        r#"{"credsStore":"bpcbroken"}"#,
+    );
+    let project = consumer(&[("demo", &public_url, None)]);
+    let out = run(
+        bpc(project.path(), &broken)
+            .args(["compose"])
+            .env("PATH", &path),
+        false,
+    );
+    let err = named(&stderr(&out), &broken, project.path());
+    assert!(!err.contains("hunter2") && !err.contains("abc123"), "{err}");
+    assert_eq!(
+        err,
+        at_source(
+            "demo",
+            &public_url,
+            &format!(
+                "cannot read credentials for `{}/acme/demo` from [home]/config.json: the \
+                 credential helper docker-credential-bpcbroken failed (exit status: 3): \
+                 keychain locked",
+                public.host()
+            ),
+            None
+        )
+    );
+}
+
+/// `text` with a process's own `/proc/<pid>/` written `/proc/[pid]/`.
+fn without_pid(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("/proc/") {
+        out.push_str(&rest[..at + 6]);
+        rest = &rest[at + 6..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            out.push_str("[pid]");
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(unix)]
+#[test]
+fn bundle_and_push_refuse_links_that_lead_out_of_the_project() {
+    let home = Home::new();
+    home.login("127.0.0.1:5000", "bpc", "s3cret");
+    let publisher = publisher("demo", &[]);
+    let root = publisher.path();
+    // A link that stays inside is followed: its file is bundled.
+    std::os::unix::fs::symlink("net/variables.tf", root.join("terraform/demo/shared.tf")).unwrap();
+    let out = run(
+        bpc(root, &home).args(["bundle", "--tag", "v1", "-o", "inside.tar.gz"]),
+        true,
+    );
+    assert!(stdout(&out).contains("(7 files, "), "{}", stdout(&out));
+
+    let config = home.0.path().join("config.json");
+    for (link, target, confined_to) in [
+        (
+            "contexts/_template/facets/creds.yaml",
+            config.as_path(),
+            "/contexts/_template",
+        ),
+        (
+            "terraform/demo/net/env.tf",
+            std::path::Path::new("/proc/self/environ"),
+            "",
+        ),
+    ] {
+        std::os::unix::fs::symlink(target, root.join(link)).unwrap();
+        let shown_target = without_pid(&named(
+            &target.canonicalize().unwrap().display().to_string(),
+            &home,
+            root,
+        ));
+        let expected = format!(
+            "error: [project]/{link} is a symbolic link to {shown_target}, outside \
+             [project]{confined_to}: bundle and push publish only files inside it\n"
+        );
+        let out = run(
+            bpc(root, &home).args(["bundle", "--tag", "v1", "-o", "out.tar.gz"]),
+            false,
+        );
+        assert_eq!(without_pid(&named(&stderr(&out), &home, root)), expected);
+        assert!(!root.join("out.tar.gz").exists());
+        // Push reads the same files, and stops before it connects.
+        let out = run(
+            bpc(root, &home).args(["push", "oci://127.0.0.1:5000/acme/demo:v1"]),
+            false,
+        );
+        assert_eq!(without_pid(&named(&stderr(&out), &home, root)), expected);
+        std::fs::remove_file(root.join(link)).unwrap();
+    }
+}
+
+#[test]
+fn the_bundle_file_is_named_by_plain_names_only() {
+    let home = Home::new();
+    let publisher = publisher("demo", &[]);
+    let root = publisher.path();
+    let metadata = "contexts/_template/metadata.yaml";
+    let refused = |from: &str, what: &str, value: &str, holds: &str| {
+        format!(
+            "error: {from}: the {what} `{value}` cannot name the bundle file: it holds \
+             {holds} (give a plain {what}, or name the file with -o FILE.tar.gz)\n"
+        )
+    };
+    for (text, args, expected) in [
+        (
+            "name: ../../x\nversion: v1\n",
+            vec![],
+            refused(&format!("{metadata}:1:7"), "name", "../../x", "`/`"),
+        ),
+        (
+            "name: /tmp/x\nversion: v1\n",
+            vec![],
+            refused(&format!("{metadata}:1:7"), "name", "/tmp/x", "`/`"),
+        ),
+        (
+            "name: demo\nversion: 1/../../../x\n",
+            vec![],
+            refused(
+                &format!("{metadata}:2:10"),
+                "version",
+                "1/../../../x",
+                "`/`",
+            ),
+        ),
+        (
+            "name: demo\n",
+            vec!["--tag", "../../x:v1"],
+            refused("--tag", "name", "../../x", "`/`"),
+        ),
+        (
+            "name: demo\n",
+            vec!["--tag", "..\\..\\x"],
+            refused("--tag", "version", "..\\..\\x", "`\\`"),
+        ),
+        (
+            "name: \"demo\\x1b[2J\"\nversion: v1\n",
+            vec![],
+            refused(
+                &format!("{metadata}:1:7"),
+                "name",
+                "demo",
+                "the control character U+001B",
+            ),
+        ),
+    ] {
+        write(root, metadata, text);
+        let out = run(
+            bpc(root, &home).args(["bundle", "-o", "dist/"]).args(&args),
+            false,
+        );
+        assert_eq!(stderr(&out), expected, "{text}");
+        // Nothing written, in -o or beside the project.
+        assert!(!root.join("dist").exists());
+        assert!(!root.join("../x-v1.tar.gz").exists());
+    }
+    // Named by -o, the file needs no plain name.
+    write(root, metadata, "name: team/demo\nversion: v1\n");
+    run(
+        bpc(root, &home).args(["bundle", "-o", "dist/demo.tar.gz"]),
+        true,
+    );
+    assert!(root.join("dist/demo.tar.gz").is_file());
 }
 
 #[test]
@@ -870,4 +1124,348 @@ fn one_run_over_every_context_loads_one_published_blueprint() {
         bpc(project.path(), &home).args(["compose", "--context", "prod"]),
         true,
     );
+}
+
+/// A publisher of `demo` whose template has `extra` more facets, each with one
+/// Terraform component: enough files that loading the pulled template takes a while.
+fn publisher_with_facets(extra: usize) -> tempfile::TempDir {
+    let project = publisher("demo", &[]);
+    for i in 0..extra {
+        write(
+            project.path(),
+            &format!("contexts/_template/facets/extra-{i:03}.yaml"),
+            format!(
+                "{FACET_HEAD}metadata:\n  name: extra-{i:03}\nterraform:\n  - name: extra-{i:03}\n    path: demo/net\n    inputs:\n      workers: {i}\n"
+            ),
+        );
+    }
+    project
+}
+
+/// Starts every command at once, then waits for them all.
+fn at_once(commands: Vec<std::process::Command>) -> Vec<std::process::Output> {
+    let children: Vec<_> = commands
+        .into_iter()
+        .map(|mut c| {
+            c.stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("bpc starts")
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("bpc ends"))
+        .collect()
+}
+
+/// Why `out` is not a successful run printing one of `expected` (sources aside).
+fn wrong(out: &std::process::Output, expected: &[&Value]) -> Option<String> {
+    if !out.status.success() {
+        return Some(format!("{}: {}", out.status, stderr(out)));
+    }
+    match serde_json::from_slice::<Value>(&out.stdout) {
+        Ok(b) if expected.contains(&&without_sources(b.clone())) => None,
+        Ok(b) => Some(format!(
+            "exit 0 with another blueprint: {} terraform components",
+            b["terraform"].as_array().map_or(0, Vec::len)
+        )),
+        Err(e) => Some(format!("exit 0 with no JSON blueprint: {e}")),
+    }
+}
+
+/// How many of `failures` exited 0 (with a wrong blueprint).
+fn exit_0(failures: &[String]) -> usize {
+    failures.iter().filter(|f| f.starts_with("exit 0")).count()
+}
+
+/// Rounds of runs started at once in [`runs_started_at_once_on_an_empty_cache_all_compose_the_published_blueprint`]
+/// and the NO_CACHE test after it; enough that a cache entry replaced under a
+/// reader shows.
+const ROUNDS: usize = 20;
+const AT_ONCE: usize = 4;
+
+#[test]
+fn runs_started_at_once_on_an_empty_cache_all_compose_the_published_blueprint() {
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let publisher = publisher_with_facets(40);
+    let url = format!("oci://{}/acme/demo:v1", reg.host());
+    push(publisher.path(), &home, &url);
+    let expected = without_sources(compose_json(publisher.path(), &home, &[]));
+    assert_eq!(expected["terraform"].as_array().map(Vec::len), Some(41));
+
+    let mut failures = Vec::new();
+    for _ in 0..ROUNDS {
+        let project = consumer(&[("demo", &url, None)]);
+        let runs = (0..AT_ONCE)
+            .map(|_| {
+                let mut c = bpc(project.path(), &home);
+                c.args(["compose", "--format", "json"]);
+                c
+            })
+            .collect();
+        failures.extend(at_once(runs).iter().filter_map(|o| wrong(o, &[&expected])));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs failed ({} of them with exit 0); the first: {}",
+        failures.len(),
+        ROUNDS * AT_ONCE,
+        exit_0(&failures),
+        failures[0]
+    );
+}
+
+#[test]
+fn no_cache_runs_at_once_after_the_tag_moved_all_compose_a_whole_blueprint() {
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let url = format!("oci://{}/acme/demo:v1", reg.host());
+    let publishers = [publisher_with_facets(40), publisher_with_facets(30)];
+    let expected: Vec<Value> = publishers
+        .iter()
+        .map(|p| without_sources(compose_json(p.path(), &home, &[])))
+        .collect();
+    push(publishers[1].path(), &home, &url);
+    let project = consumer(&[("demo", &url, None)]);
+    compose_json(project.path(), &home, &[]);
+    let cache = cache_dir(project.path(), &reg.host(), "acme/demo", "v1");
+
+    let mut failures = Vec::new();
+    for round in 0..ROUNDS {
+        // The tag moves to the other template before every round.
+        let (now, before) = (round % 2, (round + 1) % 2);
+        push(publishers[now].path(), &home, &url);
+        let runs = (0..AT_ONCE)
+            .map(|i| {
+                let mut c = bpc(project.path(), &home);
+                c.args(["compose", "--format", "json"]);
+                if i % 2 == 0 {
+                    c.env("NO_CACHE", "1");
+                }
+                c
+            })
+            .collect();
+        for (i, out) in at_once(runs).iter().enumerate() {
+            // A run that pulls sees the moved tag; one that reads the cache sees
+            // either template, but always a whole one.
+            let allowed = if i % 2 == 0 {
+                vec![&expected[now]]
+            } else {
+                vec![&expected[now], &expected[before]]
+            };
+            failures.extend(wrong(out, &allowed));
+        }
+        let entry = compose_json(project.path(), &home, &["--offline"]);
+        if without_sources(entry) != expected[now] {
+            failures.push(format!(
+                "round {round}: the cache does not hold the moved tag"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs failed ({} of them with exit 0); the first: {}",
+        failures.len(),
+        ROUNDS * (AT_ONCE + 1),
+        exit_0(&failures),
+        failures[0]
+    );
+    assert!(cache.join("artifact.tar").is_file());
+    // Every replaced entry and staging directory is gone; the lock file stays.
+    let private: Vec<String> = std::fs::read_dir(project.path().join(".windsor/cache/oci/.bpc"))
+        .expect("the lock directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
+        .collect();
+    let key = cache.file_name().unwrap_or_default().to_string_lossy();
+    assert_eq!(private, [format!("{key}.lock")]);
+}
+
+#[test]
+fn a_registry_error_body_is_shown_short_and_without_terminal_escapes() {
+    let home = Home::new();
+    let server = Scripted::start(|_, _| {
+        let mut body = b"\x1b]0;owned\x07\x1b[31mbroken\x1b[0m".to_vec();
+        body.extend(std::iter::repeat_n(b'x', 1 << 20));
+        body.extend(b"\nthe end");
+        Reply {
+            status: 500,
+            content_type: "text/plain".into(),
+            body,
+            stall_after: None,
+            headers: Vec::new(),
+        }
+    });
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let project = consumer(&[("demo", &url, None)]);
+    let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+    assert_eq!(
+        err,
+        at_source(
+            "demo",
+            &url,
+            &format!(
+                "failed to pull {url}: Server error: url \
+                 http://127.0.0.1:{}/v2/acme/demo/manifests/v1, code: 500, message: broken{}…",
+                server.port,
+                "x".repeat(registry::SHOWN_BODY - "broken".len())
+            ),
+            None
+        )
+    );
+}
+
+/// Runs `cmd`, killing it (and failing the test) if it has not ended in 30 s.
+#[track_caller]
+fn within_30s(cmd: &mut std::process::Command) -> std::process::Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bpc starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().expect("bpc runs").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("bpc did not end within 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("bpc ends")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_cached_metadata_yaml_is_read_only_as_a_bounded_regular_file() {
+    let home = Home::new();
+    let url = "oci://127.0.0.1:5000/acme/demo:v1";
+    let project = consumer(&[("demo", url, None)]);
+    let cache = cache_dir(project.path(), "127.0.0.1:5000", "acme/demo", "v1");
+    write(&cache, "artifact.tar", "a complete entry");
+    write(
+        &cache,
+        "_template/blueprint.yaml",
+        format!("{BLUEPRINT_HEAD}metadata:\n  name: demo\n"),
+    );
+    let metadata = cache.join("metadata.yaml");
+    let shown = ".windsor/cache/oci/127.0.0.1_5000_acme_demo_v1/metadata.yaml";
+    let refused = |why: &str| at_source("demo", url, &format!("[project]/{shown} {why}"), None);
+
+    // A FIFO would wait for a writer forever.
+    let made = std::process::Command::new("mkfifo")
+        .arg(&metadata)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
+    let not_regular = refused("is not a regular file; the cache holds only files");
+    assert_eq!(
+        crate::common::masked(project.path(), &stderr(&out)),
+        not_regular
+    );
+
+    // A link (here to a device that never ends) is not followed.
+    std::fs::remove_file(&metadata).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &metadata).unwrap();
+    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
+    assert_eq!(
+        crate::common::masked(project.path(), &stderr(&out)),
+        not_regular
+    );
+
+    // A regular file over the limit.
+    std::fs::remove_file(&metadata).unwrap();
+    let big = format!("name: demo\ndescription: {}\n", "x".repeat(1 << 20));
+    std::fs::write(&metadata, &big).unwrap();
+    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
+    assert_eq!(
+        crate::common::masked(project.path(), &stderr(&out)),
+        refused(&format!(
+            "is {} bytes, over the 1024 KiB a metadata.yaml may have",
+            big.len()
+        ))
+    );
+
+    // Within it, the entry composes.
+    std::fs::write(&metadata, "name: demo\n").unwrap();
+    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[cfg(unix)]
+#[test]
+fn cached_files_are_never_writable_by_others() {
+    use std::os::unix::fs::PermissionsExt;
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let url = format!("oci://{}/acme/modes:v1", reg.host());
+    let blueprint = format!("{BLUEPRINT_HEAD}metadata:\n  name: modes\n");
+    push_raw_with_modes(
+        &url,
+        &[
+            ("metadata.yaml", b"name: modes\n", 0o666),
+            ("_template/blueprint.yaml", blueprint.as_bytes(), 0o777),
+            ("terraform/net/main.tf", b"", 0o646),
+            ("terraform/net/run.sh", b"", 0o775),
+        ],
+    );
+    let project = consumer(&[("modes", &url, None)]);
+    run(bpc(project.path(), &home).args(["compose"]), true);
+    let cache = cache_dir(project.path(), &reg.host(), "acme/modes", "v1");
+    let mode = |p: &str| {
+        std::fs::metadata(cache.join(p))
+            .expect("cached")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let modes: Vec<(&str, u32)> = [
+        "",
+        "artifact.tar",
+        "metadata.yaml",
+        "_template",
+        "_template/blueprint.yaml",
+        "terraform/net",
+        "terraform/net/main.tf",
+        "terraform/net/run.sh",
+    ]
+    .into_iter()
+    .map(|p| (p, mode(p)))
+    .collect();
+    assert_eq!(
+        modes,
+        [
+            ("", 0o755),
+            ("artifact.tar", 0o644),
+            ("metadata.yaml", 0o644),
+            ("_template", 0o755),
+            ("_template/blueprint.yaml", 0o755),
+            ("terraform/net", 0o755),
+            ("terraform/net/main.tf", 0o644),
+            ("terraform/net/run.sh", 0o755),
+        ]
+    );
+}
+
+#[test]
+fn a_reference_holding_credentials_is_refused_without_repeating_them() {
+    let home = Home::new();
+    let url = "oci://bpc:hunter2@127.0.0.1:9/acme/demo:v1";
+    let refused = "invalid OCI reference oci://***@127.0.0.1:9/acme/demo:v1: credentials in the \
+                   URL are refused (they would end up in the cache's directory name and in \
+                   messages); log in with `docker login 127.0.0.1:9` instead";
+    let project = consumer(&[("demo", url, None)]);
+    let out = run(bpc(project.path(), &home).args(["compose"]), false);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {refused}\n= note: source `demo` of contexts/local/blueprint.yaml:7:10\n\n"
+        )
+    );
+    assert!(!project.path().join(".windsor/cache").exists());
+    let publisher = publisher("demo", &[]);
+    let out = run(bpc(publisher.path(), &home).args(["push", url]), false);
+    assert_eq!(stderr(&out), format!("error: {refused}\n"));
 }

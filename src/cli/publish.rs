@@ -83,12 +83,14 @@ pub fn run_bundle(args: BundleArgs) -> ExitCode {
             name: None,
             version: None,
             name_wins: false,
+            from: "--tag",
         },
         Some(tag) if tag.contains(':') => match tag.split_once(':') {
             Some((n, v)) if !n.is_empty() && !v.is_empty() && !v.contains(':') => Naming {
                 name: Some(n.to_string()),
                 version: Some(v.to_string()),
                 name_wins: true,
+                from: "--tag",
             },
             _ => {
                 eprintln!("error: --tag must be NAME:VERSION or VERSION, got: {tag}");
@@ -99,10 +101,11 @@ pub fn run_bundle(args: BundleArgs) -> ExitCode {
             name: None,
             version: Some(version.to_string()),
             name_wins: false,
+            from: "--tag",
         },
     };
     let result = make(&args.at, &naming).and_then(|b| {
-        let path = output_path(&args.output, &b);
+        let path = output_path(&args.output, &b)?;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
@@ -130,13 +133,16 @@ pub fn run_bundle(args: BundleArgs) -> ExitCode {
 
 /// `-o` as `windsor bundle` reads it: an existing directory, a path ending in `/` or
 /// a path without an extension is a directory for `<name>-<version>.tar.gz`.
-fn output_path(output: &Path, b: &Bundle) -> PathBuf {
+/// The name and the version then name the file, so each must be a plain name.
+fn output_path(output: &Path, b: &Bundle) -> Result<PathBuf, String> {
     let text = output.to_string_lossy();
     let dir = output.is_dir() || text.ends_with('/') || output.extension().is_none();
     if dir {
-        output.join(format!("{}-{}.tar.gz", b.name, b.version))
+        bundle::plain_file_name_part(&b.name, "name", &b.name_from)?;
+        bundle::plain_file_name_part(&b.version, "version", &b.version_from)?;
+        Ok(output.join(format!("{}-{}.tar.gz", b.name, b.version)))
     } else {
-        output.to_path_buf()
+        Ok(output.to_path_buf())
     }
 }
 
@@ -153,6 +159,7 @@ pub fn run_push(args: PushArgs) -> ExitCode {
         name: Some(reference.repository.clone()),
         version: Some(reference.tag.clone()),
         name_wins: false,
+        from: "the pushed reference",
     };
     let bundle = match make(&args.at, &naming) {
         Ok(b) => b,

@@ -126,18 +126,19 @@ pub fn entries(tar: &[u8]) -> Result<Vec<Entry>, String> {
     Ok(out)
 }
 
-/// Writes the kept entries under `dir` (which exists): directories 0755, files with
-/// their mode's permission bits; links and devices become regular files of their data,
-/// as the Windsor CLI writes them.
+/// Writes the kept entries under `dir` (which exists): directories 0755, files 0755
+/// when the tar gives them an execute bit and 0644 otherwise, whatever else the tar
+/// says (no entry is ever writable by others); links and devices become regular files
+/// of their data, as the Windsor CLI writes them.
 pub fn write(dir: &Path, entries: &[Entry]) -> Result<(), String> {
     for entry in entries {
         let target = dir.join(&entry.path);
         if entry.dir {
-            std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+            create_dirs(&target)?;
             continue;
         }
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            create_dirs(parent)?;
         }
         // A directory entry of the same name as a file (or the reverse) is an error,
         // not something to resolve silently.
@@ -147,12 +148,24 @@ pub fn write(dir: &Path, entries: &[Entry]) -> Result<(), String> {
     Ok(())
 }
 
+fn create_dirs(dir: &Path) -> Result<(), String> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o755);
+    }
+    builder
+        .create(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))
+}
+
 #[cfg(unix)]
 fn set_mode(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
-    // The mode of the artifact's files is informational; a file that cannot be
-    // read by its owner would break the next load, so the owner's bits stay.
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode | 0o600));
+    let mode = if mode & 0o111 != 0 { 0o755 } else { 0o644 };
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
 }
 
 #[cfg(not(unix))]

@@ -1,8 +1,12 @@
 //! Registry credentials, looked up where the Windsor CLI's keychain looks: Docker's
 //! `config.json` (`auths` entries, `credHelpers`, `credsStore`), else the file
 //! `$REGISTRY_AUTH_FILE`, else the containers `auth.json`; anonymous when none of them
-//! has an entry. Entries are tried under `registry/repository`, then `registry`.
+//! has an entry. Entries are tried under `registry/repository`, then `registry`; a
+//! credential helper that has nothing for a key (`credentials not found in native
+//! keychain`) is no entry, so the next key is tried, then the request goes anonymous,
+//! as with Docker and go-containerregistry.
 
+use super::cred_helper;
 use super::reference::Reference;
 use docker_credential::{CredentialRetrievalError, DockerCredential};
 use std::path::{Path, PathBuf};
@@ -135,15 +139,43 @@ fn keys(reference: &Reference) -> Vec<String> {
     vec![format!("{host}/{}", reference.path()), host.to_string()]
 }
 
+/// The credential `file` has for `key`, in the order Docker's config is read: the
+/// `credHelpers` helper of the key, else its `auths` entry, else the `credsStore`
+/// helper. A helper that has nothing for the key is no credential.
 fn read_entry(file: &Path, key: &str) -> Result<Option<Credential>, String> {
-    let reader = std::fs::File::open(file).map_err(|e| e.to_string())?;
-    match docker_credential::get_credential_from_reader(std::io::BufReader::new(reader), key) {
-        Ok(DockerCredential::UsernamePassword(user, password)) => {
-            Ok(Some(Credential::Basic(user, password)))
+    let text = std::fs::read(file).map_err(|e| e.to_string())?;
+    let config: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let own_helper = config
+        .get("credHelpers")
+        .and_then(|h| h.get(key))
+        .and_then(|v| v.as_str())
+        .filter(|name| !name.is_empty());
+    if let Some(name) = own_helper {
+        return cred_helper::get(name, key);
+    }
+    if let Some(auths) = config.get("auths") {
+        // Only `auths`: the crate would run the helpers itself, without telling
+        // "nothing stored" from a failure.
+        let only = serde_json::json!({ "auths": auths }).to_string();
+        match docker_credential::get_credential_from_reader(only.as_bytes(), key) {
+            Ok(DockerCredential::UsernamePassword(user, password)) => {
+                return Ok(Some(Credential::Basic(user, password)))
+            }
+            Ok(DockerCredential::IdentityToken(token)) => {
+                return Ok(Some(Credential::Token(token)))
+            }
+            Err(CredentialRetrievalError::NoCredentialConfigured) => {}
+            Err(e) => return Err(e.to_string()),
         }
-        Ok(DockerCredential::IdentityToken(token)) => Ok(Some(Credential::Token(token))),
-        Err(CredentialRetrievalError::NoCredentialConfigured) => Ok(None),
-        Err(e) => Err(e.to_string()),
+    }
+    let store = config
+        .get("credsStore")
+        .and_then(|v| v.as_str())
+        .filter(|name| !name.is_empty());
+    match store {
+        Some(name) => cred_helper::get(name, key),
+        None => Ok(None),
     }
 }
 

@@ -28,6 +28,10 @@ pub struct Bundle {
     /// Archive paths, in archive order.
     pub files: Vec<String>,
     pub timestamp: String,
+    /// Where the name and the version came from, for messages: `--tag`, or
+    /// `metadata.yaml:LINE:COL` (the path as the project names it).
+    pub name_from: String,
+    pub version_from: String,
 }
 
 /// What the name and version come from.
@@ -38,6 +42,8 @@ pub struct Naming {
     pub version: Option<String>,
     /// `name` overrides `metadata.yaml` too (`bpc bundle -t name:version`).
     pub name_wins: bool,
+    /// Where `name` and `version` come from, for messages (`--tag`).
+    pub from: &'static str,
 }
 
 /// Bundles the template directory `template` with the `kustomize/` and `terraform/`
@@ -50,38 +56,58 @@ pub fn bundle(template: &Path, project: &Path, naming: &Naming) -> Result<Bundle
         ));
     }
     let mut files: BTreeMap<String, PathBuf> = BTreeMap::new();
-    collect(template, "_template", &mut files, |_| false)?;
-    collect(&project.join("kustomize"), "kustomize", &mut files, |_| {
-        false
-    })?;
+    // Links are followed only where they stay inside: the template's within the
+    // template, the modules' within the project, as the loader confines them.
+    let within = |dir: &Path| {
+        dir.canonicalize()
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))
+    };
+    let template_root = within(template)?;
+    let project_root = within(project)?;
+    collect(template, "_template", &template_root, &mut files, |_| false)?;
+    collect(
+        &project.join("kustomize"),
+        "kustomize",
+        &project_root,
+        &mut files,
+        |_| false,
+    )?;
     collect(
         &project.join("terraform"),
         "terraform",
+        &project_root,
         &mut files,
         skipped_terraform_file,
     )?;
     let own = files.remove("_template/metadata.yaml");
-    let input = match &own {
-        Some(path) => read_metadata(path)?,
-        None => BTreeMap::new(),
+    let (input, at) = match &own {
+        Some(path) => {
+            let shown = path.strip_prefix(project).unwrap_or(path);
+            read_metadata(path, &shown.to_string_lossy().replace('\\', "/"))?
+        }
+        None => (BTreeMap::new(), BTreeMap::new()),
     };
-    let from_file = |k: &str| input.get(k).cloned();
-    let name = if naming.name_wins {
-        naming.name.clone().or_else(|| from_file("name"))
+    let from_file = |k: &str| {
+        input
+            .get(k)
+            .cloned()
+            .map(|v| (v, at.get(k).cloned().unwrap_or_default()))
+    };
+    let from_naming = |v: &Option<String>| v.clone().map(|v| (v, naming.from.to_string()));
+    let (name, name_from) = if naming.name_wins {
+        from_naming(&naming.name).or_else(|| from_file("name"))
     } else {
-        from_file("name").or_else(|| naming.name.clone())
+        from_file("name").or_else(|| from_naming(&naming.name))
     }
-    .filter(|n| !n.is_empty())
+    .filter(|(n, _)| !n.is_empty())
     .ok_or(
         "name is required: give it in the template's metadata.yaml or with --tag name:version",
     )?;
-    let version = naming
-        .version
-        .clone()
+    let (version, version_from) = from_naming(&naming.version)
         .or_else(|| from_file("version"))
-        .filter(|v| !v.is_empty())
+        .filter(|(v, _)| !v.is_empty())
         .ok_or("version is required: give it in the template's metadata.yaml, with --tag, or as the pushed tag")?;
-    let cli_version = from_file("cliVersion");
+    let cli_version = input.get("cliVersion").cloned();
     let timestamp = timestamp();
     let metadata = render_metadata(&name, &version, &input, &timestamp);
 
@@ -107,6 +133,8 @@ pub fn bundle(template: &Path, project: &Path, naming: &Naming) -> Result<Bundle
         layer,
         files: order,
         timestamp,
+        name_from,
+        version_from,
     })
 }
 
@@ -173,10 +201,13 @@ fn append(
 }
 
 /// Every regular file under `dir` (none if it does not exist) as `<prefix>/<rel>`;
-/// `.terraform` directories are skipped, and files `skip` names.
+/// `.terraform` directories are skipped, and files `skip` names. A symbolic link that
+/// leads outside `root` (canonical) is an error naming it: a link to
+/// `~/.docker/config.json` or `/proc/self/environ` must not be published.
 fn collect(
     dir: &Path,
     prefix: &str,
+    root: &Path,
     out: &mut BTreeMap<String, PathBuf>,
     skip: fn(&str) -> bool,
 ) -> Result<(), String> {
@@ -192,6 +223,20 @@ fn collect(
             let name = entry.file_name().to_string_lossy().to_string();
             let path = entry.path();
             let archived = format!("{rel}/{name}");
+            if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                let target = path
+                    .canonicalize()
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                if !target.starts_with(root) {
+                    return Err(format!(
+                        "{} is a symbolic link to {}, outside {}: bundle and push publish \
+                         only files inside it",
+                        path.display(),
+                        target.display(),
+                        root.display()
+                    ));
+                }
+            }
             let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             if meta.is_dir() {
                 if entry.file_type().is_ok_and(|t| t.is_symlink()) {
@@ -268,16 +313,20 @@ fn mode_of(_path: &Path) -> u32 {
     0o644
 }
 
-/// The scalar fields of the template's `metadata.yaml` (`tags` as a YAML flow list).
-fn read_metadata(path: &Path) -> Result<BTreeMap<String, String>, String> {
+/// The scalar fields of the template's `metadata.yaml` (`tags` as a YAML flow list),
+/// and where each is (`shown:LINE:COL`).
+type Fields = BTreeMap<String, String>;
+
+fn read_metadata(path: &Path, shown: &str) -> Result<(Fields, Fields), String> {
     let text = read_file(path)?;
     let text = String::from_utf8(text).map_err(|_| format!("{} is not UTF-8", path.display()))?;
     let map = crate::files::FileMap::default();
-    let file = map.add(path.display().to_string(), text);
+    let file = map.add(shown.to_string(), text);
     let text = map.text(file).unwrap_or_default();
     let node = crate::yaml::parse(&text, file)
         .map_err(|e| format!("failed to parse metadata.yaml: {}", e.message))?;
     let mut out = BTreeMap::new();
+    let mut at = BTreeMap::new();
     for key in [
         "name",
         "description",
@@ -287,8 +336,11 @@ fn read_metadata(path: &Path) -> Result<BTreeMap<String, String>, String> {
         "license",
         "cliVersion",
     ] {
-        if let Some(v) = node.get(key).and_then(|n| n.as_str()) {
-            out.insert(key.to_string(), v.to_string());
+        if let Some(n) = node.get(key) {
+            if let Some(v) = n.as_str() {
+                out.insert(key.to_string(), v.to_string());
+                at.insert(key.to_string(), map.describe(n.span));
+            }
         }
     }
     if let Some(tags) = node
@@ -298,7 +350,27 @@ fn read_metadata(path: &Path) -> Result<BTreeMap<String, String>, String> {
         let tags: Vec<String> = tags.iter().filter_map(|t| t.as_str().map(quote)).collect();
         out.insert("tags".to_string(), format!("[{}]", tags.join(", ")));
     }
-    Ok(out)
+    Ok((out, at))
+}
+
+/// Checks that `value` (the bundle's `what`, from `from`) can stand in a file name
+/// without leading elsewhere: no path separator, no drive, no control character.
+pub fn plain_file_name_part(value: &str, what: &str, from: &str) -> Result<(), String> {
+    let bad = value
+        .chars()
+        .find(|c| matches!(c, '/' | '\\' | ':') || c.is_control());
+    match bad {
+        None => Ok(()),
+        Some(c) => Err(format!(
+            "{from}: the {what} {} cannot name the bundle file: it holds {} (give a plain \
+             {what}, or name the file with -o FILE.tar.gz)",
+            super::shown::joined(&format!("`{value}`"), 200),
+            match c {
+                '/' | '\\' | ':' => format!("`{c}`"),
+                c => format!("the control character U+{:04X}", c as u32),
+            }
+        )),
+    }
 }
 
 /// A YAML double-quoted string (JSON's escaping is valid YAML).

@@ -80,7 +80,17 @@ pub fn pull(
         d.with_primary(span, "this source")
             .with_note(format!("source `{name}` of {listed_in}"))
     };
-    let reference = Reference::parse(url).map_err(|m| at(Diagnostic::error(m)))?;
+    let reference = Reference::parse(url).map_err(|m| {
+        if super::reference::has_credentials(url) {
+            // The entry's line holds a password: named, not quoted.
+            Diagnostic::error(m).with_note(format!(
+                "source `{name}` of {}",
+                place(root, listed_in, span.start as usize)
+            ))
+        } else {
+            at(Diagnostic::error(m))
+        }
+    })?;
     let dir = fetch(root, &reference, settings).map_err(|f| {
         let d = at(Diagnostic::error(f.message));
         match f.help {
@@ -124,6 +134,26 @@ pub fn pull(
         others: Vec::new(),
         listed_in: listed_in.to_string(),
     })
+}
+
+/// `listed_in:LINE:COL` of byte `offset` when `listed_in` is a file of the project,
+/// else `listed_in`.
+fn place(root: &Path, listed_in: &str, offset: usize) -> String {
+    let Ok(text) = std::fs::read_to_string(root.join(listed_in)) else {
+        return listed_in.to_string();
+    };
+    let Some(before) = text.get(..offset) else {
+        return listed_in.to_string();
+    };
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .count()
+        + 1;
+    format!("{listed_in}:{line}:{column}")
 }
 
 /// What a cache directory holds, for a message.

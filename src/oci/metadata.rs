@@ -14,10 +14,15 @@ pub struct Metadata {
     pub cli_version: Option<String>,
 }
 
-/// Reads `<dir>/metadata.yaml`; `Ok(None)` when there is none.
+/// The largest `metadata.yaml` read from the cache (docs/limits.md).
+pub const MAX_BYTES: u64 = 1024 * 1024;
+
+/// Reads `<dir>/metadata.yaml`; `Ok(None)` when there is none. Only a regular file
+/// is read (a FIFO would block, a link to `/dev/zero` never end), and at most
+/// [`MAX_BYTES`] of it.
 pub fn read(dir: &Path) -> Result<Option<Metadata>, String> {
     let path = dir.join("metadata.yaml");
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let Some(text) = read_regular(&path)? else {
         return Ok(None);
     };
     let map = crate::files::FileMap::default();
@@ -38,6 +43,55 @@ pub fn read(dir: &Path) -> Result<Option<Metadata>, String> {
         name: text_of("name"),
         cli_version: text_of("cliVersion"),
     }))
+}
+
+/// The text of the regular file `path`; `Ok(None)` when nothing is there.
+fn read_regular(path: &Path) -> Result<Option<String>, String> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Not following a link, and not waiting for a FIFO's writer.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let shown = path.display();
+    let not_regular = || format!("{shown} is not a regular file; the cache holds only files");
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(_) if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) => {
+            return Err(not_regular())
+        }
+        Err(e) => return Err(format!("cannot read {shown}: {e}")),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(format!(
+            "{shown} is {} bytes, over the {} KiB a metadata.yaml may have",
+            meta.len(),
+            MAX_BYTES >> 10
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(format!(
+            "{shown} grew past the {} KiB a metadata.yaml may have while it was read",
+            MAX_BYTES >> 10
+        ));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| format!("{shown} is not UTF-8"))
 }
 
 /// Checks `version` against `constraint` as the Windsor CLI does: no check for an

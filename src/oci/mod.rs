@@ -7,10 +7,12 @@ pub mod archive;
 pub mod auth;
 pub mod bundle;
 pub mod cache;
+pub mod cred_helper;
 pub mod load;
 pub mod metadata;
 pub mod reference;
 pub mod registry;
+pub mod shown;
 pub mod sources;
 
 pub use auth::AuthEnv;
@@ -94,12 +96,22 @@ impl Settings {
 }
 
 /// The cache directory holding `reference` for the project at `root`, pulling it
-/// first unless the cache already has it (and `NO_CACHE` is not set).
+/// first unless the cache already has it (and `NO_CACHE` is not set). Either way the
+/// entry is held for reading until the process exits (see [`cache`]); a process pulls
+/// one reference once, `NO_CACHE` or not.
 pub fn fetch(root: &Path, reference: &Reference, settings: &Settings) -> Result<PathBuf, Failure> {
     let dir = cache::dir(root, reference);
-    let cached = cache::complete(&dir);
-    if cached && (settings.offline || !settings.no_cache) {
+    if cache::held(&dir) {
         return Ok(dir);
+    }
+    if settings.offline || !settings.no_cache {
+        let cached = cache::open(&dir).map_err(|m| Failure {
+            message: format!("cannot read {reference} from the cache: {m}"),
+            help: None,
+        })?;
+        if cached {
+            return Ok(dir);
+        }
     }
     if settings.offline {
         let (what, help) = match &settings.offline_by {
@@ -137,11 +149,11 @@ pub fn fetch(root: &Path, reference: &Reference, settings: &Settings) -> Result<
 
 /// Pulls `reference` and stores it as the cache entry `dir`.
 fn pull_into(dir: &Path, reference: &Reference, settings: &Settings) -> Result<(), Failure> {
-    let pulled = registry::pull(reference, &settings.auth, archive::MAX_LAYER_BYTES)?;
     let fail = |m: String| Failure {
         message: format!("failed to pull {reference}: {m}"),
         help: None,
     };
+    let pulled = registry::pull(reference, &settings.auth, archive::MAX_LAYER_BYTES)?;
     let tar = archive::decompress(&pulled.layer).map_err(fail)?;
-    cache::store(dir, &tar).map_err(fail)
+    cache::store(dir, &tar, settings.no_cache).map_err(fail)
 }

@@ -23,6 +23,16 @@ impl Reference {
         let malformed = || {
             format!("invalid OCI reference format, expected oci://registry/repository:tag: {url}")
         };
+        if has_credentials(url) {
+            // Never repeated: the part before `@` holds a password.
+            let (_, after) = rest.split_once('@').unwrap_or_default();
+            let host = after.split('/').next().unwrap_or_default();
+            return Err(format!(
+                "invalid OCI reference oci://***@{after}: credentials in the URL are refused \
+                 (they would end up in the cache's directory name and in messages); log in \
+                 with `docker login {host}` instead"
+            ));
+        }
         let (registry, path) = rest.split_once('/').ok_or_else(malformed)?;
         let (repository, tag) = path.rsplit_once(':').ok_or_else(malformed)?;
         if registry.is_empty() || repository.is_empty() || tag.is_empty() {
@@ -109,6 +119,13 @@ impl Reference {
     pub fn client_reference(&self) -> String {
         format!("{}/{}:{}", self.host(), self.path(), self.tag)
     }
+}
+
+/// Whether `url` names credentials before its host (`oci://user:password@host/…`).
+pub fn has_credentials(url: &str) -> bool {
+    url.strip_prefix("oci://")
+        .and_then(|rest| rest.split('/').next())
+        .is_some_and(|registry| registry.contains('@'))
 }
 
 impl fmt::Display for Reference {

@@ -5,6 +5,7 @@
 
 use super::auth::{self, AuthEnv, Credential, Lookup};
 use super::reference::Reference;
+use super::shown;
 use oci_client::client::{ClientConfig, ClientProtocol};
 use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::manifest::{OciDescriptor, OciImageManifest};
@@ -119,14 +120,24 @@ fn unknown_manifest(error: &OciDistributionError) -> bool {
     }
 }
 
+/// The most characters of a registry's reply a message shows.
+pub const SHOWN_BODY: usize = 512;
+
 fn describe(error: &OciDistributionError) -> String {
-    // reqwest's own message names the URL but not the cause; the chain has it. A
-    // registry's reply body may end in a newline: the description stays one line.
-    let line = |s: String| s.trim().replace('\n', " ");
-    let mut text = line(error.to_string());
+    // reqwest's own message names the URL but not the cause; the chain has it. What a
+    // registry replies is the registry's to choose: the description stays one line,
+    // without terminal escapes, and short.
+    let line = |s: &str| shown::joined(s, 2 * SHOWN_BODY);
+    let mut text = match error {
+        OciDistributionError::ServerError { url, code, message } => format!(
+            "Server error: url {url}, code: {code}, message: {}",
+            shown::joined(message, SHOWN_BODY)
+        ),
+        other => line(&other.to_string()),
+    };
     let mut source = std::error::Error::source(error);
     while let Some(s) = source {
-        let more = line(s.to_string());
+        let more = line(&s.to_string());
         if !text.contains(&more) {
             text = format!("{text}: {more}");
         }

@@ -133,6 +133,30 @@ impl Home {
     }
 }
 
+impl Home {
+    /// Installs `docker-credential-<name>` in `<home>/bin`, a shell script whose body
+    /// reads the server key into `$server` first; returns a `PATH` that finds it.
+    pub fn credential_helper(&self, name: &str, body: &str) -> String {
+        let bin = self.0.path().join("bin");
+        std::fs::create_dir_all(&bin).expect("bin");
+        let helper = bin.join(format!("docker-credential-{name}"));
+        // The key comes without a newline, as Docker sends it: `read` then fails, but
+        // sets the variable.
+        std::fs::write(&helper, format!("#!/bin/sh\nread -r server\n{body}")).expect("helper");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+        }
+        format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+}
+
 fn base64(text: &str) -> String {
     const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let bytes = text.as_bytes();
