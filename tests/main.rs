@@ -18,6 +18,7 @@ mod confinement;
 mod context_patches;
 mod corpus;
 mod corpus_compose;
+mod empty_expectations;
 mod eval;
 mod explain;
 mod expr_conformance;
