@@ -28,6 +28,7 @@ mod hardening;
 mod help;
 mod inactive_at_load;
 mod incremental;
+mod jsonnet_helpers;
 mod lsp;
 mod module_graph;
 mod oci;
