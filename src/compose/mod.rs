@@ -333,6 +333,13 @@ fn compose_parts(
         kustomizations = Merged::default();
     }
     // 11. assemble
+    let defaults =
+        inputs.schema.map(
+            |schema| match schema.apply_defaults(&Value::map(Map::default())) {
+                Value::Map(m) => (*m).clone(),
+                _ => Map::default(),
+            },
+        );
     let blueprint = assemble::blueprint(assemble::Assembly {
         template,
         base,
@@ -342,6 +349,7 @@ fn compose_parts(
         components_apart,
         outputs: &collected.outputs,
         context: &collected.context,
+        defaults: defaults.as_ref(),
         active: &collected.activation.active,
         output_bytes: inputs.limits.output_bytes,
         memo: memos.map(|m| &mut m.assembled),

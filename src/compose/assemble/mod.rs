@@ -32,6 +32,9 @@ pub struct Assembly<'a> {
     pub outputs: &'a FacetOutputs,
     /// The composing template's context values and active facets.
     pub context: &'a Map,
+    /// The schema's defaults, which the Windsor CLI's config lookups fall back to
+    /// (`values-common`'s keys) even when the values were composed without them.
+    pub defaults: Option<&'a Map>,
     pub active: &'a [usize],
     pub output_bytes: usize,
     /// The last composition's component values, and where this one's go (issue 25).
@@ -78,7 +81,14 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
         substitutions: &outputs.substitutions,
         config_maps: vec![(
             "values-common",
-            context_fields::values_common(a.context, &a.builtins.context, &outputs.substitutions),
+            context_fields::values_common(
+                context_fields::Lookup {
+                    values: a.context,
+                    defaults: a.defaults,
+                },
+                &a.builtins.context,
+                &outputs.substitutions,
+            ),
         )],
         repository: context_fields::dev_repository(a.context, &a.builtins.project_root),
         messages: context_fields::messages(a.template, a.active),
@@ -136,6 +146,7 @@ mod tests {
             components_apart: false,
             outputs: &collected.outputs,
             context: &collected.context,
+            defaults: None,
             active: &collected.activation.active,
             output_bytes,
             memo: None,
