@@ -14,6 +14,7 @@ mod completions;
 mod compose_errors;
 mod compose_examples;
 mod compose_sources;
+mod config_expectations;
 mod confinement;
 mod context_patches;
 mod corpus;

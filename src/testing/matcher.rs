@@ -12,12 +12,15 @@
 //!   `name`, an unnamed one by its components).
 //! * `exclude`: the entry must not exist, or with `components` listed, the entry must
 //!   not contain them.
+//! * `config`: each named config block's composed value, compared as `inputs` are
+//!   (Windsor after 0.9, windsorcli/cli#3268); `exclude.config` fails for a block whose
+//!   value matches. Not compared under `--windsor-compat 0.9`.
 //!
 //! Any other key of an expectation is not compared, and is never silently ignored: it
 //! is a warning naming the file and line.
 
 use crate::expr::windsor::format::go_format;
-use crate::expr::Value;
+use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::template::fields;
 use crate::template::identity::component_id_of;
@@ -41,6 +44,10 @@ pub struct Composed<'a> {
     /// The notes of the composition, rendered (what `expect.messages` is checked
     /// against; the blueprint carries them unrendered).
     pub messages: Vec<String>,
+    /// The composed config scope: each config block's value after composition, by
+    /// block name (what `expect.config` is checked against); `None` when config
+    /// expectations are not compared (`--windsor-compat 0.9`).
+    pub config: Option<&'a Map>,
 }
 
 impl Composed<'_> {
@@ -208,6 +215,10 @@ pub fn check(composed: &Composed<'_>, spec: &Node, present: bool, file: &str) ->
             "flux" => ComponentKind::FluxSystem,
             "messages" => {
                 check_messages(composed, node, present, &mut out);
+                continue;
+            }
+            "config" => {
+                check_config(composed, key, node, present, &mut out);
                 continue;
             }
             other => {
@@ -622,6 +633,54 @@ fn check_messages(composed: &Composed<'_>, node: &Node, present: bool, out: &mut
                     format!("the message {text:?} should not be shown")
                 },
             });
+        }
+    }
+}
+
+/// `config`: each listed block against the composed config scope, as `inputs` are
+/// compared (windsorcli/cli#3268, #3270): in `expect` the block must be there and
+/// match; in `exclude` a block that is there and matches fails the case.
+fn check_config(
+    composed: &Composed<'_>,
+    key: &crate::yaml::Key,
+    node: &Node,
+    present: bool,
+    out: &mut Outcome,
+) {
+    let Some(config) = composed.config else {
+        out.warnings.push(
+            Diagnostic::warning(
+                "`config` expectations are not compared under --windsor-compat 0.9; this expectation checks nothing",
+            )
+            .with_primary(key.span, "not compared")
+            .with_help("the Windsor CLI compares them since windsorcli/cli#3270; without --windsor-compat 0.9 bpc does too"),
+        );
+        return;
+    };
+    let NodeKind::Map(blocks) = &node.kind else {
+        out.warnings.push(
+            Diagnostic::warning("`config` should be a map of config block names to values")
+                .with_primary(node.span, "not compared"),
+        );
+        return;
+    };
+    for (name, expected) in blocks {
+        let path = format!("config.{}", name.name);
+        let expected = expected.to_value();
+        let actual = config.get(&*name.name);
+        if present {
+            input_matches(&expected, actual, &path, &mut out.mismatches);
+            continue;
+        }
+        if let Some(actual) = actual {
+            let mut probe = Vec::new();
+            input_matches(&expected, Some(actual), &path, &mut probe);
+            if probe.is_empty() {
+                out.mismatches.push(Mismatch {
+                    path,
+                    message: format!("should not be {}", show(actual)),
+                });
+            }
         }
     }
 }
