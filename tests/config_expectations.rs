@@ -136,10 +136,10 @@ fn sibling_expressions_of_identical_shape_read_their_own_values() {
 }
 
 /// windsorcli/cli#3070: a `when:` decides inclusion during composition and never
-/// reaches the blueprint, whose readers could not evaluate its composition-only
-/// config (`storage.enabled` is a config block).
+/// reaches the blueprint or the render, whose readers could not evaluate its
+/// composition-only config (`storage.enabled` is a config block).
 #[test]
-fn a_composition_only_when_stays_out_of_the_blueprint() {
+fn a_composition_only_when_stays_out_of_the_blueprint_and_the_render() {
     let dir = tempfile::tempdir().expect("tempdir");
     copy_dir(
         &repo().join("tests/config_expectations/_template"),
@@ -154,4 +154,21 @@ fn a_composition_only_when_stays_out_of_the_blueprint() {
     let out = bpc(dir.path(), &["test", "metal", "--show"]);
     assert!(out.stdout.contains("- name: csi\n"), "{}", out.stdout);
     assert!(!out.stdout.contains("when"), "{}", out.stdout);
+    // Nor the render: the system's Flux Kustomization carries no trace of it.
+    std::fs::create_dir_all(dir.path().join("contexts/metal")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("contexts/metal/values.yaml"),
+        "platform: metal\n",
+    )
+    .expect("write");
+    let render = bpc(
+        dir.path(),
+        &["render", "--context", "metal", "--out", "out"],
+    );
+    assert!(render.success(), "{}", render.stderr);
+    let installed =
+        std::fs::read_to_string(dir.path().join("out/flux/kustomizations/csi-install.yaml"))
+            .expect("the csi system is rendered");
+    assert!(!installed.contains("when"), "{installed}");
+    assert!(!installed.contains("storage"), "{installed}");
 }
