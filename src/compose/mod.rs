@@ -314,11 +314,10 @@ fn compose_parts(
         crds_layer: crds_layer.as_deref(),
         written: &written,
     };
-    let exclusions = &collected.exclusions;
     let validated = memos.as_deref_mut().map(|m| &mut m.validated);
     let cycles = validate::components(
         subject,
-        exclusions,
+        &collected.exclusions,
         template,
         &origins,
         inputs.cycles,
@@ -333,13 +332,6 @@ fn compose_parts(
         kustomizations = Merged::default();
     }
     // 11. assemble
-    let defaults =
-        inputs.schema.map(
-            |schema| match schema.apply_defaults(&Value::map(Map::default())) {
-                Value::Map(m) => (*m).clone(),
-                _ => Map::default(),
-            },
-        );
     let blueprint = assemble::blueprint(assemble::Assembly {
         template,
         base,
@@ -349,7 +341,7 @@ fn compose_parts(
         components_apart,
         outputs: &collected.outputs,
         context: &collected.context,
-        defaults: defaults.as_ref(),
+        schema: inputs.schema,
         active: &collected.activation.active,
         output_bytes: inputs.limits.output_bytes,
         memo: memos.map(|m| &mut m.assembled),
