@@ -531,3 +531,50 @@ fn an_archive_cannot_list_local_sources() {
     "}
     );
 }
+
+/// `bpc explain` names the source and the ordinal beside every facet it shows: the
+/// upstream source by its `sources:` name, the template's own facets as `template`.
+#[test]
+fn explain_names_the_source_and_ordinal_of_every_facet() {
+    let files = vec![
+        ("top/blueprint.yaml", blueprint("top", &[("up", "../up")])),
+        (
+            "top/facets/a.yaml",
+            facet(
+                "low",
+                "ordinal: 1\nterraform:\n  - name: net\n    inputs:\n      size: downstream\n",
+            ),
+        ),
+        ("up/blueprint.yaml", blueprint("up", &[])),
+        (
+            "up/facets/a.yaml",
+            facet(
+                "high",
+                "ordinal: 900\nterraform:\n  - name: net\n    path: net\n    inputs:\n      size: upstream\n",
+            ),
+        ),
+    ];
+    let out = files
+        .iter()
+        .fold(Test::new(), |test, (path, text)| {
+            test.file(path, text.as_str())
+        })
+        .arg("explain")
+        .args(["--template", "top", "terraform.net.inputs.size"])
+        .run()
+        .stdout;
+    assert_eq!(
+        out,
+        indoc! {"
+        terraform.net.inputs.size = \"downstream\"
+
+        contributions, in order applied:
+          1. facet `high` (up/facets/a.yaml:7:5, source `up`), ordinal 900, merge
+             \"upstream\"
+             → overridden
+          2. facet `low` (top/facets/a.yaml:7:5, source `template`), ordinal 1, merge
+             \"downstream\"
+             → won
+    "}
+    );
+}

@@ -220,7 +220,7 @@ fn explain_lists_each_patch_file_as_a_step() {
         kustomize[app].patches = [{"patch":"from: facet"},{"patch":"kind: A\n"}]
 
         contributions, in order applied:
-          1. facet `a` (_template/facets/a.yaml:6:5), ordinal 0, merge
+          1. facet `a` (_template/facets/a.yaml:6:5, source `template`), ordinal 0, merge
              [{"patch":"from: facet"}]
              → kept: merged into the final value
           2. context patch (contexts/dev/patches/app/p.yaml:1:1), ordinal after all facets, merge

@@ -39,12 +39,12 @@ fn deferred_terraform_output() {
         terraform.cluster.inputs.endpoints = {"expression":"${terraform_output('compute', 'controlplanes')}"}
 
         contributions, in order applied:
-          1. facet `docker` (_template/facets/provider-docker.yaml:13:5), ordinal 200, merge
+          1. facet `docker` (_template/facets/provider-docker.yaml:13:5, source `template`), ordinal 200, merge
              ${terraform_output('compute', 'controlplanes')}  (deferred: kept as written until apply)
              → won
 
         left out:
-          - aws (_template/facets/provider-aws.yaml): facet `aws` is not active — when: provider == 'aws'
+          - aws (_template/facets/provider-aws.yaml, source `template`, ordinal 200): facet `aws` is not active — when: provider == 'aws'
     "#}
     );
 }
@@ -58,7 +58,7 @@ fn config_block_reading_its_own_input() {
         network.cidr_block = "10.0.0.0/16"
 
         config block `network`, in order applied:
-          1. facet `cluster-config` (_template/facets/config-cluster.yaml:9:11), merge
+          1. facet `cluster-config` (_template/facets/config-cluster.yaml:9:11, source `template`), ordinal 100, merge
              ${network.cidr_block ?? '10.0.0.0/16'}
              (reads its own input: `network.cidr_block` inside the block is the context value)
     "#}
@@ -74,9 +74,9 @@ fn whole_component_replaced_by_a_later_facet() {
         kustomize.csi = {"name":"csi","path":"csi","dependsOn":["policy-base"],"components":["aws-ebs"]}
 
         contributions, in order applied:
-          1. facet `provider-base` (../../_template/facets/provider-base.yaml:16:5), ordinal 199, merge
+          1. facet `provider-base` (../../_template/facets/provider-base.yaml:16:5, source `template`), ordinal 199, merge
              → created the component
-          2. facet `aws` (../../_template/facets/provider-aws.yaml:22:5), ordinal 200, replace
+          2. facet `aws` (../../_template/facets/provider-aws.yaml:22:5, source `template`), ordinal 200, replace
              → replaced everything before it
     "#}
     );
@@ -94,10 +94,10 @@ fn field_level_remove() {
           1. blueprint.yaml (../../_template/blueprint.yaml:14:5), ordinal base, merge
              ["kyverno","kyverno/audit"]
              → partly kept: 1 of 2 values are in the final value
-          2. facet `provider-base` (../../_template/facets/provider-base.yaml:8:5), ordinal 199, merge
+          2. facet `provider-base` (../../_template/facets/provider-base.yaml:8:5, source `template`), ordinal 199, merge
              ["kyverno/pod-security"]
              → kept: merged into the final value
-          3. facet `dev` (../../_template/facets/option-dev.yaml:9:5), ordinal 300, remove
+          3. facet `dev` (../../_template/facets/option-dev.yaml:9:5, source `template`), ordinal 300, remove
              ["kyverno/audit"]
              → removed components: kyverno/audit
     "#}
@@ -110,7 +110,7 @@ fn facet_excluded_by_when() {
     assert_eq!(
         t,
         indoc! {r#"
-        facet `aws` (_template/facets/provider-aws.yaml), ordinal 200: inactive
+        facet `aws` (_template/facets/provider-aws.yaml, source `template`), ordinal 200: inactive
           when: provider == 'aws'
             provider = "docker"
 
@@ -167,10 +167,10 @@ fn corpus_override_by_ordinal_and_replace() {
         kustomize.telemetry-base.components = ["prometheus","prometheus/flux","filebeat"]
 
         contributions, in order applied:
-          1. facet `provider-base` (contexts/_template/facets/provider-base.yaml:59:3), ordinal 199, merge
+          1. facet `provider-base` (contexts/_template/facets/provider-base.yaml:59:3, source `template`), ordinal 199, merge
              ["prometheus","prometheus/flux","fluentbit"]
              → overridden
-          2. facet `observability` (contexts/_template/facets/addon-observability.yaml:86:3), ordinal 400, replace
+          2. facet `observability` (contexts/_template/facets/addon-observability.yaml:86:3, source `template`), ordinal 400, replace
              ["prometheus","prometheus/flux","filebeat"]
              → won
     "#}
@@ -236,16 +236,16 @@ fn every_strategy_on_one_component() {
         kustomize.ingress.components = ["traefik"]
 
         contributions, in order applied:
-          1. facet `a` (_template/facets/a.yaml:7:5), ordinal 100, merge
+          1. facet `a` (_template/facets/a.yaml:7:5, source `template`), ordinal 100, merge
              ["nginx"]
              → overridden
-          2. facet `b` (_template/facets/b.yaml:7:5), ordinal 200, merge
+          2. facet `b` (_template/facets/b.yaml:7:5, source `template`), ordinal 200, merge
              ["nginx/web"]
              → overridden
-          3. facet `c` (_template/facets/c.yaml:7:5), ordinal 300, replace
+          3. facet `c` (_template/facets/c.yaml:7:5, source `template`), ordinal 300, replace
              ["traefik","traefik/web"]
              → partly kept: 1 of 2 values are in the final value
-          4. facet `d` (_template/facets/d.yaml:7:5), ordinal 400, remove
+          4. facet `d` (_template/facets/d.yaml:7:5, source `template`), ordinal 400, remove
              ["traefik/web"]
              → removed components: traefik/web
     "#}
@@ -282,7 +282,7 @@ fn values_bpc_sets_itself_name_their_rule() {
         kustomize.app = {"name":"app","path":"app","dependsOn":["crds","gateway-install"],"components":["x"]}
 
         contributions, in order applied:
-          1. facet `a` (_template/facets/a.yaml:7:5), ordinal 0, merge
+          1. facet `a` (_template/facets/a.yaml:7:5, source `template`), ordinal 0, merge
              → created the component
 
         set by bpc:

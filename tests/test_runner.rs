@@ -519,3 +519,35 @@ fn exclude_of_resources_components_checks_the_variants() {
     "#}
     );
 }
+
+/// `values-common`'s load-balancer keys come from the schema's defaults in a case
+/// that does not apply them, as in the Windsor CLI, whose config lookups fall back to
+/// schema defaults (the oracle printed this `configMaps` for the same template); the
+/// facets' own expressions still do not see the defaults.
+#[test]
+fn values_common_falls_back_to_schema_defaults_in_a_case_without_them() {
+    let dir = crate::common::project(&[
+        (
+            "_template/schema.yaml",
+            "$schema: https://json-schema.org/draft/2020-12/schema\ntype: object\nproperties:\n  network:\n    type: object\n    properties:\n      loadbalancer_ips:\n        type: object\n        properties:\n          start:\n            type: string\n            default: 10.5.1.10\n          end:\n            type: string\n            default: 10.5.1.100\n",
+        ),
+        (
+            "_template/facets/base.yaml",
+            &format!("{FACET_HEAD}metadata:\n  name: base\nterraform:\n  - name: t\n    path: t\n    inputs:\n      start: ${{network.loadbalancer_ips.start ?? 'none'}}\n"),
+        ),
+        (
+            "_template/tests/lb.test.yaml",
+            "cases:\n  - name: partial network\n    values:\n      network:\n        loadbalancer_ips:\n          start: 10.9.9.9\n    expect:\n      terraform:\n        - name: t\n",
+        ),
+    ]);
+    let out = bpc_test(dir.path(), &["partial network", "--show"]);
+    let shown = text(&out);
+    assert!(
+        shown.contains("  inputs:\n    start: 10.9.9.9\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.ends_with("configMaps:\n  values-common:\n    CONTEXT: test\n    LOADBALANCER_IP_END: 10.5.1.100\n    LOADBALANCER_IP_RANGE: 10.9.9.9-10.5.1.100\n    LOADBALANCER_IP_START: 10.9.9.9\n"),
+        "{shown}"
+    );
+}

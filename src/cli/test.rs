@@ -6,7 +6,7 @@ use super::terminal::{color_stdout, report};
 use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;
 use crate::testing::case::{self, Case, TestFile};
-use crate::testing::runner::{CaseResult, RunOptions, Suite, UnmockedOutputs};
+use crate::testing::runner::{CaseResult, RunOptions, Suite, UnmockedOutputs, WindsorCompat};
 use crate::testing::snapshot::Golden;
 use clap::{Args, ValueEnum};
 
@@ -36,6 +36,17 @@ pub enum Unmocked {
     Error,
 }
 
+/// The Windsor CLI whose test runner `bpc test` follows where versions differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Compat {
+    /// Windsor's main after 0.9: `expect.config` and `exclude.config` are compared
+    #[default]
+    Latest,
+    /// the 0.9 CLI: `config` expectations check nothing (a warning says so)
+    #[value(name = "0.9")]
+    V0_9,
+}
+
 #[derive(Args, Debug, Clone, Default)]
 #[command(after_help = "Examples:
   bpc test                                     # every case under <template>/tests
@@ -55,6 +66,11 @@ pub struct TestArgs {
     /// Either way, reading a component the composed blueprint lacks fails the case.
     #[arg(long, value_enum, default_value_t = Unmocked::Null)]
     pub unmocked_outputs: Unmocked,
+    /// Match as this Windsor CLI's test runner does, for a project pinned to it:
+    /// `latest` (default) compares `expect.config` / `exclude.config` with the
+    /// composed config blocks; `0.9` leaves them unchecked, as the 0.9 CLI did.
+    #[arg(long, value_enum, value_name = "VERSION", default_value_t = Compat::Latest)]
+    pub windsor_compat: Compat,
     /// Also compare each case's whole blueprint with its golden file.
     #[arg(long)]
     pub snapshot: bool,
@@ -188,6 +204,10 @@ pub fn run_tests(
     }
 
     let suite = session.suite(RunOptions {
+        compat: match args.windsor_compat {
+            Compat::Latest => WindsorCompat::Latest,
+            Compat::V0_9 => WindsorCompat::V0_9,
+        },
         schema_defaults: args.schema_defaults,
         unmocked_outputs: match args.unmocked_outputs {
             Unmocked::Null => UnmockedOutputs::Null,

@@ -318,11 +318,10 @@ fn compose_parts(
         crds_layer: crds_layer.as_deref(),
         written: &written,
     };
-    let exclusions = &collected.exclusions;
     let validated = memos.as_deref_mut().map(|m| &mut m.validated);
     let cycles = validate::components(
         subject,
-        exclusions,
+        &collected.exclusions,
         template,
         &origins,
         inputs.cycles,
@@ -346,6 +345,7 @@ fn compose_parts(
         components_apart,
         outputs: &collected.outputs,
         context: &collected.context,
+        schema: inputs.schema,
         active: &collected.activation.active,
         output_bytes: inputs.limits.output_bytes,
         memo: memos.map(|m| &mut m.assembled),

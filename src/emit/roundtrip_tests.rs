@@ -217,3 +217,50 @@ fn long_keys_round_trip() {
         "{text}"
     );
 }
+
+/// Every string of up to five pieces of lines, blanks and tabs, as a map value, a
+/// nested map value, a list item, an item of a nested list and a value in a list's
+/// map: whatever style the writer picks (a goccy/go-yaml literal block where it reads
+/// back, double quotes where it would not), the string reads back unchanged.
+#[test]
+fn multi_line_strings_round_trip_at_every_depth() {
+    const PIECES: &[&str] = &["a", " ", "  ", "\t", "\n", "b "];
+    let mut strings = vec![String::new()];
+    let mut all = Vec::new();
+    for _ in 0..5 {
+        let mut next = Vec::new();
+        for s in &strings {
+            for piece in PIECES {
+                next.push(format!("{s}{piece}"));
+            }
+        }
+        all.extend(next.iter().filter(|s| s.contains('\n')).cloned());
+        strings = next;
+    }
+    let map = |k: &str, v: Value| {
+        let mut m = Map::default();
+        m.insert(k.into(), v);
+        Value::map(m)
+    };
+    for s in &all {
+        let v = || Value::from(s.as_str());
+        let shapes = [
+            map("k", v()),
+            map("a", map("b", map("c", v()))),
+            map("l", Value::list(vec![v(), v()])),
+            map("l", Value::list(vec![Value::list(vec![v()])])),
+            map("l", Value::list(vec![map("k", map("n", v()))])),
+        ];
+        for value in shapes {
+            let text = to_yaml(&value);
+            let back = match parse(&text, FileId(0)) {
+                Ok(node) => node.to_value(),
+                Err(err) => panic!("{s:?}: emitted YAML does not parse: {err}\n{text}"),
+            };
+            assert!(
+                value.equals(&back, Equality::SAME_DOCUMENT),
+                "{s:?}: round trip changed the value\n{text}\n{back:?}"
+            );
+        }
+    }
+}

@@ -123,6 +123,9 @@ struct Writer<'h, 'p> {
     limit: usize,
     /// Top-level lists written apart, with their items ([`to_yaml_within_apart`]).
     apart: Vec<(&'h str, Pieces)>,
+    /// The indentation of each block list being written, outermost first: where a
+    /// block scalar sits in goccy/go-yaml's terms ([`Goccy`]).
+    lists: Vec<usize>,
 }
 
 impl<'h, 'p> Writer<'h, 'p> {
@@ -137,6 +140,7 @@ impl<'h, 'p> Writer<'h, 'p> {
             threads: crate::parallel::cores(),
             limit: usize::MAX,
             apart: Vec::new(),
+            lists: Vec::new(),
         }
     }
 
@@ -165,7 +169,7 @@ impl<'h, 'p> Writer<'h, 'p> {
             Value::List(items) if !items.is_empty() => self.list_items(items, 0, false),
             scalar => {
                 // Block lines at column 0 could read as `---`/`...` document markers.
-                self.scalar(scalar, 2);
+                self.scalar(scalar, 2, false);
                 self.out.push('\n');
             }
         }
@@ -257,13 +261,19 @@ impl<'h, 'p> Writer<'h, 'p> {
             }
             scalar => {
                 self.out.push(' ');
-                self.scalar(scalar, indent + 2);
+                self.scalar(scalar, indent + 2, false);
                 self.out.push('\n');
             }
         }
     }
 
     fn list_items(&mut self, items: &'p [Value], indent: usize, inline_first: bool) {
+        self.lists.push(indent);
+        self.list_items_in(items, indent, inline_first);
+        self.lists.pop();
+    }
+
+    fn list_items_in(&mut self, items: &'p [Value], indent: usize, inline_first: bool) {
         if self.list_items_apart(items, indent, inline_first) {
             return;
         }
@@ -301,7 +311,7 @@ impl<'h, 'p> Writer<'h, 'p> {
                 }
                 (scalar, _) => {
                     self.out.push(' ');
-                    self.scalar(scalar, indent + 2);
+                    self.scalar(scalar, indent + 2, true);
                     self.out.push('\n');
                 }
             }
@@ -346,7 +356,8 @@ impl<'h, 'p> Writer<'h, 'p> {
             let mut writer = Writer::new(None);
             writer.threads = 1;
             writer.limit = self.limit;
-            writer.list_items(run, indent, inline_first);
+            writer.lists.clone_from(&self.lists);
+            writer.list_items_in(run, indent, inline_first);
             writer.into_pieces()
         });
         // Joined by moving the pieces.
@@ -356,13 +367,20 @@ impl<'h, 'p> Writer<'h, 'p> {
         true
     }
 
-    /// A scalar or empty collection after `key: ` or `- `, with its comment; block
-    /// scalar bodies go at `body_indent`. Leaves the line open only for the caller's `\n`.
-    fn scalar(&mut self, value: &Value, body_indent: usize) {
+    /// A scalar or empty collection after `key: ` or `- ` (`item`: a list item), with
+    /// its comment; block scalar bodies go at `body_indent`. Leaves the line open only
+    /// for the caller's `\n`.
+    fn scalar(&mut self, value: &Value, body_indent: usize, item: bool) {
         match value {
             Value::Map(_) => self.out.push_str("{}"),
             Value::List(_) => self.out.push_str("[]"),
-            Value::Str(s) if fits_block(s) => return self.block(s, body_indent),
+            Value::Str(s) if s.as_bytes().contains(&b'\n') => {
+                let prefix = self.goccy_prefix(body_indent, item);
+                if block_reads_back(s, prefix) {
+                    return self.block(s, body_indent, item);
+                }
+                write_string_inline(&mut self.out, s)
+            }
             Value::Str(s) => write_string_inline(&mut self.out, s),
             atom => {
                 text::atom(&mut self.out, atom, Dialect::Bpc);
@@ -371,44 +389,85 @@ impl<'h, 'p> Writer<'h, 'p> {
         self.write_comment();
     }
 
-    /// `|` / `|-` followed by the lines of `s`; the caller ends the last line. Blank
-    /// lines carry the indentation too, as goccy/go-yaml writes them, so a blueprint
-    /// is byte for byte the one the Windsor CLI prints.
-    fn block(&mut self, s: &str, body_indent: usize) {
+    /// The indentation goccy/go-yaml gives the lines of a block scalar before the
+    /// lists around it re-indent them: its column, where every list's items stand at
+    /// the list's own column and each map nests two columns in, plus two.
+    fn goccy_prefix(&self, body_indent: usize, item: bool) -> usize {
+        let lists = self.lists.len();
+        let column = match self.lists.last() {
+            // A list item: the column of its list, which lists outside it do not move.
+            Some(&indent) if item => indent.saturating_sub(2 * (lists - 1)),
+            // A map value: its key's column, less the two each list around it adds.
+            _ => body_indent.saturating_sub(2 + 2 * lists),
+        };
+        column + 2
+    }
+
+    /// `s` as a literal block, written as goccy/go-yaml (the Windsor CLI's printer)
+    /// writes it, so a blueprint is byte for byte the one the Windsor CLI prints: `|-`
+    /// without a final line break, `|` with one, `|+` with more; each line at
+    /// `body_indent`, a blank line too — but a blank line of a list item, and the
+    /// last line a `|+` block keeps, go out empty (goccy's list printer blanks every
+    /// line no longer than the indentation it strips). The caller ends the last line.
+    fn block(&mut self, s: &str, body_indent: usize, item: bool) {
         let (body, header) = match s.strip_suffix('\n') {
+            Some(body) if body.ends_with('\n') => (body, "|+"),
             Some(body) => (body, "|"),
             None => (s, "|-"),
         };
         self.out.push_str(header);
         self.write_comment();
-        for line in body.split('\n') {
+        let last = body.split('\n').count() - 1;
+        for (i, line) in body.split('\n').enumerate() {
             if self.over() {
                 return;
             }
             self.out.push('\n');
+            if line.is_empty() && (item || (i == last && header == "|+")) {
+                continue;
+            }
             self.indent(body_indent);
             self.out.push_str(line);
         }
     }
 }
 
-/// Whether a `|`/`|-` block reproduces `s` exactly: a line break somewhere (one line
-/// ending in a newline is a `|` block, as goccy/go-yaml writes it), no trailing blanks
-/// (invisible and easily lost), a first line that does not start with a blank (it would
-/// set the indentation), at most one final newline, printable characters only.
-fn fits_block(s: &str) -> bool {
-    // Most strings have no line break: a byte scan says so (a `char` search compares
-    // each candidate as a slice).
-    if !s.as_bytes().contains(&b'\n') {
+/// Whether the literal block goccy/go-yaml writes for `s` (lines indented by
+/// `prefix` before the lists around them re-indent them) reads back as `s`. goccy
+/// writes a block for every string with a line break, even where the block means
+/// something else; bpc writes those double-quoted instead (docs/semantics.md, S10):
+///
+/// * a carriage return (goccy then breaks lines at it), or a character a YAML reader
+///   refuses raw;
+/// * no line with anything but blanks on it;
+/// * a first non-blank line that starts with a space (it would set the indentation),
+///   or blank lines before it that are not empty (they would be deeper than it);
+/// * a last line (before the final line breaks) of blanks only, or ending in
+///   `prefix` spaces or more: goccy trims that many trailing spaces off the block.
+fn block_reads_back(s: &str, prefix: usize) -> bool {
+    if s.contains('\r') || !s.chars().all(|c| c == '\n' || is_printable_in_block(c)) {
         return false;
     }
+    let blank = |line: &str| line.chars().all(|c| c == ' ' || c == '\t');
     let body = s.strip_suffix('\n').unwrap_or(s);
-    let first = body.split('\n').next().unwrap_or("");
-    if first.is_empty() || first.starts_with([' ', '\t']) || body.ends_with('\n') {
+    let mut lines = body.split('\n');
+    let first = loop {
+        match lines.next() {
+            Some("") => continue,
+            Some(line) if blank(line) => return false,
+            Some(line) => break line,
+            None => return false,
+        }
+    };
+    if first.starts_with(' ') {
         return false;
     }
-    body.split('\n')
-        .all(|line| !line.ends_with([' ', '\t']) && line.chars().all(is_printable_in_block))
+    let last = body.rsplit('\n').next().unwrap_or("");
+    let keeps_blank_last = last.is_empty() && s.ends_with("\n\n");
+    if !keeps_blank_last && blank(last) {
+        return false;
+    }
+    last.len() - last.trim_end_matches(' ').len() < prefix
 }
 
 fn is_printable_in_block(c: char) -> bool {
@@ -540,17 +599,26 @@ sources: []
         }
     }
 
+    /// Multi-line strings as goccy/go-yaml writes them (each shape checked with the
+    /// Windsor CLI's `show`): a literal block whenever it reads back as the string —
+    /// blank and whitespace-only lines, tabs and trailing blanks included — and
+    /// double quotes where goccy's block would read as something else.
     #[test]
     fn multi_line_strings() {
         let doc = map(vec![
             ("keep", s("line one\nline two\n")),
             ("strip", s("a\n\nb")),
-            ("list", Value::list(vec![s("x\ny\n")])),
+            ("blank", s("a\n  \nb")),
+            ("tab", s("a\n\t\nb")),
+            ("list", Value::list(vec![s("x\ny\n"), s("a\n\nb")])),
             ("lead", s("  indented\nnext")),
+            ("leadtab", s("\tindented\nnext")),
             ("trail", s("a  \nb")),
             ("many", s("a\n\n")),
             ("one", s("kind: A\n")),
             ("newline", s("\n")),
+            ("lastblank", s("a\n  ")),
+            ("cr", s("a\r\nb")),
         ]);
         let expected = "\
 keep: |
@@ -560,16 +628,37 @@ strip: |-
   a
 \x20\x20
   b
+blank: |-
+  a
+\x20\x20\x20\x20
+  b
+tab: |-
+  a
+  \t
+  b
 list:
 - |
   x
   y
+- |-
+  a
+
+  b
 lead: \"  indented\\nnext\"
-trail: \"a  \\nb\"
-many: \"a\\n\\n\"
+leadtab: |-
+  \tindented
+  next
+trail: |-
+  a\x20\x20
+  b
+many: |+
+  a
+
 one: |
   kind: A
 newline: \"\\n\"
+lastblank: \"a\\n  \"
+cr: \"a\\r\\nb\"
 ";
         assert_eq!(to_yaml(&doc), expected);
     }

@@ -42,12 +42,28 @@ fn descend<'t>(t: &'t Tracked, path: &[String]) -> Option<&'t Tracked> {
 }
 
 impl Explainer<'_> {
+    /// Where a contribution was written; a facet's file with the source it belongs
+    /// to beside it (the ordinal follows).
     fn location(&self, origin: &Origin) -> String {
         match &origin.contributor {
             Contributor::Derived(_) => "derived by bpc".to_string(),
             Contributor::Context => "context values".to_string(),
+            Contributor::Facet(id) => format!(
+                "{}, source `{}`",
+                self.files.describe(origin.span),
+                self.source_name(id.template)
+            ),
             _ => self.files.describe(origin.span),
         }
+    }
+
+    /// The `sources:` name of a template of the composition: an upstream source's
+    /// own, a published blueprint's, or `template` for the project's own template.
+    fn source_name(&self, id: TemplateId) -> &str {
+        self.template
+            .upstream_name(id)
+            .or_else(|| self.template.published.as_ref().map(|p| p.name.as_str()))
+            .unwrap_or(crate::compose::finish::flux_shape::TEMPLATE_SOURCE)
     }
 
     fn who(&self, origin: &Origin) -> String {
@@ -55,10 +71,7 @@ impl Explainer<'_> {
             Contributor::Base => "blueprint.yaml".to_string(),
             Contributor::Facet(id) => {
                 let name = self.template.facet(*id).map_or("?", |f| f.name.as_str());
-                match self.template.upstream_name(id.template) {
-                    Some(source) => format!("facet `{name}` of source `{source}`"),
-                    None => format!("facet `{name}`"),
-                }
+                format!("facet `{name}`")
             }
             Contributor::Overlay => "context blueprint".to_string(),
             Contributor::ContextPatch => "context patch".to_string(),
@@ -186,7 +199,14 @@ impl Explainer<'_> {
                     .template
                     .part(e.facet.template)
                     .map_or(facet.path.clone(), |t| t.tree.describe(&facet.path));
-                let _ = writeln!(out, "  - {} ({shown}): {}{when}", facet.name, e.reason);
+                let _ = writeln!(
+                    out,
+                    "  - {} ({shown}, source `{}`, ordinal {}): {}{when}",
+                    facet.name,
+                    self.source_name(e.facet.template),
+                    facet.ordinal,
+                    e.reason
+                );
             }
         }
         Ok(out)
@@ -343,11 +363,13 @@ impl Explainer<'_> {
                 let at = block
                     .map(|b| self.files.describe(b.name_span))
                     .unwrap_or_default();
+                let ordinal = block.and_then(|b| b.ordinal).unwrap_or(facet.ordinal);
                 let _ = writeln!(
                     out,
-                    "  {}. facet `{}` ({at}), {}",
+                    "  {}. facet `{}` ({at}, source `{}`), ordinal {ordinal}, {}",
                     i + 1,
                     facet.name,
+                    self.source_name(TemplateId::Composing),
                     r.strategy.as_str()
                 );
                 if let Some(b) = block {
@@ -465,9 +487,10 @@ impl Explainer<'_> {
         // Files are named as everywhere else: relative to the project.
         let _ = writeln!(
             out,
-            "facet `{}` ({}), ordinal {}: {state}",
+            "facet `{}` ({}, source `{}`), ordinal {}: {state}",
             facet.name,
             self.template.tree.describe(&facet.path),
+            self.source_name(TemplateId::Composing),
             facet.ordinal
         );
         if let Some(w) = &facet.when {
@@ -498,9 +521,10 @@ impl Explainer<'_> {
                         any = true;
                         let _ = writeln!(
                             out,
-                            "  {kind}.{} ({}): {}, {:?}",
+                            "  {kind}.{} ({}, ordinal {}): {}, {:?}",
                             c.id,
-                            self.files.describe(o.span),
+                            self.location(&o),
+                            Self::ordinal(&o),
                             step.strategy.as_str(),
                             step.effect
                         );

@@ -12,12 +12,15 @@
 //!   `name`, an unnamed one by its components).
 //! * `exclude`: the entry must not exist, or with `components` listed, the entry must
 //!   not contain them.
+//! * `config`: each named config block's composed value, compared as `inputs` are
+//!   (Windsor after 0.9, windsorcli/cli#3268); `exclude.config` fails for a block whose
+//!   value matches. Not compared under `--windsor-compat 0.9`.
 //!
 //! Any other key of an expectation is not compared, and is never silently ignored: it
 //! is a warning naming the file and line.
 
 use crate::expr::windsor::format::go_format;
-use crate::expr::Value;
+use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::template::fields;
 use crate::template::identity::component_id_of;
@@ -41,6 +44,10 @@ pub struct Composed<'a> {
     /// The notes of the composition, rendered (what `expect.messages` is checked
     /// against; the blueprint carries them unrendered).
     pub messages: Vec<String>,
+    /// The composed config scope: each config block's value after composition, by
+    /// block name (what `expect.config` is checked against); `None` when config
+    /// expectations are not compared (`--windsor-compat 0.9`).
+    pub config: Option<&'a Map>,
 }
 
 impl Composed<'_> {
@@ -131,6 +138,20 @@ fn show(v: &Value) -> String {
     }
 }
 
+/// An expected field that asks for nothing: null, `""`, `[]` or `{}`. The Windsor CLI
+/// compares a field only when the expectation sets it (a Go zero value is unset), so
+/// such a field matches whatever is there, an absent or empty field included — for
+/// Windsor an omitted collection and an empty one are the same thing.
+fn is_unset(expected: &Node) -> bool {
+    match &expected.kind {
+        NodeKind::Null => true,
+        NodeKind::Str(s) => s.is_empty(),
+        NodeKind::Seq(items) => items.is_empty(),
+        NodeKind::Map(entries) => entries.is_empty(),
+        _ => false,
+    }
+}
+
 /// Does `actual` satisfy `expected` (maps by subset, lists by containment)?
 /// Returns the mismatches under `path`.
 fn subset(expected: &Value, actual: Option<&Value>, path: &str, out: &mut Vec<Mismatch>) {
@@ -194,6 +215,10 @@ pub fn check(composed: &Composed<'_>, spec: &Node, present: bool, file: &str) ->
             "flux" => ComponentKind::FluxSystem,
             "messages" => {
                 check_messages(composed, node, present, &mut out);
+                continue;
+            }
+            "config" => {
+                check_config(composed, key, node, present, &mut out);
                 continue;
             }
             other => {
@@ -304,6 +329,10 @@ fn check_component(
         (None, false) => {}
         (Some(actual), true) => {
             for (name, node) in compared {
+                // `install: {}` still asks for the tier to exist (a pointer in Windsor).
+                if is_unset(node) && !(kind == ComponentKind::FluxSystem && name == "install") {
+                    continue;
+                }
                 let got = actual.as_map().and_then(|m| m.get(name));
                 let path = format!("{label}.{name}");
                 match (kind, name) {
@@ -321,92 +350,115 @@ fn check_component(
             }
         }
         (Some(actual), false) => {
-            // Only listed components (of the entry, of a system's install tier or of
-            // its resources variants) narrow an exclusion; otherwise the entry itself
-            // must not exist.
-            let listed = match kind {
-                ComponentKind::FluxSystem => excluded_tier_components(entry, actual),
-                ComponentKind::Kustomize => entry
-                    .get("components")
-                    .map(|c| (c, Some(actual), String::new()))
-                    .into_iter()
-                    .collect(),
-                ComponentKind::Terraform => Vec::new(),
+            let entity = |what: String| Mismatch {
+                path: label.clone(),
+                message: format!("{what} should not exist"),
             };
-            if listed.is_empty() {
-                out.mismatches.push(Mismatch {
-                    path: label.clone(),
-                    message: format!("{} `{id}` should not exist", kind.noun()),
-                });
-            }
-            for (components, holder, prefix) in listed {
-                let got = holder
-                    .and_then(Value::as_map)
-                    .and_then(|m| m.get("components"));
-                if let Some(got) = got {
-                    exclude_value(
-                        &components.to_value(),
-                        got,
-                        &format!("{label}{prefix}.components"),
-                        &mut out.mismatches,
-                    );
-                }
+            match kind {
+                ComponentKind::Terraform => out
+                    .mismatches
+                    .push(entity(format!("{} `{id}`", kind.noun()))),
+                // Listed components narrow the exclusion to them; none listed (absent,
+                // null or `[]`, all one for Windsor) asserts the entry's absence.
+                ComponentKind::Kustomize => match listed_components(entry) {
+                    Some(components) => exclude_components(components, Some(actual), &label, out),
+                    None => out
+                        .mismatches
+                        .push(entity(format!("{} `{id}`", kind.noun()))),
+                },
+                ComponentKind::FluxSystem => exclude_system_tiers(entry, actual, &label, &id, out),
             }
         }
     }
 }
 
-/// The component lists a flux-system exclusion names, each with the composed tier it
-/// is checked against: `install.components` against the install tier, and each
-/// `resources[].components` against the variant of the same name, or every variant for
-/// an unnamed entry (as the Windsor CLI does). A tier that is not there holds nothing
-/// to exclude.
-fn excluded_tier_components<'e, 'a>(
-    entry: &'e Node,
-    actual: &'a Value,
-) -> Vec<(&'e Node, Option<&'a Value>, String)> {
-    let system = actual.as_map();
-    let mut out = Vec::new();
-    if let Some(c) = entry.get("install").and_then(|i| i.get("components")) {
-        out.push((c, system.and_then(|m| m.get("install")), ".install".into()));
+/// The non-empty `components` list of an exclusion entry or tier.
+fn listed_components(entry: &Node) -> Option<&Node> {
+    entry.get("components").filter(|c| !is_unset(c))
+}
+
+/// None of `components` may be in `holder`'s `components`.
+fn exclude_components(components: &Node, holder: Option<&Value>, path: &str, out: &mut Outcome) {
+    let got = holder
+        .and_then(Value::as_map)
+        .and_then(|m| m.get("components"));
+    if let Some(got) = got {
+        exclude_value(
+            &components.to_value(),
+            got,
+            &format!("{path}.components"),
+            &mut out.mismatches,
+        );
     }
-    if let Some(NodeKind::Seq(items)) = entry.get("resources").map(|r| &r.kind) {
-        let variants = system
-            .and_then(|m| m.get("resources"))
-            .and_then(Value::as_list)
-            .unwrap_or(&[]);
-        let name_of = |v: &Value| {
-            v.as_map()
-                .and_then(|m| m.get("name"))
-                .and_then(Value::as_str)
-                .filter(|n| !n.is_empty())
-                .map(str::to_string)
+}
+
+/// A flux-system exclusion, with the Windsor CLI's rules (checked with it on a probe
+/// template): an entry naming neither `install` nor any `resources` variant asserts
+/// the system's absence. `install` (even `{}`) is checked against the install tier —
+/// its listed components must be absent, and with none listed the tier itself must
+/// not exist; a system without the tier passes. Each `resources` entry is checked the
+/// same way against the variant of its name, or against every variant when unnamed;
+/// a named variant that is not there passes.
+fn exclude_system_tiers(entry: &Node, actual: &Value, label: &str, id: &str, out: &mut Outcome) {
+    let system = actual.as_map();
+    let install = entry.get("install").filter(|n| !n.is_null());
+    let resources: &[Node] = match entry.get("resources").map(|r| &r.kind) {
+        Some(NodeKind::Seq(items)) => items,
+        _ => &[],
+    };
+    if install.is_none() && resources.is_empty() {
+        out.mismatches.push(Mismatch {
+            path: label.to_string(),
+            message: format!("flux system `{id}` should not exist"),
+        });
+        return;
+    }
+    let tier =
+        |listed: &Node, tier: &Value, path: String, out: &mut Outcome| match listed_components(
+            listed,
+        ) {
+            Some(components) => exclude_components(components, Some(tier), &path, out),
+            None => out.mismatches.push(Mismatch {
+                path,
+                message: "this tier should not exist".to_string(),
+            }),
         };
-        for item in items {
-            let Some(c) = item.get("components") else {
-                continue;
-            };
-            let name = item
-                .get("name")
-                .and_then(Node::as_str)
-                .filter(|n| !n.is_empty())
-                .map(str::to_string);
-            match name {
-                Some(name) => {
-                    let variant = variants.iter().find(|v| name_of(v).as_ref() == Some(&name));
-                    out.push((c, variant, format!(".resources[{name}]")));
+    if let (Some(listed), Some(installed)) = (install, system.and_then(|m| m.get("install"))) {
+        tier(listed, installed, format!("{label}.install"), out);
+    }
+    let variants = system
+        .and_then(|m| m.get("resources"))
+        .and_then(Value::as_list)
+        .unwrap_or(&[]);
+    let name_of = |v: &Value| {
+        v.as_map()
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+    };
+    for item in resources {
+        let name = item
+            .get("name")
+            .and_then(Node::as_str)
+            .filter(|n| !n.is_empty());
+        match name {
+            Some(name) => {
+                if let Some(variant) = variants
+                    .iter()
+                    .find(|v| name_of(v).as_deref() == Some(name))
+                {
+                    tier(item, variant, format!("{label}.resources[{name}]"), out);
                 }
-                // An unnamed entry excludes the components from every variant.
-                None => {
-                    for (i, variant) in variants.iter().enumerate() {
-                        let shown = name_of(variant).unwrap_or_else(|| i.to_string());
-                        out.push((c, Some(variant), format!(".resources[{shown}]")));
-                    }
+            }
+            None => {
+                for (i, variant) in variants.iter().enumerate() {
+                    let shown = name_of(variant).unwrap_or_else(|| i.to_string());
+                    tier(item, variant, format!("{label}.resources[{shown}]"), out);
                 }
             }
         }
     }
-    out
 }
 
 /// Windsor's input equality: every expected key present; maps by subset, lists of
@@ -462,6 +514,9 @@ fn check_tier(
     let fields = actual.as_map();
     for (key, value) in keys {
         if compared_in_tier(&key.name) {
+            if is_unset(value) {
+                continue;
+            }
             subset(
                 &value.to_value(),
                 fields.and_then(|m| m.get(&key.name)),
@@ -578,6 +633,54 @@ fn check_messages(composed: &Composed<'_>, node: &Node, present: bool, out: &mut
                     format!("the message {text:?} should not be shown")
                 },
             });
+        }
+    }
+}
+
+/// `config`: each listed block against the composed config scope, as `inputs` are
+/// compared (windsorcli/cli#3268, #3270): in `expect` the block must be there and
+/// match; in `exclude` a block that is there and matches fails the case.
+fn check_config(
+    composed: &Composed<'_>,
+    key: &crate::yaml::Key,
+    node: &Node,
+    present: bool,
+    out: &mut Outcome,
+) {
+    let Some(config) = composed.config else {
+        out.warnings.push(
+            Diagnostic::warning(
+                "`config` expectations are not compared under --windsor-compat 0.9; this expectation checks nothing",
+            )
+            .with_primary(key.span, "not compared")
+            .with_help("the Windsor CLI compares them since windsorcli/cli#3270; without --windsor-compat 0.9 bpc does too"),
+        );
+        return;
+    };
+    let NodeKind::Map(blocks) = &node.kind else {
+        out.warnings.push(
+            Diagnostic::warning("`config` should be a map of config block names to values")
+                .with_primary(node.span, "not compared"),
+        );
+        return;
+    };
+    for (name, expected) in blocks {
+        let path = format!("config.{}", name.name);
+        let expected = expected.to_value();
+        let actual = config.get(&*name.name);
+        if present {
+            input_matches(&expected, actual, &path, &mut out.mismatches);
+            continue;
+        }
+        if let Some(actual) = actual {
+            let mut probe = Vec::new();
+            input_matches(&expected, Some(actual), &path, &mut probe);
+            if probe.is_empty() {
+                out.mismatches.push(Mismatch {
+                    path,
+                    message: format!("should not be {}", show(actual)),
+                });
+            }
         }
     }
 }

@@ -12,9 +12,11 @@ use crate::compose::scope::{Builtins, Layer};
 use crate::compose::{compose, Composition, Inputs};
 use crate::expr::host::{OutputReads, TerraformOutputs};
 use crate::expr::Engine;
-use crate::expr::Value;
+use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
+use crate::template::Strategy;
 use crate::template::Template;
+use std::collections::HashMap;
 
 /// The context name test cases compose under (as Windsor's runner does).
 const TEST_CONTEXT: &str = "test";
@@ -32,8 +34,20 @@ pub enum UnmockedOutputs {
     Error,
 }
 
+/// Which Windsor CLI's test runner the matcher follows where they differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WindsorCompat {
+    /// Windsor's main after 0.9: `expect.config` / `exclude.config` are compared
+    /// (windsorcli/cli#3268).
+    #[default]
+    Latest,
+    /// The 0.9 CLI (7b6bca77): `config` expectations compare nothing.
+    V0_9,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RunOptions {
+    pub compat: WindsorCompat,
     /// Apply schema defaults to every case (`--schema-defaults`).
     pub schema_defaults: bool,
     pub unmocked_outputs: UnmockedOutputs,
@@ -129,6 +143,8 @@ impl Suite<'_> {
         }
         match (result, &case.expect_error) {
             (Ok(c), ExpectError::No) => {
+                let config =
+                    (self.options.compat == WindsorCompat::Latest).then(|| config_scope(&c));
                 let composed = Composed {
                     blueprint: &c.blueprint,
                     kustomizations: c
@@ -138,6 +154,7 @@ impl Suite<'_> {
                         .map(crate::compose::blueprint::component_value)
                         .collect(),
                     messages: c.messages.clone(),
+                    config: config.as_ref(),
                 };
                 for (spec, present) in [(&case.expect, true), (&case.exclude, false)] {
                     if let Some(spec) = spec {
@@ -183,6 +200,24 @@ impl Suite<'_> {
     pub fn run_all(&self, cases: &[&Case], threads: usize) -> Vec<CaseResult> {
         crate::parallel::map(cases, threads, |case| self.run_case(case))
     }
+}
+
+/// The composed config scope as the Windsor CLI's test runner compares it
+/// (windsorcli/cli#3270, #3271): each config block's value after composition (context
+/// values over it where both set a path, S4), for the names an included block still
+/// defines — a block its `when` left out, or one a later `strategy: remove` dropped,
+/// is not there, even where the context values have a key of that name.
+fn config_scope(composition: &Composition) -> Map {
+    let mut defined: HashMap<&str, bool> = HashMap::new();
+    for record in composition.config_log.iter().filter(|r| r.included) {
+        defined.insert(&record.name, record.strategy != Strategy::Remove);
+    }
+    composition
+        .config
+        .iter()
+        .filter(|(name, _)| defined.get(&***name) == Some(&true))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
 }
 
 /// A case that mocks outputs may read any output of a component its blueprint has

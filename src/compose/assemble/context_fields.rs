@@ -6,7 +6,10 @@
 //!   `CONTEXT_ID` (`id`), `LOADBALANCER_IP_START` / `_END` / `_RANGE`
 //!   (`network.loadbalancer_ips`, not on a docker-desktop workstation), `REGISTRY_URL`
 //!   (`docker.registry_url`) and `LOCAL_VOLUME_PATH` (after the first `:` of
-//!   `cluster.workers.volumes[0]`); later sets win, empty strings are left out.
+//!   `cluster.workers.volumes[0]`); later sets win, empty strings are left out. Each of
+//!   these keys is read as the Windsor CLI's config lookups read it: the context's
+//!   value, else the schema's default for that key, even where the values were
+//!   composed without schema defaults (a test case; checked with the Windsor CLI).
 //! * `repository` in dev mode (`dev: true`) when the base blueprint has none:
 //!   `http://git.<dns.domain or test>/git/<project directory>`, branch `main`, secret
 //!   `flux-system`.
@@ -25,8 +28,30 @@ fn at<'v>(values: &'v Map, path: &[&str]) -> Option<&'v Value> {
     Some(current)
 }
 
+/// The context's values, and the schema's defaults a lookup falls back to.
+#[derive(Clone, Copy)]
+pub struct Lookup<'v> {
+    pub values: &'v Map,
+    pub defaults: Option<&'v Map>,
+}
+
+impl<'v> Lookup<'v> {
+    /// The value at `path`, else the schema's default for it.
+    fn get(&self, path: &[&str]) -> Option<&'v Value> {
+        at(self.values, path).or_else(|| self.defaults.and_then(|d| at(d, path)))
+    }
+
+    fn text(&self, path: &[&str]) -> Option<String> {
+        scalar_text(self.get(path)?)
+    }
+}
+
 fn text(values: &Map, path: &[&str]) -> Option<String> {
-    match at(values, path)? {
+    scalar_text(at(values, path)?)
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
         Value::Str(s) if !s.is_empty() => Some(s.to_string()),
         Value::Int(n) => Some(n.to_string()),
         Value::Uint(n) => Some(n.to_string()),
@@ -34,7 +59,8 @@ fn text(values: &Map, path: &[&str]) -> Option<String> {
     }
 }
 
-pub fn values_common(values: &Map, context: &str, substitutions: &Map) -> Map {
+pub fn values_common(lookup: Lookup<'_>, context: &str, substitutions: &Map) -> Map {
+    let values = lookup.values;
     let mut common = substitutions.clone();
     if let Some(Value::Map(extra)) = at(values, &["substitutions", "common"]) {
         for (k, v) in extra.iter() {
@@ -46,25 +72,26 @@ pub fn values_common(values: &Map, context: &str, substitutions: &Map) -> Map {
             common.insert(key.into(), Value::str(value));
         }
     };
-    set("DOMAIN", text(values, &["dns", "domain"]));
+    set("DOMAIN", lookup.text(&["dns", "domain"]));
     set(
         "CONTEXT",
         Some(context.to_string()).filter(|c| !c.is_empty()),
     );
-    set("CONTEXT_ID", text(values, &["id"]));
+    set("CONTEXT_ID", lookup.text(&["id"]));
     let docker_desktop =
-        text(values, &["workstation", "runtime"]).as_deref() == Some("docker-desktop");
+        lookup.text(&["workstation", "runtime"]).as_deref() == Some("docker-desktop");
     if !docker_desktop {
-        let start = text(values, &["network", "loadbalancer_ips", "start"]);
-        let end = text(values, &["network", "loadbalancer_ips", "end"]);
+        let start = lookup.text(&["network", "loadbalancer_ips", "start"]);
+        let end = lookup.text(&["network", "loadbalancer_ips", "end"]);
         if let (Some(start), Some(end)) = (&start, &end) {
             set("LOADBALANCER_IP_RANGE", Some(format!("{start}-{end}")));
         }
         set("LOADBALANCER_IP_START", start);
         set("LOADBALANCER_IP_END", end);
     }
-    set("REGISTRY_URL", text(values, &["docker", "registry_url"]));
-    let volume = at(values, &["cluster", "workers", "volumes"])
+    set("REGISTRY_URL", lookup.text(&["docker", "registry_url"]));
+    let volume = lookup
+        .get(&["cluster", "workers", "volumes"])
         .and_then(Value::as_list)
         .and_then(|v| v.first())
         .and_then(Value::as_str)
@@ -148,7 +175,14 @@ mod tests {
             ("private_domain", Value::str("acme.local")),
             ("empty", Value::str("")),
         ]);
-        let common = values_common(&values, "staging", &substitutions);
+        let common = values_common(
+            Lookup {
+                values: &values,
+                defaults: None,
+            },
+            "staging",
+            &substitutions,
+        );
         let text = crate::value::json::compact(&Value::map(common));
         assert_eq!(
             text,
@@ -174,8 +208,65 @@ mod tests {
                 )])),
             ),
         ]);
-        let common = values_common(&values, "local", &Map::default());
+        let common = values_common(
+            Lookup {
+                values: &values,
+                defaults: None,
+            },
+            "local",
+            &Map::default(),
+        );
         assert_eq!(common.keys().map(|k| &**k).collect::<Vec<_>>(), ["CONTEXT"]);
+    }
+
+    /// A key the values leave unset falls back to the schema's default, key by key, as
+    /// the Windsor CLI's config lookups do in a test case composed without schema
+    /// defaults (the oracle gave this `values-common` for such a case).
+    #[test]
+    fn unset_keys_fall_back_to_schema_defaults() {
+        let lb = |start: &str, end: Option<&str>| {
+            let mut ips = vec![("start", Value::str(start))];
+            if let Some(end) = end {
+                ips.push(("end", Value::str(end)));
+            }
+            Value::map(map(&[("loadbalancer_ips", Value::map(map(&ips)))]))
+        };
+        let values = map(&[("network", lb("10.9.9.9", None))]);
+        let defaults = map(&[
+            ("id", Value::str("the-id")),
+            (
+                "dns",
+                Value::map(map(&[("domain", Value::str("dflt.test"))])),
+            ),
+            ("network", lb("10.5.1.10", Some("10.5.1.100"))),
+            (
+                "workstation",
+                Value::map(map(&[("runtime", Value::str("colima"))])),
+            ),
+        ]);
+        let lookup = Lookup {
+            values: &values,
+            defaults: Some(&defaults),
+        };
+        let common = values_common(lookup, "test", &Map::default());
+        assert_eq!(
+            crate::value::json::compact(&Value::map(common)),
+            r#"{"CONTEXT":"test","CONTEXT_ID":"the-id","DOMAIN":"dflt.test","LOADBALANCER_IP_END":"10.5.1.100","LOADBALANCER_IP_RANGE":"10.9.9.9-10.5.1.100","LOADBALANCER_IP_START":"10.9.9.9"}"#
+        );
+        // A default docker-desktop runtime leaves the range out, as a set one does.
+        let desktop = map(&[(
+            "workstation",
+            Value::map(map(&[("runtime", Value::str("docker-desktop"))])),
+        )]);
+        let lookup = Lookup {
+            values: &Map::default(),
+            defaults: Some(&desktop),
+        };
+        let common = values_common(lookup, "test", &map(&[("x", Value::str("1"))]));
+        assert_eq!(
+            common.keys().map(|k| &**k).collect::<Vec<_>>(),
+            ["CONTEXT", "x"]
+        );
     }
 
     #[test]

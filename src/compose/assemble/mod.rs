@@ -10,6 +10,7 @@ use crate::compose::collect::facet_outputs::FacetOutputs;
 use crate::compose::merge::{Lists, Merged};
 use crate::compose::overlay::{self, Overlay};
 use crate::compose::scope::Builtins;
+use crate::compose::shared::schema::Schema;
 use crate::compose::shared::{blueprint, budget};
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
@@ -32,6 +33,9 @@ pub struct Assembly<'a> {
     pub outputs: &'a FacetOutputs,
     /// The composing template's context values and active facets.
     pub context: &'a Map,
+    /// The schema, whose defaults the Windsor CLI's config lookups fall back to
+    /// (`values-common`'s keys) even when the values were composed without them.
+    pub schema: Option<&'a Schema>,
     pub active: &'a [usize],
     pub output_bytes: usize,
     /// The last composition's component values, and where this one's go (issue 25).
@@ -66,6 +70,13 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
             .collect(),
         false => Vec::new(),
     };
+    let defaults =
+        a.schema.map(
+            |schema| match schema.apply_defaults(&Value::map(Map::default())) {
+                Value::Map(m) => (*m).clone(),
+                _ => Map::default(),
+            },
+        );
     let mut blueprint = blueprint::assemble(blueprint::Parts {
         base: base.as_ref(),
         context: &a.builtins.context,
@@ -78,7 +89,14 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
         substitutions: &outputs.substitutions,
         config_maps: vec![(
             "values-common",
-            context_fields::values_common(a.context, &a.builtins.context, &outputs.substitutions),
+            context_fields::values_common(
+                context_fields::Lookup {
+                    values: a.context,
+                    defaults: defaults.as_ref(),
+                },
+                &a.builtins.context,
+                &outputs.substitutions,
+            ),
         )],
         repository: context_fields::dev_repository(a.context, &a.builtins.project_root),
         messages: context_fields::messages(a.template, a.active),
@@ -136,6 +154,7 @@ mod tests {
             components_apart: false,
             outputs: &collected.outputs,
             context: &collected.context,
+            schema: None,
             active: &collected.activation.active,
             output_bytes,
             memo: None,

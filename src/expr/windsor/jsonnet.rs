@@ -72,11 +72,15 @@ local typed(check, value, default) = if value != null && check(value) then value
   getBool(obj, path, default=false):: typed(std.isBoolean, walk(obj, keys(path)), default),
   getObject(obj, path, default={}):: typed(std.isObject, walk(obj, keys(path)), default),
   getArray(obj, path, default=[]):: typed(std.isArray, walk(obj, keys(path)), default),
-  // scheme://host[:port] of a URL, without path, query or trailing slash.
-  baseUrl(url)::
-    local parts = std.splitLimit(url, '://', 1);
-    if std.length(parts) == 2 then parts[0] + '://' + std.split(parts[1], '/')[0]
-    else std.split(url, '/')[0],
+  // The host of an endpoint, as the Windsor CLI's helper gives it: one leading
+  // `https://` or `http://` dropped, then everything from the first `:` on
+  // (`10.5.0.10:50000` -> `10.5.0.10`; a path without a port is kept).
+  baseUrl(endpoint)::
+    local rest =
+      if std.startsWith(endpoint, 'https://') then std.substr(endpoint, 8, std.length(endpoint) - 8)
+      else if std.startsWith(endpoint, 'http://') then std.substr(endpoint, 7, std.length(endpoint) - 7)
+      else endpoint;
+    std.split(rest, ':')[0],
   removeEmptyKeys(obj):: {
     [k]: obj[k]
     for k in std.objectFields(obj)
