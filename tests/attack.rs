@@ -152,7 +152,7 @@ fn item04_check_never_follows_links_blocks_or_reads_unbounded() {
         ! a/terraform/c0/terraform.tfvars.json is a symbolic link; only regular files are compared, so it is not read
         --- /dev/null
         +++ b/terraform/c0/terraform.tfvars.json
-        @@ -1,0 +1,4 @@
+        @@ -0,0 +1,4 @@
         +{
         +  "i": 0,
         +  "tag": "one"

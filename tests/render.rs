@@ -285,6 +285,45 @@ fn refuses_a_directory_bpc_did_not_write() {
     assert!(!out.join("notes.txt").exists());
 }
 
+/// What `--check` shows of the directory it compares (file names and contents that
+/// anyone could have written) never reaches the terminal as escape sequences: every
+/// control character is drawn as a visible one.
+#[test]
+fn check_draws_control_characters_of_the_compared_files() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", FACET),
+    ]);
+    let out = dir.path().join("render");
+    let out_s = out.to_str().expect("utf-8");
+    assert!(bpc_render(dir.path(), &["--out", out_s]).success());
+    std::fs::write(
+        out.join("terraform/net/terraform.tfvars.json"),
+        "{\n  \"cidr\": \"\u{1b}]0;owned\u{7}\u{1b}[2J\"\n}\n",
+    )
+    .expect("edit");
+    std::fs::write(out.join("terraform/net/\u{1b}[31mred"), "x\n").expect("write");
+    let check = bpc_render(dir.path(), &["--out", out_s, "--check"]);
+    assert_eq!(check.status, Some(1));
+    assert!(!check.stdout.contains('\u{1b}'), "{:?}", check.stdout);
+    assert_eq!(
+        check.stdout,
+        indoc! {r#"
+        --- a/terraform/net/␛[31mred
+        +++ /dev/null
+        @@ -1,1 +0,0 @@
+        -x
+        --- a/terraform/net/terraform.tfvars.json
+        +++ b/terraform/net/terraform.tfvars.json
+        @@ -1,3 +1,3 @@
+         {
+        -  "cidr": "␛]0;owned␇␛[2J"
+        +  "cidr": "10.0.0.0/16"
+         }
+        "#}
+    );
+}
+
 #[test]
 fn check_passes_then_fails_after_a_facet_edit() {
     let dir = project(&[

@@ -56,7 +56,7 @@ pub fn render(diagnostic: &Diagnostic, files: &FileMap, color: bool) -> String {
         out,
         "{}{}",
         paint.apply(severity_style, diagnostic.severity.label()),
-        paint.apply(Style::Bold, &format!(": {}", diagnostic.message)),
+        paint.apply(Style::Bold, &format!(": {}", visible(&diagnostic.message))),
     );
 
     for (index, group) in groups.iter().enumerate() {
@@ -65,7 +65,7 @@ pub fn render(diagnostic: &Diagnostic, files: &FileMap, color: bool) -> String {
             out,
             "{pad}{} {}:{}:{}",
             paint.apply(Style::Gutter, arrow),
-            group.file.path,
+            visible(&group.file.path),
             group.anchor_line,
             group.anchor_column
         );
@@ -100,7 +100,7 @@ pub fn render(diagnostic: &Diagnostic, files: &FileMap, color: bool) -> String {
                 let mut underline = symbol.repeat(length);
                 if !mark.message.is_empty() {
                     underline.push(' ');
-                    underline.push_str(&mark.message);
+                    underline.push_str(&visible(&mark.message));
                 }
                 let _ = writeln!(
                     out,
@@ -168,7 +168,35 @@ fn shown_places<'d>(diagnostic: &'d Diagnostic, files: &FileMap) -> Cow<'d, Diag
 }
 
 fn paint_line(paint: &Painter, style: Style, title: &str, text: &str) -> String {
-    format!("{}: {text}", paint.apply(style, title))
+    format!("{}: {}", paint.apply(style, title), visible(text))
+}
+
+/// A message's text as shown: what comes from outside bpc (a tar entry's name, a
+/// file name, a pulled file's contents) cannot drive the terminal. Every control
+/// character but the line break and the tab is drawn as one visible character, as in
+/// [`expand_tabs`].
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c != '\n' && c != '\t' && is_shown_as_picture(c))
+    {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| match c {
+                '\n' | '\t' => c,
+                '\0'..='\x1f' => char::from_u32(0x2400 + c as u32).unwrap_or('�'),
+                '\x7f' => '␡',
+                '\u{80}'..='\u{9f}' => '�',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+fn is_shown_as_picture(c: char) -> bool {
+    matches!(c, '\0'..='\x1f' | '\x7f' | '\u{80}'..='\u{9f}')
 }
 
 /// The labels of one file, laid out by line.
@@ -473,6 +501,23 @@ error: bad
         let col = line.char_indices().position(|(_, c)| c == 'B').expect("B");
         let caret = marks.char_indices().position(|(_, c)| c == '^').expect("^");
         assert_eq!(col, caret, "{out}");
+    }
+
+    #[test]
+    fn messages_cannot_drive_the_terminal() {
+        let files = FileMap::new();
+        let d = Diagnostic::error("invalid path in tar archive: \u{1b}]0;owned\u{7}x\u{9b}2J")
+            .with_note("entry \u{1b}[31mred")
+            .with_help("line one\nline two\ttab");
+        let shown = render(&d, &files, false);
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}') && !shown.contains('\u{9b}'),
+            "{shown}"
+        );
+        assert_eq!(
+            shown,
+            "error: invalid path in tar archive: ␛]0;owned␇x�2J\n= note: entry ␛[31mred\n= help: line one\nline two\ttab\n"
+        );
     }
 
     #[test]

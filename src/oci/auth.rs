@@ -7,6 +7,7 @@
 //! as with Docker and go-containerregistry.
 
 use super::cred_helper;
+pub use super::credential::Credential;
 use super::reference::Reference;
 use docker_credential::{CredentialRetrievalError, DockerCredential};
 use std::path::{Path, PathBuf};
@@ -38,15 +39,6 @@ impl AuthEnv {
             xdg_config_home: var("XDG_CONFIG_HOME"),
         }
     }
-}
-
-/// What the lookup found.
-#[derive(Clone, PartialEq, Eq)]
-pub enum Credential {
-    Anonymous,
-    Basic(String, String),
-    /// A Docker `identitytoken`, sent as a bearer token.
-    Token(String),
 }
 
 /// The credential for `reference` and the files that were looked at (for messages).

@@ -6,7 +6,7 @@
 //! go-containerregistry read it so). A helper's output may hold a secret, so a failure
 //! shows one line of it at most, cleaned of control characters.
 
-use super::auth::Credential;
+use super::credential::Credential;
 use super::shown;
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod bundle;
 pub mod cache;
 pub mod cred_helper;
+pub mod credential;
 pub mod load;
 pub mod metadata;
 pub mod reference;

@@ -476,14 +476,19 @@ pub fn check(dir: &Path, tree: &Rendered) -> Result<String, String> {
     let mut diff = String::new();
     let paths: std::collections::BTreeSet<&String> =
         current.keys().chain(tree.files.keys()).collect();
-    let text = |b: Option<&Vec<u8>>| String::from_utf8_lossy(b.map_or(&[][..], |v| v)).to_string();
+    // What the files hold is shown, never sent to the terminal as it is.
+    let text = |b: Option<&Vec<u8>>| {
+        let text = String::from_utf8_lossy(b.map_or(&[][..], |v| v));
+        crate::files::render::visible(&text).into_owned()
+    };
     for path in paths {
         let new = tree.files.get(path);
         let old = match current.get(path) {
             Some(Entry::File(bytes)) => Some(bytes),
             Some(Entry::Unread(why)) => {
                 diff.push_str(&format!(
-                    "! a/{path} {why}; only regular files are compared, so it is not read\n"
+                    "! a/{} {why}; only regular files are compared, so it is not read\n",
+                    crate::files::render::visible(path)
                 ));
                 None
             }
@@ -496,6 +501,7 @@ pub fn check(dir: &Path, tree: &Rendered) -> Result<String, String> {
         if unread && new.is_none() {
             continue;
         }
+        let path = crate::files::render::visible(path);
         let old_name = if old.is_some() {
             format!("a/{path}")
         } else {
