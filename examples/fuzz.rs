@@ -3,7 +3,7 @@
 //! any panic, any input over the time budget and any input over the memory budget.
 //!
 //! `cargo run --release --example fuzz -- --runs N --seed S [--time-ms T] [--memory-mib M]
-//! [--surface mixed|yaml|render|set|deep|tar]`
+//! [--surface mixed|yaml|render|set|deep|tar|lsp]`
 //!
 //! Surfaces (issue 21): `mixed` (the default) is the original blend of expressions,
 //! YAML and templates. `yaml` (issue 25) parses mutated YAML files only, each with the
@@ -15,12 +15,18 @@
 //! through the value layers, the effective values and both writers. `deep` evaluates
 //! expressions that build deep or large values and writes their results. `tar` builds
 //! template archives with duplicate, unsafe, oversized and corrupted entries and
-//! composes those that load.
+//! composes those that load. `lsp` sends JSON-RPC frames (edits, requests at any
+//! position, settings, garbage, broken framing) through the server's transport to one
+//! live language server over a scratch copy of `_template`
+//! (`examples/support/fuzz_lsp.rs`), and fails when the server stops answering.
 //!
 //! Every input is derived from (seed, run number) alone, so a failure is reproduced by
 //! `--seed S --only RUN`. On a panic the input is shrunk (chunks removed while it still
 //! panics) and printed; on a time or memory overrun a watchdog prints the input as it
 //! was and exits, since the stuck run cannot be resumed.
+
+#[path = "support/fuzz_lsp.rs"]
+mod fuzz_lsp;
 
 use bpc::compose::host::Environment;
 use bpc::compose::Limits;
@@ -309,6 +315,8 @@ enum Input {
         bytes: Vec<u8>,
         summary: String,
     },
+    /// JSON-RPC frames for the language server (surface `lsp`).
+    Lsp(String),
 }
 
 impl Input {
@@ -318,7 +326,8 @@ impl Input {
             | Input::Yaml(text)
             | Input::Template { text, .. }
             | Input::Render { text, .. }
-            | Input::Set(text) => text,
+            | Input::Set(text)
+            | Input::Lsp(text) => text,
             Input::Tar { summary, .. } => summary,
         }
     }
@@ -330,6 +339,7 @@ impl Input {
                 text,
             },
             Input::Yaml(_) => Input::Yaml(text),
+            Input::Lsp(_) => Input::Lsp(text),
             Input::Template { index, file, .. } => Input::Template {
                 index: *index,
                 file: file.clone(),
@@ -356,6 +366,7 @@ enum Surface {
     Set,
     Deep,
     Tar,
+    Lsp,
 }
 
 /// What `render --check` is pointed at: a tree of hostile entries, and the secret a
@@ -514,6 +525,10 @@ impl Corpus {
             Surface::Set => return set_input(&mut rng, &self.donors),
             Surface::Deep => return self.deep_input(&mut rng),
             Surface::Tar => return self.tar_input(&mut rng),
+            Surface::Lsp => {
+                let rig = fuzz_lsp::rig(&self.templates[0].files);
+                return Input::Lsp(rig.input(&mut rng, &self.donors));
+            }
             Surface::Yaml => {
                 let original = rng.pick(&self.donors).clone();
                 return Input::Yaml(mutate(&mut rng, &original, &self.donors));
@@ -722,6 +737,7 @@ impl Corpus {
             Input::Render { index, file, text } => self.run_render(*index, file, text),
             Input::Set(pairs) => self.run_set(pairs),
             Input::Tar { bytes, .. } => self.run_tar(bytes),
+            Input::Lsp(stream) => fuzz_lsp::rig(&self.templates[0].files).run(stream),
         }
     }
 
@@ -997,6 +1013,7 @@ fn report(kind: &str, seed: u64, run: u64, input: &Input) {
             }
         }
         Input::Tar { summary, bytes } => eprintln!("{} byte archive: {summary}", bytes.len()),
+        Input::Lsp(stream) => eprintln!("language server frames:\n{stream:?}"),
     }
 }
 
@@ -1030,9 +1047,10 @@ fn options() -> Options {
                 Some("deep") => Surface::Deep,
                 Some("tar") => Surface::Tar,
                 Some("yaml") => Surface::Yaml,
+                Some("lsp") => Surface::Lsp,
                 other => {
                     eprintln!(
-                        "--surface takes mixed, yaml, render, set, deep or tar, not {other:?}"
+                        "--surface takes mixed, yaml, render, set, deep, tar or lsp, not {other:?}"
                     );
                     std::process::exit(2);
                 }

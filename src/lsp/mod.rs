@@ -21,7 +21,7 @@ mod snapshot;
 mod symbols;
 mod test_lens;
 mod test_runs;
-mod transport;
+pub mod transport;
 mod uri;
 
 /// Serves one editor over stdin/stdout until it exits.

@@ -71,7 +71,7 @@ pub fn stdio() -> Result<(Connection, Threads), String> {
 
 /// Reads messages until the input ends, the client sends `exit`, or the framing is
 /// lost; what it refuses goes to `refusals` as the error response to send.
-fn read_messages(
+pub fn read_messages(
     input: &mut impl BufRead,
     to_server: &Sender<Message>,
     refusals: &Sender<Value>,
