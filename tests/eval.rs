@@ -151,11 +151,32 @@ fn template_names_the_template_directory() {
         .run();
 }
 
+/// Text prints as the string it renders to, as a facet's `${…}` would put it in place
+/// (with `--format json`, as a JSON string); text that is one `${…}` of a list or map
+/// prints that value as YAML.
 #[test]
-fn text_interpolates() {
+fn text_interpolates_and_prints_the_string_as_it_is() {
     cluster()
         .args(["eval", "--text", "workers: ${nodes.workers}"])
+        .stdout("workers: 2\n")
+        .run();
+    cluster()
+        .args(["eval", "--text", "a: ${nodes.workers}\nb: 'c'\n"])
+        .stdout("a: 2\nb: 'c'\n")
+        .run();
+    cluster()
+        .args([
+            "eval",
+            "--text",
+            "workers: ${nodes.workers}",
+            "--format",
+            "json",
+        ])
         .stdout("\"workers: 2\"\n")
+        .run();
+    cluster()
+        .args(["eval", "--text", "${[nodes.workers, 3]}"])
+        .stdout("- 2\n- 3\n")
         .run();
 }
 

@@ -98,6 +98,22 @@ pub fn run(mut args: EvalArgs) -> ExitCode {
         }
     };
     let budget = args.project.max_output.saturating_mul(1024 * 1024);
+    // Text that renders to a string prints as that string: what a `${…}` in a facet
+    // would put in place, not a YAML document holding it.
+    if let (Syntax::Text, Format::Yaml, crate::value::Value::Str(s)) =
+        (request.syntax, args.format, &value)
+    {
+        if s.len() <= budget {
+            let newline = if s.ends_with('\n') { "" } else { "\n" };
+            return match emit(None, &[s.as_bytes(), newline.as_bytes()]) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    report(&[Diagnostic::error(e)], &sources);
+                    ExitCode::from(1)
+                }
+            };
+        }
+    }
     let text =
         match crate::emit::text_within_budget(&value, args.format.text(), budget, "the value") {
             Ok(text) => text,
