@@ -842,3 +842,24 @@ fn an_edit_cancels_the_analysis_under_way() {
     );
     assert!(client.stop().success());
 }
+
+/// The protocol's ending: after `shutdown` every request is refused and `exit` ends
+/// the server with status 0; `exit` without `shutdown` ends it with status 1.
+#[test]
+fn shutdown_then_exit_in_the_protocol_s_order() {
+    let (_dir, root) = project();
+    let mut client = start(&root);
+    client.send(json!({"jsonrpc": "2.0", "id": 900, "method": "shutdown"}));
+    client.wait_for_message(|m| m["id"] == 900 && m["result"].is_null());
+    client.send(
+        json!({"jsonrpc": "2.0", "id": 901, "method": "workspace/symbol", "params": {"query": ""}}),
+    );
+    let refused = client.wait_for_message(|m| m["id"] == 901);
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    client.notify("exit", Value::Null);
+    assert_eq!(client.wait_exit().code(), Some(0));
+
+    let mut abrupt = start(&root);
+    abrupt.notify("exit", Value::Null);
+    assert_eq!(abrupt.wait_exit().code(), Some(1));
+}

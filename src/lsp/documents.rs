@@ -59,12 +59,19 @@ impl Documents {
         self.open.iter()
     }
 
-    /// The text of `path`: the open document's, else the file on disk's.
+    /// The text of `path`: the open document's, else the file on disk's when it is a
+    /// regular file of at most a template file's size (a FIFO or a device named by
+    /// a request is never opened for reading).
     pub fn text(&self, path: &Path) -> Option<String> {
-        match self.open.get(path) {
-            Some(doc) => Some(doc.text.clone()),
-            None => std::fs::read_to_string(path).ok(),
+        use std::io::Read;
+        if let Some(doc) = self.open.get(path) {
+            return Some(doc.text.clone());
         }
+        let limit = crate::files::tree::MAX_FILE_BYTES;
+        let file = crate::files::tree::open_regular(path, "", Some(limit)).ok()?;
+        let mut text = String::new();
+        file.take(limit).read_to_string(&mut text).ok()?;
+        Some(text)
     }
 }
 
@@ -72,6 +79,23 @@ impl Documents {
 mod tests {
     use super::*;
     use lsp_types::{Position, Range};
+
+    #[cfg(unix)]
+    #[test]
+    fn a_request_on_a_fifo_never_opens_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("SKIPPED: mkfifo is not available here");
+            return;
+        }
+        // Opening a FIFO for reading would block until a writer came: never returns.
+        assert_eq!(Documents::default().text(&fifo), None);
+        let file = dir.path().join("f.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        assert_eq!(Documents::default().text(&file).as_deref(), Some("a: 1\n"));
+    }
 
     #[test]
     fn ranged_and_whole_changes() {

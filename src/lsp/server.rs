@@ -80,6 +80,7 @@ pub fn serve(connection: Connection) -> Result<(), String> {
         reuse: Reuse::new(),
         last_analysis: None,
         backlog: VecDeque::new(),
+        shutting_down: false,
         connection: &connection,
     };
     if let Some(request) = watch_files {
@@ -126,6 +127,8 @@ struct Server<'c> {
     last_analysis: Option<Duration>,
     /// Messages that arrived while an analysis ran, handled in order after it.
     backlog: VecDeque<Message>,
+    /// `shutdown` was answered: only `exit` is served now.
+    shutting_down: bool,
     connection: &'c Connection,
 }
 
@@ -155,14 +158,37 @@ impl Server<'_> {
                 },
             };
             match message {
+                Message::Request(request) if self.shutting_down => {
+                    // After `shutdown` the protocol allows only `exit`.
+                    self.send(Message::Response(Response::new_err(
+                        request.id,
+                        lsp_server::ErrorCode::InvalidRequest as i32,
+                        "the server is shutting down".into(),
+                    )));
+                }
+                Message::Request(request)
+                    if request.method
+                        == <lsp::request::Shutdown as lsp::request::Request>::METHOD =>
+                {
+                    self.shutting_down = true;
+                    self.send(Message::Response(Response::new_ok(
+                        request.id,
+                        serde_json::Value::Null,
+                    )));
+                }
+                Message::Notification(n)
+                    if n.method
+                        == <lsp::notification::Exit as lsp::notification::Notification>::METHOD =>
+                {
+                    // The protocol's exit status: 0 after `shutdown`, 1 without.
+                    return if self.shutting_down {
+                        Ok(())
+                    } else {
+                        Err("the client sent `exit` without `shutdown` first".to_string())
+                    };
+                }
+                Message::Notification(_) if self.shutting_down => {}
                 Message::Request(request) => {
-                    if self
-                        .connection
-                        .handle_shutdown(&request)
-                        .map_err(|e| e.to_string())?
-                    {
-                        return Ok(());
-                    }
                     if self.dirty_since.is_some() {
                         self.analyse();
                     }

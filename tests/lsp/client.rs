@@ -169,6 +169,11 @@ impl Client {
     pub fn stop(mut self) -> std::process::ExitStatus {
         self.request("shutdown", Value::Null);
         self.notify("exit", Value::Null);
+        self.wait_exit()
+    }
+
+    /// The process's exit status, once it has exited.
+    pub fn wait_exit(mut self) -> std::process::ExitStatus {
         let deadline = Instant::now() + PATIENCE;
         loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
