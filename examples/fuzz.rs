@@ -3,7 +3,7 @@
 //! any panic, any input over the time budget and any input over the memory budget.
 //!
 //! `cargo run --release --example fuzz -- --runs N --seed S [--time-ms T] [--memory-mib M]
-//! [--surface mixed|yaml|render|set|deep|tar|lsp]`
+//! [--surface mixed|yaml|render|set|deep|tar|lsp|oci]`
 //!
 //! Surfaces (issue 21): `mixed` (the default) is the original blend of expressions,
 //! YAML and templates. `yaml` (issue 25) parses mutated YAML files only, each with the
@@ -18,7 +18,9 @@
 //! composes those that load. `lsp` sends JSON-RPC frames (edits, requests at any
 //! position, settings, garbage, broken framing) through the server's transport to one
 //! live language server over a scratch copy of `_template`
-//! (`examples/support/fuzz_lsp.rs`), and fails when the server stops answering.
+//! (`examples/support/fuzz_lsp.rs`), and fails when the server stops answering. `oci`
+//! pulls from a registry stand-in whose manifests, layers, error replies and token
+//! answers each input decides (`examples/support/fuzz_oci.rs`).
 //!
 //! Every input is derived from (seed, run number) alone, so a failure is reproduced by
 //! `--seed S --only RUN`. On a panic the input is shrunk (chunks removed while it still
@@ -27,6 +29,8 @@
 
 #[path = "support/fuzz_lsp.rs"]
 mod fuzz_lsp;
+#[path = "support/fuzz_oci.rs"]
+mod fuzz_oci;
 
 use bpc::compose::host::Environment;
 use bpc::compose::Limits;
@@ -317,6 +321,9 @@ enum Input {
     },
     /// JSON-RPC frames for the language server (surface `lsp`).
     Lsp(String),
+    /// What the registry stand-in answers, for one pull (surface `oci`), and the run's
+    /// number (which decides the error body's length and whether the cache is used).
+    Oci(String, u64),
 }
 
 impl Input {
@@ -327,7 +334,8 @@ impl Input {
             | Input::Template { text, .. }
             | Input::Render { text, .. }
             | Input::Set(text)
-            | Input::Lsp(text) => text,
+            | Input::Lsp(text)
+            | Input::Oci(text, _) => text,
             Input::Tar { summary, .. } => summary,
         }
     }
@@ -340,6 +348,7 @@ impl Input {
             },
             Input::Yaml(_) => Input::Yaml(text),
             Input::Lsp(_) => Input::Lsp(text),
+            Input::Oci(_, run) => Input::Oci(text, *run),
             Input::Template { index, file, .. } => Input::Template {
                 index: *index,
                 file: file.clone(),
@@ -367,6 +376,7 @@ enum Surface {
     Deep,
     Tar,
     Lsp,
+    Oci,
 }
 
 /// What `render --check` is pointed at: a tree of hostile entries, and the secret a
@@ -525,6 +535,7 @@ impl Corpus {
             Surface::Set => return set_input(&mut rng, &self.donors),
             Surface::Deep => return self.deep_input(&mut rng),
             Surface::Tar => return self.tar_input(&mut rng),
+            Surface::Oci => return Input::Oci(fuzz_oci::stand_in().input(&mut rng), run),
             Surface::Lsp => {
                 let rig = fuzz_lsp::rig(&self.templates[0].files);
                 return Input::Lsp(rig.input(&mut rng, &self.donors));
@@ -738,6 +749,7 @@ impl Corpus {
             Input::Set(pairs) => self.run_set(pairs),
             Input::Tar { bytes, .. } => self.run_tar(bytes),
             Input::Lsp(stream) => fuzz_lsp::rig(&self.templates[0].files).run(stream),
+            Input::Oci(text, run) => fuzz_oci::stand_in().run(text, *run),
         }
     }
 
@@ -1014,6 +1026,7 @@ fn report(kind: &str, seed: u64, run: u64, input: &Input) {
         }
         Input::Tar { summary, bytes } => eprintln!("{} byte archive: {summary}", bytes.len()),
         Input::Lsp(stream) => eprintln!("language server frames:\n{stream:?}"),
+        Input::Oci(text, _) => eprintln!("registry stand-in choices and manifest:\n{text}"),
     }
 }
 
@@ -1048,9 +1061,10 @@ fn options() -> Options {
                 Some("tar") => Surface::Tar,
                 Some("yaml") => Surface::Yaml,
                 Some("lsp") => Surface::Lsp,
+                Some("oci") => Surface::Oci,
                 other => {
                     eprintln!(
-                        "--surface takes mixed, yaml, render, set, deep, tar or lsp, not {other:?}"
+                        "--surface takes mixed, yaml, render, set, deep, tar, lsp or oci, not {other:?}"
                     );
                     std::process::exit(2);
                 }
