@@ -1,4 +1,4 @@
-//! Every context at once against one context at a time (issue 15's goal: ≥ 1.7× on 2
+//! Every context at once against one context at a time (goal: ≥ 1.7× on 2
 //! cores for 20 contexts).
 //!
 //! `cargo run --release --example all_contexts_bench -- [CONTEXTS] [RUNS]`

@@ -7,17 +7,17 @@
 //! Each size runs in its own child process so its peak memory (VmHWM) is its own.
 //! Prints one TSV row per template: name, facets, parse ms (bpc's loader: the fast
 //! front end), saphyr parse ms (the full loader alone, on saphyr-parser's events, as
-//! before issue 25), their ratio, compose ms, compose ÷ parse, compose ÷ saphyr parse,
+//! before the fast front end), their ratio, compose ms, compose ÷ parse, compose ÷ saphyr parse,
 //! peak MiB — then the growth ratio between consecutive sizes. Times are the fastest
 //! of the runs: on a shared machine noise only ever adds time. Run it under
 //! `taskset -c 0` to compare compose and parse on one core each (compose parses on
 //! every core it is given).
 //!
-//! `--chain 1000,10000` instead measures activation chains (issue 14): facet i's `when`
+//! `--chain 1000,10000` instead measures activation chains: facet i's `when`
 //! reads the config block of facet i-1, so each round of activation switches on one
 //! more facet.
 //!
-//! `--graph 1000,10000` measures a dependency-heavy template (issue 25): facet i's
+//! `--graph 1000,10000` measures a dependency-heavy template: facet i's
 //! terraform component and kustomization each depend on one that sorts after every
 //! facet's own (so putting the lists in dependency order moves every item), and the
 //! second half of the facets each delete, by identity alone, a component the first
@@ -93,7 +93,7 @@ fn measure(
     };
     // The bare parse, one file after another on one core: with bpc's loader (the fast
     // front end, the full loader where it hands over), and with the full loader alone
-    // (saphyr-parser's events, the loader before issue 25). Both sides alternate run by
+    // (saphyr-parser's events, the loader before the fast front end). Both sides alternate run by
     // run, so load on the machine falls on both alike.
     let bare = |full: bool| {
         let start = Instant::now();

@@ -1,12 +1,12 @@
-//! In-process fuzz driver (issues 14 and 21): mutates the repository's own templates
+//! In-process fuzz driver: mutates the repository's own templates
 //! and expressions and runs them through compose, explain, test and eval, failing on
 //! any panic, any input over the time budget and any input over the memory budget.
 //!
 //! `cargo run --release --example fuzz -- --runs N --seed S [--time-ms T] [--memory-mib M]
 //! [--surface mixed|yaml|render|set|deep|tar|lsp|oci]`
 //!
-//! Surfaces (issue 21): `mixed` (the default) is the original blend of expressions,
-//! YAML and templates. `yaml` (issue 25) parses mutated YAML files only, each with the
+//! Surfaces: `mixed` (the default) is the original blend of expressions,
+//! YAML and templates. `yaml` parses mutated YAML files only, each with the
 //! fast front end and with the full loader, and fails where the two disagree. `render` renders mutated templates, checks every output path is
 //! confined, compares the result with a hostile tree (`--check`: links to a secret, a
 //! FIFO, a `/dev/zero` link, an oversized file) and fails if the secret is printed, and

@@ -12,7 +12,7 @@
 //! period (`bpc.debounceMs`, default 30 ms), included in the figures; `--tests off`
 //! runs no test cases (they run on their own thread and compete for the cores).
 //! Each template is measured with `bpc.incremental` off (every analysis checks and
-//! composes everything, as before issue 25's engine) and on, one after the other;
+//! composes everything, as before the incremental engine) and on, one after the other;
 //! `--incremental on|off` runs one of them. `--watch-files on` has the client declare
 //! that it watches files for the server (`workspace/didChangeWatchedFiles` dynamic
 //! registration, as VS Code does): the server then reads only the files it is told

@@ -1,4 +1,4 @@
-//! Incremental recomposition (issue 25): the time from one facet file changing on disk
+//! Incremental recomposition: the time from one facet file changing on disk
 //! to the new blueprint, with the engine watch mode and the language server use
 //! ([`bpc::session::Recomposer`]), beside a cold load and compose of the same project
 //! in the same run.

@@ -1,4 +1,4 @@
-//! Render time against compose time (issue 13's goal: render adds ≤ 30 % to compose).
+//! Render time against compose time (goal: render adds ≤ 30 % to compose).
 //!
 //! `cargo run --release --example render_bench -- PROJECT [VALUES] [RUNS]`
 //!

@@ -1,5 +1,5 @@
 //! Peak memory of composing with a large values file, as a multiple of the file's size
-//! (issue 14's goal: under 10×).
+//! (goal: under 10×).
 //!
 //! `cargo run --release --example values_memory [-- MIB]` (default 48) writes a temp
 //! project for the example `_template/` with a `contexts/local/values.yaml` of about

@@ -1,4 +1,4 @@
-//! Issue 21: render and expressions under attack. One test (or a few) per item, each on
+//! Render and expressions under attack. One test (or a few) per item, each on
 //! a small project in a temp dir, each failing before its fix.
 
 use crate::common::*;
@@ -36,7 +36,7 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
-// ---- 3: --format json respects --max-output ---------------------------------
+// ---- --format json respects --max-output ---------------------------------
 
 /// What `--max-output 1` says of the deep value below, in either format.
 const MAX_OUTPUT_CROSSED: &str = indoc! {"
@@ -47,7 +47,7 @@ const MAX_OUTPUT_CROSSED: &str = indoc! {"
 "};
 
 #[test]
-fn item03_json_output_is_bounded_by_max_output() {
+fn json_output_is_bounded_by_max_output() {
     // Deep nesting costs little as compact JSON but a lot as indented text.
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
@@ -100,11 +100,11 @@ fn item03_json_output_is_bounded_by_max_output() {
     assert!((100_000..1024 * 1024).contains(&written), "{written} bytes");
 }
 
-// ---- 4: render --check reads only regular files --------------------------------
+// ---- render --check reads only regular files --------------------------------
 
 #[cfg(unix)]
 #[test]
-fn item04_check_never_follows_links_blocks_or_reads_unbounded() {
+fn check_never_follows_links_blocks_or_reads_unbounded() {
     let dir = small();
     let out = dir.path().join("r");
     assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
@@ -163,7 +163,7 @@ fn item04_check_never_follows_links_blocks_or_reads_unbounded() {
 }
 
 #[test]
-fn item04_check_bounds_the_size_of_a_file_it_reads() {
+fn check_bounds_the_size_of_a_file_it_reads() {
     let dir = small();
     let out = dir.path().join("r");
     assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
@@ -180,11 +180,11 @@ fn item04_check_bounds_the_size_of_a_file_it_reads() {
     );
 }
 
-// ---- 5: --out LINK: one rule for render and compose ---------------------------
+// ---- --out LINK: one rule for render and compose ---------------------------
 
 #[cfg(unix)]
 #[test]
-fn item05_render_and_compose_both_follow_an_out_link() {
+fn render_and_compose_both_follow_an_out_link() {
     let dir = small();
     let real = dir.path().join("real");
     let link = dir.path().join("link");
@@ -221,7 +221,7 @@ fn item05_render_and_compose_both_follow_an_out_link() {
         .is_symlink());
 }
 
-// ---- 6: render is atomic under kill -9 ----------------------------------------
+// ---- render is atomic under kill -9 ----------------------------------------
 
 /// A small xorshift generator: the kill delays vary from run to run (seeded from the
 /// clock, printed on failure).
@@ -237,7 +237,7 @@ impl Rng {
 
 #[cfg(unix)]
 #[test]
-fn item06_render_survives_random_kills_whole() {
+fn render_survives_random_kills_whole() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         ("_template/facets/app.yaml", &components(60, "old")),
@@ -320,7 +320,7 @@ fn item06_render_survives_random_kills_whole() {
 
 #[cfg(unix)]
 #[test]
-fn item06_leftovers_of_dead_runs_are_removed_and_live_ones_kept() {
+fn leftovers_of_dead_runs_are_removed_and_live_ones_kept() {
     let dir = small();
     let out = dir.path().join("r");
     // A pid that cannot be alive (above the kernel's maximum) and our own parent's.
@@ -338,11 +338,11 @@ fn item06_leftovers_of_dead_runs_are_removed_and_live_ones_kept() {
     assert!(live.exists(), "a live process's temp dir was removed");
 }
 
-// ---- 9: clear messages for --out paths that cannot be written ------------------
+// ---- clear messages for --out paths that cannot be written ------------------
 
 #[cfg(unix)]
 #[test]
-fn item09_out_below_a_file_and_dangling_links_are_explained() {
+fn out_below_a_file_and_dangling_links_are_explained() {
     let dir = small();
     std::fs::write(dir.path().join("plain"), "x").expect("file");
     let run = bpc(dir.path(), &["render", "--out", "plain/r"]);
@@ -380,7 +380,7 @@ fn item09_out_below_a_file_and_dangling_links_are_explained() {
     assert!(dir.path().join("made/.bpc-render").is_file());
 }
 
-// ---- 7: render's output is never a watch input nor a context --------------------
+// ---- render's output is never a watch input nor a context --------------------
 
 /// Runs `bpc ARGS…` in `dir` for `secs` seconds (calling `during` after half of it),
 /// then kills it; its stderr.
@@ -402,7 +402,7 @@ fn run_for(dir: &Path, args: &[&str], secs: u64, during: impl FnOnce()) -> Strin
 }
 
 #[test]
-fn item07_watch_render_into_contexts_runs_once_per_change() {
+fn watch_render_into_contexts_runs_once_per_change() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         ("_template/facets/app.yaml", &components(3, "one")),
@@ -465,7 +465,7 @@ fn item07_watch_render_into_contexts_runs_once_per_change() {
     assert!(!dir.path().join("contexts/all/all").exists());
 }
 
-// ---- 8: bpc test is bounded and streams -----------------------------------------
+// ---- bpc test is bounded and streams -----------------------------------------
 
 /// A template with one facet and `n` trivial cases in one test file.
 fn suite(n: usize) -> tempfile::TempDir {
@@ -483,7 +483,7 @@ fn suite(n: usize) -> tempfile::TempDir {
 }
 
 #[test]
-fn item08_test_limits_cases_per_run_and_streams_the_report() {
+fn test_limits_cases_per_run_and_streams_the_report() {
     let dir = suite(600);
     let run = bpc(dir.path(), &["test", "--max-cases", "500"]);
     assert_eq!(run.status, Some(1));
@@ -520,10 +520,10 @@ fn item08_test_limits_cases_per_run_and_streams_the_report() {
     );
 }
 
-// ---- 9: --color is decided on the stream that gets the findings ------------------
+// ---- --color is decided on the stream that gets the findings ------------------
 
 #[test]
-fn item09_color_flag_and_no_color() {
+fn color_flag_and_no_color() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (
@@ -581,10 +581,10 @@ fn item09_color_flag_and_no_color() {
     assert_eq!(text, never.stdout, "colour codes in a file?");
 }
 
-// ---- 9: the smaller items ---------------------------------------------------------
+// ---- the smaller items ---------------------------------------------------------
 
 #[test]
-fn item09_local_sources_warn_that_their_addresses_cannot_be_fetched() {
+fn local_sources_warn_that_their_addresses_cannot_be_fetched() {
     let example = repo().join("examples/multi-source");
     let out = tempfile::tempdir().expect("tmp");
     let target = out.path().join("r");
@@ -630,7 +630,7 @@ fn item09_local_sources_warn_that_their_addresses_cannot_be_fetched() {
 }
 
 #[test]
-fn item09_invalid_context_names_in_windsor_yaml_are_reported() {
+fn invalid_context_names_in_windsor_yaml_are_reported() {
     let dir = project(&[
         (
             "windsor.yaml",
@@ -663,7 +663,7 @@ fn item09_invalid_context_names_in_windsor_yaml_are_reported() {
 }
 
 #[test]
-fn item09_invalid_utf8_in_a_values_file_names_line_and_column() {
+fn invalid_utf8_in_a_values_file_names_line_and_column() {
     let dir = small();
     std::fs::create_dir_all(dir.path().join("contexts/dev")).expect("mkdir");
     std::fs::write(
@@ -683,7 +683,7 @@ fn item09_invalid_utf8_in_a_values_file_names_line_and_column() {
 }
 
 #[test]
-fn item09_nul_and_escape_bytes_are_not_echoed_into_snippets() {
+fn nul_and_escape_bytes_are_not_echoed_into_snippets() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (
@@ -707,7 +707,7 @@ fn item09_nul_and_escape_bytes_are_not_echoed_into_snippets() {
 }
 
 #[test]
-fn item09_unknown_tags_and_binary_are_warned() {
+fn unknown_tags_and_binary_are_warned() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (
@@ -743,7 +743,7 @@ fn item09_unknown_tags_and_binary_are_warned() {
 }
 
 #[test]
-fn item09_set_indexes_lists_as_helm_does() {
+fn set_indexes_lists_as_helm_does() {
     let dir = small();
     let run = bpc(
         dir.path(),
@@ -814,7 +814,7 @@ fn item09_set_indexes_lists_as_helm_does() {
 }
 
 #[test]
-fn item09_duplicate_tar_entries_are_refused() {
+fn duplicate_tar_entries_are_refused() {
     // Built by hand: tar tools refuse to write such archives on purpose.
     let dir = small();
     let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(

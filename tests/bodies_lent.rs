@@ -1,6 +1,6 @@
 //! A `bpc compose` or `bpc render` of one context lends the template's component
 //! bodies to its composition, which lets go of each facet's bodies once the facet is
-//! collected (issue 25, `template::bodies`). None of it may show: each test composes a
+//! collected (`template::bodies`). None of it may show: each test composes a
 //! template of enough active facets for collection to run on several threads, once
 //! for one context (bodies lent) and once in a way that keeps them, and expects the
 //! same blueprint or the same error.

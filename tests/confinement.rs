@@ -1,4 +1,4 @@
-//! Issue 21, items 1 and 2: whatever a template or a command line says, bpc writes
+//! Whatever a template or a command line says, bpc writes
 //! nothing outside its output directory, and no value is deep enough to overflow the
 //! stack of any walk over it (compose, render, explain, eval, show values).
 
@@ -157,7 +157,7 @@ fn component_paths_with_directories_still_render() {
     );
 }
 
-// ---- 2: values nest a bounded number of levels, however they are built -------------------
+// ---- values nest a bounded number of levels, however they are built -------------------
 
 #[test]
 fn an_expression_that_nests_without_end_is_an_error_not_a_crash() {

@@ -1,4 +1,4 @@
-//! Issue 27: `bpc graph` draws what waits for what, read from the render itself, in
+//! `bpc graph` draws what waits for what, read from the render itself, in
 //! DOT, Mermaid, SVG and a self-contained HTML page that a real browser shows.
 
 use crate::common::*;

@@ -1,4 +1,4 @@
-//! Issue 14: bad input never costs the user data, memory, time or a silently wrong
+//! Bad input never costs the user data, memory, time or a silently wrong
 //! blueprint. One test (or a few) per item of the issue, each on a small project built
 //! in a temp dir.
 
@@ -71,11 +71,11 @@ const SIMPLE: &str = indoc! {"
         DOMAIN: test
 "};
 
-// ---- 1: --out ----------------------------------------------------------------
+// ---- --out ----------------------------------------------------------------
 
 #[cfg(unix)]
 #[test]
-fn item01_out_keeps_mode_and_follows_symlinks() {
+fn out_keeps_mode_and_follows_symlinks() {
     use std::os::unix::fs::PermissionsExt;
     let dir = simple();
     let target = dir.path().join("real.yaml");
@@ -110,7 +110,7 @@ fn item01_out_keeps_mode_and_follows_symlinks() {
 
 #[cfg(unix)]
 #[test]
-fn item01_out_writes_devices_in_place_and_dash_is_stdout() {
+fn out_writes_devices_in_place_and_dash_is_stdout() {
     use std::os::unix::fs::FileTypeExt;
     let dir = simple();
     let out = bpc(dir.path(), &["compose", "--out", "/dev/null"]);
@@ -136,7 +136,7 @@ fn item01_out_writes_devices_in_place_and_dash_is_stdout() {
 
 #[cfg(unix)]
 #[test]
-fn item01_out_refuses_sockets_and_directories() {
+fn out_refuses_sockets_and_directories() {
     let dir = simple();
     let sock = dir.path().join("s.sock");
     let _listener = std::os::unix::net::UnixListener::bind(&sock).expect("bind");
@@ -167,7 +167,7 @@ fn item01_out_refuses_sockets_and_directories() {
     );
 }
 
-// ---- 2: only regular files are read --------------------------------------------
+// ---- only regular files are read --------------------------------------------
 
 #[cfg(unix)]
 fn mkfifo(path: &Path) {
@@ -177,7 +177,7 @@ fn mkfifo(path: &Path) {
 
 #[cfg(unix)]
 #[test]
-fn item02_fifo_facet_is_an_error_naming_it() {
+fn fifo_facet_is_an_error_naming_it() {
     let dir = simple();
     mkfifo(&dir.path().join("_template/facets/pipe.yaml"));
     let out = bpc(dir.path(), &["compose"]);
@@ -193,7 +193,7 @@ fn item02_fifo_facet_is_an_error_naming_it() {
 
 #[cfg(unix)]
 #[test]
-fn item02_fifo_through_file_is_an_error_naming_it() {
+fn fifo_through_file_is_an_error_naming_it() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (
@@ -220,7 +220,7 @@ fn item02_fifo_through_file_is_an_error_naming_it() {
 
 #[cfg(unix)]
 #[test]
-fn item02_fifo_values_yaml_is_not_ignored() {
+fn fifo_values_yaml_is_not_ignored() {
     let dir = simple();
     std::fs::create_dir_all(dir.path().join("contexts/local")).expect("mkdir");
     mkfifo(&dir.path().join("contexts/local/values.yaml"));
@@ -234,10 +234,10 @@ fn item02_fifo_values_yaml_is_not_ignored() {
     );
 }
 
-// ---- 5: file() checks the size before reading ---------------------------------------
+// ---- file() checks the size before reading ---------------------------------------
 
 #[test]
-fn item05_file_size_is_checked_before_reading() {
+fn file_size_is_checked_before_reading() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (
@@ -264,10 +264,10 @@ fn item05_file_size_is_checked_before_reading() {
     );
 }
 
-// ---- 6: archives are capped as they decompress ------------------------------------
+// ---- archives are capped as they decompress ------------------------------------
 
 #[test]
-fn item06_gzip_bomb_fails_naming_the_cap() {
+fn gzip_bomb_fails_naming_the_cap() {
     use flate2::{write::GzEncoder, Compression};
     let dir = simple();
     let path = dir.path().join("bomb.tgz");
@@ -298,7 +298,7 @@ fn item06_gzip_bomb_fails_naming_the_cap() {
     );
 }
 
-// ---- 3: jsonnet has a deadline and a memory budget ----------------------------------
+// ---- jsonnet has a deadline and a memory budget ----------------------------------
 
 fn jsonnet_project(jsonnet: &str) -> tempfile::TempDir {
     project(&[
@@ -312,7 +312,7 @@ fn jsonnet_project(jsonnet: &str) -> tempfile::TempDir {
 }
 
 #[test]
-fn item03_jsonnet_memory_budget() {
+fn jsonnet_memory_budget() {
     for source in [
         "std.length(std.range(1, 100000000))",
         // Doubles a string until it is far beyond any budget.
@@ -338,7 +338,7 @@ fn item03_jsonnet_memory_budget() {
 }
 
 #[test]
-fn item03_jsonnet_deadline() {
+fn jsonnet_deadline() {
     let dir = jsonnet_project(
         "local count(n) = if n == 0 then 0 else count(n - 1) tailstrict; count(1000000000000)",
     );
@@ -358,10 +358,10 @@ fn item03_jsonnet_deadline() {
     );
 }
 
-// ---- 12: jsonnet errors are diagnostics with file:line:col -----------------------------
+// ---- jsonnet errors are diagnostics with file:line:col -----------------------------
 
 #[test]
-fn item12_jsonnet_errors_name_file_line_column() {
+fn jsonnet_errors_name_file_line_column() {
     let dir = jsonnet_project("{\n  a: 1,\n  b: error 'boom',\n}\n");
     let e = compose_err(dir.path(), &[]);
     assert_eq!(
@@ -409,10 +409,10 @@ fn item12_jsonnet_errors_name_file_line_column() {
     );
 }
 
-// ---- 11: integral jsonnet numbers print as integers -----------------------------------
+// ---- integral jsonnet numbers print as integers -----------------------------------
 
 #[test]
-fn item11_jsonnet_integers_print_as_integers() {
+fn jsonnet_integers_print_as_integers() {
     let dir = jsonnet_project("{ size: 4, ratio: 2.5, big: 3 * 1000 }");
     let out = compose_ok(dir.path(), &[]);
     assert_eq!(
@@ -446,7 +446,7 @@ fn item11_jsonnet_integers_print_as_integers() {
     );
 }
 
-// ---- 4: the composed blueprint has an output budget ---------------------------------
+// ---- the composed blueprint has an output budget ---------------------------------
 
 /// Block `b{i}` lists `b{i-1}` ten times: 10^levels leaves from a few hundred bytes.
 fn amplifier(levels: usize) -> tempfile::TempDir {
@@ -468,7 +468,7 @@ fn amplifier(levels: usize) -> tempfile::TempDir {
 }
 
 #[test]
-fn item04_output_budget_names_the_value_and_can_be_raised() {
+fn output_budget_names_the_value_and_can_be_raised() {
     // 10^5 leaves of 66 bytes: about 6.6 MB, over a 1 MiB budget.
     let dir = amplifier(5);
     let e = compose_err(dir.path(), &["--max-output", "1"]);
@@ -491,7 +491,7 @@ fn item04_output_budget_names_the_value_and_can_be_raised() {
 }
 
 #[test]
-fn item04_seven_levels_fail_fast_under_the_default_budget() {
+fn seven_levels_fail_fast_under_the_default_budget() {
     // 10^7 leaves (the issue's 220 MB case) must stop at the default budget.
     let dir = amplifier(7);
     let e = compose_err(dir.path(), &[]);
@@ -512,7 +512,7 @@ fn item04_seven_levels_fail_fast_under_the_default_budget() {
 }
 
 #[test]
-fn item04_output_budget_bounds_the_sum_of_many_references() {
+fn output_budget_bounds_the_sum_of_many_references() {
     // One 40 KB values file read by 40 inputs: each fits, together they do not.
     let big: String = (0..1000)
         .map(|i| format!("k{i}: {}\n", "v".repeat(30)))
@@ -552,10 +552,10 @@ fn item04_output_budget_bounds_the_sum_of_many_references() {
     compose_ok(dir.path(), &["--max-output", "4"]);
 }
 
-// ---- 7: snapshot names that collide are refused -------------------------------------
+// ---- snapshot names that collide are refused -------------------------------------
 
 #[test]
-fn item07_colliding_snapshot_names_are_refused() {
+fn colliding_snapshot_names_are_refused() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (
@@ -586,10 +586,10 @@ fn item07_colliding_snapshot_names_are_refused() {
     );
 }
 
-// ---- 8: a directory that is not a template is an error; archives look inside ------------
+// ---- a directory that is not a template is an error; archives look inside ------------
 
 #[test]
-fn item08_archive_with_template_inside_and_empty_template() {
+fn archive_with_template_inside_and_empty_template() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (
@@ -620,10 +620,10 @@ fn item08_archive_with_template_inside_and_empty_template() {
     );
 }
 
-// ---- 9: blueprint.yaml is type-checked --------------------------------------------------
+// ---- blueprint.yaml is type-checked --------------------------------------------------
 
 #[test]
-fn item09_blueprint_yaml_is_checked() {
+fn blueprint_yaml_is_checked() {
     let head = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
     for (body, message) in [
         (
@@ -690,10 +690,10 @@ fn item09_blueprint_yaml_is_checked() {
     }
 }
 
-// ---- 10: context names are safe; an undefined context is a warning ---------------------
+// ---- context names are safe; an undefined context is a warning ---------------------
 
 #[test]
-fn item10_context_names() {
+fn context_names() {
     let dir = simple();
     std::fs::create_dir_all(dir.path().join("x")).expect("mkdir");
     std::fs::write(dir.path().join("x/values.yaml"), "secret: 1\n").expect("write");
@@ -753,10 +753,10 @@ fn item10_context_names() {
     assert!(out.success(), "{}", out.stderr);
 }
 
-// ---- 13: an error on a very long line shows only the part around it ----------------------
+// ---- an error on a very long line shows only the part around it ----------------------
 
 #[test]
-fn item13_long_line_snippets_are_cut() {
+fn long_line_snippets_are_cut() {
     let long = vec!["item"; 40_000].join(", ");
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
@@ -785,10 +785,10 @@ fn item13_long_line_snippets_are_cut() {
     );
 }
 
-// ---- 14: activation chains settle with each `when` evaluated a bounded number of times --
+// ---- activation chains settle with each `when` evaluated a bounded number of times --
 
 #[test]
-fn item14_activation_chain_and_flips() {
+fn activation_chain_and_flips() {
     // Facet i is active once facet i-1 is; only the last one stays off (its `when`
     // reads a block nobody defines). Rounds re-evaluate only what read a changed block,
     // so this settles quickly; the result must be exactly the fixed point of S5.
@@ -855,7 +855,7 @@ fn item14_activation_chain_and_flips() {
 }
 
 #[test]
-fn item13_unknown_function_is_named_with_a_hint() {
+fn unknown_function_is_named_with_a_hint() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (
@@ -882,7 +882,7 @@ fn item13_unknown_function_is_named_with_a_hint() {
 }
 
 #[test]
-fn item13_bad_schema_points_at_the_key() {
+fn bad_schema_points_at_the_key() {
     let dir = project(&[
         ("windsor.yaml", "version: v1alpha1\n"),
         (

@@ -1,5 +1,5 @@
 //! A `bpc compose` or `bpc render` of one context keeps certainly inactive facets
-//! hollow while a large template loads (issue 25, `template::prune`). None of it may
+//! hollow while a large template loads (`template::prune`). None of it may
 //! show: each test composes a template of more facets than the cut-off both ways — one
 //! context (hollow facets) and through `--all-contexts` (every facet whole) — and expects
 //! the same blueprint, or the same error.

@@ -1,4 +1,4 @@
-//! Incremental recomposition (issue 25) equals a cold one: random templates whose
+//! Incremental recomposition equals a cold one: random templates whose
 //! facets' `when`s, config values and component inputs read each other's config
 //! blocks (and some components depend on others, which may be missing or in a
 //! cycle; some inputs and `dependsOn` lists are empty, for finishing to tidy away), edited at random (a value changed, a `when` flipped, a facet added or

@@ -1,4 +1,4 @@
-//! Property tests (issue 14): the YAML loader, the expression engine and the merge
+//! Property tests: the YAML loader, the expression engine and the merge
 //! strategies against laws that must hold for every input, not only the examples.
 
 use bpc::compose::scope::deep_merge;
@@ -418,7 +418,7 @@ fn write_generated(dir: &std::path::Path, facets: &[GenFacet], values: &str) {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// Issue 25: leaving certainly inactive facets hollow at load changes nothing a
+    /// Leaving certainly inactive facets hollow at load changes nothing a
     /// composition gives, whatever reads which config block in which file order.
     #[test]
     fn hollow_facets_compose_as_whole_ones(

@@ -175,7 +175,7 @@ impl<'t> Resolver<'t> {
     }
 
     /// A resolver over a prebuilt index with the facets `active` marks: building it
-    /// costs nothing per round of activation (issue 14).
+    /// costs nothing per round of activation.
     pub fn over(
         with: &Expressions<'t>,
         template: &'t Template,

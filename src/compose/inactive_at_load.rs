@@ -1,5 +1,5 @@
 //! The test that lets a load keep certainly inactive facets hollow
-//! (`template::prune`, issue 25): a facet's `when` evaluated as the first round of
+//! (`template::prune`): a facet's `when` evaluated as the first round of
 //! activation (S5) evaluates it, before any facet is active, noting every top-level
 //! name it reads.
 

@@ -16,7 +16,7 @@
 //!     writes;
 //! 11. [`assemble`]: the blueprint as one value, within the output budget.
 //!
-//! [`compose_incremental`] is the same list with a memory ([`Memo`], issue 25):
+//! [`compose_incremental`] is the same list with a memory ([`Memo`]):
 //! stages 3–5 keep the activation, config blocks and contributions of what an edit
 //! did not reach, and replay facets whose inputs did not change ([`memo`]); stage 6
 //! takes the components whose contributions are the same ones
@@ -222,7 +222,7 @@ impl Composition {
     }
 }
 
-/// What one composition leaves for the next (issue 25): what stage 5 collected per
+/// What one composition leaves for the next: what stage 5 collected per
 /// facet ([`memo`]) and what stage 6 merged per component identity
 /// ([`merge::identities`]). Empty until the first composition; one memo serves one
 /// project and context.
@@ -232,7 +232,7 @@ pub struct Memo {
     stages: StageMemos,
 }
 
-/// What the stages after collection remember (issue 25): each a pure function of
+/// What the stages after collection remember: each a pure function of
 /// what it is keyed on, so they stay valid whatever the composition that used them
 /// went on to do.
 #[derive(Default)]

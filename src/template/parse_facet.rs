@@ -522,7 +522,7 @@ impl Reader<'_> {
 }
 
 impl Reader<'_> {
-    /// Checks `blueprint.yaml` as strictly as a facet (issue 14): its header, the types
+    /// Checks `blueprint.yaml` as strictly as a facet: its header, the types
     /// of its sections and every component entry. Keys bpc does not know are kept in
     /// the output (S10), so they are not warned about here.
     pub fn blueprint(&mut self, node: &Node) {

@@ -1,4 +1,4 @@
-//! Facets left hollow at load (issue 25): a run that composes one context once can
+//! Facets left hollow at load: a run that composes one context once can
 //! tell, while the facets are parsed, that some of them will not apply, and keep of
 //! those only what composing reads from an inactive facet.
 //!

@@ -173,7 +173,7 @@ mod tests {
         assert!(!inputs.covers(Path::new("/p/contexts/render/terraform/a.json")));
         assert!(!inputs.covers(Path::new("/p/contexts/.render.bpc-new-7")));
         // What is inside a render's temporary trees (written, or deleted after the
-        // swap) is output too (issue 21).
+        // swap) is output too.
         assert!(!inputs.covers(Path::new(
             "/p/contexts/.render.bpc-new-7/terraform/a/terraform.tfvars.json"
         )));

@@ -1,7 +1,7 @@
 //! The blueprint value of each component, remembered across compositions.
 //!
 //! A component's value is a function of its kind and fields alone
-//! ([`blueprint::component_value`]): incremental recomposition (issue 25) takes the
+//! ([`blueprint::component_value`]): incremental recomposition takes the
 //! value of a component an edit did not reach from [`Memo`] (see
 //! [`ByPosition`]) instead of converting it again.
 

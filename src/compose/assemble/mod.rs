@@ -38,7 +38,7 @@ pub struct Assembly<'a> {
     pub schema: Option<&'a Schema>,
     pub active: &'a [usize],
     pub output_bytes: usize,
-    /// The last composition's component values, and where this one's go (issue 25).
+    /// The last composition's component values, and where this one's go.
     pub memo: Option<&'a mut component_values::Memo>,
 }
 

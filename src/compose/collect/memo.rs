@@ -1,4 +1,4 @@
-//! Incremental composition (issue 25): what the activate → config → collect stages
+//! Incremental composition: what the activate → config → collect stages
 //! found for one composition, kept for the next, so that after an edit only what the
 //! edit reached is evaluated again.
 //!

@@ -1,4 +1,4 @@
-//! What finishing did, remembered across compositions (issue 25).
+//! What finishing did, remembered across compositions.
 //!
 //! Tidying a component ([`blueprint::clean_component`]) is a function of its kind and
 //! fields; marking its deferred inputs ([`deferred::mark`]) of its fields and of the

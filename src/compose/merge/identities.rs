@@ -4,7 +4,7 @@
 //! so each identity is merged on its own, and the order of the merged list (creation
 //! order, a component created again after a delete taking a new slot at the end) is
 //! put together afterwards from what each contribution did ([`Event`]). That split is
-//! what lets incremental recomposition (issue 25) take a component from the last
+//! what lets incremental recomposition take a component from the last
 //! composition when its contributions are the very same ones (the same shared fields,
 //! strategy and origin), and merge only the identities an edit reached.
 

@@ -1,4 +1,4 @@
-//! The output budget (issue 14): references can multiply a small template into an
+//! The output budget: references can multiply a small template into an
 //! enormous blueprint (ten references to a block that holds ten references …). Values
 //! are shared while expressions pass them around, so the blow-up happens where an
 //! expression's result is copied into a component; each such result is measured

@@ -1,4 +1,4 @@
-//! What a stage made of each component, remembered in list order (issue 25).
+//! What a stage made of each component, remembered in list order.
 //!
 //! The stages after merging are functions of a component's kind and fields (and of
 //! origins that keep their meaning). Fields are shared copy-on-write from merging on,

@@ -1,4 +1,4 @@
-//! Validation remembered (issue 25): whether the components validate depends only on
+//! Validation remembered: whether the components validate depends only on
 //! their identities, their `name` and `path` texts, the names they depend on and the
 //! CRD layer — the entries' order, the exclusions and the origins only shape the
 //! messages of errors. So when the last composition validated clean and all of that
