@@ -536,7 +536,7 @@ fn an_archive_cannot_list_local_sources() {
 /// upstream source by its `sources:` name, the template's own facets as `template`.
 #[test]
 fn explain_names_the_source_and_ordinal_of_every_facet() {
-    let files = vec![
+    let files = [
         ("top/blueprint.yaml", blueprint("top", &[("up", "../up")])),
         (
             "top/facets/a.yaml",

@@ -667,7 +667,7 @@ fn check_config(
     for (name, expected) in blocks {
         let path = format!("config.{}", name.name);
         let expected = expected.to_value();
-        let actual = config.get(&*name.name);
+        let actual = config.get(&name.name);
         if present {
             input_matches(&expected, actual, &path, &mut out.mismatches);
             continue;
