@@ -201,6 +201,13 @@ const WINDSOR_VERDICTS: &[(&str, &str, bool)] = &[
         "exclude kustomization components empty plus dependsOn",
         false,
     ),
+    (
+        "flux-tiers.test.yaml",
+        "expect null install on a system without one",
+        true,
+    ),
+    ("flux-tiers.test.yaml", "exclude null install", true),
+    ("flux-tiers.test.yaml", "expect null resources", true),
     ("inputs.test.yaml", "inputs emptylist expr", true),
     ("inputs.test.yaml", "inputs emptymap expr", true),
     ("inputs.test.yaml", "inputs null vs empty map", false),

@@ -551,3 +551,28 @@ fn values_common_falls_back_to_schema_defaults_in_a_case_without_them() {
         "{shown}"
     );
 }
+
+/// Multi-line strings in a case's blueprint come out byte for byte as the Windsor CLI
+/// prints them (goccy/go-yaml's literal blocks: whitespace-only lines, tabs, trailing
+/// blanks, `|+`, blank lines of list items left empty). The expected text is the
+/// oracle's `show` of the same template.
+#[test]
+fn multi_line_strings_show_as_the_windsor_cli_prints_them() {
+    let dir = crate::common::project(&[
+        (
+            "_template/blueprint.yaml",
+            "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: strings\n",
+        ),
+        (
+            "_template/facets/base.yaml",
+            &format!("{FACET_HEAD}metadata:\n  name: base\nterraform:\n  - name: strings\n    path: strings\n    inputs:\n      blank_line: \"a\\n  \\nb\"\n      tab_line: \"a\\n\\t\\nb\"\n      trailing_blanks: \"a  \\nb\"\n      two_final_breaks: \"a\\n\\n\"\n      lines: [\"x\\n\\ny\", \"z\\n\"]\nkustomize:\n  - name: app\n    path: app\n    patches:\n      - patch: \"kind: A\\n\\nspec:\\n  x: 1\\n\"\n"),
+        ),
+        (
+            "_template/tests/t.test.yaml",
+            "cases:\n  - name: strings\n",
+        ),
+    ]);
+    let out = bpc_test(dir.path(), &["strings", "--show"]);
+    let windsor = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: test\n  description: Blueprint for the test context\nsources:\n- name: template\n  install: true\nterraform:\n- name: strings\n  path: strings\n  inputs:\n    blank_line: |-\n      a\n        \n      b\n    lines:\n    - |-\n      x\n\n      y\n    - |\n      z\n    tab_line: |-\n      a\n      \t\n      b\n    trailing_blanks: |-\n      a  \n      b\n    two_final_breaks: |+\n      a\n\nkustomize:\n- name: app\n  path: app\n  patches:\n  - patch: |\n      kind: A\n      \n      spec:\n        x: 1\nconfigMaps:\n  values-common:\n    CONTEXT: test\n";
+    assert_eq!(out.stdout, windsor);
+}

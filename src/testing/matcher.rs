@@ -329,8 +329,11 @@ fn check_component(
         (None, false) => {}
         (Some(actual), true) => {
             for (name, node) in compared {
-                // `install: {}` still asks for the tier to exist (a pointer in Windsor).
-                if is_unset(node) && !(kind == ComponentKind::FluxSystem && name == "install") {
+                // `install: {}` still asks for the tier to exist (a pointer in Windsor,
+                // nil only when null).
+                let tier =
+                    kind == ComponentKind::FluxSystem && name == "install" && !node.is_null();
+                if is_unset(node) && !tier {
                     continue;
                 }
                 let got = actual.as_map().and_then(|m| m.get(name));
