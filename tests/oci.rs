@@ -1469,3 +1469,64 @@ fn a_reference_holding_credentials_is_refused_without_repeating_them() {
     let out = run(bpc(publisher.path(), &home).args(["push", url]), false);
     assert_eq!(stderr(&out), format!("error: {refused}\n"));
 }
+
+#[test]
+fn a_manifest_over_the_size_limit_is_refused_while_it_streams() {
+    let home = Home::new();
+    // A valid manifest, over 4 MiB by one annotation.
+    let manifest = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.windsorcli.blueprint.v1+json",
+                   "size": 2, "digest": registry::sha256(b"{}")},
+        "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip",
+                    "size": 2, "digest": registry::sha256(b"{}")}],
+        "annotations": {"padding": "x".repeat(5 << 20)},
+    })
+    .to_string()
+    .into_bytes();
+    let size = manifest.len();
+    for (told, why) in [
+        (
+            true,
+            format!("its manifest is {size} bytes, over the limit of 4 MiB"),
+        ),
+        (
+            false,
+            "its manifest is more than 4194304 bytes, over the limit of 4 MiB".to_string(),
+        ),
+    ] {
+        let body = manifest.clone();
+        let server = Scripted::start(move |path, _| Reply {
+            status: if path.contains("/manifests/") {
+                200
+            } else {
+                404
+            },
+            content_type: "application/vnd.oci.image.manifest.v1+json".into(),
+            body: if path.contains("/manifests/") {
+                body.clone()
+            } else {
+                b"{}".to_vec()
+            },
+            stall_after: None,
+            headers: if told {
+                Vec::new()
+            } else {
+                vec![("Transfer-Encoding".into(), "chunked".into())]
+            },
+        });
+        let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+        let project = consumer(&[("demo", &url, None)]);
+        let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+        assert_eq!(
+            err,
+            at_source(
+                "demo",
+                &url,
+                &format!("failed to pull {url}: {why}"),
+                Some("docs/limits.md lists the limits of pulled artifacts")
+            )
+        );
+    }
+}

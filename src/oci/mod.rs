@@ -9,6 +9,7 @@ pub mod bundle;
 pub mod cache;
 pub mod cred_helper;
 pub mod load;
+pub mod manifest;
 pub mod metadata;
 pub mod reference;
 pub mod registry;

@@ -4,6 +4,7 @@
 //! so the rest of bpc stays synchronous.
 
 use super::auth::{self, AuthEnv, Credential, Lookup};
+use super::manifest;
 use super::reference::Reference;
 use super::shown;
 use oci_client::client::{ClientConfig, ClientProtocol};
@@ -84,7 +85,7 @@ fn client_reference(reference: &Reference) -> oci_client::Reference {
     )
 }
 
-fn registry_auth(credential: &Credential) -> RegistryAuth {
+pub(super) fn registry_auth(credential: &Credential) -> RegistryAuth {
     match credential {
         Credential::Anonymous => RegistryAuth::Anonymous,
         Credential::Basic(u, p) => RegistryAuth::Basic(u.clone(), p.clone()),
@@ -169,18 +170,15 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
     let rt = runtime()?;
     let image = client_reference(reference);
     let at = reference.to_string();
+    let plain = reference.plain_http();
     rt.block_on(async {
         let mut client = client(reference);
-        let mut result = client
-            .pull_image_manifest(&image, &registry_auth(&lookup.credential))
-            .await;
-        if let Err(e) = &result {
+        let mut result = manifest::pull(&client, &image, &lookup.credential, plain).await;
+        if let Err(manifest::Error::Registry(e)) = &result {
             if refused(e) && lookup.credential != Credential::Anonymous {
                 // Refused credentials: once more anonymously, as the Windsor CLI does.
                 let anonymous = self::client(reference);
-                let retry = anonymous
-                    .pull_image_manifest(&image, &RegistryAuth::Anonymous)
-                    .await;
+                let retry = manifest::pull(&anonymous, &image, &Credential::Anonymous, plain).await;
                 if retry.is_ok() {
                     client = anonymous;
                     result = retry;
@@ -188,6 +186,15 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
             }
         }
         let (manifest, manifest_digest) = result.map_err(|e| {
+            let e = match e {
+                manifest::Error::Registry(e) => e,
+                manifest::Error::Refused(why) => {
+                    return Failure {
+                        message: format!("failed to pull {at}: {why}"),
+                        help: Some("docs/limits.md lists the limits of pulled artifacts".to_string()),
+                    }
+                }
+            };
             if refused(&e) {
                 Failure {
                     message: format!(

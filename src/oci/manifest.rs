@@ -1,0 +1,181 @@
+//! Fetching an artifact's manifest within [`MAX_BYTES`], as distribution caps what it
+//! accepts: the declared length is checked first and the bytes while they stream (no
+//! buffer of the declared size is made up front). An image index resolves to its
+//! linux/amd64 manifest, whose bytes must hash to the digest the index names. The
+//! `oci-client` crate reads a manifest whole, so this request is bpc's own; the crate
+//! still does the token exchange, whose bearer token (or the Basic credential) is sent
+//! here.
+
+use super::auth::Credential;
+use super::registry::{sha256, CONNECT_TIMEOUT, READ_TIMEOUT};
+use oci_client::errors::{OciDistributionError, OciEnvelope};
+use oci_client::manifest::{
+    OciImageManifest, OciManifest, IMAGE_MANIFEST_LIST_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE,
+    OCI_IMAGE_INDEX_MEDIA_TYPE, OCI_IMAGE_MEDIA_TYPE,
+};
+use oci_client::{Client, RegistryOperation};
+
+/// The largest manifest accepted, distribution's own limit (docs/limits.md).
+pub const MAX_BYTES: u64 = 4 * 1024 * 1024;
+
+/// How much of an error reply is read.
+const ERROR_BYTES: u64 = 64 * 1024;
+
+/// Why a manifest was not had.
+pub enum Error {
+    /// What the registry or the connection said, as `oci-client` words it.
+    Registry(OciDistributionError),
+    /// The manifest (or the index's entry) is not acceptable; the message says why.
+    Refused(String),
+}
+
+impl From<OciDistributionError> for Error {
+    fn from(e: OciDistributionError) -> Error {
+        Error::Registry(e)
+    }
+}
+
+/// The image manifest of `image` and its digest, asked with `credential` (the token
+/// exchange, if the registry wants one, goes through `client`, which keeps the token
+/// for the blob request that follows).
+pub async fn pull(
+    client: &Client,
+    image: &oci_client::Reference,
+    credential: &Credential,
+    plain_http: bool,
+) -> Result<(OciImageManifest, String), Error> {
+    let auth = super::registry::registry_auth(credential);
+    // As the crate's own requests do: a token that cannot be had is no token, and the
+    // registry's refusal of the request then says what is wrong.
+    let token = client
+        .auth(image, &auth, RegistryOperation::Pull)
+        .await
+        .unwrap_or(None);
+    let header = match (&token, credential) {
+        (Some(t), _) => Some(format!("Bearer {t}")),
+        (None, Credential::Basic(user, password)) => Some(format!(
+            "Basic {}",
+            base64::Engine::encode(
+                &base64::engine::general_purpose::STANDARD,
+                format!("{user}:{password}")
+            )
+        )),
+        (None, _) => None,
+    };
+    let http = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_TIMEOUT)
+        .user_agent(concat!("bpc/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(OciDistributionError::from)?;
+    let scheme = if plain_http { "http" } else { "https" };
+    let base = format!(
+        "{scheme}://{}/v2/{}/manifests/",
+        image.resolve_registry(),
+        image.repository()
+    );
+    let tag = image.tag().unwrap_or("latest");
+    let (manifest, digest) = fetch(&http, &format!("{base}{tag}"), header.as_deref()).await?;
+    let index = match manifest {
+        OciManifest::Image(m) => return Ok((m, digest)),
+        OciManifest::ImageIndex(index) => index,
+    };
+    let Some(entry) = oci_client::client::linux_amd64_resolver(&index.manifests) else {
+        return Err(Error::Refused(
+            "its image index has no linux/amd64 manifest".to_string(),
+        ));
+    };
+    let (manifest, actual) = fetch(&http, &format!("{base}{entry}"), header.as_deref()).await?;
+    if actual != entry {
+        return Err(Error::Refused(format!(
+            "the manifest the index names as {entry} hashes to {actual}"
+        )));
+    }
+    match manifest {
+        OciManifest::Image(m) => Ok((m, actual)),
+        OciManifest::ImageIndex(_) => Err(Error::Refused(format!(
+            "the index entry {entry} is an index itself"
+        ))),
+    }
+}
+
+/// One manifest request: the parsed manifest and the sha256 of its bytes.
+async fn fetch(
+    http: &reqwest::Client,
+    url: &str,
+    authorization: Option<&str>,
+) -> Result<(OciManifest, String), Error> {
+    use futures_util::StreamExt;
+    let accept = [
+        OCI_IMAGE_MEDIA_TYPE,
+        IMAGE_MANIFEST_MEDIA_TYPE,
+        OCI_IMAGE_INDEX_MEDIA_TYPE,
+        IMAGE_MANIFEST_LIST_MEDIA_TYPE,
+    ]
+    .join(", ");
+    let mut request = http.get(url).header(reqwest::header::ACCEPT, accept);
+    if let Some(value) = authorization {
+        request = request.header(reqwest::header::AUTHORIZATION, value);
+    }
+    let response = request.send().await.map_err(OciDistributionError::from)?;
+    let status = response.status();
+    let ok = status == reqwest::StatusCode::OK;
+    if let Some(length) = response.content_length().filter(|_| ok) {
+        if length > MAX_BYTES {
+            return Err(too_large(format!("{length} bytes")));
+        }
+    }
+    // An error reply is only shown, cut short: its first bytes are enough.
+    let limit = if ok { MAX_BYTES } else { ERROR_BYTES };
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(OciDistributionError::from)?;
+        if body.len() as u64 + chunk.len() as u64 > limit {
+            if ok {
+                return Err(too_large(format!("more than {MAX_BYTES} bytes")));
+            }
+            body.extend_from_slice(&chunk[..(limit as usize - body.len())]);
+            break;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    check_status(status, &body, url)?;
+    let manifest: OciManifest = serde_json::from_slice(&body)
+        .map_err(|e| Error::Registry(OciDistributionError::ManifestParsingError(e.to_string())))?;
+    Ok((manifest, sha256(&body)))
+}
+
+fn too_large(size: String) -> Error {
+    Error::Refused(format!(
+        "its manifest is {size}, over the limit of {} MiB",
+        MAX_BYTES >> 20
+    ))
+}
+
+/// The registry's status as `oci-client` reads it, so messages read the same.
+fn check_status(status: reqwest::StatusCode, body: &[u8], url: &str) -> Result<(), Error> {
+    let url = url.to_string();
+    let error = match status {
+        reqwest::StatusCode::OK => return Ok(()),
+        reqwest::StatusCode::UNAUTHORIZED => OciDistributionError::UnauthorizedError { url },
+        s if s.is_success() => OciDistributionError::SpecViolationError(format!(
+            "Expected HTTP Status {}, got {s} instead",
+            reqwest::StatusCode::OK
+        )),
+        s if s.is_client_error() => match serde_json::from_slice::<OciEnvelope>(body) {
+            Ok(envelope) => OciDistributionError::RegistryError { envelope, url },
+            Err(_) => OciDistributionError::ServerError {
+                code: s.as_u16(),
+                url,
+                message: String::from_utf8_lossy(body).to_string(),
+            },
+        },
+        s => OciDistributionError::ServerError {
+            code: s.as_u16(),
+            url,
+            message: String::from_utf8_lossy(body).to_string(),
+        },
+    };
+    Err(Error::Registry(error))
+}
