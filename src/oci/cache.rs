@@ -203,8 +203,12 @@ fn write(dir: &Path, tar: &[u8], entries: &[archive::Entry]) -> Result<(), Strin
     // An entry is in place (incomplete, or with other bytes): swapped out whole,
     // then deleted.
     if exchange(staging.path(), dir).map_err(moved)? {
-        // The staging directory now holds the old entry; dropping it deletes it.
-        drop(staging);
+        // The staging path now holds the old entry (a file, maybe): deleted, or left
+        // for the next writer of the key.
+        let old = staging.keep();
+        if std::fs::remove_dir_all(&old).is_err() {
+            let _ = std::fs::remove_file(&old);
+        }
         return Ok(());
     }
     let old = tempfile::Builder::new()
@@ -324,7 +328,11 @@ fn remove_leftovers(dir: &Path) {
                 .is_some_and(|r| r.len() == 6 && r.bytes().all(|b| b.is_ascii_alphanumeric()))
         });
         if leftover && stale(&item) {
-            let _ = std::fs::remove_dir_all(item.path());
+            // A swapped-out entry may have been a file.
+            let path = item.path();
+            if std::fs::remove_dir_all(&path).is_err() {
+                let _ = std::fs::remove_file(&path);
+            }
         }
     }
 }
