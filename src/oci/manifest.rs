@@ -6,14 +6,14 @@
 //! still does the token exchange, whose bearer token (or the Basic credential) is sent
 //! here.
 
-use super::auth::Credential;
-use super::registry::{sha256, CONNECT_TIMEOUT, READ_TIMEOUT};
 use oci_client::errors::{OciDistributionError, OciEnvelope};
 use oci_client::manifest::{
     OciImageManifest, OciManifest, IMAGE_MANIFEST_LIST_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE,
     OCI_IMAGE_INDEX_MEDIA_TYPE, OCI_IMAGE_MEDIA_TYPE,
 };
+use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, RegistryOperation};
+use sha2::{Digest, Sha256};
 
 /// The largest manifest accepted, distribution's own limit (docs/limits.md).
 pub const MAX_BYTES: u64 = 4 * 1024 * 1024;
@@ -35,25 +35,25 @@ impl From<OciDistributionError> for Error {
     }
 }
 
-/// The image manifest of `image` and its digest, asked with `credential` (the token
-/// exchange, if the registry wants one, goes through `client`, which keeps the token
-/// for the blob request that follows).
+/// The image manifest of `image` and its digest, asked with `auth` over `http` (the
+/// token exchange, if the registry wants one, goes through `client`, which keeps the
+/// token for the blob request that follows).
 pub async fn pull(
     client: &Client,
+    http: &reqwest::Client,
     image: &oci_client::Reference,
-    credential: &Credential,
+    auth: &RegistryAuth,
     plain_http: bool,
 ) -> Result<(OciImageManifest, String), Error> {
-    let auth = super::registry::registry_auth(credential);
     // As the crate's own requests do: a token that cannot be had is no token, and the
     // registry's refusal of the request then says what is wrong.
     let token = client
-        .auth(image, &auth, RegistryOperation::Pull)
+        .auth(image, auth, RegistryOperation::Pull)
         .await
         .unwrap_or(None);
-    let header = match (&token, credential) {
+    let header = match (&token, auth) {
         (Some(t), _) => Some(format!("Bearer {t}")),
-        (None, Credential::Basic(user, password)) => Some(format!(
+        (None, RegistryAuth::Basic(user, password)) => Some(format!(
             "Basic {}",
             base64::Engine::encode(
                 &base64::engine::general_purpose::STANDARD,
@@ -62,12 +62,6 @@ pub async fn pull(
         )),
         (None, _) => None,
     };
-    let http = reqwest::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        .read_timeout(READ_TIMEOUT)
-        .user_agent(concat!("bpc/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(OciDistributionError::from)?;
     let scheme = if plain_http { "http" } else { "https" };
     let base = format!(
         "{scheme}://{}/v2/{}/manifests/",
@@ -75,7 +69,7 @@ pub async fn pull(
         image.repository()
     );
     let tag = image.tag().unwrap_or("latest");
-    let (manifest, digest) = fetch(&http, &format!("{base}{tag}"), header.as_deref()).await?;
+    let (manifest, digest) = fetch(http, &format!("{base}{tag}"), header.as_deref()).await?;
     let index = match manifest {
         OciManifest::Image(m) => return Ok((m, digest)),
         OciManifest::ImageIndex(index) => index,
@@ -85,7 +79,7 @@ pub async fn pull(
             "its image index has no linux/amd64 manifest".to_string(),
         ));
     };
-    let (manifest, actual) = fetch(&http, &format!("{base}{entry}"), header.as_deref()).await?;
+    let (manifest, actual) = fetch(http, &format!("{base}{entry}"), header.as_deref()).await?;
     if actual != entry {
         return Err(Error::Refused(format!(
             "the manifest the index names as {entry} hashes to {actual}"
@@ -97,6 +91,17 @@ pub async fn pull(
             "the index entry {entry} is an index itself"
         ))),
     }
+}
+
+/// `sha256:<hex>` of `data`.
+pub fn sha256(data: &[u8]) -> String {
+    let hash = Sha256::digest(data);
+    let mut hex = String::with_capacity(71);
+    hex.push_str("sha256:");
+    for b in hash.iter() {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    hex
 }
 
 /// One manifest request: the parsed manifest and the sha256 of its bytes.

@@ -5,6 +5,7 @@
 
 use super::auth::{self, AuthEnv, Credential, Lookup};
 use super::manifest;
+pub use super::manifest::sha256;
 use super::reference::Reference;
 use super::shown;
 use oci_client::client::{ClientConfig, ClientProtocol};
@@ -13,7 +14,6 @@ use oci_client::manifest::{OciDescriptor, OciImageManifest};
 use oci_client::secrets::RegistryAuth;
 use oci_client::Client;
 use oci_client::RegistryOperation;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -77,6 +77,16 @@ fn client(reference: &Reference) -> Client {
     })
 }
 
+/// The HTTP client of bpc's own requests, with the timeouts of the crate's.
+fn http_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_TIMEOUT)
+        .user_agent(concat!("bpc/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| describe(&OciDistributionError::from(e)))
+}
+
 fn client_reference(reference: &Reference) -> oci_client::Reference {
     oci_client::Reference::with_tag(
         reference.host().to_string(),
@@ -85,7 +95,7 @@ fn client_reference(reference: &Reference) -> oci_client::Reference {
     )
 }
 
-pub(super) fn registry_auth(credential: &Credential) -> RegistryAuth {
+fn registry_auth(credential: &Credential) -> RegistryAuth {
     match credential {
         Credential::Anonymous => RegistryAuth::Anonymous,
         Credential::Basic(u, p) => RegistryAuth::Basic(u.clone(), p.clone()),
@@ -173,12 +183,22 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
     let plain = reference.plain_http();
     rt.block_on(async {
         let mut client = client(reference);
-        let mut result = manifest::pull(&client, &image, &lookup.credential, plain).await;
+        let http = http_client().map_err(|e| Failure::new(format!("failed to pull {at}: {e}")))?;
+        let mut result = manifest::pull(
+            &client,
+            &http,
+            &image,
+            &registry_auth(&lookup.credential),
+            plain,
+        )
+        .await;
         if let Err(manifest::Error::Registry(e)) = &result {
             if refused(e) && lookup.credential != Credential::Anonymous {
                 // Refused credentials: once more anonymously, as the Windsor CLI does.
                 let anonymous = self::client(reference);
-                let retry = manifest::pull(&anonymous, &image, &Credential::Anonymous, plain).await;
+                let retry =
+                    manifest::pull(&anonymous, &http, &image, &RegistryAuth::Anonymous, plain)
+                        .await;
                 if retry.is_ok() {
                     client = anonymous;
                     result = retry;
@@ -281,17 +301,6 @@ async fn fetch_blob(
         ));
     }
     Ok(out)
-}
-
-/// `sha256:<hex>` of `data`.
-pub fn sha256(data: &[u8]) -> String {
-    let hash = Sha256::digest(data);
-    let mut hex = String::with_capacity(71);
-    hex.push_str("sha256:");
-    for b in hash.iter() {
-        hex.push_str(&format!("{b:02x}"));
-    }
-    hex
 }
 
 /// An artifact to push: the gzip layer, the config blob and the manifest annotations.
