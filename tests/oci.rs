@@ -1314,6 +1314,34 @@ fn a_registry_error_body_is_shown_short_and_without_terminal_escapes() {
             None
         )
     );
+
+    // The same of a blob's error reply.
+    let server = scripted(bundle_of_demo(&home), None, |_| {
+        let mut body = b"\x1b[2Jgone".to_vec();
+        body.extend(std::iter::repeat_n(b'y', 1 << 20));
+        Reply {
+            status: 503,
+            content_type: "text/plain".into(),
+            body,
+            stall_after: None,
+            headers: Vec::new(),
+        }
+    });
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let project = consumer(&[("demo", &url, None)]);
+    let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+    let prefix = format!(
+        "error: failed to pull {url}: failed to read layer data: Server error: url \
+         http://127.0.0.1:{}/v2/acme/demo/blobs/sha256:",
+        server.port
+    );
+    assert!(err.starts_with(&prefix), "{err}");
+    let message = format!(
+        ", code: 503, message: gone{}…\n",
+        "y".repeat(registry::SHOWN_BODY - "gone".len())
+    );
+    assert!(err.contains(&message), "{err}");
+    assert!(err.len() < 2000 && !err.contains('\x1b'), "{err}");
 }
 
 /// Runs `cmd`, killing it (and failing the test) if it has not ended in 30 s.

@@ -2,9 +2,10 @@
 //! accepts: the declared length is checked first and the bytes while they stream (no
 //! buffer of the declared size is made up front). An image index resolves to its
 //! linux/amd64 manifest, whose bytes must hash to the digest the index names. The
-//! `oci-client` crate reads a manifest whole, so this request is bpc's own; the crate
-//! still does the token exchange, whose bearer token (or the Basic credential) is sent
-//! here.
+//! `oci-client` crate reads a manifest (and any error reply) whole, so this request,
+//! and the blob request after it, are bpc's own; the crate still does the token
+//! exchange, whose bearer token (or the Basic credential) is sent here. Of an error
+//! reply only the first [`ERROR_BYTES`] are read.
 
 use oci_client::errors::{OciDistributionError, OciEnvelope};
 use oci_client::manifest::{
@@ -18,6 +19,16 @@ use sha2::{Digest, Sha256};
 /// The largest manifest accepted, distribution's own limit (docs/limits.md).
 pub const MAX_BYTES: u64 = 4 * 1024 * 1024;
 
+/// A manifest, and how the repository's blobs are asked for.
+pub struct Found {
+    pub manifest: OciImageManifest,
+    pub digest: String,
+    /// `<scheme>://<registry>/v2/<repository>/`.
+    pub repository: String,
+    /// The `Authorization` header the manifest was asked with.
+    pub authorization: Option<String>,
+}
+
 /// How much of an error reply is read.
 const ERROR_BYTES: u64 = 64 * 1024;
 
@@ -27,6 +38,8 @@ pub enum Error {
     Registry(OciDistributionError),
     /// The manifest (or the index's entry) is not acceptable; the message says why.
     Refused(String),
+    /// The manifest is over [`MAX_BYTES`].
+    TooLarge(String),
 }
 
 impl From<OciDistributionError> for Error {
@@ -44,7 +57,7 @@ pub async fn pull(
     image: &oci_client::Reference,
     auth: &RegistryAuth,
     plain_http: bool,
-) -> Result<(OciImageManifest, String), Error> {
+) -> Result<Found, Error> {
     // As the crate's own requests do: a token that cannot be had is no token, and the
     // registry's refusal of the request then says what is wrong.
     let token = client
@@ -63,15 +76,22 @@ pub async fn pull(
         (None, _) => None,
     };
     let scheme = if plain_http { "http" } else { "https" };
-    let base = format!(
-        "{scheme}://{}/v2/{}/manifests/",
+    let repository = format!(
+        "{scheme}://{}/v2/{}/",
         image.resolve_registry(),
         image.repository()
     );
+    let base = format!("{repository}manifests/");
+    let found = |manifest, digest| Found {
+        manifest,
+        digest,
+        repository: repository.clone(),
+        authorization: header.clone(),
+    };
     let tag = image.tag().unwrap_or("latest");
     let (manifest, digest) = fetch(http, &format!("{base}{tag}"), header.as_deref()).await?;
     let index = match manifest {
-        OciManifest::Image(m) => return Ok((m, digest)),
+        OciManifest::Image(m) => return Ok(found(m, digest)),
         OciManifest::ImageIndex(index) => index,
     };
     let Some(entry) = oci_client::client::linux_amd64_resolver(&index.manifests) else {
@@ -86,7 +106,7 @@ pub async fn pull(
         )));
     }
     match manifest {
-        OciManifest::Image(m) => Ok((m, actual)),
+        OciManifest::Image(m) => Ok(found(m, actual)),
         OciManifest::ImageIndex(_) => Err(Error::Refused(format!(
             "the index entry {entry} is an index itself"
         ))),
@@ -124,45 +144,55 @@ async fn fetch(
     }
     let response = request.send().await.map_err(OciDistributionError::from)?;
     let status = response.status();
-    let ok = status == reqwest::StatusCode::OK;
-    if let Some(length) = response.content_length().filter(|_| ok) {
+    if status != reqwest::StatusCode::OK {
+        return Err(Error::Registry(refusal(response, url).await));
+    }
+    if let Some(length) = response.content_length() {
         if length > MAX_BYTES {
             return Err(too_large(format!("{length} bytes")));
         }
     }
-    // An error reply is only shown, cut short: its first bytes are enough.
-    let limit = if ok { MAX_BYTES } else { ERROR_BYTES };
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(OciDistributionError::from)?;
-        if body.len() as u64 + chunk.len() as u64 > limit {
-            if ok {
-                return Err(too_large(format!("more than {MAX_BYTES} bytes")));
-            }
-            body.extend_from_slice(&chunk[..(limit as usize - body.len())]);
-            break;
+        if body.len() as u64 + chunk.len() as u64 > MAX_BYTES {
+            return Err(too_large(format!("more than {MAX_BYTES} bytes")));
         }
         body.extend_from_slice(&chunk);
     }
-    check_status(status, &body, url)?;
     let manifest: OciManifest = serde_json::from_slice(&body)
         .map_err(|e| Error::Registry(OciDistributionError::ManifestParsingError(e.to_string())))?;
     Ok((manifest, sha256(&body)))
 }
 
 fn too_large(size: String) -> Error {
-    Error::Refused(format!(
+    Error::TooLarge(format!(
         "its manifest is {size}, over the limit of {} MiB",
         MAX_BYTES >> 20
     ))
 }
 
-/// The registry's status as `oci-client` reads it, so messages read the same.
-fn check_status(status: reqwest::StatusCode, body: &[u8], url: &str) -> Result<(), Error> {
+/// What a reply other than 200 says, as `oci-client` reads it (so messages read the
+/// same); only its first [`ERROR_BYTES`] are read, as they are only shown, cut short.
+pub async fn refusal(response: reqwest::Response, url: &str) -> OciDistributionError {
+    use futures_util::StreamExt;
+    let status = response.status();
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        let room = ERROR_BYTES as usize - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() == ERROR_BYTES as usize {
+            break;
+        }
+    }
+    status_error(status, &body, url)
+}
+
+fn status_error(status: reqwest::StatusCode, body: &[u8], url: &str) -> OciDistributionError {
     let url = url.to_string();
-    let error = match status {
-        reqwest::StatusCode::OK => return Ok(()),
+    match status {
         reqwest::StatusCode::UNAUTHORIZED => OciDistributionError::UnauthorizedError { url },
         s if s.is_success() => OciDistributionError::SpecViolationError(format!(
             "Expected HTTP Status {}, got {s} instead",
@@ -181,6 +211,5 @@ fn check_status(status: reqwest::StatusCode, body: &[u8], url: &str) -> Result<(
             url,
             message: String::from_utf8_lossy(body).to_string(),
         },
-    };
-    Err(Error::Registry(error))
+    }
 }

@@ -182,7 +182,7 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
     let at = reference.to_string();
     let plain = reference.plain_http();
     rt.block_on(async {
-        let mut client = client(reference);
+        let client = client(reference);
         let http = http_client().map_err(|e| Failure::new(format!("failed to pull {at}: {e}")))?;
         let mut result = manifest::pull(
             &client,
@@ -200,19 +200,21 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
                     manifest::pull(&anonymous, &http, &image, &RegistryAuth::Anonymous, plain)
                         .await;
                 if retry.is_ok() {
-                    client = anonymous;
                     result = retry;
                 }
             }
         }
-        let (manifest, manifest_digest) = result.map_err(|e| {
+        let found = result.map_err(|e| {
             let e = match e {
                 manifest::Error::Registry(e) => e,
-                manifest::Error::Refused(why) => {
+                manifest::Error::TooLarge(why) => {
                     return Failure {
                         message: format!("failed to pull {at}: {why}"),
                         help: Some("docs/limits.md lists the limits of pulled artifacts".to_string()),
                     }
+                }
+                manifest::Error::Refused(why) => {
+                    return Failure::new(format!("failed to pull {at}: {why}"))
                 }
             };
             if refused(&e) {
@@ -239,7 +241,7 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
                 Failure::new(format!("failed to pull {at}: {}", describe(&e)))
             }
         })?;
-        let Some(layer) = manifest.layers.first() else {
+        let Some(layer) = found.manifest.layers.first() else {
             return Err(Failure::new(format!("failed to pull {at}: no layers found in image")));
         };
         if layer.size < 0 || layer.size as u64 > max_layer {
@@ -252,30 +254,53 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
                 help: Some("docs/limits.md lists the limits of pulled artifacts".to_string()),
             });
         }
-        let bytes = fetch_blob(&client, &image, layer, max_layer)
+        let bytes = fetch_blob(&http, &found, layer, max_layer)
             .await
             .map_err(|m| Failure::new(format!("failed to pull {at}: {m}")))?;
         Ok(Pulled {
             layer: bytes,
             layer_digest: layer.digest.clone(),
-            manifest_digest,
-            annotations: manifest.annotations.clone().unwrap_or_default(),
+            manifest_digest: found.digest.clone(),
+            annotations: found.manifest.annotations.clone().unwrap_or_default(),
         })
     })
 }
 
 /// The blob of `layer`, read in chunks up to its declared size, then checked.
 async fn fetch_blob(
-    client: &Client,
-    image: &oci_client::Reference,
+    http: &reqwest::Client,
+    found: &manifest::Found,
     layer: &OciDescriptor,
     max: u64,
 ) -> Result<Vec<u8>, String> {
     use futures_util::StreamExt;
-    let mut stream = client
-        .pull_blob_stream(image, layer)
+    // The digest becomes part of the URL: only a well-formed one is asked for.
+    let well_formed = layer.digest.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    });
+    if !well_formed {
+        return Err(format!(
+            "the manifest names its layer by `{}`, not a sha256 digest",
+            shown::one_line(&layer.digest, 100)
+        ));
+    }
+    let url = format!("{}blobs/{}", found.repository, layer.digest);
+    let mut request = http.get(&url);
+    if let Some(value) = &found.authorization {
+        request = request.header(reqwest::header::AUTHORIZATION, value);
+    }
+    let failed = |e: OciDistributionError| format!("failed to read layer data: {}", describe(&e));
+    let response = request
+        .send()
         .await
-        .map_err(|e| format!("failed to read layer data: {}", describe(&e)))?;
+        .map_err(|e| failed(OciDistributionError::from(e)))?;
+    if response.status() != reqwest::StatusCode::OK {
+        return Err(failed(manifest::refusal(response, &url).await));
+    }
+    let mut stream = response.bytes_stream();
     let expected = layer.size.max(0) as u64;
     let mut out = Vec::with_capacity(expected.min(max) as usize);
     while let Some(chunk) = stream.next().await {
