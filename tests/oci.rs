@@ -1217,6 +1217,55 @@ fn runs_started_at_once_on_an_empty_cache_all_compose_the_published_blueprint() 
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_run_reading_the_cache_waits_while_another_process_writes_the_entry() {
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let url = format!("oci://{}/acme/demo:v1", reg.host());
+    push(publisher("demo", &[]).path(), &home, &url);
+    let project = consumer(&[("demo", &url, None)]);
+    let first = compose_json(project.path(), &home, &[]);
+    let cache = cache_dir(project.path(), &reg.host(), "acme/demo", "v1");
+    let key = cache
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let lock = project
+        .path()
+        .join(format!(".windsor/cache/oci/.bpc/{key}.lock"));
+    assert!(lock.is_file());
+
+    // util-linux's flock holds the entry's lock as a writer does, for 1.5 s after
+    // it says so.
+    let started = project.path().join("holding");
+    let mut writer = std::process::Command::new("flock")
+        .arg("--exclusive")
+        .arg(&lock)
+        .arg("-c")
+        .arg(format!("touch '{}'; sleep 1.5", started.display()))
+        .spawn()
+        .expect("flock runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "flock never held the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let reading = std::time::Instant::now();
+    let again = compose_json(project.path(), &home, &["--offline"]);
+    let waited = reading.elapsed();
+    assert!(writer.wait().expect("flock ends").success());
+    assert_eq!(again, first);
+    assert!(
+        waited >= std::time::Duration::from_millis(1200),
+        "the run read the entry while it was locked for writing (after {waited:?})"
+    );
+}
+
 #[test]
 fn no_cache_runs_at_once_after_the_tag_moved_all_compose_a_whole_blueprint() {
     let reg = crate::registry!(false);
