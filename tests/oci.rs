@@ -1607,3 +1607,55 @@ fn a_manifest_over_the_size_limit_is_refused_while_it_streams() {
         );
     }
 }
+
+#[test]
+fn a_token_reply_over_the_limit_is_no_token() {
+    let home = Home::new();
+    let port = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(0));
+    let seen = port.clone();
+    // The realm hands out a token, in a reply padded past 64 KiB.
+    let server = Scripted::start(move |path, auth| {
+        let port = seen.load(std::sync::atomic::Ordering::SeqCst);
+        let reply = |status: u16, body: Vec<u8>, headers: Vec<(String, String)>| Reply {
+            status,
+            content_type: "application/json".into(),
+            body,
+            stall_after: None,
+            headers,
+        };
+        if path.starts_with("/token") {
+            let padded = serde_json::json!({"token": "t0k3n", "padding": "x".repeat(70_000)});
+            return reply(200, padded.to_string().into_bytes(), Vec::new());
+        }
+        if auth == Some("Bearer t0k3n") {
+            return reply(500, b"the token must not be taken".to_vec(), Vec::new());
+        }
+        let challenge = format!(r#"Bearer realm="http://127.0.0.1:{port}/token",service="s""#);
+        reply(
+            401,
+            b"{}".to_vec(),
+            vec![("WWW-Authenticate".into(), challenge)],
+        )
+    });
+    port.store(server.port, std::sync::atomic::Ordering::SeqCst);
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let project = consumer(&[("demo", &url, None)]);
+    let out = run(bpc(project.path(), &home).args(["compose"]), false);
+    assert_eq!(
+        named(&stderr(&out), &home, project.path()),
+        at_source(
+            "demo",
+            &url,
+            &format!(
+                "failed to pull {url}: the registry 127.0.0.1:{} refused access (Not \
+                 authorized: url http://127.0.0.1:{}/v2/acme/demo/manifests/v1)",
+                server.port, server.port
+            ),
+            Some(
+                "credentials were looked for in: [home]/config.json (absent); \
+                 [home]/.config/containers/auth.json (absent); none matched, so the request \
+                 was anonymous"
+            )
+        )
+    );
+}

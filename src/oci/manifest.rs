@@ -2,10 +2,9 @@
 //! accepts: the declared length is checked first and the bytes while they stream (no
 //! buffer of the declared size is made up front). An image index resolves to its
 //! linux/amd64 manifest, whose bytes must hash to the digest the index names. The
-//! `oci-client` crate reads a manifest (and any error reply) whole, so this request,
-//! and the blob request after it, are bpc's own; the crate still does the token
-//! exchange, whose bearer token (or the Basic credential) is sent here. Of an error
-//! reply only the first [`ERROR_BYTES`] are read.
+//! `oci-client` crate reads a manifest (and any error reply, and a token reply) whole,
+//! so this request, its token exchange (`token.rs`) and the blob request after it are
+//! bpc's own. Of an error reply only the first [`ERROR_BYTES`] are read.
 
 use oci_client::errors::{OciDistributionError, OciEnvelope};
 use oci_client::manifest::{
@@ -13,7 +12,6 @@ use oci_client::manifest::{
     OCI_IMAGE_INDEX_MEDIA_TYPE, OCI_IMAGE_MEDIA_TYPE,
 };
 use oci_client::secrets::RegistryAuth;
-use oci_client::{Client, RegistryOperation};
 use sha2::{Digest, Sha256};
 
 /// The largest manifest accepted, distribution's own limit (docs/limits.md).
@@ -48,39 +46,17 @@ impl From<OciDistributionError> for Error {
     }
 }
 
-/// The image manifest of `image` and its digest, asked with `auth` over `http` (the
-/// token exchange, if the registry wants one, goes through `client`, which keeps the
-/// token for the blob request that follows).
+/// The image manifest of `image` and its digest, asked with `auth` over `http`.
 pub async fn pull(
-    client: &Client,
     http: &reqwest::Client,
     image: &oci_client::Reference,
     auth: &RegistryAuth,
     plain_http: bool,
 ) -> Result<Found, Error> {
-    // As the crate's own requests do: a token that cannot be had is no token, and the
-    // registry's refusal of the request then says what is wrong.
-    let token = client
-        .auth(image, auth, RegistryOperation::Pull)
-        .await
-        .unwrap_or(None);
-    let header = match (&token, auth) {
-        (Some(t), _) => Some(format!("Bearer {t}")),
-        (None, RegistryAuth::Basic(user, password)) => Some(format!(
-            "Basic {}",
-            base64::Engine::encode(
-                &base64::engine::general_purpose::STANDARD,
-                format!("{user}:{password}")
-            )
-        )),
-        (None, _) => None,
-    };
     let scheme = if plain_http { "http" } else { "https" };
-    let repository = format!(
-        "{scheme}://{}/v2/{}/",
-        image.resolve_registry(),
-        image.repository()
-    );
+    let v2 = format!("{scheme}://{}/v2/", image.resolve_registry());
+    let header = super::token::authorization(http, &v2, image.repository(), auth).await;
+    let repository = format!("{v2}{}/", image.repository());
     let base = format!("{repository}manifests/");
     let found = |manifest, digest| Found {
         manifest,

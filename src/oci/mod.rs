@@ -15,6 +15,7 @@ pub mod reference;
 pub mod registry;
 pub mod shown;
 pub mod sources;
+pub mod token;
 
 pub use auth::AuthEnv;
 pub use reference::Reference;

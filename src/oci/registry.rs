@@ -182,23 +182,13 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
     let at = reference.to_string();
     let plain = reference.plain_http();
     rt.block_on(async {
-        let client = client(reference);
         let http = http_client().map_err(|e| Failure::new(format!("failed to pull {at}: {e}")))?;
-        let mut result = manifest::pull(
-            &client,
-            &http,
-            &image,
-            &registry_auth(&lookup.credential),
-            plain,
-        )
-        .await;
+        let mut result =
+            manifest::pull(&http, &image, &registry_auth(&lookup.credential), plain).await;
         if let Err(manifest::Error::Registry(e)) = &result {
             if refused(e) && lookup.credential != Credential::Anonymous {
                 // Refused credentials: once more anonymously, as the Windsor CLI does.
-                let anonymous = self::client(reference);
-                let retry =
-                    manifest::pull(&anonymous, &http, &image, &RegistryAuth::Anonymous, plain)
-                        .await;
+                let retry = manifest::pull(&http, &image, &RegistryAuth::Anonymous, plain).await;
                 if retry.is_ok() {
                     result = retry;
                 }
