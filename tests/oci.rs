@@ -1217,6 +1217,55 @@ fn runs_started_at_once_on_an_empty_cache_all_compose_the_published_blueprint() 
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_run_reading_the_cache_waits_while_another_process_writes_the_entry() {
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let url = format!("oci://{}/acme/demo:v1", reg.host());
+    push(publisher("demo", &[]).path(), &home, &url);
+    let project = consumer(&[("demo", &url, None)]);
+    let first = compose_json(project.path(), &home, &[]);
+    let cache = cache_dir(project.path(), &reg.host(), "acme/demo", "v1");
+    let key = cache
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let lock = project
+        .path()
+        .join(format!(".windsor/cache/oci/.bpc/{key}.lock"));
+    assert!(lock.is_file());
+
+    // util-linux's flock holds the entry's lock as a writer does, for 1.5 s after
+    // it says so.
+    let started = project.path().join("holding");
+    let mut writer = std::process::Command::new("flock")
+        .arg("--exclusive")
+        .arg(&lock)
+        .arg("-c")
+        .arg(format!("touch '{}'; sleep 1.5", started.display()))
+        .spawn()
+        .expect("flock runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "flock never held the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let reading = std::time::Instant::now();
+    let again = compose_json(project.path(), &home, &["--offline"]);
+    let waited = reading.elapsed();
+    assert!(writer.wait().expect("flock ends").success());
+    assert_eq!(again, first);
+    assert!(
+        waited >= std::time::Duration::from_millis(1200),
+        "the run read the entry while it was locked for writing (after {waited:?})"
+    );
+}
+
 #[test]
 fn no_cache_runs_at_once_after_the_tag_moved_all_compose_a_whole_blueprint() {
     let reg = crate::registry!(false);
@@ -1314,6 +1363,34 @@ fn a_registry_error_body_is_shown_short_and_without_terminal_escapes() {
             None
         )
     );
+
+    // The same of a blob's error reply.
+    let server = scripted(bundle_of_demo(&home), None, |_| {
+        let mut body = b"\x1b[2Jgone".to_vec();
+        body.extend(std::iter::repeat_n(b'y', 1 << 20));
+        Reply {
+            status: 503,
+            content_type: "text/plain".into(),
+            body,
+            stall_after: None,
+            headers: Vec::new(),
+        }
+    });
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let project = consumer(&[("demo", &url, None)]);
+    let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+    let prefix = format!(
+        "error: failed to pull {url}: failed to read layer data: Server error: url \
+         http://127.0.0.1:{}/v2/acme/demo/blobs/sha256:",
+        server.port
+    );
+    assert!(err.starts_with(&prefix), "{err}");
+    let message = format!(
+        ", code: 503, message: gone{}…\n",
+        "y".repeat(registry::SHOWN_BODY - "gone".len())
+    );
+    assert!(err.contains(&message), "{err}");
+    assert!(err.len() < 2000 && !err.contains('\x1b'), "{err}");
 }
 
 /// Runs `cmd`, killing it (and failing the test) if it has not ended in 30 s.
@@ -1468,4 +1545,117 @@ fn a_reference_holding_credentials_is_refused_without_repeating_them() {
     let publisher = publisher("demo", &[]);
     let out = run(bpc(publisher.path(), &home).args(["push", url]), false);
     assert_eq!(stderr(&out), format!("error: {refused}\n"));
+}
+
+#[test]
+fn a_manifest_over_the_size_limit_is_refused_while_it_streams() {
+    let home = Home::new();
+    // A valid manifest, over 4 MiB by one annotation.
+    let manifest = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.windsorcli.blueprint.v1+json",
+                   "size": 2, "digest": registry::sha256(b"{}")},
+        "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip",
+                    "size": 2, "digest": registry::sha256(b"{}")}],
+        "annotations": {"padding": "x".repeat(5 << 20)},
+    })
+    .to_string()
+    .into_bytes();
+    let size = manifest.len();
+    for (told, why) in [
+        (
+            true,
+            format!("its manifest is {size} bytes, over the limit of 4 MiB"),
+        ),
+        (
+            false,
+            "its manifest is more than 4194304 bytes, over the limit of 4 MiB".to_string(),
+        ),
+    ] {
+        let body = manifest.clone();
+        let server = Scripted::start(move |path, _| Reply {
+            status: if path.contains("/manifests/") {
+                200
+            } else {
+                404
+            },
+            content_type: "application/vnd.oci.image.manifest.v1+json".into(),
+            body: if path.contains("/manifests/") {
+                body.clone()
+            } else {
+                b"{}".to_vec()
+            },
+            stall_after: None,
+            headers: if told {
+                Vec::new()
+            } else {
+                vec![("Transfer-Encoding".into(), "chunked".into())]
+            },
+        });
+        let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+        let project = consumer(&[("demo", &url, None)]);
+        let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+        assert_eq!(
+            err,
+            at_source(
+                "demo",
+                &url,
+                &format!("failed to pull {url}: {why}"),
+                Some("docs/limits.md lists the limits of pulled artifacts")
+            )
+        );
+    }
+}
+
+#[test]
+fn a_token_reply_over_the_limit_is_no_token() {
+    let home = Home::new();
+    let port = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(0));
+    let seen = port.clone();
+    // The realm hands out a token, in a reply padded past 64 KiB.
+    let server = Scripted::start(move |path, auth| {
+        let port = seen.load(std::sync::atomic::Ordering::SeqCst);
+        let reply = |status: u16, body: Vec<u8>, headers: Vec<(String, String)>| Reply {
+            status,
+            content_type: "application/json".into(),
+            body,
+            stall_after: None,
+            headers,
+        };
+        if path.starts_with("/token") {
+            let padded = serde_json::json!({"token": "t0k3n", "padding": "x".repeat(70_000)});
+            return reply(200, padded.to_string().into_bytes(), Vec::new());
+        }
+        if auth == Some("Bearer t0k3n") {
+            return reply(500, b"the token must not be taken".to_vec(), Vec::new());
+        }
+        let challenge = format!(r#"Bearer realm="http://127.0.0.1:{port}/token",service="s""#);
+        reply(
+            401,
+            b"{}".to_vec(),
+            vec![("WWW-Authenticate".into(), challenge)],
+        )
+    });
+    port.store(server.port, std::sync::atomic::Ordering::SeqCst);
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let project = consumer(&[("demo", &url, None)]);
+    let out = run(bpc(project.path(), &home).args(["compose"]), false);
+    assert_eq!(
+        named(&stderr(&out), &home, project.path()),
+        at_source(
+            "demo",
+            &url,
+            &format!(
+                "failed to pull {url}: the registry 127.0.0.1:{} refused access (Not \
+                 authorized: url http://127.0.0.1:{}/v2/acme/demo/manifests/v1)",
+                server.port, server.port
+            ),
+            Some(
+                "credentials were looked for in: [home]/config.json (absent); \
+                 [home]/.config/containers/auth.json (absent); none matched, so the request \
+                 was anonymous"
+            )
+        )
+    );
 }

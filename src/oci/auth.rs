@@ -144,7 +144,7 @@ fn read_entry(file: &Path, key: &str) -> Result<Option<Credential>, String> {
         .and_then(|v| v.as_str())
         .filter(|name| !name.is_empty());
     if let Some(name) = own_helper {
-        return cred_helper::get(name, key);
+        return helped(name, key);
     }
     if let Some(auths) = config.get("auths") {
         // Only `auths`: the crate would run the helpers itself, without telling
@@ -166,9 +166,20 @@ fn read_entry(file: &Path, key: &str) -> Result<Option<Credential>, String> {
         .and_then(|v| v.as_str())
         .filter(|name| !name.is_empty());
     match store {
-        Some(name) => cred_helper::get(name, key),
+        Some(name) => helped(name, key),
         None => Ok(None),
     }
+}
+
+/// The credential helper `name` has for `key`.
+fn helped(name: &str, key: &str) -> Result<Option<Credential>, String> {
+    Ok(cred_helper::get(name, key)?.map(|answer| {
+        if answer.username == "<token>" {
+            Credential::Token(answer.secret)
+        } else {
+            Credential::Basic(answer.username, answer.secret)
+        }
+    }))
 }
 
 #[cfg(test)]

@@ -89,7 +89,7 @@ pub fn open(dir: &Path) -> Result<bool, String> {
     // writes files.
     while !lock.try_lock(Mode::Shared)? {
         if Instant::now() > deadline {
-            return Err(busy(dir, "written"));
+            return Err(busy(dir, "is being written"));
         }
         std::thread::sleep(POLL);
     }
@@ -105,8 +105,8 @@ const POLL: Duration = Duration::from_millis(10);
 
 fn busy(dir: &Path, doing: &str) -> String {
     format!(
-        "the OCI cache entry {} is being {doing} by another process, still after {} s \
-         (its lock: {})",
+        "the OCI cache entry {} {doing} by another process, still after {} s (its lock: \
+         {})",
         dir.display(),
         LOCK_WAIT.as_secs(),
         lock_path(dir).display()
@@ -143,7 +143,7 @@ pub fn store(dir: &Path, tar: &[u8], refresh: bool) -> Result<(), String> {
             lock.unlock();
         }
         if Instant::now() > deadline {
-            return Err(busy(dir, "read"));
+            return Err(busy(dir, "is in use"));
         }
         std::thread::sleep(POLL);
     }
@@ -152,9 +152,21 @@ pub fn store(dir: &Path, tar: &[u8], refresh: bool) -> Result<(), String> {
     if !keep(dir) {
         write(dir, tar, &entries)?;
     }
-    // Downgraded in place: the entry is held for reading from now on. Should another
-    // writer slip in between, it leaves a complete entry too.
-    lock.try_lock(Mode::Shared)?;
+    // Downgraded: the entry is held for reading from now on. The change is not
+    // atomic everywhere; a writer that slips in between leaves a complete entry too.
+    let deadline = Instant::now() + LOCK_WAIT;
+    while !lock.try_lock(Mode::Shared)? {
+        if Instant::now() > deadline {
+            return Err(busy(dir, "is being written"));
+        }
+        std::thread::sleep(POLL);
+    }
+    if !complete(dir) {
+        return Err(format!(
+            "the OCI cache entry {} went away while it was stored",
+            dir.display()
+        ));
+    }
     hold(dir, lock);
     Ok(())
 }
@@ -203,8 +215,12 @@ fn write(dir: &Path, tar: &[u8], entries: &[archive::Entry]) -> Result<(), Strin
     // An entry is in place (incomplete, or with other bytes): swapped out whole,
     // then deleted.
     if exchange(staging.path(), dir).map_err(moved)? {
-        // The staging directory now holds the old entry; dropping it deletes it.
-        drop(staging);
+        // The staging path now holds the old entry (a file, maybe): deleted, or left
+        // for the next writer of the key.
+        let old = staging.keep();
+        if std::fs::remove_dir_all(&old).is_err() {
+            let _ = std::fs::remove_file(&old);
+        }
         return Ok(());
     }
     let old = tempfile::Builder::new()
@@ -324,7 +340,11 @@ fn remove_leftovers(dir: &Path) {
                 .is_some_and(|r| r.len() == 6 && r.bytes().all(|b| b.is_ascii_alphanumeric()))
         });
         if leftover && stale(&item) {
-            let _ = std::fs::remove_dir_all(item.path());
+            // A swapped-out entry may have been a file.
+            let path = item.path();
+            if std::fs::remove_dir_all(&path).is_err() {
+                let _ = std::fs::remove_file(&path);
+            }
         }
     }
 }

@@ -6,7 +6,6 @@
 //! go-containerregistry read it so). A helper's output may hold a secret, so a failure
 //! shows one line of it at most, cleaned of control characters.
 
-use super::credential::Credential;
 use super::shown;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -17,8 +16,15 @@ const NOT_FOUND: &str = "credentials not found in native keychain";
 /// The most characters of a failing helper's output a message shows.
 const SHOWN: usize = 120;
 
+/// What a helper answers: its `Username` and `Secret` (a username `<token>` means
+/// the secret is an identity token).
+pub struct Answer {
+    pub username: String,
+    pub secret: String,
+}
+
 /// Asks the helper `name` for the credential of `server`; `Ok(None)` when it has none.
-pub fn get(name: &str, server: &str) -> Result<Option<Credential>, String> {
+pub fn get(name: &str, server: &str) -> Result<Option<Answer>, String> {
     if name.contains(['/', '\\']) || name.starts_with('.') {
         return Err(format!(
             "the credential helper name `{}` is not a plain name",
@@ -63,11 +69,10 @@ pub fn get(name: &str, server: &str) -> Result<Option<Credential>, String> {
     })?;
     let field = |k: &str| answer.get(k).and_then(|v| v.as_str()).unwrap_or_default();
     let (user, secret) = (field("Username"), field("Secret"));
-    Ok(match (user, secret) {
-        (_, "") => None,
-        ("<token>", token) => Some(Credential::Token(token.to_string())),
-        (user, secret) => Some(Credential::Basic(user.to_string(), secret.to_string())),
-    })
+    Ok((!secret.is_empty()).then(|| Answer {
+        username: user.to_string(),
+        secret: secret.to_string(),
+    }))
 }
 
 #[cfg(test)]
@@ -76,7 +81,7 @@ mod tests {
 
     #[test]
     fn a_name_with_a_path_is_refused() {
-        // Credentials have no Debug (they hold secrets): matched, not unwrapped.
+        // An answer has no Debug (it holds a secret): matched, not unwrapped.
         match get("../../tmp/evil", "ghcr.io") {
             Err(e) => assert!(e.contains("not a plain name"), "{e}"),
             Ok(_) => panic!("a helper name with a path was run"),

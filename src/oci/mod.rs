@@ -10,11 +10,13 @@ pub mod cache;
 pub mod cred_helper;
 pub mod credential;
 pub mod load;
+pub mod manifest;
 pub mod metadata;
 pub mod reference;
 pub mod registry;
 pub mod shown;
 pub mod sources;
+pub mod token;
 
 pub use auth::AuthEnv;
 pub use reference::Reference;

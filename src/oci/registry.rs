@@ -4,6 +4,8 @@
 //! so the rest of bpc stays synchronous.
 
 use super::auth::{self, AuthEnv, Credential, Lookup};
+use super::manifest;
+pub use super::manifest::sha256;
 use super::reference::Reference;
 use super::shown;
 use oci_client::client::{ClientConfig, ClientProtocol};
@@ -12,7 +14,6 @@ use oci_client::manifest::{OciDescriptor, OciImageManifest};
 use oci_client::secrets::RegistryAuth;
 use oci_client::Client;
 use oci_client::RegistryOperation;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -74,6 +75,16 @@ fn client(reference: &Reference) -> Client {
         user_agent: concat!("bpc/", env!("CARGO_PKG_VERSION")),
         ..ClientConfig::default()
     })
+}
+
+/// The HTTP client of bpc's own requests, with the timeouts of the crate's.
+fn http_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_TIMEOUT)
+        .user_agent(concat!("bpc/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| describe(&OciDistributionError::from(e)))
 }
 
 fn client_reference(reference: &Reference) -> oci_client::Reference {
@@ -169,25 +180,33 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
     let rt = runtime()?;
     let image = client_reference(reference);
     let at = reference.to_string();
+    let plain = reference.plain_http();
     rt.block_on(async {
-        let mut client = client(reference);
-        let mut result = client
-            .pull_image_manifest(&image, &registry_auth(&lookup.credential))
-            .await;
-        if let Err(e) = &result {
+        let http = http_client().map_err(|e| Failure::new(format!("failed to pull {at}: {e}")))?;
+        let mut result =
+            manifest::pull(&http, &image, &registry_auth(&lookup.credential), plain).await;
+        if let Err(manifest::Error::Registry(e)) = &result {
             if refused(e) && lookup.credential != Credential::Anonymous {
                 // Refused credentials: once more anonymously, as the Windsor CLI does.
-                let anonymous = self::client(reference);
-                let retry = anonymous
-                    .pull_image_manifest(&image, &RegistryAuth::Anonymous)
-                    .await;
+                let retry = manifest::pull(&http, &image, &RegistryAuth::Anonymous, plain).await;
                 if retry.is_ok() {
-                    client = anonymous;
                     result = retry;
                 }
             }
         }
-        let (manifest, manifest_digest) = result.map_err(|e| {
+        let found = result.map_err(|e| {
+            let e = match e {
+                manifest::Error::Registry(e) => e,
+                manifest::Error::TooLarge(why) => {
+                    return Failure {
+                        message: format!("failed to pull {at}: {why}"),
+                        help: Some("docs/limits.md lists the limits of pulled artifacts".to_string()),
+                    }
+                }
+                manifest::Error::Refused(why) => {
+                    return Failure::new(format!("failed to pull {at}: {why}"))
+                }
+            };
             if refused(&e) {
                 Failure {
                     message: format!(
@@ -212,7 +231,7 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
                 Failure::new(format!("failed to pull {at}: {}", describe(&e)))
             }
         })?;
-        let Some(layer) = manifest.layers.first() else {
+        let Some(layer) = found.manifest.layers.first() else {
             return Err(Failure::new(format!("failed to pull {at}: no layers found in image")));
         };
         if layer.size < 0 || layer.size as u64 > max_layer {
@@ -225,30 +244,53 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
                 help: Some("docs/limits.md lists the limits of pulled artifacts".to_string()),
             });
         }
-        let bytes = fetch_blob(&client, &image, layer, max_layer)
+        let bytes = fetch_blob(&http, &found, layer, max_layer)
             .await
             .map_err(|m| Failure::new(format!("failed to pull {at}: {m}")))?;
         Ok(Pulled {
             layer: bytes,
             layer_digest: layer.digest.clone(),
-            manifest_digest,
-            annotations: manifest.annotations.clone().unwrap_or_default(),
+            manifest_digest: found.digest.clone(),
+            annotations: found.manifest.annotations.clone().unwrap_or_default(),
         })
     })
 }
 
 /// The blob of `layer`, read in chunks up to its declared size, then checked.
 async fn fetch_blob(
-    client: &Client,
-    image: &oci_client::Reference,
+    http: &reqwest::Client,
+    found: &manifest::Found,
     layer: &OciDescriptor,
     max: u64,
 ) -> Result<Vec<u8>, String> {
     use futures_util::StreamExt;
-    let mut stream = client
-        .pull_blob_stream(image, layer)
+    // The digest becomes part of the URL: only a well-formed one is asked for.
+    let well_formed = layer.digest.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    });
+    if !well_formed {
+        return Err(format!(
+            "the manifest names its layer by `{}`, not a sha256 digest",
+            shown::one_line(&layer.digest, 100)
+        ));
+    }
+    let url = format!("{}blobs/{}", found.repository, layer.digest);
+    let mut request = http.get(&url);
+    if let Some(value) = &found.authorization {
+        request = request.header(reqwest::header::AUTHORIZATION, value);
+    }
+    let failed = |e: OciDistributionError| format!("failed to read layer data: {}", describe(&e));
+    let response = request
+        .send()
         .await
-        .map_err(|e| format!("failed to read layer data: {}", describe(&e)))?;
+        .map_err(|e| failed(OciDistributionError::from(e)))?;
+    if response.status() != reqwest::StatusCode::OK {
+        return Err(failed(manifest::refusal(response, &url).await));
+    }
+    let mut stream = response.bytes_stream();
     let expected = layer.size.max(0) as u64;
     let mut out = Vec::with_capacity(expected.min(max) as usize);
     while let Some(chunk) = stream.next().await {
@@ -274,17 +316,6 @@ async fn fetch_blob(
         ));
     }
     Ok(out)
-}
-
-/// `sha256:<hex>` of `data`.
-pub fn sha256(data: &[u8]) -> String {
-    let hash = Sha256::digest(data);
-    let mut hex = String::with_capacity(71);
-    hex.push_str("sha256:");
-    for b in hash.iter() {
-        hex.push_str(&format!("{b:02x}"));
-    }
-    hex
 }
 
 /// An artifact to push: the gzip layer, the config blob and the manifest annotations.

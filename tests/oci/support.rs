@@ -46,8 +46,21 @@ impl Registry {
             );
             return None;
         }
+        // One registry starts at a time, so no two of them take the same free port; a
+        // registry that could not bind its port (another process took it) exits, and
+        // is started again on another.
+        static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = STARTING.lock().unwrap_or_else(|e| e.into_inner());
+        for _ in 0..5 {
+            if let Some(registry) = Registry::start_on(free_port(), auth) {
+                return Some(registry);
+            }
+        }
+        panic!("the registry did not start on any of 5 free ports");
+    }
+
+    fn start_on(port: u16, auth: bool) -> Option<Registry> {
         let dir = tempfile::tempdir().expect("temp dir");
-        let port = free_port();
         let mut config = format!(
             "version: 0.1\nlog: {{level: error}}\nstorage:\n  filesystem: {{rootdirectory: {}}}\n  delete: {{enabled: true}}\nhttp: {{addr: 127.0.0.1:{port}}}\n",
             dir.path().join("data").display()
@@ -68,14 +81,22 @@ impl Registry {
             .stderr(log)
             .spawn()
             .expect("docker-registry starts");
-        let registry = Registry { child, port, dir };
+        let mut registry = Registry { child, port, dir };
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
                 Instant::now() < deadline,
                 "the registry did not listen on {port}"
             );
+            if registry.child.try_wait().ok().flatten().is_some() {
+                return None;
+            }
             std::thread::sleep(Duration::from_millis(50));
+        }
+        // Whoever answered, the registry must still be running to be ours.
+        std::thread::sleep(Duration::from_millis(100));
+        if registry.child.try_wait().ok().flatten().is_some() {
+            return None;
         }
         Some(registry)
     }
@@ -400,12 +421,19 @@ fn serve(
         let mut body = vec![0; length];
         let _ = reader.read_exact(&mut body);
         let reply = route(&path, authorization.as_deref());
+        // A reply with `Transfer-Encoding: chunked` among its headers is sent in
+        // chunks, its length untold.
+        let chunked = reply
+            .headers
+            .iter()
+            .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v == "chunked");
         let mut head = format!(
-            "HTTP/1.1 {} X\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
-            reply.status,
-            reply.content_type,
-            reply.body.len()
+            "HTTP/1.1 {} X\r\nContent-Type: {}\r\n",
+            reply.status, reply.content_type
         );
+        if !chunked {
+            head.push_str(&format!("Content-Length: {}\r\n", reply.body.len()));
+        }
         for (name, value) in &reply.headers {
             head.push_str(&format!("{name}: {value}\r\n"));
         }
@@ -422,6 +450,19 @@ fn serve(
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 return;
+            }
+            None if chunked => {
+                for chunk in reply.body.chunks(64 * 1024) {
+                    let mut framed = format!("{:x}\r\n", chunk.len()).into_bytes();
+                    framed.extend_from_slice(chunk);
+                    framed.extend_from_slice(b"\r\n");
+                    if writer.write_all(&framed).is_err() {
+                        return;
+                    }
+                }
+                if writer.write_all(b"0\r\n\r\n").is_err() {
+                    return;
+                }
             }
             None => {
                 if writer.write_all(&reply.body).is_err() {
