@@ -780,3 +780,44 @@ fn schema_violations_warn_and_strict_writes_nothing() {
     );
     assert_eq!(eval.status, Some(1), "{}", eval.stderr);
 }
+
+/// A kustomization whose name Kubernetes would refuse as an object name (upper case,
+/// `_`, a look-alike letter from another script) is not rendered: each one is named
+/// with the facet line that wrote it, where the Windsor CLI leaves it to the cluster.
+#[test]
+fn kustomization_names_follow_kubernetes_object_names() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!(
+                "{FACET_HEAD}metadata:\n  name: a\nkustomize:\n  - name: Ingress_Main\n    path: ingress\n  - name: \"ingre\u{455}s\"\n    path: ingress2\n  - name: web.v2\n    path: web\n"
+            ),
+        ),
+    ]);
+    let out = dir.path().join("render");
+    let run = bpc_render(dir.path(), &["--out", out.to_str().expect("utf-8")]);
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stderr,
+        indoc! {"
+        error: kustomization `Ingress_Main` cannot name a Kubernetes object: it holds 'I' (U+0049)
+         --> _template/facets/a.yaml:6:11
+          |
+        6 |   - name: Ingress_Main
+          |           ^^^^^^^^^^^^ this name becomes the Flux Kustomization's metadata.name
+          |
+          = help: Kubernetes object names are lowercase ASCII letters, digits, `-` and `.`, starting and ending with a letter or digit
+
+        error: kustomization `ingre\u{455}s` cannot name a Kubernetes object: it holds '\u{455}' (U+0455)
+         --> _template/facets/a.yaml:8:11
+          |
+        8 |   - name: \"ingre\u{455}s\"
+          |           ^^^^^^^^^ this name becomes the Flux Kustomization's metadata.name
+          |
+          = help: Kubernetes object names are lowercase ASCII letters, digits, `-` and `.`, starting and ending with a letter or digit
+
+        "}
+    );
+    assert!(!out.exists(), "nothing is written");
+}

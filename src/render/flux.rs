@@ -137,6 +137,14 @@ pub fn render(
     let mut used: BTreeSet<(String, String)> = BTreeSet::new();
     let mut deferred = Map::default();
     let mut kustomizations = Vec::new();
+    let misnamed: Vec<Diagnostic> = all
+        .components
+        .values()
+        .filter_map(|c| misnamed(c, composition))
+        .collect();
+    if !misnamed.is_empty() {
+        return Err(misnamed);
+    }
     for component in all.components.values() {
         let k = match component_value(component) {
             Value::Map(m) => (*m).clone(),
@@ -687,6 +695,45 @@ fn flux_path(k: &Map, name: &str) -> String {
     } else {
         format!("kustomize/{p}")
     }
+}
+
+/// The longest Kustomization name: its `values-<name>` ConfigMap is an object name too.
+const MAX_KUSTOMIZATION_NAME: usize = 253 - "values-".len();
+
+/// Why a kustomization's name cannot name the Flux Kustomization (and ConfigMap)
+/// render writes for it: Kubernetes would refuse the object at apply time, which the
+/// Windsor CLI leaves to the cluster to say.
+fn misnamed(
+    component: &crate::compose::merge::Component,
+    composition: &Composition,
+) -> Option<Diagnostic> {
+    let name: &str = &component.id;
+    let why = if name.len() > MAX_KUSTOMIZATION_NAME {
+        format!("it is longer than {MAX_KUSTOMIZATION_NAME} characters")
+    } else if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '.'))
+    {
+        format!("it holds {c:?} (U+{:04X})", c as u32)
+    } else if !name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        || !name.ends_with(|c: char| c.is_ascii_alphanumeric())
+    {
+        "it does not start and end with a letter or digit".to_string()
+    } else {
+        return None;
+    };
+    let mut d = Diagnostic::error(format!(
+        "kustomization `{}` cannot name a Kubernetes object: {why}",
+        name.escape_debug()
+    ))
+    .with_help("Kubernetes object names are lowercase ASCII letters, digits, `-` and `.`, starting and ending with a letter or digit");
+    if let Some(tracked) = component.get("name") {
+        d = d.with_primary(
+            composition.origins.span(tracked.origin()),
+            "this name becomes the Flux Kustomization's metadata.name",
+        );
+    }
+    Some(d)
 }
 
 /// An RFC 1123 label, as a Kubernetes namespace name must be.
