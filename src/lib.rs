@@ -54,6 +54,7 @@ pub mod session;
 pub mod template;
 pub mod testing;
 pub mod value;
+pub mod verify;
 pub mod watch;
 pub mod yaml;
 

@@ -39,3 +39,4 @@ mod repeated_expressions;
 mod show_values;
 mod strategies;
 mod test_runner;
+mod verify;

@@ -23,6 +23,7 @@ mod render;
 mod show;
 mod terminal;
 mod test;
+mod verify;
 mod watch;
 #[cfg(test)]
 mod watch_tests;
@@ -74,6 +75,9 @@ enum Command {
     Push(publish::PushArgs),
     /// Run the template's test cases.
     Test(test::TestArgs),
+    /// Build, substitute and validate what a context's render applies, as Flux would,
+    /// offline (see docs/verify.md).
+    Verify(verify::VerifyArgs),
 }
 
 /// Runs the command line `argv` (the program name first, as in `std::env::args_os()`)
@@ -128,5 +132,6 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Lsp(args) => lsp::run(args),
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
+        Command::Verify(args) => verify::run(args),
     }
 }
