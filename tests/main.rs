@@ -40,3 +40,4 @@ mod show_values;
 mod strategies;
 mod test_runner;
 mod verify;
+mod verify_conformance;

@@ -913,7 +913,7 @@ impl ContextCheck<'_, '_> {
                 )
                 .object(p.id())
                 .file(p.file.clone())
-                .owned_by(p.owner.as_deref())
+                .owned_by(owner_of(p))
                 .with(|d| {
                     let d = at(d, written, label);
                     let d = match &p.file {
@@ -938,7 +938,7 @@ impl ContextCheck<'_, '_> {
                 )
                 .object(p.id())
                 .file(p.file.clone())
-                .owned_by(p.owner.as_deref())
+                .owned_by(owner_of(p))
                 .with(|d| {
                     let d = at(d, written, label);
                     match &p.file {
@@ -979,6 +979,16 @@ fn tidy(message: &str, path: &str) -> String {
     regex::Regex::new(r"\.bpc-build-[0-9]+")
         .map(|r| r.replace_all(&out, leaf).into_owned())
         .unwrap_or(out)
+}
+
+/// The Kustomization a finding about `p` concerns: the one that builds it, or the
+/// rendered Kustomization itself.
+fn owner_of(p: &Placed) -> Option<&str> {
+    match &p.owner {
+        Some(owner) => Some(owner),
+        None if is_flux_kustomization(&p.value) => Some(p.name()),
+        None => None,
+    }
 }
 
 /// Whether an object turns substitution off for itself.
