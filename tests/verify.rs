@@ -141,7 +141,12 @@ fn a_variable_no_substitution_provides_points_at_the_substitutions_and_the_manif
     }
     let test = project(&apps("")).file(
         "kustomize/web/config.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata:\n  host: app.${domain}\n  port: \"${port}\"\n  user: ${user:=admin}\n",
+        concat!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata:\n",
+            "  host: app.${domain}\n  port: \"${port}\"\n  user: ${user:=admin}\n  shell: echo $${HOME}\n",
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: script\n  namespace: web\n",
+            "  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\ndata:\n  run: echo ${HOME}\n",
+        ),
     );
     let (text, status) = verified(test);
     assert_eq!(
@@ -162,7 +167,7 @@ fn a_variable_no_substitution_provides_points_at_the_substitutions_and_the_manif
            = note: Flux writes an empty string there (its strict mode fails the reconcile)
            = help: set `port` in the kustomization's substitutions, or give it a default: `${port:=…}`
         context  kustomizations  objects  errors  warnings
-        local                 1        8       1         0
+        local                 1        9       1         0
         1 context(s), 1 error(s); 1 distinct build(s) with [kustomize]
         "#}
     );
@@ -326,4 +331,89 @@ fn an_object_breaking_its_crd_schema_is_found_in_its_component() {
         "#}
     );
     assert_eq!(status, Some(1));
+}
+
+#[test]
+fn a_project_on_a_published_blueprint_is_verified_against_the_pulled_tree() {
+    if !kustomize_installed("a_project_on_a_published_blueprint") {
+        return;
+    }
+    // The artifact as a pull leaves it in Windsor's cache (`artifact.tar` marks the
+    // entry complete), read with --offline: the Kustomizations read the artifact's
+    // `kustomize/` through their OCIRepository.
+    let cache = ".windsor/cache/oci/ghcr.io_acme_core_v1.0.0";
+    let test = Test::new()
+        .file(
+            "contexts/prod/blueprint.yaml",
+            format!("{BLUEPRINT_HEAD}metadata:\n  name: prod\nsources:\n  - name: core\n    url: oci://ghcr.io/acme/core:v1.0.0\n"),
+        )
+        .file(&format!("{cache}/artifact.tar"), "pulled")
+        .file(
+            &format!("{cache}/_template/facets/apps.yaml"),
+            format!("{FACET_HEAD}{}", apps("").replace("      - cache\n", "      - cahce\n")),
+        )
+        .file(&format!("{cache}/kustomize/web/kustomization.yaml"), "resources:\n  - namespace.yaml\n")
+        .file(
+            &format!("{cache}/kustomize/web/namespace.yaml"),
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n",
+        )
+        .file(
+            &format!("{cache}/kustomize/web/cache/kustomization.yaml"),
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n",
+        )
+        .args(["verify", "--context", "prod", "--offline"])
+        .any_status();
+    let (text, status) = verified(test);
+    assert_eq!(
+        text,
+        indoc! {"
+        == context `prod` ==
+        error: component `cahce` of kustomization `web` is not a directory of .windsor/cache/oci/ghcr.io_acme_core_v1.0.0/kustomize/web [missing-component]
+         --> .windsor/cache/oci/ghcr.io_acme_core_v1.0.0/_template/facets/apps.yaml:9:9
+          |
+        9 |       - cahce
+          |         ^^^^^ the component, written by facet `apps`
+          |
+          = help: did you mean `cache`?
+        context  kustomizations  objects  errors  warnings
+        prod                  1        6       1         0
+        1 context(s), 1 error(s); 1 distinct build(s) with [kustomize]
+        "}
+    );
+    assert_eq!(status, Some(1));
+}
+
+#[test]
+fn findings_come_as_json_for_ci() {
+    if !kustomize_installed("findings_come_as_json_for_ci") {
+        return;
+    }
+    let facet = apps("").replace("      - cache\n", "      - cahce\n");
+    let out = project(&facet).args(["--format", "json"]).run();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let finding = &report["contexts"][0]["findings"][0];
+    assert_eq!(report["errors"], 1);
+    assert_eq!(report["contexts"][0]["context"], "local");
+    assert_eq!(finding["id"], "missing-component");
+    assert_eq!(finding["kustomization"], "web");
+    assert_eq!(
+        finding["location"],
+        serde_json::json!({"file": "_template/facets/apps.yaml", "line": 9, "column": 9})
+    );
+    assert_eq!(finding["help"], "did you mean `cache`?");
+    assert_eq!(out.status, Some(1));
+}
+
+#[test]
+fn without_kubectl_or_kustomize_verify_names_both() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    project(&apps(""))
+        .env("PATH", &empty.path().to_string_lossy())
+        .stderr(indoc! {"
+            error: no kustomize to build with: neither `kubectl` (for `kubectl kustomize`) nor `kustomize` is on PATH
+            = help: install kubectl (it embeds kustomize) or kustomize; verify builds each Flux Kustomization with it
+
+        "})
+        .status(1)
+        .run();
 }
