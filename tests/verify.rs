@@ -164,7 +164,7 @@ fn a_variable_no_substitution_provides_points_at_the_substitutions_and_the_manif
            |          ------ here in the kustomize tree
            |
            = note: substituteFrom: ConfigMap `values-web`, ConfigMap `values-common`
-           = note: Flux writes an empty string there (its strict mode fails the reconcile)
+           = note: kustomize-controller v1.9 and later fail the reconcile on it (StrictPostBuildSubstitutions, on by default); earlier ones write an empty string
            = help: set `port` in the kustomization's substitutions, or give it a default: `${port:=…}`
         context  kustomizations  objects  errors  warnings
         local                 1        9       1         0
@@ -416,4 +416,89 @@ fn without_kubectl_or_kustomize_verify_names_both() {
         "})
         .status(1)
         .run();
+}
+
+#[test]
+fn substituted_numbers_are_numbers_as_flux_parses_them_after_substitution() {
+    if !kustomize_installed("substituted_numbers_are_numbers") {
+        return;
+    }
+    // `replicas: ${replicas}` is a string before substitution and an integer after it:
+    // validated as the controller applies it, the Deployment is valid.
+    let facet = apps("      replicas: \"2\"\n");
+    let test = project(&facet)
+        .file(
+            "kustomize/web/kustomization.yaml",
+            "resources:\n  - namespace.yaml\n  - config.yaml\n  - deployment.yaml\n",
+        )
+        .file(
+            "kustomize/web/deployment.yaml",
+            indoc! {"
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: web
+              namespace: web
+            spec:
+              replicas: ${replicas}
+              selector:
+                matchLabels:
+                  app: web
+              template:
+                metadata:
+                  labels:
+                    app: web
+                spec:
+                  containers:
+                    - name: web
+                      image: nginx
+            "},
+        );
+    let (text, status) = verified(test);
+    assert_eq!(
+        text,
+        indoc! {"
+        context  kustomizations  objects  errors  warnings
+        local                 1        9       0         0
+        1 context(s), 0 error(s); 1 distinct build(s) with [kustomize]
+        "}
+    );
+    assert_eq!(status, Some(0));
+}
+
+#[test]
+fn remote_resources_are_reported_never_fetched_and_fail_under_strict() {
+    if !kustomize_installed("remote_resources_are_reported") {
+        return;
+    }
+    let remote = "https://example.invalid/manifests/app.yaml";
+    let with_remote = |strict: bool| {
+        let test = project(&apps("")).file(
+            "kustomize/web/kustomization.yaml",
+            format!("resources:\n  - namespace.yaml\n  - config.yaml\n  - {remote}\n"),
+        );
+        if strict {
+            test.arg("--strict")
+        } else {
+            test
+        }
+    };
+    let (text, status) = verified(with_remote(false));
+    assert_eq!(
+        text,
+        indoc! {"
+        == context `local` ==
+        warning: kustomization `web` includes the remote resource https://example.invalid/manifests/app.yaml (in kustomize/web), which is not fetched or checked [remote-resource]
+         --> _template/facets/apps.yaml:6:5
+          |
+        6 |   - name: web
+          |     ^^^^^^^^^ the kustomization, written by facet `apps`
+        context  kustomizations  objects  errors  warnings
+        local                 1        8       0         1
+        1 context(s), 0 error(s); 1 distinct build(s) with [kustomize]
+        "}
+    );
+    assert_eq!(status, Some(0));
+    let (_, status) = verified(with_remote(true));
+    assert_eq!(status, Some(1));
 }

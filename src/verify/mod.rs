@@ -741,7 +741,7 @@ impl ContextCheck<'_, '_> {
             } else {
                 format!("substituteFrom: {}", from.join(", "))
             });
-            let d = d.with_note("Flux writes an empty string there (its strict mode fails the reconcile)");
+            let d = d.with_note("kustomize-controller v1.9 and later fail the reconcile on it (StrictPostBuildSubstitutions, on by default); earlier ones write an empty string");
             match near {
                 Some(near) => d.with_help(format!("did you mean `{near}`? (or give it a default: `${{{var}:=…}}`)")),
                 None => d.with_help(format!("set `{var}` in the kustomization's substitutions, or give it a default: `${{{var}:=…}}`")),

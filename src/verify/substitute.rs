@@ -2,9 +2,9 @@
 //! YAML text as kustomize-controller applies it: `${var}`, `${var:=default}`,
 //! `${var:-default}` (and `=`, `-` without the colon), `$$` for a literal `$`; the
 //! unbraced `$var` is left alone; an object annotated or labelled
-//! `kustomize.toolkit.fluxcd.io/substitute: disabled` is not touched. Where Flux's
-//! default (non-strict) mode writes an empty string for an unset variable with no
-//! default, this reports the variable instead (strict mode fails the build there).
+//! `kustomize.toolkit.fluxcd.io/substitute: disabled` is not touched. An unset variable
+//! with no default fails the reconcile in strict mode (kustomize-controller v1.9 and
+//! later, by default) and becomes an empty string otherwise; this reports it.
 
 use std::collections::BTreeMap;
 
