@@ -502,3 +502,46 @@ fn remote_resources_are_reported_never_fetched_and_fail_under_strict() {
     let (_, status) = verified(with_remote(true));
     assert_eq!(status, Some(1));
 }
+
+#[test]
+fn a_path_without_a_kustomization_is_built_from_the_manifests_below_it() {
+    if !kustomize_installed("a_path_without_a_kustomization") {
+        return;
+    }
+    // As kustomize-controller generates one: every manifest below the path (a
+    // subdirectory with a kustomization as such), other files left out.
+    let facet = apps("  - name: plain\n    path: plain\n");
+    let test = project(&facet)
+        .file("kustomize/plain/README.md", "not a manifest\n")
+        .file("kustomize/plain/notes.yaml", "just: data\n")
+        .file(
+            "kustomize/plain/a/config.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: web\n",
+        )
+        .file(
+            "kustomize/plain/b/kustomization.yaml",
+            "resources:\n  - config.yaml\n",
+        )
+        .file(
+            "kustomize/plain/b/config.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: webb\n",
+        );
+    let (text, status) = verified(test);
+    assert_eq!(
+        text,
+        indoc! {"
+        == context `local` ==
+        error: ConfigMap/webb/b lives in namespace `webb`, which no kustomization of the context creates and a cluster does not have [missing-namespace]
+          --> _template/facets/apps.yaml:12:5
+           |
+        12 |   - name: plain
+           |     ^^^^^^^^^^^ the kustomization that builds it, written by facet `apps`
+           |
+           = note: the object comes from kustomize/plain/b/config.yaml
+        context  kustomizations  objects  errors  warnings
+        local                 2       11       1         0
+        1 context(s), 1 error(s); 2 distinct build(s) with [kustomize]
+        "}
+    );
+    assert_eq!(status, Some(1));
+}

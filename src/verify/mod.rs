@@ -1072,3 +1072,40 @@ fn field_with(value: &Json, var: &str) -> Option<String> {
         out
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_field_holding_a_variable_is_named_by_its_path() {
+        let object = json!({"spec": {"hosts": ["a", "x.${domain}"], "port": "${port:=80}"}});
+        assert_eq!(
+            field_with(&object, "domain").as_deref(),
+            Some("spec.hosts[1]")
+        );
+        assert_eq!(field_with(&object, "port").as_deref(), Some("spec.port"));
+        assert_eq!(field_with(&object, "other"), None);
+    }
+
+    #[test]
+    fn kustomize_messages_lose_the_log_prefix_and_the_workspace() {
+        let raw = r#"E1129 01:40:16.852549   18931 run.go:72] "command failed" err="accumulating: '/tmp/bpc-verify-6UzZN3/0/kustomize/demo/.bpc-build-7': no match""#;
+        assert_eq!(
+            tidy(raw, "kustomize/demo/resources"),
+            "accumulating: 'kustomize/demo/resources': no match"
+        );
+    }
+
+    #[test]
+    fn common_metadata_is_laid_over_the_objects_labels() {
+        let mut object = json!({"metadata": {"name": "a", "labels": {"app": "x", "env": "old"}}});
+        let kustomization = json!({"spec": {"commonMetadata": {"labels": {"env": "prod"}}}});
+        common_metadata(&mut object, &kustomization);
+        assert_eq!(
+            object["metadata"]["labels"],
+            json!({"app": "x", "env": "prod"})
+        );
+    }
+}
