@@ -29,7 +29,9 @@
 //! [`expr::Engine`] evaluates an expression on its own (with host functions of your
 //! own through [`expr::native`]). [`run`] is the `bpc` binary's command line, a thin
 //! shell over all this (its files are private); [`watch::watch`] runs a job again on
-//! every change to its inputs; [`lsp::serve_stdio`] is `bpc lsp`, the language server.
+//! every change to its inputs; [`lsp::serve_stdio`] is `bpc lsp`, the language server;
+//! [`verify::verify`] builds a context's render with kustomize, substitutes and
+//! validates it as Flux would (`bpc verify`).
 //!
 //! Everything else is `pub(crate)`: modules the pipeline uses between its stages.
 
@@ -54,6 +56,7 @@ pub mod session;
 pub mod template;
 pub mod testing;
 pub mod value;
+pub mod verify;
 pub mod watch;
 pub mod yaml;
 

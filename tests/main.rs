@@ -42,3 +42,5 @@ mod repeated_expressions;
 mod show_values;
 mod strategies;
 mod test_runner;
+mod verify;
+mod verify_conformance;

@@ -28,8 +28,9 @@ const LAYERS: &[&[&str]] = &[
     &["project"],
     &["emit"],
     &["explain", "render", "testing"],
-    // The deployment graph, read from a render.
-    &["graph"],
+    // The deployment graph, read from a render; the verification of a render, built
+    // and checked as Flux would.
+    &["graph", "verify"],
     // One loaded project, composed, tested or rendered: what every command starts
     // from; the static checks of a template, which run its test cases for coverage.
     &["session", "check"],

@@ -23,6 +23,7 @@ mod render;
 mod show;
 mod terminal;
 mod test;
+mod verify;
 mod watch;
 #[cfg(test)]
 mod watch_tests;
@@ -75,6 +76,9 @@ enum Command {
     Push(publish::PushArgs),
     /// Run the template's test cases.
     Test(test::TestArgs),
+    /// Build, substitute and validate what a context's render applies, as Flux would,
+    /// offline (see docs/verify.md).
+    Verify(verify::VerifyArgs),
     /// Evaluate `jsonnet()` files sent on stdin (started by bpc itself).
     #[command(name = "jsonnet-worker", hide = true)]
     JsonnetWorker,
@@ -138,6 +142,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Lsp(args) => lsp::run(args),
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::JsonnetWorker => jsonnet::serve(),
     }
 }
