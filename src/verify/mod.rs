@@ -157,6 +157,9 @@ fn plan(
     };
     let mut planned = Vec::new();
     let mut findings = Vec::new();
+    // Source roots with no `kustomize/` at all, and the Kustomizations that read them:
+    // one finding each, not one per Kustomization.
+    let mut treeless: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
     for object in objects.iter().filter(|o| is_flux_kustomization(o)) {
         let name = text(object, "/metadata/name")
             .unwrap_or_default()
@@ -182,6 +185,11 @@ fn plan(
                 continue;
             }
         };
+        if !root.join("kustomize").is_dir() {
+            treeless.entry(root).or_default().push(name);
+            planned.push(entry);
+            continue;
+        }
         let path = build::normalize(text(object, "/spec/path").unwrap_or_default());
         if let Some(near) = deployment::missing_dir(&root, &path) {
             let written = provenance.field(&name, "path");
@@ -259,6 +267,20 @@ fn plan(
             target_namespace: text(object, "/spec/targetNamespace").map(str::to_string),
         }));
         planned.push(entry);
+    }
+    for (root, names) in treeless {
+        findings.push(Finding::new(
+            Check::MissingPath,
+            format!(
+                "{} has no `kustomize/` directory: none of the {} kustomization(s) reading it can be built ({})",
+                match shown(run.root, &root) {
+                    p if p.is_empty() => "the project".to_string(),
+                    p => format!("`{p}`"),
+                },
+                names.len(),
+                names.join(", ")
+            ),
+        ));
     }
     Ok((planned, findings))
 }
