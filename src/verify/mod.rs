@@ -948,6 +948,31 @@ impl ContextCheck<'_, '_> {
                     }
                 })
             }
+            Issue::MissingDependency {
+                object,
+                namespace,
+                name,
+            } => {
+                let p = &placed[object];
+                let (written, label) = origin(p);
+                Finding::new(
+                    Check::MissingDependency,
+                    format!(
+                        "{} depends on HelmRelease `{name}` in namespace `{namespace}`, which no kustomization of the context builds: Flux never installs it",
+                        p.id()
+                    ),
+                )
+                .object(p.id())
+                .file(p.file.clone())
+                .owned_by(owner_of(p))
+                .with(|d| {
+                    let d = at(d, written, label);
+                    match &p.file {
+                        Some(f) => d.with_note(format!("the HelmRelease comes from {f}")),
+                        None => d,
+                    }
+                })
+            }
             Issue::MissingNamespace { object, namespace } => {
                 let p = &placed[object];
                 let (written, label) = origin(p);
