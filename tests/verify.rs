@@ -545,3 +545,26 @@ fn a_path_without_a_kustomization_is_built_from_the_manifests_below_it() {
     );
     assert_eq!(status, Some(1));
 }
+
+#[test]
+fn a_project_without_a_kustomize_tree_is_one_finding() {
+    if !kustomize_installed("a_project_without_a_kustomize_tree") {
+        return;
+    }
+    let test = Test::new()
+        .facet("apps.yaml", &apps("  - name: api\n    path: api\n"))
+        .args(["verify"])
+        .any_status();
+    let (text, status) = verified(test);
+    assert_eq!(
+        text,
+        indoc! {"
+        == context `local` ==
+        error: the project has no `kustomize/` directory: none of the 2 kustomization(s) reading it can be built (api, web) [missing-path]
+        context  kustomizations  objects  errors  warnings
+        local                 2        6       1         0
+        1 context(s), 1 error(s); 0 distinct build(s) with [kustomize]
+        "}
+    );
+    assert_eq!(status, Some(1));
+}

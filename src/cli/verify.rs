@@ -32,6 +32,7 @@ pub struct VerifyArgs {
     pub project: ProjectArgs,
     #[command(flatten)]
     pub contexts: ContextsArgs,
+    /// Findings as diagnostics with a summary table, or one JSON document (for CI).
     #[arg(long, value_enum, default_value_t = VerifyFormat::Text)]
     pub format: VerifyFormat,
 }

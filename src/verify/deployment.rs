@@ -71,6 +71,13 @@ pub enum Issue {
     },
     /// `object` lives in a namespace no object creates and no cluster has.
     MissingNamespace { object: usize, namespace: String },
+    /// The HelmRelease `object` waits for the HelmRelease `namespace/name`, which no
+    /// object is: Flux never installs it.
+    MissingDependency {
+        object: usize,
+        namespace: String,
+        name: String,
+    },
 }
 
 /// The whole-deployment checks over `objects`; `gitops` is the gitops namespace
@@ -125,6 +132,32 @@ pub fn check(objects: &[Placed], gitops: &str) -> Vec<Issue> {
         ]
         .into_iter()
         .find_map(|(field, p)| Some((field, o.value.pointer(p)?)));
+        for dep in o
+            .value
+            .pointer("/spec/dependsOn")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = dep.get("name").and_then(Json::as_str).unwrap_or_default();
+            let namespace = dep
+                .get("namespace")
+                .and_then(Json::as_str)
+                .or(o.namespace())
+                .unwrap_or("default");
+            let found = objects.iter().any(|s| {
+                s.kind() == "HelmRelease"
+                    && s.name() == name
+                    && s.namespace().unwrap_or("default") == namespace
+            });
+            if !found {
+                issues.push(Issue::MissingDependency {
+                    object: i,
+                    namespace: namespace.to_string(),
+                    name: name.to_string(),
+                });
+            }
+        }
         let Some((field, reference)) = reference else {
             continue;
         };

@@ -157,6 +157,9 @@ fn plan(
     };
     let mut planned = Vec::new();
     let mut findings = Vec::new();
+    // Source roots with no `kustomize/` at all, and the Kustomizations that read them:
+    // one finding each, not one per Kustomization.
+    let mut treeless: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
     for object in objects.iter().filter(|o| is_flux_kustomization(o)) {
         let name = text(object, "/metadata/name")
             .unwrap_or_default()
@@ -182,6 +185,11 @@ fn plan(
                 continue;
             }
         };
+        if !root.join("kustomize").is_dir() {
+            treeless.entry(root).or_default().push(name);
+            planned.push(entry);
+            continue;
+        }
         let path = build::normalize(text(object, "/spec/path").unwrap_or_default());
         if let Some(near) = deployment::missing_dir(&root, &path) {
             let written = provenance.field(&name, "path");
@@ -259,6 +267,20 @@ fn plan(
             target_namespace: text(object, "/spec/targetNamespace").map(str::to_string),
         }));
         planned.push(entry);
+    }
+    for (root, names) in treeless {
+        findings.push(Finding::new(
+            Check::MissingPath,
+            format!(
+                "{} has no `kustomize/` directory: none of the {} kustomization(s) reading it can be built ({})",
+                match shown(run.root, &root) {
+                    p if p.is_empty() => "the project".to_string(),
+                    p => format!("`{p}`"),
+                },
+                names.len(),
+                names.join(", ")
+            ),
+        ));
     }
     Ok((planned, findings))
 }
@@ -922,6 +944,31 @@ impl ContextCheck<'_, '_> {
                     };
                     match near {
                         Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                        None => d,
+                    }
+                })
+            }
+            Issue::MissingDependency {
+                object,
+                namespace,
+                name,
+            } => {
+                let p = &placed[object];
+                let (written, label) = origin(p);
+                Finding::new(
+                    Check::MissingDependency,
+                    format!(
+                        "{} depends on HelmRelease `{name}` in namespace `{namespace}`, which no kustomization of the context builds: Flux never installs it",
+                        p.id()
+                    ),
+                )
+                .object(p.id())
+                .file(p.file.clone())
+                .owned_by(owner_of(p))
+                .with(|d| {
+                    let d = at(d, written, label);
+                    match &p.file {
+                        Some(f) => d.with_note(format!("the HelmRelease comes from {f}")),
                         None => d,
                     }
                 })
