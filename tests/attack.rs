@@ -1,5 +1,6 @@
-//! Render and expressions under attack. One test (or a few) per item, each on
-//! a small project in a temp dir, each failing before its fix.
+//! Render, runs and expressions under attack: output links, kills, hostile trees,
+//! terminal bytes, budgets. One test (or a few) per attack, each on a small project in
+//! a temp dir.
 
 use crate::common::*;
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! Bad input never costs the user data, memory, time or a silently wrong
-//! blueprint. One test (or a few) per item of the issue, each on a small project built
+//! blueprint. One test (or a few) per kind of bad input, each on a small project built
 //! in a temp dir.
 
 use crate::common::*;
