@@ -55,17 +55,34 @@ pub async fn pull(
 ) -> Result<Found, Error> {
     let scheme = if plain_http { "http" } else { "https" };
     let v2 = format!("{scheme}://{}/v2/", image.resolve_registry());
-    let header = super::token::authorization(http, &v2, image.repository(), auth).await;
+    let mut header = super::token::authorization(http, &v2, image.repository(), auth).await;
     let repository = format!("{v2}{}/", image.repository());
     let base = format!("{repository}manifests/");
+    let tag = image.tag().unwrap_or("latest");
+    let mut challenge = None;
+    let mut first = fetch(
+        http,
+        &format!("{base}{tag}"),
+        header.as_deref(),
+        &mut challenge,
+    )
+    .await;
+    // Refused with a challenge of its own (a repository more private than `/v2/`):
+    // answered once, as distribution's clients do.
+    if let (Err(_), Some(challenge)) = (&first, challenge.take()) {
+        let answer = super::token::answer(http, &challenge, image.repository(), auth).await;
+        if answer.is_some() && answer != header {
+            header = answer;
+            first = fetch(http, &format!("{base}{tag}"), header.as_deref(), &mut None).await;
+        }
+    }
+    let (manifest, digest) = first?;
     let found = |manifest, digest| Found {
         manifest,
         digest,
         repository: repository.clone(),
         authorization: header.clone(),
     };
-    let tag = image.tag().unwrap_or("latest");
-    let (manifest, digest) = fetch(http, &format!("{base}{tag}"), header.as_deref()).await?;
     let index = match manifest {
         OciManifest::Image(m) => return Ok(found(m, digest)),
         OciManifest::ImageIndex(index) => index,
@@ -75,7 +92,13 @@ pub async fn pull(
             "its image index has no linux/amd64 manifest".to_string(),
         ));
     };
-    let (manifest, actual) = fetch(http, &format!("{base}{entry}"), header.as_deref()).await?;
+    let (manifest, actual) = fetch(
+        http,
+        &format!("{base}{entry}"),
+        header.as_deref(),
+        &mut None,
+    )
+    .await?;
     if actual != entry {
         return Err(Error::Refused(format!(
             "the manifest the index names as {entry} hashes to {actual}"
@@ -105,6 +128,7 @@ async fn fetch(
     http: &reqwest::Client,
     url: &str,
     authorization: Option<&str>,
+    challenge: &mut Option<String>,
 ) -> Result<(OciManifest, String), Error> {
     use futures_util::StreamExt;
     let accept = [
@@ -121,6 +145,13 @@ async fn fetch(
     let response = request.send().await.map_err(OciDistributionError::from)?;
     let status = response.status();
     if status != reqwest::StatusCode::OK {
+        if status == reqwest::StatusCode::UNAUTHORIZED {
+            *challenge = response
+                .headers()
+                .get(reqwest::header::WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+        }
         return Err(Error::Registry(refusal(response, url).await));
     }
     if let Some(length) = response.content_length() {
@@ -187,5 +218,131 @@ fn status_error(status: reqwest::StatusCode, body: &[u8], url: &str) -> OciDistr
             url,
             message: String::from_utf8_lossy(body).to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Read, Write};
+
+    /// A registry whose `/v2/` is open to anyone (or challenges, with `challenge_v2`)
+    /// and whose repository answers only `Bearer good`; its token endpoint gives `good`
+    /// for the Basic credential `u:p` and for the refresh token `refresh`.
+    fn registry(challenge_v2: bool) -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut writer = stream;
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    continue;
+                }
+                let (method, path) = {
+                    let mut words = line.split_whitespace();
+                    (
+                        words.next().unwrap_or("").to_string(),
+                        words.next().unwrap_or("").to_string(),
+                    )
+                };
+                let (mut length, mut authorization) = (0usize, String::new());
+                loop {
+                    let mut header = String::new();
+                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                        break;
+                    }
+                    let lower = header.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    if let Some(v) = header
+                        .strip_prefix("authorization: ")
+                        .or_else(|| header.strip_prefix("Authorization: "))
+                    {
+                        authorization = v.trim().to_string();
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let body = String::from_utf8_lossy(&body).to_string();
+                let challenge = format!(
+                    "WWW-Authenticate: Bearer realm=\"http://127.0.0.1:{port}/token\",service=\"reg\"\r\n"
+                );
+                let manifest = r#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","size":2},"layers":[]}"#;
+                let (status, extra, reply) = if path == "/v2/" {
+                    if challenge_v2 {
+                        ("401", challenge.clone(), String::new())
+                    } else {
+                        ("200", String::new(), "{}".to_string())
+                    }
+                } else if path.starts_with("/token") {
+                    let basic_ok = method == "GET" && authorization == "Basic dTpw";
+                    let refresh_ok = method == "POST"
+                        && body.contains("grant_type=refresh_token")
+                        && body.contains("refresh_token=refresh")
+                        && body.contains("scope=repository%3Aacme%2Fx%3Apull");
+                    if basic_ok || refresh_ok {
+                        (
+                            "200",
+                            String::new(),
+                            r#"{"access_token":"good"}"#.to_string(),
+                        )
+                    } else {
+                        ("401", String::new(), String::new())
+                    }
+                } else if authorization == "Bearer good" {
+                    (
+                        "200",
+                        "Content-Type: application/vnd.oci.image.manifest.v1+json\r\n".to_string(),
+                        manifest.to_string(),
+                    )
+                } else {
+                    (
+                        "401",
+                        challenge,
+                        r#"{"errors":[{"code":"UNAUTHORIZED","message":"no"}]}"#.to_string(),
+                    )
+                };
+                let _ = write!(
+                    writer,
+                    "HTTP/1.1 {status} X\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+            }
+        });
+        port
+    }
+
+    fn pulled(port: u16, auth: &RegistryAuth) -> bool {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let image: oci_client::Reference = format!("127.0.0.1:{port}/acme/x:v1").parse().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let http = reqwest::Client::builder().build().unwrap();
+            pull(&http, &image, auth, true).await.is_ok()
+        })
+    }
+
+    #[test]
+    fn a_private_repository_behind_an_open_v2_gets_the_credential() {
+        let port = registry(false);
+        assert!(pulled(port, &RegistryAuth::Basic("u".into(), "p".into())));
+        assert!(!pulled(port, &RegistryAuth::Anonymous));
+        assert!(!pulled(
+            port,
+            &RegistryAuth::Basic("u".into(), "wrong".into())
+        ));
+    }
+
+    #[test]
+    fn an_identity_token_is_exchanged_for_an_access_token() {
+        let port = registry(true);
+        assert!(pulled(port, &RegistryAuth::Bearer("refresh".into())));
+        assert!(!pulled(port, &RegistryAuth::Bearer("stale".into())));
     }
 }

@@ -1,8 +1,11 @@
 //! The `Authorization` a pull sends, found as distribution's clients find it: the
 //! registry's `/v2/` answers with a challenge; `Basic` takes the credential as it is,
 //! `Bearer` sends the client to the challenge's realm for a token scoped to pulling the
-//! repository (with the credential, if there is one). A Docker identity token is sent
-//! as a bearer token without asking. The realm's reply is read [`MAX_REPLY`] at most.
+//! repository (with the credential, if there is one); a Docker identity token is
+//! exchanged there for an access token. A `/v2/` open to anyone still gets the
+//! credential, since the repository may be private; and a manifest request refused
+//! with a challenge of its own is answered once (`manifest`). The realm's reply is
+//! read [`MAX_REPLY`] at most.
 //! A token that cannot be had is no token: the registry's refusal of the request then
 //! says what is wrong.
 
@@ -19,45 +22,126 @@ pub async fn authorization(
     repository: &str,
     auth: &RegistryAuth,
 ) -> Option<String> {
-    if let RegistryAuth::Bearer(token) = auth {
-        return Some(format!("Bearer {token}"));
-    }
-    let basic = match auth {
-        RegistryAuth::Basic(user, password) => Some((user.as_str(), password.as_str())),
-        _ => None,
-    };
     let probe = http.get(v2).send().await.ok()?;
     let challenge = probe
         .headers()
-        .get(reqwest::header::WWW_AUTHENTICATE)?
-        .to_str()
-        .ok()?
-        .to_string();
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     drop(probe);
-    let Some((realm, service)) = bearer(&challenge) else {
-        // A Basic challenge (or one bpc does not know): the credential as it is.
-        return basic.map(|(user, password)| basic_header(user, password));
+    match challenge {
+        Some(challenge) => answer(http, &challenge, repository, auth).await,
+        // `/v2/` is open to anyone: the credential still goes with the requests, since
+        // the repository may not be (`Basic` as it is, a token as a bearer).
+        None => match auth {
+            RegistryAuth::Basic(user, password) => Some(basic_header(user, password)),
+            RegistryAuth::Bearer(token) => Some(format!("Bearer {token}")),
+            RegistryAuth::Anonymous => None,
+        },
+    }
+}
+
+/// The `Authorization` that answers `challenge` (a `WWW-Authenticate` header) for
+/// pulling `repository` with `auth`: a `Bearer` challenge sends the client to its realm
+/// for a token (a Docker identity token is exchanged there as an OAuth2 refresh
+/// token, as docker and go-containerregistry do); any other takes `Basic` as it is.
+pub async fn answer(
+    http: &reqwest::Client,
+    challenge: &str,
+    repository: &str,
+    auth: &RegistryAuth,
+) -> Option<String> {
+    let Some((realm, service)) = bearer(challenge) else {
+        return match auth {
+            RegistryAuth::Basic(user, password) => Some(basic_header(user, password)),
+            RegistryAuth::Bearer(token) => Some(format!("Bearer {token}")),
+            RegistryAuth::Anonymous => None,
+        };
     };
     let scope = format!("repository:{repository}:pull");
+    if let RegistryAuth::Bearer(identity) = auth {
+        let exchanged = exchange(http, &realm, service.as_deref(), &scope, identity).await;
+        return Some(format!(
+            "Bearer {}",
+            exchanged.as_deref().unwrap_or(identity)
+        ));
+    }
     let mut query = vec![("scope", scope.as_str())];
     if let Some(s) = &service {
         query.push(("service", s.as_str()));
     }
     let mut request = http.get(&realm).query(&query);
-    if let Some((user, password)) = basic {
+    if let RegistryAuth::Basic(user, password) = auth {
         request = request.header(reqwest::header::AUTHORIZATION, basic_header(user, password));
     }
     let reply = request.send().await.ok()?;
     if !reply.status().is_success() {
         return None;
     }
+    token_of(reply).await.map(|t| format!("Bearer {t}"))
+}
+
+/// An identity token exchanged at `realm` for an access token (the OAuth2
+/// `refresh_token` grant of distribution's token protocol).
+async fn exchange(
+    http: &reqwest::Client,
+    realm: &str,
+    service: Option<&str>,
+    scope: &str,
+    identity: &str,
+) -> Option<String> {
+    let mut form = vec![
+        ("grant_type", "refresh_token"),
+        ("refresh_token", identity),
+        ("client_id", "bpc"),
+        ("scope", scope),
+    ];
+    if let Some(s) = service {
+        form.push(("service", s));
+    }
+    let body: Vec<String> = form
+        .iter()
+        .map(|(k, v)| format!("{k}={}", form_encoded(v)))
+        .collect();
+    let reply = http
+        .post(realm)
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(body.join("&"))
+        .send()
+        .await
+        .ok()?;
+    if !reply.status().is_success() {
+        return None;
+    }
+    token_of(reply).await
+}
+
+/// The token of a token endpoint's JSON reply (`access_token` or `token`).
+async fn token_of(reply: reqwest::Response) -> Option<String> {
     let body = bounded(reply).await?;
     let answer: serde_json::Value = serde_json::from_slice(&body).ok()?;
-    let token = ["token", "access_token"]
+    ["access_token", "token"]
         .iter()
         .find_map(|k| answer.get(k).and_then(|v| v.as_str()))
-        .filter(|t| !t.is_empty())?;
-    Some(format!("Bearer {token}"))
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+}
+
+/// `text` as a value of `application/x-www-form-urlencoded`.
+fn form_encoded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 fn basic_header(user: &str, password: &str) -> String {
