@@ -21,6 +21,9 @@ use std::time::Duration;
 /// (docs/limits.md).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 pub const READ_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest a whole pull may take (a registry sending a byte a minute passes every
+/// read's timeout; docs/limits.md).
+pub const PULL_DEADLINE: Duration = Duration::from_secs(600);
 
 /// The Windsor CLI's media types and manifest annotation keys.
 pub const MANIFEST_MEDIA_TYPE: &str = "application/vnd.oci.image.manifest.v1+json";
@@ -176,12 +179,46 @@ fn searched_help(lookup: &Lookup) -> String {
 /// `env`; when the registry refuses them the manifest is asked for anonymously once,
 /// as the Windsor CLI does.
 pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pulled, Failure> {
+    pull_within(reference, env, max_layer, PULL_DEADLINE)
+}
+
+/// [`pull`], given up past `deadline` however the registry keeps it going.
+fn pull_within(
+    reference: &Reference,
+    env: &AuthEnv,
+    max_layer: u64,
+    deadline: Duration,
+) -> Result<Pulled, Failure> {
     let lookup = auth::lookup(env, reference).map_err(Failure::new)?;
     let rt = runtime()?;
     let image = client_reference(reference);
     let at = reference.to_string();
     let plain = reference.plain_http();
+    let late = || {
+        Failure::new(format!(
+            "failed to pull {at}: it took longer than {} s in all and was given up",
+            deadline.as_secs_f64()
+        ))
+    };
     rt.block_on(async {
+        tokio::time::timeout(
+            deadline,
+            pull_on(&lookup, &image, &at, plain, reference, max_layer),
+        )
+        .await
+        .unwrap_or_else(|_| Err(late()))
+    })
+}
+
+async fn pull_on(
+    lookup: &Lookup,
+    image: &oci_client::Reference,
+    at: &str,
+    plain: bool,
+    reference: &Reference,
+    max_layer: u64,
+) -> Result<Pulled, Failure> {
+    {
         let http = http_client().map_err(|e| Failure::new(format!("failed to pull {at}: {e}")))?;
         let mut result =
             manifest::pull(&http, &image, &registry_auth(&lookup.credential), plain).await;
@@ -232,7 +269,9 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
             }
         })?;
         let Some(layer) = found.manifest.layers.first() else {
-            return Err(Failure::new(format!("failed to pull {at}: no layers found in image")));
+            return Err(Failure::new(format!(
+                "failed to pull {at}: no layers found in image"
+            )));
         };
         if layer.size < 0 || layer.size as u64 > max_layer {
             return Err(Failure {
@@ -253,7 +292,7 @@ pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pull
             manifest_digest: found.digest.clone(),
             annotations: found.manifest.annotations.clone().unwrap_or_default(),
         })
-    })
+    }
 }
 
 /// The blob of `layer`, read in chunks up to its declared size, then checked.
@@ -418,4 +457,61 @@ pub fn push(reference: &Reference, env: &AuthEnv, artifact: &Artifact) -> Result
             .map_err(fail)?;
         Ok(digest)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Write};
+
+    /// A registry that answers every request with a head and then one byte of body
+    /// every 100 ms: each read is quick, the whole never ends.
+    fn dripping() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut line = String::new();
+                    while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                        line.clear();
+                    }
+                    let mut writer = stream;
+                    let _ = write!(writer, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n");
+                    for _ in 0..100_000 {
+                        if writer
+                            .write_all(b" ")
+                            .and_then(|()| writer.flush())
+                            .is_err()
+                        {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                });
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn a_registry_that_drips_is_given_up_at_the_deadline() {
+        let port = dripping();
+        let reference = Reference::parse(&format!("oci://127.0.0.1:{port}/acme/x:v1")).unwrap();
+        let started = std::time::Instant::now();
+        let failure = pull_within(
+            &reference,
+            &AuthEnv::default(),
+            1 << 20,
+            Duration::from_millis(700),
+        )
+        .err()
+        .expect("the pull is given up");
+        assert_eq!(
+            failure.message,
+            format!("failed to pull oci://127.0.0.1:{port}/acme/x:v1: it took longer than 0.7 s in all and was given up")
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
 }
