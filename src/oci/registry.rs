@@ -221,11 +221,11 @@ async fn pull_on(
     {
         let http = http_client().map_err(|e| Failure::new(format!("failed to pull {at}: {e}")))?;
         let mut result =
-            manifest::pull(&http, &image, &registry_auth(&lookup.credential), plain).await;
+            manifest::pull(&http, image, &registry_auth(&lookup.credential), plain).await;
         if let Err(manifest::Error::Registry(e)) = &result {
             if refused(e) && lookup.credential != Credential::Anonymous {
                 // Refused credentials: once more anonymously, as the Windsor CLI does.
-                let retry = manifest::pull(&http, &image, &RegistryAuth::Anonymous, plain).await;
+                let retry = manifest::pull(&http, image, &RegistryAuth::Anonymous, plain).await;
                 if retry.is_ok() {
                     result = retry;
                 }
@@ -251,7 +251,7 @@ async fn pull_on(
                         reference.registry,
                         describe(&e)
                     ),
-                    help: Some(searched_help(&lookup)),
+                    help: Some(searched_help(lookup)),
                 }
             } else if unknown_manifest(&e) {
                 Failure {
