@@ -32,6 +32,11 @@ impl<'w> Budget<'w> {
             return Ok(());
         };
         let steps = self.steps - self.charged;
+        if steps == 0 {
+            // Most evaluations (a lookup, a concatenation) take no counted step: they
+            // never touch the shared counter.
+            return Ok(());
+        }
         self.charged = self.steps;
         work.charge(steps)
     }
