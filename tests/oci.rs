@@ -1659,3 +1659,44 @@ fn a_token_reply_over_the_limit_is_no_token() {
         )
     );
 }
+
+/// All the pulls of one run share one budget of unpacked bytes: two blueprints that
+/// each unpack to 1.5 MiB (from a few KiB of layer) pass a budget of 4 MiB and are
+/// refused by one of 2 MiB, at the source whose pull crossed it.
+#[test]
+fn the_pulls_of_one_run_share_one_budget_of_unpacked_bytes() {
+    let reg = crate::registry!(false);
+    let home = Home::new();
+    let padding = "a few bytes that compress well\n".repeat(50_000);
+    let mut urls = Vec::new();
+    for name in ["platform", "app"] {
+        let url = format!("oci://{}/acme/{name}:v1", reg.host());
+        let project = publisher(name, &[]);
+        support::write(project.path(), "contexts/_template/padding.txt", &padding);
+        push(project.path(), &home, &url);
+        urls.push(url);
+    }
+    let both = || consumer(&[("platform", &urls[0], None), ("app", &urls[1], None)]);
+    let roomy = both();
+    let out = run(
+        bpc(roomy.path(), &home)
+            .args(["compose", "--format", "json"])
+            .env("BPC_MAX_PULL_MIB", "4"),
+        true,
+    );
+    assert!(stdout(&out).contains("platform-net"));
+    let tight = both();
+    let out = run(
+        bpc(tight.path(), &home)
+            .args(["compose"])
+            .env("BPC_MAX_PULL_MIB", "2"),
+        false,
+    );
+    assert!(
+        stderr(&out).contains(
+            "unpack to more than 2 MiB in all, the limit of one run (BPC_MAX_PULL_MIB raises it)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

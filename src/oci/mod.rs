@@ -45,6 +45,51 @@ pub struct Settings {
     /// The Windsor CLI version `cliVersion` constraints are checked against
     /// (`dev` checks nothing, as a development build of the Windsor CLI).
     pub windsor_version: String,
+    /// What all the pulls of this run may unpack, together.
+    pub budget: PullBudget,
+}
+
+/// The bytes all the pulls of one run may unpack, shared by every copy of the
+/// settings: a small artifact that lists several sources, each a layer that unpacks
+/// to the most one layer may, would otherwise cost that much again for each.
+#[derive(Clone, Debug)]
+pub struct PullBudget {
+    used: Arc<std::sync::atomic::AtomicU64>,
+    limit: u64,
+}
+
+/// [`PullBudget`]'s default: what one layer may unpack to.
+pub const MAX_PULLED_BYTES: u64 = archive::MAX_TAR_BYTES;
+
+impl Default for PullBudget {
+    fn default() -> PullBudget {
+        PullBudget::new(MAX_PULLED_BYTES)
+    }
+}
+
+impl PullBudget {
+    pub fn new(limit: u64) -> PullBudget {
+        PullBudget {
+            used: Arc::default(),
+            limit,
+        }
+    }
+
+    /// Counts `bytes` more unpacked; an error once the run's pulls pass the limit.
+    fn charge(&self, bytes: u64) -> Result<(), String> {
+        use std::sync::atomic::Ordering;
+        let used = self
+            .used
+            .fetch_add(bytes, Ordering::SeqCst)
+            .saturating_add(bytes);
+        if used > self.limit {
+            return Err(format!(
+                "the blueprints pulled in this run unpack to more than {} MiB in all, the limit of one run (BPC_MAX_PULL_MIB raises it)",
+                self.limit >> 20
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The Windsor CLI release bpc answers `cliVersion` checks as, unless
@@ -87,9 +132,16 @@ impl Settings {
             .ok()
             .filter(|v| !v.is_empty())
             .unwrap_or_else(|| WINDSOR_VERSION.to_string());
+        let budget = std::env::var("BPC_MAX_PULL_MIB")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or_else(PullBudget::default, |mib| {
+                PullBudget::new(mib.saturating_mul(1024 * 1024))
+            });
         Settings {
             offline,
             offline_by: None,
+            budget,
             failed: None,
             no_cache,
             auth: AuthEnv::from_process(),
@@ -158,5 +210,6 @@ fn pull_into(dir: &Path, reference: &Reference, settings: &Settings) -> Result<(
     };
     let pulled = registry::pull(reference, &settings.auth, archive::MAX_LAYER_BYTES)?;
     let tar = archive::decompress(&pulled.layer).map_err(fail)?;
+    settings.budget.charge(tar.len() as u64).map_err(fail)?;
     cache::store(dir, &tar, settings.no_cache).map_err(fail)
 }
