@@ -331,7 +331,9 @@ async fn fetch_blob(
     }
     let mut stream = response.bytes_stream();
     let expected = layer.size.max(0) as u64;
-    let mut out = Vec::with_capacity(expected.min(max) as usize);
+    // The declared size is the registry's word: room grows with what arrives, from at
+    // most 1 MiB, instead of being taken up front.
+    let mut out = Vec::with_capacity(expected.min(max).min(1 << 20) as usize);
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| format!("failed to read layer data: {e}"))?;
         if out.len() as u64 + chunk.len() as u64 > expected {
