@@ -1,10 +1,10 @@
 //! The blueprint written with its components converted on the way
 //! (`Composition::components_apart`, a plain `bpc compose`).
 //!
-//! Converted all at once before the text was written, every component's value was
-//! held at the same time, and making room for them by letting go of each component
-//! as it was converted cost half of the conversion's time (docs/performance.md,
-//! seventeenth round). Here each thread converts a run of components one at a time:
+//! Converting every component before writing would hold every value at once, and
+//! making room by letting go of each component as it is converted costs about half
+//! of the conversion's time (docs/performance.md). Here each thread converts a run of
+//! components one at a time:
 //! it measures the value for the output budget, writes it as a list item
 //! (`emit::yaml::Items`) and lets go of it, so the next value reuses its memory. The
 //! text is the one the whole value gives, and a blueprint over the budget fails with
