@@ -1,6 +1,7 @@
 //! Source files, spans and diagnostics shared by every stage.
 
 pub(crate) mod diagnostic;
+pub(crate) mod exchange;
 pub(crate) mod map;
 pub mod out_path;
 pub(crate) mod relative_path;

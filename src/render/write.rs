@@ -20,6 +20,7 @@
 //! secret is never printed, a FIFO never blocks), and every read is bounded.
 
 use super::{Rendered, MARKER};
+use crate::files::exchange::exchange;
 use crate::files::out_path;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -112,16 +113,16 @@ fn swap_in(
         });
     }
     match exchange(tmp, target) {
-        Ok(()) => {
+        Ok(true) => {
             // `tmp` now holds the old tree.
             let _ = std::fs::remove_dir_all(tmp);
             return Ok(());
         }
-        Err(e) if !exchange_unsupported(&e) => {
+        Err(e) => {
             let _ = std::fs::remove_dir_all(tmp);
             return Err(format!("cannot move the new render to {shown}: {e}"));
         }
-        Err(_) => {}
+        Ok(false) => {}
     }
     // No atomic exchange here: the old tree aside, the new one in. Between the two
     // renames `target` is missing, never half-written; on failure the old tree is put
@@ -139,49 +140,6 @@ fn swap_in(
     }
     let _ = std::fs::remove_dir_all(&old);
     Ok(())
-}
-
-/// Atomically trades the directory entries `a` and `b` (both must exist).
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let a = CString::new(a.as_os_str().as_bytes())?;
-    let b = CString::new(b.as_os_str().as_bytes())?;
-    // SAFETY: both pointers are valid NUL-terminated strings that outlive the call;
-    // the system call only reads them.
-    let result = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if result == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
-    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
-}
-
-/// Errors that mean "no atomic exchange on this system or file system".
-fn exchange_unsupported(e: &std::io::Error) -> bool {
-    #[cfg(target_os = "linux")]
-    if matches!(
-        e.raw_os_error(),
-        Some(libc::ENOSYS | libc::EINVAL | libc::EOPNOTSUPP)
-    ) {
-        return true;
-    }
-    e.kind() == std::io::ErrorKind::Unsupported
 }
 
 /// Removes the temporary siblings `.<name>.bpc-new-<pid>` / `.<name>.bpc-old-<pid>`
