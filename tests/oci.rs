@@ -1700,3 +1700,79 @@ fn the_pulls_of_one_run_share_one_budget_of_unpacked_bytes() {
         stderr(&out)
     );
 }
+
+/// A layer that unpacks to `zeros` MiB more than the demo blueprint: the demo
+/// bundle's tar, then a file `padding.bin` (not a kept path) of zeros, in gzip members
+/// of one MiB each, so that the layer itself stays a few hundred KiB.
+fn demo_layer_padded(home: &Home, zeros: usize) -> Vec<u8> {
+    let mut tar = gunzip(&bundle_of_demo(home));
+    while tar.len() >= 512 && tar[tar.len() - 512..].iter().all(|b| *b == 0) {
+        tar.truncate(tar.len() - 512);
+    }
+    let mut header = tar::Header::new_gnu();
+    header.set_path("padding.bin").unwrap();
+    header.set_size((zeros as u64) << 20);
+    header.set_mode(0o644);
+    header.set_entry_type(tar::EntryType::Regular);
+    header.set_cksum();
+    tar.extend_from_slice(header.as_bytes());
+    let gzip = |bytes: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut gz, bytes).expect("gzip");
+        gz.finish().expect("gzip")
+    };
+    let mut layer = gzip(&tar);
+    let mebibyte = gzip(&vec![0u8; 1 << 20]);
+    for _ in 0..zeros {
+        layer.extend_from_slice(&mebibyte);
+    }
+    // The end of the archive: two blocks of zeros.
+    layer.extend_from_slice(&gzip(&[0u8; 1024]));
+    layer
+}
+
+/// The layer streams to disk and unpacks from there: a blueprint whose layer unpacks
+/// to 384 MiB composes in a process whose heap may not pass 192 MiB.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_layer_unpacks_from_disk_not_from_memory() {
+    use std::os::unix::process::CommandExt;
+    let home = Home::new();
+    let layer = demo_layer_padded(&home, 384);
+    let server = scripted(layer, None, |layer| Reply {
+        status: 200,
+        content_type: "application/octet-stream".into(),
+        body: layer.to_vec(),
+        stall_after: None,
+        headers: Vec::new(),
+    });
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let consumer = consumer(&[("demo", &url, None)]);
+    let mut cmd = bpc(consumer.path(), &home);
+    cmd.args(["compose", "--format", "json"]);
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 192 << 20,
+                rlim_max: 192 << 20,
+            };
+            if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = run(&mut cmd, true);
+    let blueprint: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(blueprint["terraform"][0]["name"], "demo-net");
+    let cache = cache_dir(
+        consumer.path(),
+        &format!("127.0.0.1:{}", server.port),
+        "acme/demo",
+        "v1",
+    );
+    let tar = std::fs::metadata(cache.join("artifact.tar")).expect("artifact.tar");
+    assert!(tar.len() > 384 << 20, "artifact.tar is {} bytes", tar.len());
+    assert!(!cache.join("padding.bin").exists());
+}

@@ -140,9 +140,13 @@ impl StandIn {
             return;
         }
         let max = bpc::oci::archive::MAX_LAYER_BYTES;
-        if let Ok(pulled) = bpc::oci::registry::pull(&reference, &settings.auth, max) {
-            if let Ok(tar) = bpc::oci::archive::decompress(&pulled.layer) {
-                let _ = bpc::oci::archive::entries(&tar);
+        let (Ok(mut layer), Ok(scratch)) = (tempfile::tempfile(), tempfile::tempdir()) else {
+            return;
+        };
+        if bpc::oci::registry::pull(&reference, &settings.auth, max, &mut layer).is_ok() {
+            let mut tar = Vec::new();
+            if bpc::oci::archive::unpack(&mut layer, &mut tar, &mut |_| Ok(())).is_ok() {
+                let _ = bpc::oci::archive::extract(&tar[..], scratch.path());
             }
         }
     }

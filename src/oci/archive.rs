@@ -2,7 +2,7 @@
 //! does), the tar's entries checked before anything is written, and the entries the
 //! cache keeps (`metadata.yaml`, `_template/`, `kustomize/`, `terraform/`).
 
-use std::io::Read;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// Budgets of one pulled artifact (docs/limits.md).
@@ -11,35 +11,64 @@ pub const MAX_LAYER_BYTES: u64 = 256 * 1024 * 1024;
 pub const MAX_TAR_BYTES: u64 = 1024 * 1024 * 1024;
 pub const MAX_ENTRIES: usize = 100_000;
 
-/// One entry the cache keeps, its name cleaned.
-pub struct Entry {
-    pub path: String,
-    pub dir: bool,
-    pub mode: u32,
-    pub data: Vec<u8>,
-}
-
-/// The layer's bytes as a plain tar: gzip is unpacked, anything else is taken as a tar
-/// already (zstd is refused by name: bpc has no zstd decoder).
-pub fn decompress(layer: &[u8]) -> Result<Vec<u8>, String> {
-    if layer.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(layer)
-            .take(MAX_TAR_BYTES + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| format!("failed to read layer data: {e}"))?;
-        if out.len() as u64 > MAX_TAR_BYTES {
+/// Unpacks the layer in `layer` (gzip is sniffed from its first bytes, as the Windsor
+/// CLI does; anything else is taken as a plain tar already) into `tar`, in chunks:
+/// neither is ever whole in memory. `charge` is told of every chunk unpacked and may
+/// stop the unpacking; the tar may not pass [`MAX_TAR_BYTES`]. Returns the tar's size.
+pub fn unpack(
+    layer: &mut (impl Read + Seek),
+    tar: &mut impl Write,
+    charge: &mut dyn FnMut(u64) -> Result<(), String>,
+) -> Result<u64, String> {
+    let failed = |e: std::io::Error| format!("failed to read layer data: {e}");
+    let mut magic = [0u8; 4];
+    let seen = read_up_to(layer, &mut magic).map_err(failed)?;
+    layer.seek(SeekFrom::Start(0)).map_err(failed)?;
+    let magic = &magic[..seen];
+    if magic.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        return Err("the layer is zstd-compressed; bpc reads gzip or plain tar layers".into());
+    }
+    let mut source: Box<dyn Read + '_> = if magic.starts_with(&[0x1f, 0x8b]) {
+        Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(layer)))
+    } else {
+        Box::new(layer)
+    };
+    let mut buf = vec![0u8; CHUNK];
+    let mut total = 0u64;
+    loop {
+        let n = match source.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(failed(e)),
+        };
+        total += n as u64;
+        if total > MAX_TAR_BYTES {
             return Err(format!(
                 "the layer unpacks to more than {} MiB (the limit, docs/limits.md)",
                 MAX_TAR_BYTES >> 20
             ));
         }
-        return Ok(out);
+        charge(n as u64)?;
+        tar.write_all(&buf[..n])
+            .map_err(|e| format!("cannot write the unpacked layer: {e}"))?;
     }
-    if layer.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        return Err("the layer is zstd-compressed; bpc reads gzip or plain tar layers".into());
+}
+
+/// The piece of a layer or tar read, written or checked at a time.
+const CHUNK: usize = 64 * 1024;
+
+fn read_up_to(from: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match from.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
-    Ok(layer.to_vec())
+    Ok(filled)
 }
 
 /// A tar entry's name, cleaned as the Windsor CLI cleans it; an absolute name or one
@@ -79,11 +108,15 @@ pub fn kept(path: &str) -> bool {
             .any(|p| path.starts_with(p))
 }
 
-/// Every entry of `tar` the cache keeps, in archive order, after checking every
-/// entry's name (one bad name anywhere refuses the artifact).
-pub fn entries(tar: &[u8]) -> Result<Vec<Entry>, String> {
+/// Extracts the entries of `tar` the cache keeps into `dir` (which exists), one entry
+/// at a time, its bytes streamed from the tar to the file. Every entry's name is
+/// checked: one bad name anywhere refuses the artifact, and the caller drops what was
+/// written (`dir` is a staging directory no reader sees). Directories are made 0755;
+/// files 0755 when the tar gives them an execute bit and 0644 otherwise, whatever else
+/// the tar says (no entry is ever writable by others); links and devices become
+/// regular files of their data, as the Windsor CLI writes them.
+pub fn extract(tar: impl Read, dir: &Path) -> Result<(), String> {
     let mut archive = tar::Archive::new(tar);
-    let mut out = Vec::new();
     let iter = archive
         .entries()
         .map_err(|e| format!("failed to read tar header: {e}"))?;
@@ -108,42 +141,23 @@ pub fn entries(tar: &[u8]) -> Result<Vec<Entry>, String> {
         if !kept(&path) {
             continue;
         }
-        let dir = kind.is_dir();
-        let mode = entry.header().mode().unwrap_or(0o644) & 0o777;
-        let mut data = Vec::new();
-        if !dir {
-            entry
-                .read_to_end(&mut data)
-                .map_err(|e| format!("failed to read tar entry {name}: {e}"))?;
-        }
-        out.push(Entry {
-            path,
-            dir,
-            mode,
-            data,
-        });
-    }
-    Ok(out)
-}
-
-/// Writes the kept entries under `dir` (which exists): directories 0755, files 0755
-/// when the tar gives them an execute bit and 0644 otherwise, whatever else the tar
-/// says (no entry is ever writable by others); links and devices become regular files
-/// of their data, as the Windsor CLI writes them.
-pub fn write(dir: &Path, entries: &[Entry]) -> Result<(), String> {
-    for entry in entries {
-        let target = dir.join(&entry.path);
-        if entry.dir {
-            create_dirs(&target)?;
+        let shown = crate::oci::shown::joined(&name, 200);
+        let cannot = |e: String| format!("cannot extract tar entry {shown}: {e}");
+        let target = dir.join(&path);
+        if kind.is_dir() {
+            create_dirs(&target).map_err(cannot)?;
             continue;
         }
         if let Some(parent) = target.parent() {
-            create_dirs(parent)?;
+            create_dirs(parent).map_err(cannot)?;
         }
+        let mode = entry.header().mode().unwrap_or(0o644);
         // A directory entry of the same name as a file (or the reverse) is an error,
         // not something to resolve silently.
-        std::fs::write(&target, &entry.data).map_err(|e| format!("{}: {e}", target.display()))?;
-        set_mode(&target, entry.mode);
+        let mut file = std::fs::File::create(&target).map_err(|e| cannot(e.to_string()))?;
+        std::io::copy(&mut entry, &mut file)
+            .map_err(|e| format!("failed to read tar entry {shown}: {e}"))?;
+        set_mode(&target, mode);
     }
     Ok(())
 }
@@ -156,9 +170,7 @@ fn create_dirs(dir: &Path) -> Result<(), String> {
         use std::os::unix::fs::DirBuilderExt;
         builder.mode(0o755);
     }
-    builder
-        .create(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))
+    builder.create(dir).map_err(|e| e.to_string())
 }
 
 #[cfg(unix)]

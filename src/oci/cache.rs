@@ -7,28 +7,30 @@
 //! Several bpc processes may pull and read one entry at once; none of them ever sees
 //! a partial entry:
 //!
-//! * An entry is written whole in a staging directory and moved into place in one
-//!   rename, so an interrupted pull never leaves an entry that looks complete.
+//! * An entry is written whole in a staging directory (`.bpc/<key>.staging-*`, beside
+//!   the entries, so on the same file system), then moved into place in one rename,
+//!   so an interrupted pull never leaves an entry that looks complete. A layer streams
+//!   to disk and from there into the staging directory; it is never whole in memory.
 //! * Each entry has a lock file, `.bpc/<key>.lock` beside the entries (a name holding
 //!   no `_` is never an entry's). A process reading an entry holds it shared until
 //!   it exits (the loaded template is read lazily, so for as long as it may read);
-//!   a process writing one holds it exclusively, and takes it only after the pull,
-//!   for the time it takes to write the files.
+//!   a process writing one holds it exclusively, and only to move its staged entry
+//!   into place.
 //! * A writer that finds the entry complete once it holds the lock (another process
-//!   pulled it meanwhile) keeps that entry and writes nothing. Under `NO_CACHE` it
+//!   pulled it meanwhile) keeps that entry and drops its own. Under `NO_CACHE` it
 //!   keeps it too when its `artifact.tar` has the same bytes; only different bytes (a
 //!   tag that moved) replace it: in one atomic exchange on Linux, else by renaming the
 //!   old entry away and the new one in; the old one is deleted after. Replacing waits
 //!   for the entry's readers to finish, [`LOCK_WAIT`] at most.
-//! * Staging directories (`.bpc/<key>.staging-*`) and replaced entries
-//!   (`.bpc/<key>.old-*`) that a killed process left are deleted by the next writer
-//!   of that key, under the lock, where no live writer can own them.
+//! * Staging directories and replaced entries (`.bpc/<key>.old-*`) that a killed
+//!   process left are deleted by the next writer of that key, under the lock. A live
+//!   writer keeps its staging directory locked, so it is never taken for a leftover.
 //!
 //! The Windsor CLI takes no lock: a Windsor pull that replaces an entry a bpc run is
 //! reading can still be seen half-way. On systems without `flock` bpc takes no lock
 //! either, and leftover staging directories are deleted once an hour old.
 
-use super::archive;
+use crate::files::exchange::exchange;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -113,17 +115,21 @@ fn busy(dir: &Path, doing: &str) -> String {
     )
 }
 
-/// Stores a pulled layer (`tar` is the decompressed layer) as the entry at `dir`, and
-/// holds it for reading until the process exits. Every tar entry is checked before
-/// anything is written. A complete entry found in place is kept, unless `refresh`
-/// (`NO_CACHE`) is set and its `artifact.tar` differs from `tar`.
-pub fn store(dir: &Path, tar: &[u8], refresh: bool) -> Result<(), String> {
-    if tar.is_empty() {
-        return Err("the artifact's layer is empty".to_string());
-    }
-    let entries = archive::entries(tar)?;
+/// Stores a pulled artifact as the entry at `dir`, and holds it for reading until the
+/// process exits. `fill` writes the entry's files into a staging directory no reader
+/// sees: `artifact.tar` and what is extracted from it. A complete entry found in
+/// place is kept, unless `refresh` (`NO_CACHE`) is set and its `artifact.tar` differs
+/// from the staged one.
+pub fn store(
+    dir: &Path,
+    refresh: bool,
+    fill: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
+    let staging = Staging::new(dir)?;
+    fill(staging.path())?;
+    staging.finish()?;
     let lock = Lock::open(dir)?;
-    let keep = |dir: &Path| complete(dir) && (!refresh || same(dir, tar));
+    let keep = |dir: &Path| complete(dir) && (!refresh || same(dir, staging.path()));
     let deadline = Instant::now() + LOCK_WAIT;
     loop {
         // Another thread of this process stored it meanwhile.
@@ -150,7 +156,7 @@ pub fn store(dir: &Path, tar: &[u8], refresh: bool) -> Result<(), String> {
     // Exclusive from here: no other bpc process reads or writes this entry.
     remove_leftovers(dir);
     if !keep(dir) {
-        write(dir, tar, &entries)?;
+        staging.move_to(dir)?;
     }
     // Downgraded: the entry is held for reading from now on. The change is not
     // atomic everywhere; a writer that slips in between leaves a complete entry too.
@@ -171,134 +177,151 @@ pub fn store(dir: &Path, tar: &[u8], refresh: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes the entry into a staging directory, then moves it into place.
-fn write(dir: &Path, tar: &[u8], entries: &[archive::Entry]) -> Result<(), String> {
+/// An anonymous file beside the entries (on the same disk as the cache, never in
+/// memory) for a layer while it downloads; it has no name, so nothing is left behind.
+pub fn spool(dir: &Path) -> Result<File, String> {
     let private = private_dir(dir)?;
-    let key = key(dir);
-    let staging = tempfile::Builder::new()
-        .prefix(&format!("{key}.staging-"))
-        .tempdir_in(&private)
-        .map_err(|e| {
-            format!(
-                "cannot create a staging directory in {}: {e}",
-                private.display()
-            )
-        })?;
-    archive::write(staging.path(), entries)?;
-    // artifact.tar last: it is what marks an entry complete.
-    let tar_path = staging.path().join("artifact.tar");
-    std::fs::write(&tar_path, tar).map_err(|e| format!("{}: {e}", tar_path.display()))?;
-    if let Ok(file) = File::open(&tar_path) {
-        let _ = file.sync_all();
-    }
-    // The staging directory is private (0700) until it is complete; the cache's
-    // modes do not depend on the umask.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&tar_path, std::fs::Permissions::from_mode(0o644));
-        let _ = std::fs::set_permissions(staging.path(), std::fs::Permissions::from_mode(0o755));
-    }
-    let moved = |e: std::io::Error| {
+    tempfile::tempfile_in(&private).map_err(|e| {
         format!(
-            "cannot move the pulled artifact into {}: {e}",
-            dir.display()
+            "cannot create a file for the download in {}: {e}",
+            private.display()
         )
-    };
-    if std::fs::symlink_metadata(dir).is_err() {
-        let staged = staging.keep();
-        return std::fs::rename(&staged, dir).map_err(|e| {
+    })
+}
+
+/// Removes the directory [`spool`] made for `dir`'s download when a failed pull
+/// leaves it empty (no other entry has a lock file there).
+pub fn tidy(dir: &Path) {
+    let _ = std::fs::remove_dir(private_path(dir));
+}
+
+/// One writer's staging directory, `.bpc/<key>.staging-XXXXXX`: filled before the
+/// entry's lock is taken, then moved into place under it. The writer keeps it locked
+/// for as long as it lives, so that another writer's clean-up of leftovers (which
+/// deletes only what no live process holds) passes it by.
+struct Staging {
+    dir: tempfile::TempDir,
+    _alive: Lock,
+}
+
+impl Staging {
+    fn new(entry: &Path) -> Result<Staging, String> {
+        let private = private_dir(entry)?;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{}.staging-", key(entry)))
+            .tempdir_in(&private)
+            .map_err(|e| {
+                format!(
+                    "cannot create a staging directory in {}: {e}",
+                    private.display()
+                )
+            })?;
+        let alive = Lock::at(dir.path())?;
+        alive.try_lock(Mode::Exclusive)?;
+        Ok(Staging { dir, _alive: alive })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Checks that the staged entry is complete and gives it the cache's modes.
+    fn finish(&self) -> Result<(), String> {
+        let tar_path = self.path().join("artifact.tar");
+        let file = File::open(&tar_path).map_err(|e| format!("{}: {e}", tar_path.display()))?;
+        if file.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
+            return Err("the artifact's layer is empty".to_string());
+        }
+        let _ = file.sync_all();
+        // The staging directory is private (0700) until it is complete; the cache's
+        // modes do not depend on the umask.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&tar_path, std::fs::Permissions::from_mode(0o644));
+            let _ = std::fs::set_permissions(self.path(), std::fs::Permissions::from_mode(0o755));
+        }
+        Ok(())
+    }
+
+    /// Moves the staged entry into place at `dir`, under the entry's exclusive lock.
+    fn move_to(self, dir: &Path) -> Result<(), String> {
+        let moved = |e: std::io::Error| {
+            format!(
+                "cannot move the pulled artifact into {}: {e}",
+                dir.display()
+            )
+        };
+        if std::fs::symlink_metadata(dir).is_err() {
+            let staged = self.dir.keep();
+            return std::fs::rename(&staged, dir).map_err(|e| {
+                let _ = std::fs::remove_dir_all(&staged);
+                moved(e)
+            });
+        }
+        // An entry is in place (incomplete, or with other bytes): swapped out whole,
+        // then deleted.
+        if exchange(self.path(), dir).map_err(moved)? {
+            // The staging path now holds the old entry (a file, maybe): deleted, or
+            // left for the next writer of the key.
+            let old = self.dir.keep();
+            if std::fs::remove_dir_all(&old).is_err() {
+                let _ = std::fs::remove_file(&old);
+            }
+            return Ok(());
+        }
+        let private = private_dir(dir)?;
+        let old = tempfile::Builder::new()
+            .prefix(&format!("{}.old-", key(dir)))
+            .tempdir_in(&private)
+            .map_err(|e| format!("cannot create a directory in {}: {e}", private.display()))?;
+        std::fs::rename(dir, old.path().join("entry")).map_err(moved)?;
+        let staged = self.dir.keep();
+        std::fs::rename(&staged, dir).map_err(|e| {
             let _ = std::fs::remove_dir_all(&staged);
             moved(e)
-        });
-    }
-    // An entry is in place (incomplete, or with other bytes): swapped out whole,
-    // then deleted.
-    if exchange(staging.path(), dir).map_err(moved)? {
-        // The staging path now holds the old entry (a file, maybe): deleted, or left
-        // for the next writer of the key.
-        let old = staging.keep();
-        if std::fs::remove_dir_all(&old).is_err() {
-            let _ = std::fs::remove_file(&old);
-        }
-        return Ok(());
-    }
-    let old = tempfile::Builder::new()
-        .prefix(&format!("{key}.old-"))
-        .tempdir_in(&private)
-        .map_err(|e| format!("cannot create a directory in {}: {e}", private.display()))?;
-    std::fs::rename(dir, old.path().join("entry")).map_err(moved)?;
-    let staged = staging.keep();
-    std::fs::rename(&staged, dir).map_err(|e| {
-        let _ = std::fs::remove_dir_all(&staged);
-        moved(e)
-    })?;
-    drop(old);
-    Ok(())
-}
-
-/// Swaps the directories `a` and `b` in one step; `Ok(false)` where the system or
-/// the file system cannot.
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| {
-        CString::new(p.as_os_str().as_bytes())
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
-    };
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both paths are NUL-terminated strings that outlive the call.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let e = std::io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::ENOSYS) | Some(libc::EINVAL) | Some(libc::ENOTSUP) => Ok(false),
-        _ => Err(e),
+        })?;
+        drop(old);
+        Ok(())
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn exchange(_a: &Path, _b: &Path) -> std::io::Result<bool> {
-    Ok(false)
-}
-
-/// Whether the complete entry at `dir` has `tar` as its `artifact.tar`.
-fn same(dir: &Path, tar: &[u8]) -> bool {
-    let path = dir.join("artifact.tar");
-    let Ok(file) = File::open(&path) else {
+/// Whether the complete entry at `dir` has the same `artifact.tar` as `staged`.
+fn same(dir: &Path, staged: &Path) -> bool {
+    let open = |d: &Path| File::open(d.join("artifact.tar")).ok();
+    let (Some(a), Some(b)) = (open(dir), open(staged)) else {
         return false;
     };
-    if !file.metadata().is_ok_and(|m| m.len() == tar.len() as u64) {
+    let len = |f: &File| f.metadata().map(|m| m.len()).ok();
+    if len(&a).is_none() || len(&a) != len(&b) {
         return false;
     }
-    let mut reader = std::io::BufReader::new(file);
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut at = 0;
+    let (mut a, mut b) = (std::io::BufReader::new(a), std::io::BufReader::new(b));
+    let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
     loop {
-        match reader.read(&mut buf) {
-            Ok(0) => return at == tar.len(),
-            Ok(n) => {
-                if at + n > tar.len() || buf[..n] != tar[at..at + n] {
-                    return false;
-                }
-                at += n;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
+        let (Ok(n), Ok(m)) = (read_full(&mut a, &mut x), read_full(&mut b, &mut y)) else {
+            return false;
+        };
+        if n != m || x[..n] != y[..m] {
+            return false;
+        }
+        if n == 0 {
+            return true;
         }
     }
+}
+
+fn read_full(from: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match from.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// The entry's name under `.windsor/cache/oci/`.
@@ -339,7 +362,7 @@ fn remove_leftovers(dir: &Path) {
                 .and_then(|rest| rest.strip_prefix(kind))
                 .is_some_and(|r| r.len() == 6 && r.bytes().all(|b| b.is_ascii_alphanumeric()))
         });
-        if leftover && stale(&item) {
+        if leftover && stale(&item) && !alive(&item.path()) {
             // A swapped-out entry may have been a file.
             let path = item.path();
             if std::fs::remove_dir_all(&path).is_err() {
@@ -349,8 +372,14 @@ fn remove_leftovers(dir: &Path) {
     }
 }
 
-/// Whether a leftover may be deleted: always under a real lock; elsewhere only once
-/// it is an hour old.
+/// Whether a live process still holds the staging directory at `path` (see
+/// [`Staging`]); a swapped-out entry, which nobody holds, is not alive.
+fn alive(path: &Path) -> bool {
+    Lock::at(path).is_ok_and(|lock| !matches!(lock.try_lock(Mode::Exclusive), Ok(true)))
+}
+
+/// Whether a leftover may be deleted: always where locks are real (a live writer's
+/// staging directory is locked); elsewhere only once it is an hour old.
 fn stale(item: &std::fs::DirEntry) -> bool {
     if cfg!(unix) {
         return true;
@@ -374,6 +403,13 @@ struct Lock {
 }
 
 impl Lock {
+    /// A lock on `path` itself (a staging directory), to say a writer is alive.
+    fn at(path: &Path) -> Result<Lock, String> {
+        File::open(path)
+            .map(|file| Lock { file })
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))
+    }
+
     fn open(dir: &Path) -> Result<Lock, String> {
         private_dir(dir)?;
         let path = lock_path(dir);
@@ -432,6 +468,7 @@ impl Lock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oci::archive;
 
     fn tar_of(name: &str, data: &[u8]) -> Vec<u8> {
         let mut builder = tar::Builder::new(Vec::new());
@@ -441,6 +478,70 @@ mod tests {
         header.set_cksum();
         builder.append_data(&mut header, name, data).unwrap();
         builder.into_inner().unwrap()
+    }
+
+    /// What a pull stages: an artifact holding one blueprint of `text`.
+    fn staged(text: &str) -> impl FnOnce(&Path) -> Result<(), String> {
+        let tar = tar_of("_template/blueprint.yaml", text.as_bytes());
+        move |staging: &Path| {
+            std::fs::write(staging.join("artifact.tar"), &tar).unwrap();
+            archive::extract(&tar[..], staging)
+        }
+    }
+
+    #[test]
+    fn a_live_writers_staging_directory_is_not_a_leftover() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("oci").join("reg_acme_demo_v3");
+        let busy = Staging::new(&dir).unwrap();
+        std::fs::write(busy.path().join("artifact.tar"), b"half").unwrap();
+        store(&dir, false, staged("kind: Blueprint\n")).unwrap();
+        assert!(busy.path().join("artifact.tar").is_file());
+    }
+
+    /// An entry another process (or the Windsor CLI) wrote, with one blueprint.
+    fn written_by_another(dir: &Path, text: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        staged(text)(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_refresh_replaces_an_entry_only_when_its_bytes_differ() {
+        use std::os::unix::fs::MetadataExt;
+        let root = tempfile::tempdir().unwrap();
+        let inode = |dir: &Path| std::fs::metadata(dir.join("artifact.tar")).unwrap().ino();
+        let same = root.path().join("oci").join("reg_acme_demo_v4");
+        written_by_another(&same, "a: 1\n");
+        let before = inode(&same);
+        store(&same, true, staged("a: 1\n")).unwrap();
+        assert_eq!(inode(&same), before);
+        let moved = root.path().join("oci").join("reg_acme_demo_v5");
+        written_by_another(&moved, "a: 1\n");
+        store(&moved, true, staged("a: 2\n")).unwrap();
+        let text = std::fs::read_to_string(moved.join("_template/blueprint.yaml")).unwrap();
+        assert_eq!(text, "a: 2\n");
+    }
+
+    #[test]
+    fn an_empty_layer_is_refused_and_nothing_is_left() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("oci").join("reg_acme_demo_v6");
+        let empty = |staging: &Path| {
+            std::fs::write(staging.join("artifact.tar"), b"").map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            store(&dir, false, empty).unwrap_err(),
+            "the artifact's layer is empty"
+        );
+        assert!(!dir.exists());
+        let private = root.path().join("oci").join(PRIVATE);
+        let staged: Vec<_> = std::fs::read_dir(&private)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".staging-"))
+            .collect();
+        assert!(staged.is_empty());
     }
 
     #[test]
@@ -461,12 +562,7 @@ mod tests {
         for name in leftovers.iter().chain(&others) {
             std::fs::create_dir_all(private.join(name).join("_template")).unwrap();
         }
-        store(
-            &dir,
-            &tar_of("_template/blueprint.yaml", b"kind: Blueprint\n"),
-            false,
-        )
-        .unwrap();
+        store(&dir, false, staged("kind: Blueprint\n")).unwrap();
         assert!(complete(&dir));
         assert!(held(&dir));
         assert!(dir.join("_template/blueprint.yaml").is_file());

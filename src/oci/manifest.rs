@@ -114,10 +114,14 @@ pub async fn pull(
 
 /// `sha256:<hex>` of `data`.
 pub fn sha256(data: &[u8]) -> String {
-    let hash = Sha256::digest(data);
+    hex_digest(&Sha256::digest(data))
+}
+
+/// `sha256:` and the hex of a finished sha256 hash.
+pub fn hex_digest(hash: &[u8]) -> String {
     let mut hex = String::with_capacity(71);
     hex.push_str("sha256:");
-    for b in hash.iter() {
+    for b in hash {
         hex.push_str(&format!("{b:02x}"));
     }
     hex

@@ -202,14 +202,33 @@ pub fn fetch(root: &Path, reference: &Reference, settings: &Settings) -> Result<
         .map(|()| dir)
 }
 
-/// Pulls `reference` and stores it as the cache entry `dir`.
+/// Pulls `reference` and stores it as the cache entry `dir`: the layer streams to an
+/// unnamed file beside the cache, unpacks from there into the staged `artifact.tar`
+/// (each chunk charged to the run's budget), and the kept entries are extracted from
+/// that file; nothing of it is held whole in memory.
 fn pull_into(dir: &Path, reference: &Reference, settings: &Settings) -> Result<(), Failure> {
     let fail = |m: String| Failure {
         message: format!("failed to pull {reference}: {m}"),
         help: None,
     };
-    let pulled = registry::pull(reference, &settings.auth, archive::MAX_LAYER_BYTES)?;
-    let tar = archive::decompress(&pulled.layer).map_err(fail)?;
-    settings.budget.charge(tar.len() as u64).map_err(fail)?;
-    cache::store(dir, &tar, settings.no_cache).map_err(fail)
+    let mut layer = cache::spool(dir).map_err(fail)?;
+    registry::pull(
+        reference,
+        &settings.auth,
+        archive::MAX_LAYER_BYTES,
+        &mut layer,
+    )
+    .inspect_err(|_| cache::tidy(dir))?;
+    cache::store(dir, settings.no_cache, |staging| {
+        let path = staging.join("artifact.tar");
+        use std::io::Write;
+        let opened = |e: std::io::Error| format!("{}: {e}", path.display());
+        let mut tar = std::io::BufWriter::new(std::fs::File::create(&path).map_err(opened)?);
+        archive::unpack(&mut layer, &mut tar, &mut |n| settings.budget.charge(n))?;
+        tar.flush().map_err(opened)?;
+        let tar = std::io::BufReader::new(std::fs::File::open(&path).map_err(opened)?);
+        archive::extract(tar, staging)
+    })
+    .inspect_err(|_| cache::tidy(dir))
+    .map_err(fail)
 }

@@ -49,7 +49,6 @@ impl Failure {
 
 /// A pulled layer: its bytes as stored in the registry (compressed).
 pub struct Pulled {
-    pub layer: Vec<u8>,
     pub layer_digest: String,
     pub manifest_digest: String,
     pub annotations: BTreeMap<String, String>,
@@ -174,12 +173,18 @@ fn searched_help(lookup: &Lookup) -> String {
     help
 }
 
-/// Pulls the first layer of `reference` (at most `max_layer` bytes), checking its
-/// size and sha256 against the manifest. Credentials come from the keychain files of
+/// Pulls the first layer of `reference` (at most `max_layer` bytes) into `layer` as it
+/// streams, checking its size and sha256 against the manifest; only a layer that
+/// passes is left in `layer` (rewound), never more than the bytes that arrived. Credentials come from the keychain files of
 /// `env`; when the registry refuses them the manifest is asked for anonymously once,
 /// as the Windsor CLI does.
-pub fn pull(reference: &Reference, env: &AuthEnv, max_layer: u64) -> Result<Pulled, Failure> {
-    pull_within(reference, env, max_layer, PULL_DEADLINE)
+pub fn pull(
+    reference: &Reference,
+    env: &AuthEnv,
+    max_layer: u64,
+    layer: &mut std::fs::File,
+) -> Result<Pulled, Failure> {
+    pull_within(reference, env, max_layer, layer, PULL_DEADLINE)
 }
 
 /// [`pull`], given up past `deadline` however the registry keeps it going.
@@ -187,6 +192,7 @@ fn pull_within(
     reference: &Reference,
     env: &AuthEnv,
     max_layer: u64,
+    layer: &mut std::fs::File,
     deadline: Duration,
 ) -> Result<Pulled, Failure> {
     let lookup = auth::lookup(env, reference).map_err(Failure::new)?;
@@ -203,7 +209,7 @@ fn pull_within(
     rt.block_on(async {
         tokio::time::timeout(
             deadline,
-            pull_on(&lookup, &image, &at, plain, reference, max_layer),
+            pull_on(&lookup, &image, &at, plain, reference, max_layer, layer),
         )
         .await
         .unwrap_or_else(|_| Err(late()))
@@ -217,6 +223,7 @@ async fn pull_on(
     plain: bool,
     reference: &Reference,
     max_layer: u64,
+    into: &mut std::fs::File,
 ) -> Result<Pulled, Failure> {
     {
         let http = http_client().map_err(|e| Failure::new(format!("failed to pull {at}: {e}")))?;
@@ -283,11 +290,10 @@ async fn pull_on(
                 help: Some("docs/limits.md lists the limits of pulled artifacts".to_string()),
             });
         }
-        let bytes = fetch_blob(&http, &found, layer, max_layer)
+        fetch_blob(&http, &found, layer, into)
             .await
             .map_err(|m| Failure::new(format!("failed to pull {at}: {m}")))?;
         Ok(Pulled {
-            layer: bytes,
             layer_digest: layer.digest.clone(),
             manifest_digest: found.digest.clone(),
             annotations: found.manifest.annotations.clone().unwrap_or_default(),
@@ -295,14 +301,17 @@ async fn pull_on(
     }
 }
 
-/// The blob of `layer`, read in chunks up to its declared size, then checked.
+/// The blob of `layer`, written to `into` in chunks up to its declared size (which
+/// the caller has checked against its limit), hashed as it arrives, then checked.
 async fn fetch_blob(
     http: &reqwest::Client,
     found: &manifest::Found,
     layer: &OciDescriptor,
-    max: u64,
-) -> Result<Vec<u8>, String> {
+    into: &mut std::fs::File,
+) -> Result<(), String> {
     use futures_util::StreamExt;
+    use sha2::Digest;
+    use std::io::{Seek, Write};
     // The digest becomes part of the URL: only a well-formed one is asked for.
     let well_formed = layer.digest.strip_prefix("sha256:").is_some_and(|hex| {
         hex.len() == 64
@@ -329,34 +338,38 @@ async fn fetch_blob(
     if response.status() != reqwest::StatusCode::OK {
         return Err(failed(manifest::refusal(response, &url).await));
     }
+    let spool = |e: std::io::Error| format!("cannot keep the layer while it downloads: {e}");
+    into.set_len(0).map_err(spool)?;
+    into.rewind().map_err(spool)?;
     let mut stream = response.bytes_stream();
     let expected = layer.size.max(0) as u64;
-    // The declared size is the registry's word: room grows with what arrives, from at
-    // most 1 MiB, instead of being taken up front.
-    let mut out = Vec::with_capacity(expected.min(max).min(1 << 20) as usize);
+    let mut hash = sha2::Sha256::new();
+    let mut arrived = 0u64;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| format!("failed to read layer data: {e}"))?;
-        if out.len() as u64 + chunk.len() as u64 > expected {
+        arrived += chunk.len() as u64;
+        if arrived > expected {
             return Err(format!(
                 "failed to read layer data: the registry sent more than the {expected} bytes the manifest declares"
             ));
         }
-        out.extend_from_slice(&chunk);
+        hash.update(&chunk);
+        into.write_all(&chunk).map_err(spool)?;
     }
-    if out.len() as u64 != expected {
+    if arrived != expected {
         return Err(format!(
-            "failed to read layer data: got {} of the {expected} bytes the manifest declares",
-            out.len()
+            "failed to read layer data: got {arrived} of the {expected} bytes the manifest declares"
         ));
     }
-    let actual = sha256(&out);
+    let actual = manifest::hex_digest(&hash.finalize());
     if actual != layer.digest {
         return Err(format!(
             "failed to read layer data: digest mismatch: the layer's bytes hash to {actual}, the manifest says {}",
             layer.digest
         ));
     }
-    Ok(out)
+    into.rewind().map_err(spool)?;
+    Ok(())
 }
 
 /// An artifact to push: the gzip layer, the config blob and the manifest annotations.
@@ -506,6 +519,7 @@ mod tests {
             &reference,
             &AuthEnv::default(),
             1 << 20,
+            &mut tempfile::tempfile().unwrap(),
             Duration::from_millis(700),
         )
         .err()
