@@ -58,7 +58,8 @@ pub fn unpack(
 /// The piece of a layer or tar read, written or checked at a time.
 const CHUNK: usize = 64 * 1024;
 
-fn read_up_to(from: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Reads until `buf` is full or the input ends; how many bytes it holds.
+pub(super) fn read_up_to(from: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match from.read(&mut buf[filled..]) {

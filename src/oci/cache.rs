@@ -30,9 +30,9 @@
 //! reading can still be seen half-way. On systems without `flock` bpc takes no lock
 //! either, and leftover staging directories are deleted once an hour old.
 
+use super::archive::read_up_to;
 use crate::files::exchange::exchange;
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -207,18 +207,29 @@ struct Staging {
 impl Staging {
     fn new(entry: &Path) -> Result<Staging, String> {
         let private = private_dir(entry)?;
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("{}.staging-", key(entry)))
-            .tempdir_in(&private)
-            .map_err(|e| {
-                format!(
-                    "cannot create a staging directory in {}: {e}",
-                    private.display()
-                )
-            })?;
-        let alive = Lock::at(dir.path())?;
-        alive.try_lock(Mode::Exclusive)?;
-        Ok(Staging { dir, _alive: alive })
+        // Another writer's clean-up may take a directory between its creation and its
+        // lock: then it is made again.
+        for _ in 0..8 {
+            let dir = tempfile::Builder::new()
+                .prefix(&format!("{}.staging-", key(entry)))
+                .tempdir_in(&private)
+                .map_err(|e| {
+                    format!(
+                        "cannot create a staging directory in {}: {e}",
+                        private.display()
+                    )
+                })?;
+            let Ok(alive) = Lock::at(dir.path()) else {
+                continue;
+            };
+            if alive.try_lock(Mode::Exclusive)? && alive.is(dir.path()) {
+                return Ok(Staging { dir, _alive: alive });
+            }
+        }
+        Err(format!(
+            "cannot keep a staging directory in {}: other writers took each one away",
+            private.display()
+        ))
     }
 
     fn path(&self) -> &Path {
@@ -299,7 +310,7 @@ fn same(dir: &Path, staged: &Path) -> bool {
     let (mut a, mut b) = (std::io::BufReader::new(a), std::io::BufReader::new(b));
     let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
     loop {
-        let (Ok(n), Ok(m)) = (read_full(&mut a, &mut x), read_full(&mut b, &mut y)) else {
+        let (Ok(n), Ok(m)) = (read_up_to(&mut a, &mut x), read_up_to(&mut b, &mut y)) else {
             return false;
         };
         if n != m || x[..n] != y[..m] {
@@ -309,19 +320,6 @@ fn same(dir: &Path, staged: &Path) -> bool {
             return true;
         }
     }
-}
-
-fn read_full(from: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match from.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 /// The entry's name under `.windsor/cache/oci/`.
@@ -362,9 +360,13 @@ fn remove_leftovers(dir: &Path) {
                 .and_then(|rest| rest.strip_prefix(kind))
                 .is_some_and(|r| r.len() == 6 && r.bytes().all(|b| b.is_ascii_alphanumeric()))
         });
-        if leftover && stale(&item) && !alive(&item.path()) {
+        if !leftover || !stale(&item) {
+            continue;
+        }
+        // Held while it is deleted, so that no writer can take it up meanwhile.
+        let path = item.path();
+        if let Some(_held) = abandoned(&path) {
             // A swapped-out entry may have been a file.
-            let path = item.path();
             if std::fs::remove_dir_all(&path).is_err() {
                 let _ = std::fs::remove_file(&path);
             }
@@ -372,10 +374,11 @@ fn remove_leftovers(dir: &Path) {
     }
 }
 
-/// Whether a live process still holds the staging directory at `path` (see
-/// [`Staging`]); a swapped-out entry, which nobody holds, is not alive.
-fn alive(path: &Path) -> bool {
-    Lock::at(path).is_ok_and(|lock| !matches!(lock.try_lock(Mode::Exclusive), Ok(true)))
+/// The lock of the leftover at `path`, taken, when no live process holds it (see
+/// [`Staging`]; a swapped-out entry is held by nobody); `None` when one does.
+fn abandoned(path: &Path) -> Option<Lock> {
+    let lock = Lock::at(path).ok()?;
+    matches!(lock.try_lock(Mode::Exclusive), Ok(true)).then_some(lock)
 }
 
 /// Whether a leftover may be deleted: always where locks are real (a live writer's
@@ -408,6 +411,21 @@ impl Lock {
         File::open(path)
             .map(|file| Lock { file })
             .map_err(|e| format!("cannot open {}: {e}", path.display()))
+    }
+
+    /// Whether the locked file is still the one at `path` (not deleted meanwhile).
+    #[cfg(unix)]
+    fn is(&self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (self.file.metadata(), std::fs::symlink_metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn is(&self, path: &Path) -> bool {
+        path.exists()
     }
 
     fn open(dir: &Path) -> Result<Lock, String> {
