@@ -397,12 +397,10 @@ fn credentials_come_from_the_docker_config() {
     // No credentials: refused, and the message says where they were looked for.
     let out = run(bpc(publisher.path(), &home).args(["push", &url]), false);
     let host = reg.host();
+    // Worded as a refused pull is.
     let refused = format!(
-        "error: failed to push {url}: the registry {host} refused access (Server error: url \
-         http://{host}/v2/acme/demo/blobs/uploads/, code: 401, message: \
-         {{\"errors\":[{{\"code\":\"UNAUTHORIZED\",\"message\":\"authentication required\",\
-         \"detail\":[{{\"Type\":\"repository\",\"Class\":\"\",\"Name\":\"acme/demo\",\"Action\":\"pull\"}},\
-         {{\"Type\":\"repository\",\"Class\":\"\",\"Name\":\"acme/demo\",\"Action\":\"push\"}}]}}]}})\n"
+        "error: failed to push {url}: the registry {host} refused access (Not authorized: url \
+         http://{host}/v2/acme/demo/blobs/uploads/)\n"
     );
     assert_eq!(
         named(&stderr(&out), &home, publisher.path()),
@@ -1775,4 +1773,118 @@ fn a_layer_unpacks_from_disk_not_from_memory() {
     let tar = std::fs::metadata(cache.join("artifact.tar")).expect("artifact.tar");
     assert!(tar.len() > 384 << 20, "artifact.tar is {} bytes", tar.len());
     assert!(!cache.join("padding.bin").exists());
+}
+
+fn reply(status: u16, body: Vec<u8>, headers: &[(&str, &str)]) -> Reply {
+    Reply {
+        status,
+        content_type: "application/json".into(),
+        body,
+        stall_after: None,
+        headers: headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+/// A push reads a registry's error reply as a pull does: the first 64 KiB at most
+/// (a reply that promises 8 MiB and stops sending after 128 KiB is not waited on),
+/// shown on one line, cut short, without terminal escapes.
+#[test]
+fn a_push_reads_a_registry_error_reply_bounded_and_shows_it_short() {
+    let home = Home::new();
+    let server = Scripted::start(|path, _| {
+        if path.contains("/blobs/uploads/") {
+            let mut body = b"\x1b]0;owned\x07\x1b[31mbroken\x1b[0m".to_vec();
+            body.extend(std::iter::repeat_n(b'x', 8 << 20));
+            Reply {
+                stall_after: Some(128 << 10),
+                ..reply(500, body, &[])
+            }
+        } else if path.contains("/blobs/") {
+            reply(404, Vec::new(), &[])
+        } else {
+            reply(200, b"{}".to_vec(), &[])
+        }
+    });
+    let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
+    let publisher = publisher("demo", &[]);
+    let out = within_30s(bpc(publisher.path(), &home).args(["push", &url]));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: failed to push {url}: Server error: url \
+             http://127.0.0.1:{}/v2/acme/demo/blobs/uploads/, code: 500, message: broken{}…\n\n",
+            server.port,
+            "x".repeat(registry::SHOWN_BODY - "broken".len())
+        )
+    );
+}
+
+/// The registry gets the credentials; an upload location on another host does not.
+#[test]
+fn a_push_sends_credentials_to_the_registry_only() {
+    type Seen = std::sync::Arc<std::sync::Mutex<Vec<(String, Option<String>)>>>;
+    let seen: Seen = Default::default();
+    let record = |seen: &Seen, host: &str, path: &str, auth: Option<&str>| {
+        let entry = (format!("{host}{path}"), auth.map(str::to_string));
+        seen.lock().unwrap().push(entry);
+    };
+    let (elsewhere_seen, registry_seen) = (seen.clone(), seen.clone());
+    let elsewhere = Scripted::start(move |path, auth| {
+        record(&elsewhere_seen, "elsewhere", path, auth);
+        reply(201, Vec::new(), &[])
+    });
+    let upload_at = format!("http://127.0.0.1:{}/upload/1", elsewhere.port);
+    let registry = Scripted::start(move |path, auth| {
+        if path == "/v2/" && auth.is_none() {
+            return reply(
+                401,
+                Vec::new(),
+                &[("WWW-Authenticate", "Basic realm=\"r\"")],
+            );
+        }
+        record(&registry_seen, "registry", path, auth);
+        if path.contains("/blobs/uploads/") {
+            reply(202, Vec::new(), &[("Location", upload_at.as_str())])
+        } else if path.contains("/blobs/") {
+            reply(404, Vec::new(), &[])
+        } else {
+            reply(201, Vec::new(), &[])
+        }
+    });
+    let host = format!("127.0.0.1:{}", registry.port);
+    let home = Home::new();
+    home.login(&host, "bpc", "s3cret");
+    let publisher = publisher("demo", &[]);
+    push(
+        publisher.path(),
+        &home,
+        &format!("oci://{host}/acme/demo:v1"),
+    );
+    let basic = Some("Basic YnBjOnMzY3JldA==".to_string());
+    let seen: Vec<_> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(at, auth)| (at.split('?').next().unwrap_or("").to_string(), auth.clone()))
+        .filter(|(at, _)| !at.contains("/blobs/sha256:"))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "registry/v2/acme/demo/blobs/uploads/".to_string(),
+                basic.clone()
+            ),
+            ("elsewhere/upload/1".to_string(), None),
+            (
+                "registry/v2/acme/demo/blobs/uploads/".to_string(),
+                basic.clone()
+            ),
+            ("elsewhere/upload/1".to_string(), None),
+            ("registry/v2/acme/demo/manifests/v1".to_string(), basic),
+        ]
+    );
 }

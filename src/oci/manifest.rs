@@ -6,6 +6,7 @@
 //! so this request, its token exchange (`token.rs`) and the blob request after it are
 //! bpc's own. Of an error reply only the first [`ERROR_BYTES`] are read.
 
+use super::token::Access;
 use oci_client::errors::{OciDistributionError, OciEnvelope};
 use oci_client::manifest::{
     OciImageManifest, OciManifest, IMAGE_MANIFEST_LIST_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE,
@@ -55,7 +56,8 @@ pub async fn pull(
 ) -> Result<Found, Error> {
     let scheme = if plain_http { "http" } else { "https" };
     let v2 = format!("{scheme}://{}/v2/", image.resolve_registry());
-    let mut header = super::token::authorization(http, &v2, image.repository(), auth).await;
+    let mut header =
+        super::token::authorization(http, &v2, image.repository(), Access::Pull, auth).await;
     let repository = format!("{v2}{}/", image.repository());
     let base = format!("{repository}manifests/");
     let tag = image.tag().unwrap_or("latest");
@@ -70,7 +72,8 @@ pub async fn pull(
     // Refused with a challenge of its own (a repository more private than `/v2/`):
     // answered once, as distribution's clients do.
     if let (Err(_), Some(challenge)) = (&first, challenge.take()) {
-        let answer = super::token::answer(http, &challenge, image.repository(), auth).await;
+        let answer =
+            super::token::answer(http, &challenge, image.repository(), Access::Pull, auth).await;
         if answer.is_some() && answer != header {
             header = answer;
             first = fetch(http, &format!("{base}{tag}"), header.as_deref(), &mut None).await;

@@ -17,6 +17,7 @@ pub mod registry;
 pub mod shown;
 pub mod sources;
 pub mod token;
+pub mod upload;
 
 pub use auth::AuthEnv;
 pub use reference::Reference;

@@ -1,5 +1,7 @@
-//! Talking to a registry, through the `oci-client` crate: pulling an artifact's first
-//! layer (its digest and size checked against the manifest) and pushing an artifact.
+//! Talking to a registry: pulling an artifact's first layer (its digest and size checked
+//! against the manifest) and pushing an artifact. The requests are bpc's own, on
+//! `reqwest`, so that every reply is bounded (`manifest.rs`, `token.rs`, `upload.rs`);
+//! the `oci-client` crate gives the types and the wording of registry errors.
 //! The calls are async; each runs to completion on a one-thread runtime made for it,
 //! so the rest of bpc stays synchronous.
 
@@ -8,12 +10,10 @@ use super::manifest;
 pub use super::manifest::sha256;
 use super::reference::Reference;
 use super::shown;
-use oci_client::client::{ClientConfig, ClientProtocol};
+use super::upload;
 use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::manifest::{OciDescriptor, OciImageManifest};
 use oci_client::secrets::RegistryAuth;
-use oci_client::Client;
-use oci_client::RegistryOperation;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -63,23 +63,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(|e| Failure::new(format!("cannot start the network runtime: {e}")))
 }
 
-fn client(reference: &Reference) -> Client {
-    let protocol = if reference.plain_http() {
-        ClientProtocol::HttpsExcept(vec![reference.host().to_string()])
-    } else {
-        ClientProtocol::Https
-    };
-    Client::new(ClientConfig {
-        protocol,
-        platform_resolver: Some(Box::new(oci_client::client::linux_amd64_resolver)),
-        connect_timeout: Some(CONNECT_TIMEOUT),
-        read_timeout: Some(READ_TIMEOUT),
-        user_agent: concat!("bpc/", env!("CARGO_PKG_VERSION")),
-        ..ClientConfig::default()
-    })
-}
-
-/// The HTTP client of bpc's own requests, with the timeouts of the crate's.
+/// The HTTP client of every registry request: connections and reads time out.
 fn http_client() -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
@@ -438,40 +422,42 @@ pub fn push(reference: &Reference, env: &AuthEnv, artifact: &Artifact) -> Result
             Failure::new(format!("failed to push {reference}: {}", describe(&e)))
         }
     };
+    let http =
+        http_client().map_err(|e| Failure::new(format!("failed to push {reference}: {e}")))?;
+    let blobs = [
+        upload::Blob {
+            bytes: &artifact.layer,
+            digest: &manifest.layers[0].digest,
+        },
+        upload::Blob {
+            bytes: &artifact.config,
+            digest: &manifest.config.digest,
+        },
+    ];
+    let auth = registry_auth(&lookup.credential);
+    let plain = reference.plain_http();
+    let late = || {
+        Failure::new(format!(
+            "failed to push {reference}: it took longer than {} s in all and was given up",
+            PULL_DEADLINE.as_secs()
+        ))
+    };
     rt.block_on(async {
-        let client = client(reference);
-        client
-            .auth(
-                &image,
-                &registry_auth(&lookup.credential),
-                RegistryOperation::Push,
-            )
-            .await
-            .map_err(fail)?;
-        for (blob, descriptor) in [
-            (&artifact.layer, &manifest.layers[0]),
-            (&artifact.config, &manifest.config),
-        ] {
-            let present = client
-                .blob_exists(&image, &descriptor.digest)
-                .await
-                .unwrap_or(false);
-            if !present {
-                client
-                    .push_blob(&image, blob.clone(), &descriptor.digest)
-                    .await
-                    .map_err(fail)?;
-            }
+        let pushed = upload::push(
+            &http,
+            &image,
+            &auth,
+            plain,
+            &blobs,
+            &body,
+            MANIFEST_MEDIA_TYPE,
+        );
+        match tokio::time::timeout(PULL_DEADLINE, pushed).await {
+            Ok(result) => result.map_err(fail),
+            Err(_) => Err(late()),
         }
-        let content_type = MANIFEST_MEDIA_TYPE
-            .parse()
-            .map_err(|_| Failure::new("invalid manifest media type"))?;
-        client
-            .push_manifest_raw(&image, body, content_type)
-            .await
-            .map_err(fail)?;
-        Ok(digest)
-    })
+    })?;
+    Ok(digest)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
-//! The `Authorization` a pull sends, found as distribution's clients find it: the
+//! The `Authorization` a pull or a push sends, found as distribution's clients find it: the
 //! registry's `/v2/` answers with a challenge; `Basic` takes the credential as it is,
-//! `Bearer` sends the client to the challenge's realm for a token scoped to pulling the
-//! repository (with the credential, if there is one); a Docker identity token is
+//! `Bearer` sends the client to the challenge's realm for a token scoped to pulling (or
+//! pushing to) the repository (with the credential, if there is one); a Docker identity token is
 //! exchanged there for an access token. A `/v2/` open to anyone still gets the
 //! credential, since the repository may be private; and a manifest request refused
 //! with a challenge of its own is answered once (`manifest`). The realm's reply is
@@ -14,12 +14,30 @@ use oci_client::secrets::RegistryAuth;
 /// The most bytes of a token reply read.
 pub const MAX_REPLY: usize = 64 * 1024;
 
-/// The header value to pull `repository` from the registry at `v2` (its
-/// `<scheme>://<registry>/v2/` URL) with `auth`, if one is needed and can be had.
+/// What a token is asked for: `pull`, or `pull,push` to push.
+#[derive(Clone, Copy)]
+pub enum Access {
+    Pull,
+    Push,
+}
+
+impl Access {
+    fn actions(self) -> &'static str {
+        match self {
+            Access::Pull => "pull",
+            Access::Push => "pull,push",
+        }
+    }
+}
+
+/// The header value to reach `repository` at the registry at `v2` (its
+/// `<scheme>://<registry>/v2/` URL) for `access` with `auth`, if one is needed and can
+/// be had.
 pub async fn authorization(
     http: &reqwest::Client,
     v2: &str,
     repository: &str,
+    access: Access,
     auth: &RegistryAuth,
 ) -> Option<String> {
     let probe = http.get(v2).send().await.ok()?;
@@ -30,7 +48,7 @@ pub async fn authorization(
         .map(str::to_string);
     drop(probe);
     match challenge {
-        Some(challenge) => answer(http, &challenge, repository, auth).await,
+        Some(challenge) => answer(http, &challenge, repository, access, auth).await,
         // `/v2/` is open to anyone: the credential still goes with the requests, since
         // the repository may not be (`Basic` as it is, a token as a bearer).
         None => match auth {
@@ -42,13 +60,14 @@ pub async fn authorization(
 }
 
 /// The `Authorization` that answers `challenge` (a `WWW-Authenticate` header) for
-/// pulling `repository` with `auth`: a `Bearer` challenge sends the client to its realm
+/// `access` to `repository` with `auth`: a `Bearer` challenge sends the client to its realm
 /// for a token (a Docker identity token is exchanged there as an OAuth2 refresh
 /// token, as docker and go-containerregistry do); any other takes `Basic` as it is.
 pub async fn answer(
     http: &reqwest::Client,
     challenge: &str,
     repository: &str,
+    access: Access,
     auth: &RegistryAuth,
 ) -> Option<String> {
     let Some((realm, service)) = bearer(challenge) else {
@@ -58,7 +77,7 @@ pub async fn answer(
             RegistryAuth::Anonymous => None,
         };
     };
-    let scope = format!("repository:{repository}:pull");
+    let scope = format!("repository:{repository}:{}", access.actions());
     if let RegistryAuth::Bearer(identity) = auth {
         let exchanged = exchange(http, &realm, service.as_deref(), &scope, identity).await;
         return Some(format!(
