@@ -568,3 +568,81 @@ fn a_project_without_a_kustomize_tree_is_one_finding() {
     );
     assert_eq!(status, Some(1));
 }
+
+/// A kustomization naming a file outside the source tree (absolute, or `../` past its
+/// root) is refused before anything is built: kustomize-controller cannot read such a
+/// file, and verify must not read this machine's.
+#[test]
+fn a_kustomization_reaching_outside_the_tree_is_refused_unread() {
+    if !kustomize_installed("a_kustomization_reaching_outside_the_tree") {
+        return;
+    }
+    let secret = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(secret.path(), "hunter2\n").expect("write");
+    let absolute = secret.path().display().to_string();
+    let climbing = format!("{}{}", "../".repeat(40), absolute.trim_start_matches('/'));
+    for (entry, column) in [(absolute.as_str(), 13), (climbing.as_str(), 13)] {
+        let kustomization = format!(
+            "resources:\n  - namespace.yaml\n  - config.yaml\nconfigMapGenerator:\n  - name: stolen\n    namespace: web\n    files:\n      - key={entry}\n"
+        );
+        let test = project(&apps("")).file("kustomize/web/kustomization.yaml", kustomization);
+        let (text, status) = verified(test);
+        assert_eq!(
+            text,
+            format!(
+                "error: kustomize/web/kustomization.yaml:8:{column}: `configMapGenerator` names `{entry}`, which is outside the source tree; kustomize-controller cannot read it, and verify does not\n\n"
+            )
+        );
+        assert!(!text.contains("hunter2"));
+        assert_eq!(status, Some(1));
+    }
+}
+
+/// A link in the kustomize tree is followed only inside the project.
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_project_is_not_copied_into_the_build() {
+    if !kustomize_installed("a_link_out_of_the_project") {
+        return;
+    }
+    let secret = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(secret.path(), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stolen\n  namespace: web\ndata:\n  password: hunter2\n").expect("write");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("project");
+    let files = [
+        ("windsor.yaml", "version: v1alpha1\n".to_string()),
+        ("_template/facets/apps.yaml", format!("{FACET_HEAD}{}", apps(""))),
+        (
+            "kustomize/web/kustomization.yaml",
+            "resources:\n  - namespace.yaml\n  - stolen.yaml\n".to_string(),
+        ),
+        (
+            "kustomize/web/namespace.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n".to_string(),
+        ),
+        (
+            "kustomize/web/cache/kustomization.yaml",
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - cache.yaml\n"
+                .to_string(),
+        ),
+        (
+            "kustomize/web/cache/cache.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache\n  namespace: web\n"
+                .to_string(),
+        ),
+    ];
+    for (path, text) in files {
+        let at = root.join(path);
+        std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
+        std::fs::write(at, text).expect("write");
+    }
+    std::os::unix::fs::symlink(secret.path(), root.join("kustomize/web/stolen.yaml"))
+        .expect("link");
+    let test = Test::in_dir(&root).args(["verify"]).any_status();
+    let (text, status) = verified(test);
+    assert_eq!(
+        text,
+        "error: kustomize/web/stolen.yaml is a link that leads out of the project; verify builds only what is inside it, as kustomize-controller does\n\n"
+    );
+    assert_eq!(status, Some(1));
+}

@@ -10,6 +10,7 @@
 //! gets a directory of its own beside its path, whose entries link to the path's, so
 //! `../` references resolve as in the source and builds of one path run in parallel.
 
+use super::confine;
 use super::tool::Tool;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -88,7 +89,13 @@ impl Workspace {
         let mut remote = BTreeMap::new();
         let from = root.join("kustomize");
         if from.is_dir() {
-            copy_tree(&from, &copy.join("kustomize"), "kustomize", &mut remote)?;
+            let bound = std::fs::canonicalize(root)
+                .map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+            let mut copying = Copying {
+                remote: &mut remote,
+                bound: &bound,
+            };
+            copying.tree(&from, &copy.join("kustomize"), "kustomize")?;
         }
         self.trees.push((root.to_path_buf(), copy));
         self.remote.push(remote);
@@ -102,6 +109,23 @@ impl Workspace {
 
     /// Runs `request` with `tool`; `slot` names its build directory (unique per run).
     pub fn build(&self, tool: &Tool, request: &Request, slot: usize) -> Result<Built, String> {
+        if confine::leaves("", &request.path) {
+            return Err(format!(
+                "the path `{}` is outside the source tree; kustomize-controller cannot \
+                 build it, and verify does not",
+                request.path
+            ));
+        }
+        if let Some(c) = request
+            .components
+            .iter()
+            .find(|c| confine::leaves(&request.path, c))
+        {
+            return Err(format!(
+                "the component `{c}` is outside the source tree; kustomize-controller \
+                 cannot read it, and verify does not"
+            ));
+        }
         let copy = &self.trees[request.tree].1;
         let dir = copy.join(&request.path);
         let parent = dir.parent().unwrap_or(copy);
@@ -384,42 +408,92 @@ fn link(target: &Path, at: &Path) -> Result<(), String> {
     }
 }
 
-/// Copies the directory `from` to `to` (regular files and directories; links are
-/// followed), taking remote resources out of every kustomization and recording them
-/// under its directory `rel`.
-fn copy_tree(
-    from: &Path,
-    to: &Path,
-    rel: &str,
-    remote: &mut BTreeMap<String, Vec<String>>,
-) -> Result<(), String> {
-    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-    let entries =
-        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name_text = name.to_string_lossy().to_string();
-        let path = entry.path();
-        let dest = to.join(&name);
-        if path.is_dir() {
-            copy_tree(&path, &dest, &format!("{rel}/{name_text}"), remote)?;
-        } else if path.is_file() {
-            if KUSTOMIZATION_FILES.contains(&name_text.as_str()) {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                let (kept, urls) = without_remote(&text);
-                if !urls.is_empty() {
-                    remote.insert(rel.to_string(), urls);
+/// A source tree's `kustomize/` being copied into the workspace.
+struct Copying<'a> {
+    /// Remote resources taken out, by kustomization directory.
+    remote: &'a mut BTreeMap<String, Vec<String>>,
+    /// The source root, links resolved: nothing outside it is copied.
+    bound: &'a Path,
+}
+
+impl Copying<'_> {
+    /// Copies the directory `from` (the tree's `rel`) to `to`: regular files and
+    /// directories, links followed only where they stay inside the source root. Every
+    /// kustomization's paths are checked to stay inside the tree (`confine.rs`), and
+    /// its remote resources are taken out and recorded.
+    fn tree(&mut self, from: &Path, to: &Path, rel: &str) -> Result<(), String> {
+        std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+        let entries =
+            std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name_text = name.to_string_lossy().to_string();
+            let path = entry.path();
+            let here = format!("{rel}/{name_text}");
+            if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                let target = std::fs::canonicalize(&path);
+                if target.as_ref().is_ok_and(|t| !t.starts_with(self.bound)) {
+                    return Err(format!(
+                        "{here} is a link that leads out of the project; verify builds \
+                         only what is inside it, as kustomize-controller does"
+                    ));
                 }
-                std::fs::write(&dest, kept)
-                    .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
-            } else {
-                std::fs::copy(&path, &dest)
-                    .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
+            }
+            let dest = to.join(&name);
+            if path.is_dir() {
+                self.tree(&path, &dest, &here)?;
+            } else if path.is_file() {
+                if KUSTOMIZATION_FILES.contains(&name_text.as_str()) {
+                    let text = std::fs::read_to_string(&path)
+                        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                    confined(&text, rel, &here)?;
+                    let (kept, urls) = without_remote(&text);
+                    if !urls.is_empty() {
+                        self.remote.insert(rel.to_string(), urls);
+                    }
+                    std::fs::write(&dest, kept)
+                        .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
+                } else {
+                    std::fs::copy(&path, &dest)
+                        .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
+}
+
+/// Refuses the kustomization `text` (the tree's file `file`, in its directory `dir`)
+/// when a path it names leaves the tree, naming the line and column of the entry.
+fn confined(text: &str, dir: &str, file: &str) -> Result<(), String> {
+    let kustomization = parse(text).map_err(|e| {
+        format!("{file}: cannot be read as YAML ({e}); verify builds only what it can check")
+    })?;
+    let Some((field, entry)) = confine::first_outside(&kustomization, dir) else {
+        return Ok(());
+    };
+    Err(format!(
+        "{file}{}: `{field}` names `{entry}`, which is outside the source tree; \
+         kustomize-controller cannot read it, and verify does not",
+        place_of(text, &entry)
+    ))
+}
+
+/// `:LINE:COL` of the first occurrence of `needle` in `text`, or nothing.
+fn place_of(text: &str, needle: &str) -> String {
+    let Some(at) = text.find(needle) else {
+        return String::new();
+    };
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .count()
+        + 1;
+    format!(":{line}:{column}")
 }
 
 /// Whether a kustomization entry is remote (kustomize would fetch it).

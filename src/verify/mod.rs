@@ -10,6 +10,7 @@
 //! share it; substitution and validation are per context, in memory.
 
 pub mod build;
+mod confine;
 pub mod deployment;
 pub mod provenance;
 pub mod report;
