@@ -10,7 +10,7 @@
 //! gets a directory of its own beside its path, whose entries link to the path's, so
 //! `../` references resolve as in the source and builds of one path run in parallel.
 
-use super::confine;
+use super::confine::{self, is_remote};
 use super::tool::Tool;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -494,15 +494,6 @@ fn place_of(text: &str, needle: &str) -> String {
         .count()
         + 1;
     format!(":{line}:{column}")
-}
-
-/// Whether a kustomization entry is remote (kustomize would fetch it).
-pub fn is_remote(entry: &str) -> bool {
-    entry.contains("://")
-        || entry.starts_with("git@")
-        || entry.starts_with("git::")
-        || entry.starts_with("github.com/")
-        || entry.starts_with("gitlab.com/")
 }
 
 /// A kustomization's text with remote `resources`/`components`/`bases` taken out (as

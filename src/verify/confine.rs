@@ -6,7 +6,6 @@
 //! Flux Kustomization names) is checked first, and one that is absolute or climbs
 //! past the tree's root is refused, never read.
 
-use super::build::is_remote;
 use serde_json::Value as Json;
 
 /// Fields whose value is a list of paths.
@@ -24,6 +23,15 @@ const PATH_LISTS: [&str; 9] = [
 
 /// Fields whose value is a list of maps with a `path`.
 const PATH_MAPS: [&str; 3] = ["patches", "patchesJson6902", "replacements"];
+
+/// Whether a kustomization entry is remote (kustomize would fetch it).
+pub fn is_remote(entry: &str) -> bool {
+    entry.contains("://")
+        || entry.starts_with("git@")
+        || entry.starts_with("git::")
+        || entry.starts_with("github.com/")
+        || entry.starts_with("gitlab.com/")
+}
 
 /// The first path of `kustomization` (in the tree directory `dir`, `/`-separated and
 /// relative to the tree's root) that leaves the tree: its field and the entry as
