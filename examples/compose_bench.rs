@@ -29,7 +29,7 @@
 //! is not). With `--once` the compose side composes as `bpc compose` does: one context
 //! once, facets certainly inactive there left hollow at load (`template::prune`).
 
-use bpc::compose::host::Environment;
+use bpc::compose::model::inputs::Environment;
 use bpc::files::{FileMap, FileTree};
 use bpc::session::{Options, Session};
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@
 //! project, loads its template, compiles its schema and makes an expression engine,
 //! once; then
 //!
-//! * `session.compose()` gives a [`compose::Composition`]: the blueprint
+//! * `session.compose()` gives a [`compose::face::Composition`]: the blueprint
 //!   (`composition.blueprint`, a [`value::Value`]), its components and the origin of
 //!   every value; `session.compose_context(name)` composes any other context of the
 //!   project from the same loaded template (from many threads at once, if you like),

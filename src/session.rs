@@ -7,16 +7,20 @@
 //! the `WINDSOR_CONTEXT` the caller read, never the process's own current directory or
 //! environment. That keeps it usable from tests, watch mode and many contexts at once.
 
-use crate::compose::context_patches::{self, ContextPatches};
-use crate::compose::evaluate::text_diagnostic;
-use crate::compose::host::Environment;
-use crate::compose::overlay::Overlay;
-use crate::compose::precedence::Precedence;
-use crate::compose::schema::Schema;
-use crate::compose::scope::Layer;
-use crate::compose::shared::inputs::Expressions;
-pub use crate::compose::Memo;
-use crate::compose::{Composition, Cycles, ForExplain, Inputs, Limits};
+use crate::compose::face::text_diagnostic;
+use crate::compose::face::Expressions;
+pub use crate::compose::face::Memo;
+use crate::compose::face::Overlay;
+use crate::compose::face::Schema;
+use crate::compose::face::{read_context_patches, ContextPatches};
+use crate::compose::model::inputs::Environment;
+use crate::compose::model::inputs::Layer;
+use crate::compose::model::precedence::Precedence;
+use crate::compose::{
+    face::{Composition, Inputs},
+    model::for_explain::ForExplain,
+    model::inputs::{Cycles, Limits},
+};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
@@ -197,15 +201,15 @@ fn inactive_test<'a>(
         .ok()?;
     let layers = read.get_or_init(|| layers);
     let builtins = project.builtins();
-    let values = crate::compose::scope::Values {
+    let values = crate::compose::face::Values {
         layers,
         builtins: &builtins,
         schema_defaults: SCHEMA_DEFAULTS,
         config_defaults: CONFIG_DEFAULTS,
         files: sources,
     };
-    let context = crate::compose::scope::for_template(&values, schema, None).ok()?;
-    Some(crate::compose::inactive_at_load::test(
+    let context = crate::compose::face::for_template(&values, schema, None).ok()?;
+    Some(crate::compose::face::inactive_at_load(
         with,
         project.template.clone(),
         sources.clone(),
@@ -397,7 +401,7 @@ impl Session {
     /// The schema violations of the context's values, as warnings (docs/semantics.md
     /// S4: composition goes on, as in the Windsor CLI; `--strict` fails).
     pub fn value_warnings(&self) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-        Ok(crate::compose::scope::schema_warnings(
+        Ok(crate::compose::face::schema_warnings(
             self.schema.as_ref(),
             true,
             &self.layers()?,
@@ -523,8 +527,8 @@ impl Session {
         let patches = project.context_patches(&self.files).map_err(|d| vec![d])?;
         let inputs = self.inputs(project, overlay.as_ref(), Some(&patches), cycles)?;
         let mut composition = match memo {
-            Some(memo) => crate::compose::compose_incremental(&inputs, memo)?,
-            None => crate::compose::compose(&inputs)?,
+            Some(memo) => crate::compose::face::compose_incremental(&inputs, memo)?,
+            None => crate::compose::face::compose(&inputs)?,
         };
         composition
             .warnings
@@ -563,7 +567,7 @@ impl Session {
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
         let inputs = self.inputs(project, None, None, Cycles::Reject)?;
-        let result = crate::compose::with_scope(&inputs, |scope, host| {
+        let result = crate::compose::face::with_scope(&inputs, |scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;
         result.map_err(|e| vec![text_diagnostic(&e, file, text)])
@@ -613,7 +617,7 @@ impl Session {
     ) -> Result<Rendered, Vec<Diagnostic>> {
         // The files hold the blueprint's values reshaped: its size as text bounds
         // theirs, checked before any of them is built.
-        crate::compose::budget::check_text(
+        crate::compose::model::budget::check_text(
             &composition.blueprint,
             self.options.limits.output_bytes,
             "the rendered blueprint",
@@ -691,14 +695,14 @@ impl Session {
             engine: &self.engine,
             project_root: self.project.root.to_string_lossy().replace('\\', "/"),
             options,
-            patches: context_patches::read(&self.template.tree, "patches", &self.files),
+            patches: read_context_patches(&self.template.tree, "patches", &self.files),
         }
     }
     /// The context's effective values as `bpc show values` prints them: schema defaults
     /// under the value layers, with the typed fields Windsor fills in, descriptions as
     /// comments (YAML) and sensitive values masked ([`crate::emit::values`]).
     pub fn values_text(&self, format: crate::emit::Format) -> Result<String, Vec<Diagnostic>> {
-        let values = crate::compose::scope::effective_values(
+        let values = crate::compose::face::effective_values(
             self.schema.as_ref(),
             true,
             &self.layers()?,
@@ -744,7 +748,7 @@ fn read_module_dir(dir: &std::path::Path) -> ModuleFiles {
 /// server, benchmarks): each [`Recomposer::open`] discovers and loads the project
 /// anew, but parses only the facet files whose text changed (the facets of the others
 /// are shared with the last load), and each [`Recomposer::compose`] collects only the
-/// facets whose inputs changed (see [`crate::compose::memo`]). Results are those of a
+/// facets whose inputs changed (see `compose::collect::memo`). Results are those of a
 /// fresh [`Session::open`] and [`Session::compose`]. The files read and the facets
 /// parsed accumulate, so it starts afresh every [`Recomposer::RENEW_AFTER`] loads.
 pub struct Recomposer {
@@ -874,7 +878,7 @@ impl Recomposer {
     }
 
     /// How much the last composition of `context` reused.
-    pub fn reuse(&self, context: &str) -> crate::compose::memo::Reuse {
+    pub fn reuse(&self, context: &str) -> crate::compose::face::Reuse {
         self.memos.get(context).map(Memo::last).unwrap_or_default()
     }
 

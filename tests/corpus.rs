@@ -7,7 +7,7 @@
 //! * `windsor-core-75d2a6c1` (the early format, 57 cases) under the compatibility
 //!   flags its authors' runner implied, and with no flags.
 
-use bpc::compose::precedence::Precedence;
+use bpc::compose::model::precedence::Precedence;
 use bpc::files::FileMap;
 use bpc::session::{Options, Session};
 use bpc::testing::case;

@@ -2,7 +2,7 @@
 //! cases, snapshot-tested. Each snapshot was checked by hand against the facets (see
 //! docs/conformance.md).
 
-use bpc::compose::precedence::Precedence;
+use bpc::compose::model::precedence::Precedence;
 use bpc::files::FileMap;
 use bpc::session::{Options, Session};
 use bpc::testing::case;

@@ -1,7 +1,8 @@
 //! The layering of the crate's top-level modules: every `crate::<module>` path points
 //! down the declared order, never up or sideways, so there is no cycle. Within a
 //! module, the files that name each other (`super::x`, `self::x`, `crate::m::x`) form
-//! no cycle either; the composition's stages never name its driver; no function of
+//! no cycle either; the composition's stages never name its driver; outside the
+//! composition only its model and its face are named; no function of
 //! `src/compose/` is longer than a screen. The same edge listing, for reading, is
 //! `bench/module-graph`.
 
@@ -98,9 +99,12 @@ fn files_of_a_module_form_no_cycle() {
 fn compose_stages_never_name_the_driver() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let driver = vec!["compose".to_string()];
+    // The face re-exports what the driver offers the rest of bpc.
+    let face = vec!["compose".to_string(), "face".to_string()];
     let wrong: Vec<String> = file_edges(&src)
         .iter()
-        .filter(|(from, to)| from[0] == "compose" && **from != driver && to.contains(&driver))
+        .filter(|(from, _)| from[0] == "compose" && **from != driver && **from != face)
+        .filter(|(_, to)| to.contains(&driver))
         .map(|(from, _)| format!("{} names compose/mod.rs", file_name(from)))
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -147,6 +151,69 @@ fn compose_stage_numbers_follow_the_calls() {
     // Stage 1 and stages 6– in `compose`, then 2–5 in `compose_template`.
     assert_eq!(numbers, [1, 6, 7, 8, 9, 10, 11, 2, 3, 4, 5], "{wrong:?}");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Outside the composition, every path into it goes through its data
+/// (`compose::model`) or its face (`compose::face`), never into a stage; the model,
+/// the composition's lowest floor, names no other part of it.
+#[test]
+fn compose_is_read_through_its_model_and_face() {
+    const OPEN: &[&str] = &["model", "face"];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    let mut outside = 0;
+    for (path, module) in rust_files(&root.join("src")) {
+        let text = std::fs::read_to_string(&path).expect("source file reads");
+        let code = without_test_modules(&code_only(&text));
+        let in_model = module.len() > 1 && module[..2] == ["compose", "model"];
+        for target in module_paths(&code, &module) {
+            if target[0] != "compose" {
+                continue;
+            }
+            let to = target.get(1).map(String::as_str);
+            if module[0] != "compose" {
+                outside += 1;
+                if !to.is_some_and(|to| OPEN.contains(&to)) {
+                    wrong.push(format!(
+                        "{} names {}",
+                        file_name(&module),
+                        target.join("::")
+                    ));
+                }
+            } else if in_model && to != Some("model") {
+                wrong.push(format!(
+                    "the model's {} names {}",
+                    file_name(&module),
+                    target.join("::")
+                ));
+            }
+        }
+    }
+    // The integration tests and the examples see the crate from outside, as `bpc::`.
+    for dir in ["tests", "examples"] {
+        for path in files_under(&root.join(dir)) {
+            let text = std::fs::read_to_string(&path).expect("source file reads");
+            let code = code_only(&text).replace("bpc::", "crate::");
+            for target in module_paths(&code, &[]) {
+                if target[0] != "compose" {
+                    continue;
+                }
+                outside += 1;
+                if !target.get(1).is_some_and(|to| OPEN.contains(&to.as_str())) {
+                    wrong.push(format!(
+                        "{} names bpc::{}",
+                        path.display(),
+                        target.join("::")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        outside > 50,
+        "the scan finds too few paths into compose: {outside}"
+    );
 }
 
 #[test]
@@ -387,7 +454,8 @@ fn expand_path(text: &str) -> Vec<Vec<String>> {
         }
     }
     let mut out = Vec::new();
-    for item in items {
+    // A trailing comma leaves an empty item, which names nothing.
+    for item in items.into_iter().filter(|item| !item.trim().is_empty()) {
         for tail in expand_path(item.trim_start()) {
             let mut path = segments.clone();
             path.extend(tail);
@@ -451,6 +519,23 @@ fn edges(src: &Path) -> BTreeSet<(String, String)> {
         }
     }
     found
+}
+
+/// Every `.rs` file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("directory reads").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
 
 /// Every `.rs` file under `src` but the crate roots, with its module path

@@ -1,7 +1,7 @@
 //! Property tests: the YAML loader, the expression engine and the merge
 //! strategies against laws that must hold for every input, not only the examples.
 
-use bpc::compose::scope::deep_merge;
+use bpc::compose::face::deep_merge;
 use bpc::expr::host::NullHost;
 use bpc::expr::{Engine, EngineConfig, Map, Value};
 use bpc::files::FileMap;
@@ -207,7 +207,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
     let template =
         bpc::template::load(std::sync::Arc::new(tree), sources).map_err(|d| format!("{d:?}"))?;
     let engine = Engine::new(EngineConfig::default());
-    let inputs = bpc::compose::Inputs {
+    let inputs = bpc::compose::face::Inputs {
         template: &template,
         schema: None,
         engine: &engine,
@@ -215,7 +215,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         apply_schema_defaults: false,
         config_defaults: false,
         builtins: Default::default(),
-        environment: bpc::compose::host::Environment::Fixed(Default::default()),
+        environment: bpc::compose::model::inputs::Environment::Fixed(Default::default()),
         terraform: bpc::expr::host::TerraformOutputs::Deferred,
         limits: Default::default(),
         work: Default::default(),
@@ -226,7 +226,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         for_explain: Default::default(),
         blueprint_alone: false,
     };
-    let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;
+    let composition = bpc::compose::face::compose(&inputs).map_err(|d| format!("{d:?}"))?;
     let terraform = composition
         .blueprint
         .as_map()

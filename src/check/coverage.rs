@@ -2,8 +2,8 @@
 //! facet, config block and component of the template, how many cases activate it and
 //! which outcomes of its `when` some case produces.
 
-use crate::compose::activate::Activation;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::activation::Activation;
 use crate::files::{FileMap, Span};
 use crate::template::Template;
 use crate::testing::case::Case;
@@ -102,8 +102,8 @@ fn skeleton(template: &Template) -> Vec<Row> {
         }
         for component in &facet.components {
             let (t, f) = when(component.when.is_some());
-            let id = crate::compose::collect::identity(component.kind, &component.node)
-                .unwrap_or_default();
+            let id =
+                crate::compose::face::identity(component.kind, &component.node).unwrap_or_default();
             let name = format!("{}/{}/{id}", facet.name, component.kind.list_key());
             rows.push(row(Item::Component, name, component.node.span, t, f));
         }
@@ -157,7 +157,7 @@ fn tally(template: &Template, composition: &Composition, rows: &mut [Row]) {
             if !active {
                 continue;
             }
-            let id = crate::compose::collect::identity(component.kind, &component.node);
+            let id = crate::compose::face::identity(component.kind, &component.node);
             // Entries of one id are told apart by their `when`'s place.
             let when_span = component.when.as_ref().map(|w| w.node.span);
             let excluded = composition.exclusions.iter().any(|e| {

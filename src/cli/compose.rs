@@ -5,7 +5,7 @@ use super::contexts;
 use super::output::emit;
 use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
-use crate::compose::{Composition, ForExplain};
+use crate::compose::{face::Composition, model::for_explain::ForExplain};
 use crate::emit::Pieces;
 use crate::files::out_path::write_parts_atomically;
 use crate::files::{Diagnostic, FileMap};

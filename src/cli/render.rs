@@ -6,7 +6,7 @@ use super::args::{env_context, ContextsArgs, Format, ProjectArgs, WatchArgs};
 use super::contexts;
 use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
-use crate::compose::ForExplain;
+use crate::compose::model::for_explain::ForExplain;
 use crate::files::{Diagnostic, FileMap};
 use crate::render::{self, ManifestFormat, Rendered};
 use crate::session::{Options, Session};

@@ -12,10 +12,10 @@
 //!   otherwise cancel itself);
 //! * where a context value and a block set the same path, [`Precedence`] decides (S4).
 
+use crate::compose::model::precedence::Precedence;
 use crate::compose::shared::evaluate::{eval_condition, eval_node, nest};
-use crate::compose::shared::host::{Environment, TemplateHost};
-use crate::compose::shared::inputs::{Expressions, Limits};
-use crate::compose::shared::precedence::Precedence;
+use crate::compose::{model::inputs::Environment, shared::host::TemplateHost};
+use crate::compose::{model::inputs::Limits, shared::expressions::Expressions};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, ExprError, Map, Peek, Scope, Value};
 use crate::files::Diagnostic;
@@ -601,7 +601,7 @@ impl<'t> Resolver<'t> {
                 if self.precedence == Precedence::ContextWins
                     && under.is_some_and(|u| {
                         !matches!(u, Value::Map(_) | Value::Nil)
-                            && !crate::compose::shared::precedence::is_empty(u)
+                            && !crate::compose::model::precedence::is_empty(u)
                     }) =>
             {
                 Ok(under.cloned().unwrap_or(Value::Nil))

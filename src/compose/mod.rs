@@ -34,38 +34,34 @@ pub(crate) mod activate;
 pub(crate) mod assemble;
 pub(crate) mod collect;
 pub(crate) mod config;
+pub mod face;
 pub(crate) mod finish;
 #[cfg(test)]
 mod fixture;
 pub(crate) mod flux;
 pub(crate) mod inactive_at_load;
 pub(crate) mod merge;
+pub mod model;
 pub(crate) mod overlay;
-pub mod scope;
+pub(crate) mod scope;
 pub(crate) mod shared;
 pub(crate) mod sources;
 pub(crate) mod validate;
 
-// What other modules read, under the paths they have always used.
-pub use collect::memo;
-pub(crate) use finish::duration;
-pub(crate) use overlay::context_patches;
-pub use shared::for_explain::ForExplain;
-pub use shared::inputs::{Cycles, Limits};
-pub(crate) use shared::{blueprint, evaluate, origin, schema, tier_names, tracked};
-pub use shared::{budget, host, precedence};
-
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, Map, Scope, Value};
 use crate::files::Diagnostic;
-use activate::Activated;
-use collect::Part;
-use host::{Environment, TemplateHost};
-use merge::Merged;
-use origin::Origins;
-use schema::Schema;
-use scope::{Builtins, Layer};
-use shared::inputs::Expressions;
+use collect::{memo, Part};
+use model::activation::Activated;
+use model::component::Merged;
+use model::for_explain::ForExplain;
+use model::inputs::{Builtins, Cycles, Environment, Layer, Limits};
+use model::origin::Origins;
+use model::precedence;
+use overlay::context_patches;
+use shared::expressions::Expressions;
+use shared::host::TemplateHost;
+use shared::schema::Schema;
 use sources::{Sources, Unit};
 use std::sync::Arc;
 

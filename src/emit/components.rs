@@ -14,9 +14,9 @@
 //! is the one the whole document's writer gives first.
 
 use super::{budget, json, yaml, Format, Pieces};
-use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::blueprint::{component_value, COMPONENTS_PER_THREAD};
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::blueprint::{component_value, COMPONENTS_PER_THREAD};
+use crate::compose::model::component::{Component, Merged};
 use crate::expr::Value;
 use crate::files::Diagnostic;
 

@@ -16,8 +16,8 @@ pub use path::{format_path, PathSegment};
 pub use pieces::Pieces;
 pub use yaml::{to_yaml, to_yaml_with_comments, to_yaml_with_leading_comments, CommentHook};
 
-use crate::compose::budget;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::budget;
 use crate::files::{Diagnostic, FileMap};
 use crate::template::Template;
 use std::fmt;

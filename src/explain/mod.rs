@@ -5,10 +5,10 @@
 pub(crate) mod path;
 mod set_by_bpc;
 
-use crate::compose::merge::{Component, Effect, Step};
-use crate::compose::origin::{Contributor, Origin};
-use crate::compose::tracked::Tracked;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::component::{Component, Effect, Step};
+use crate::compose::model::origin::{Contributor, Origin};
+use crate::compose::model::tracked::Tracked;
 use crate::expr::Value;
 use crate::files::FileMap;
 use crate::template::{ComponentKind, FacetId, Template, TemplateId};
@@ -63,7 +63,7 @@ impl Explainer<'_> {
         self.template
             .upstream_name(id)
             .or_else(|| self.template.published.as_ref().map(|p| p.name.as_str()))
-            .unwrap_or(crate::compose::finish::flux_shape::TEMPLATE_SOURCE)
+            .unwrap_or(crate::compose::model::blueprint::TEMPLATE_SOURCE)
     }
 
     fn who(&self, origin: &Origin) -> String {
@@ -139,7 +139,7 @@ impl Explainer<'_> {
         match live {
             Some(c) => {
                 let value = if field_path.is_empty() {
-                    Some(crate::compose::blueprint::component_value(c))
+                    Some(crate::compose::model::blueprint::component_value(c))
                 } else {
                     c.get(&field_path[0])
                         .and_then(|t| descend(t, &field_path[1..]))
@@ -480,9 +480,9 @@ impl Explainer<'_> {
         };
         let mut out = String::new();
         let state = match self.composition.activation.outcome[index] {
-            crate::compose::activate::Activation::Always => "active (no `when`)",
-            crate::compose::activate::Activation::Active => "active",
-            crate::compose::activate::Activation::Inactive => "inactive",
+            crate::compose::model::activation::Activation::Always => "active (no `when`)",
+            crate::compose::model::activation::Activation::Active => "active",
+            crate::compose::model::activation::Activation::Inactive => "inactive",
         };
         // Files are named as everywhere else: relative to the project.
         let _ = writeln!(
@@ -568,7 +568,7 @@ impl Explainer<'_> {
 }
 
 /// The origins of every leaf (scalar) under `t`.
-fn leaf_origins(t: &Tracked, out: &mut Vec<crate::compose::origin::OriginId>) {
+fn leaf_origins(t: &Tracked, out: &mut Vec<crate::compose::model::origin::OriginId>) {
     match t {
         Tracked::Map(entries, _) => entries.values().for_each(|v| leaf_origins(v, out)),
         Tracked::List(items, _) => items.iter().for_each(|v| leaf_origins(v, out)),

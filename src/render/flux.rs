@@ -5,9 +5,9 @@
 
 use super::terraform::sources;
 use super::{json, lookup, obj, waits_for, ManifestFormat, Rendered};
-use crate::compose::blueprint::component_value;
-use crate::compose::duration::canonical;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::blueprint::component_value;
+use crate::compose::model::duration::canonical;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::template::Template;
@@ -108,7 +108,7 @@ pub fn render(
             .flux
             .components
             .keys()
-            .map(|k| crate::compose::tier_names::install(k))
+            .map(|k| crate::compose::model::tier_names::install(k))
             .collect(),
     };
 
@@ -383,7 +383,7 @@ impl Ctx<'_> {
     fn spec(
         &self,
         k: &Map,
-        component: &crate::compose::merge::Component,
+        component: &crate::compose::model::component::Component,
         composition: &Composition,
         refs: Vec<String>,
         used: &mut BTreeSet<(String, String)>,
@@ -522,10 +522,11 @@ impl Ctx<'_> {
     fn patches(
         &self,
         name: &str,
-        component: &crate::compose::merge::Component,
+        component: &crate::compose::model::component::Component,
         composition: &Composition,
     ) -> Result<Vec<Value>, Vec<Diagnostic>> {
-        let Some(crate::compose::tracked::Tracked::List(items, _)) = component.get("patches")
+        let Some(crate::compose::model::tracked::Tracked::List(items, _)) =
+            component.get("patches")
         else {
             return Ok(Vec::new());
         };
@@ -540,7 +541,7 @@ impl Ctx<'_> {
                     let origin = composition.origins.get(item.origin());
                     let d = Diagnostic::error(e);
                     vec![match origin.contributor {
-                        crate::compose::origin::Contributor::Facet(_) => {
+                        crate::compose::model::origin::Contributor::Facet(_) => {
                             d.with_primary(origin.span, "the patch entry")
                         }
                         _ => d,
@@ -704,7 +705,7 @@ const MAX_KUSTOMIZATION_NAME: usize = 253 - "values-".len();
 /// render writes for it: Kubernetes would refuse the object at apply time, which the
 /// Windsor CLI leaves to the cluster to say.
 fn misnamed(
-    component: &crate::compose::merge::Component,
+    component: &crate::compose::model::component::Component,
     composition: &Composition,
 ) -> Option<Diagnostic> {
     let name: &str = &component.id;

@@ -13,7 +13,7 @@ pub mod shim;
 pub(crate) mod terraform;
 pub mod write;
 
-use crate::compose::Composition;
+use crate::compose::face::Composition;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::template::Template;

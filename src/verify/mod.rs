@@ -17,7 +17,7 @@ pub mod schema;
 pub mod substitute;
 pub mod tool;
 
-use crate::compose::Composition;
+use crate::compose::face::Composition;
 use crate::files::{FileId, FileMap, Span};
 use crate::render::Rendered;
 use crate::template::Template;

@@ -17,9 +17,9 @@
 //! the budget was crossed, are then the serial collection's own.
 
 use super::{collect_facets, Step};
-use crate::compose::activate::Activated;
 use crate::compose::config::Resolver;
-use crate::compose::shared::origin::{OriginId, Origins};
+use crate::compose::model::activation::Activated;
+use crate::compose::model::origin::{OriginId, Origins};
 use crate::template::{Template, TemplateId};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -268,7 +268,7 @@ mod tests {
     use super::{facets_on, Claims, Step};
     use crate::compose::config::Resolver;
     use crate::compose::fixture::{facet, Fixture};
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::origin::Origins;
     use crate::template::TemplateId;
 
     #[test]
@@ -363,7 +363,7 @@ mod tests {
         let table: Vec<_> = (0..origins.len())
             .map(|k| {
                 origins
-                    .get(crate::compose::shared::origin::OriginId(k as u32))
+                    .get(crate::compose::model::origin::OriginId(k as u32))
                     .clone()
             })
             .collect();
