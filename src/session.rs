@@ -8,6 +8,7 @@
 //! environment. That keeps it usable from tests, watch mode and many contexts at once.
 
 use crate::compose::face::text_diagnostic;
+use crate::compose::face::BlueprintAlone;
 use crate::compose::face::Expressions;
 pub use crate::compose::face::Memo;
 use crate::compose::face::Overlay;
@@ -59,18 +60,10 @@ pub struct Options {
     /// Facets parsed by earlier sessions over the same [`FileMap`], reused where the
     /// file's text is unchanged (the language server's reloads).
     pub facet_cache: Option<Arc<FacetCache>>,
-    /// The session composes its one context once (a `compose` or `render` run):
-    /// facets certainly inactive there are kept hollow at load, which saves the
-    /// memory of their trees (`template::prune`). Nothing else may be asked of it.
-    pub one_composition: bool,
     /// Whether compositions keep what only `explain` shows (the text of each `${…}`
     /// behind a value, what each contribution said): runs that write their
     /// blueprints and exit (`compose`, `render`, one context or all) drop it.
     pub for_explain: ForExplain,
-    /// The run reads only each composition's blueprint, warnings and messages, and
-    /// writes the blueprint with `emit::blueprint_text` (a plain `bpc compose` of one
-    /// context): see `compose::Inputs::blueprint_alone`.
-    pub blueprint_alone: bool,
     /// Set by the caller to stop the compositions under way (the language server
     /// does when a newer edit makes an analysis moot).
     pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
@@ -267,7 +260,7 @@ impl Session {
             &files,
         )
         .map_err(|d| vec![d])?;
-        Session::load(project, options, files)
+        Session::load(project, options, files, Load::Whole)
     }
 
     /// As [`Session::open`], with the template read through the files `overlay` gives
@@ -287,7 +280,7 @@ impl Session {
         .map_err(|d| vec![d])?;
         let files = overlay(&project.template);
         project.template = Arc::new(project.template.with_overlay(&files));
-        Session::load(project, options, sources)
+        Session::load(project, options, sources, Load::Whole)
     }
 
     /// A session over a template directory or archive with no project around it: the
@@ -299,32 +292,26 @@ impl Session {
         options: Options,
         files: Arc<FileMap>,
     ) -> Result<Session, Vec<Diagnostic>> {
-        let project = Project {
-            root: root.into(),
-            template: Arc::new(tree),
-            context: options
-                .locate
-                .context
-                .clone()
-                .unwrap_or_else(|| "local".to_string()),
-            windsor: None,
-            warnings: Vec::new(),
-            published: None,
-        };
-        Session::load(project, options, files)
+        Session::load(
+            bare_project(tree, root, &options),
+            options,
+            files,
+            Load::Whole,
+        )
     }
 
     fn load(
         project: Project,
         options: Options,
         sources: Arc<FileMap>,
+        load: Load,
     ) -> Result<Session, Vec<Diagnostic>> {
         let cache = options.facet_cache.as_deref();
         let engine = Engine::new(EngineConfig {
             terraform_output: true,
             ..EngineConfig::default()
         });
-        let prunable = options.one_composition
+        let prunable = load == Load::Once
             && cache.is_none()
             && project.published.is_none()
             && options.terraform_outputs.is_none();
@@ -342,6 +329,8 @@ impl Session {
                     limits: options.limits,
                     precedence: options.precedence,
                     work: None,
+                    // Nothing large is collected here.
+                    memory: Default::default(),
                 };
                 inactive_test(
                     &project,
@@ -457,7 +446,6 @@ impl Session {
             context_patches,
             cycles,
             for_explain: self.options.for_explain,
-            blueprint_alone: self.options.blueprint_alone,
         })
     }
 
@@ -715,6 +703,105 @@ impl Session {
             format,
             self.options.limits.output_bytes,
         )
+    }
+}
+
+/// How much of the template a session loads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Load {
+    /// All of it: the session may compose any context, explain, test.
+    Whole,
+    /// What one composition of the session's context reads ([`OneShot`]): facets
+    /// certainly inactive there are kept hollow, which saves the memory of their
+    /// trees (`template::prune`).
+    Once,
+}
+
+/// The project a bare template stands for: the root is `root`, the context is
+/// `options.locate.context` (else `local`) and there are no value files.
+fn bare_project(tree: FileTree, root: impl Into<PathBuf>, options: &Options) -> Project {
+    Project {
+        root: root.into(),
+        template: Arc::new(tree),
+        context: options
+            .locate
+            .context
+            .clone()
+            .unwrap_or_else(|| "local".to_string()),
+        windsor: None,
+        warnings: Vec::new(),
+        published: None,
+    }
+}
+
+/// A session for a run that composes its one context once and exits (`bpc compose`,
+/// `bpc render`). Its load leaves hollow the facets certainly inactive in that
+/// context, so it offers only that composition and its render: another context, or
+/// anything that reads the whole template, is not to be had from it.
+pub struct OneShot {
+    session: Session,
+}
+
+impl OneShot {
+    /// As [`Session::open`], loading for the one composition.
+    pub fn open(options: Options, files: Arc<FileMap>) -> Result<OneShot, Vec<Diagnostic>> {
+        let project = project::discover(
+            &options.cwd,
+            &options.locate,
+            options.env_context.clone(),
+            &files,
+        )
+        .map_err(|d| vec![d])?;
+        let session = Session::load(project, options, files, Load::Once)?;
+        Ok(OneShot { session })
+    }
+
+    /// As [`Session::of_template`], loading for the one composition.
+    pub fn of_template(
+        tree: FileTree,
+        root: impl Into<PathBuf>,
+        options: Options,
+        files: Arc<FileMap>,
+    ) -> Result<OneShot, Vec<Diagnostic>> {
+        let project = bare_project(tree, root, &options);
+        let session = Session::load(project, options, files, Load::Once)?;
+        Ok(OneShot { session })
+    }
+
+    /// The composition of the context (see [`Session::compose`]).
+    pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
+        self.session.compose()
+    }
+
+    /// The composition of the context, for its blueprint alone, written once with
+    /// [`crate::emit::blueprint_alone_text`].
+    pub fn compose_blueprint(&self) -> Result<BlueprintAlone, Vec<Diagnostic>> {
+        let s = &self.session;
+        let project = &s.project;
+        let overlay = project.overlay(&s.files).map_err(|d| vec![d])?;
+        let patches = project.context_patches(&s.files).map_err(|d| vec![d])?;
+        let inputs = s.inputs(project, overlay.as_ref(), Some(&patches), Cycles::Reject)?;
+        let mut alone = crate::compose::face::compose_blueprint(&inputs)?;
+        alone
+            .warnings_mut()
+            .splice(0..0, project.warnings.iter().cloned());
+        Ok(alone)
+    }
+
+    /// Renders the composition to a tree written to `out` (see
+    /// [`Session::render_composition_to`]).
+    pub fn render_to(
+        &self,
+        composition: Composition,
+        format: ManifestFormat,
+        out: &std::path::Path,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
+        self.session.render_composition_to(composition, format, out)
+    }
+
+    /// The output budget the options set.
+    pub fn output_bytes(&self) -> usize {
+        self.session.options.limits.output_bytes
     }
 }
 

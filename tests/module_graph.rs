@@ -216,6 +216,37 @@ fn compose_is_read_through_its_model_and_face() {
     );
 }
 
+/// The composition's driver owns the release of memory: a stage says where a large
+/// step of its own freed much (`shared::memory::Memory`), but only the driver names
+/// `heap::give_back`, and so decides whether anything is handed back. (Worker
+/// threads setting up their arenas, `heap::worker_started`, release nothing.)
+#[test]
+fn only_the_compose_driver_gives_memory_back() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut wrong = Vec::new();
+    let mut driver_names_it = false;
+    for (path, module) in rust_files(&src) {
+        if module[0] != "compose" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("source file reads");
+        let code = without_test_modules(&code_only(&text));
+        let gives_back =
+            |p: &Vec<String>| p[0] == "heap" && p.get(1).is_none_or(|f| f == "give_back");
+        if module_paths(&code, &module).iter().any(gives_back) {
+            match module.len() {
+                1 => driver_names_it = true,
+                _ => wrong.push(format!("{} gives memory back", file_name(&module))),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        driver_names_it,
+        "the scan does not find the driver's use of the heap"
+    );
+}
+
 #[test]
 fn compose_functions_fit_on_a_screen() {
     const MOST_LINES: usize = 100;

@@ -224,7 +224,6 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         cycles: Default::default(),
         precedence: Default::default(),
         for_explain: Default::default(),
-        blueprint_alone: false,
     };
     let composition = bpc::compose::face::compose(&inputs).map_err(|d| format!("{d:?}"))?;
     let terraform = composition
@@ -347,16 +346,18 @@ fn gen_facet() -> impl Strategy<Value = GenFacet> {
         })
 }
 
-/// The blueprint (or the errors) of the project in `dir`; with `one_composition` its
-/// load may leave facets hollow.
-fn compose_generated(dir: &std::path::Path, one_composition: bool) -> String {
-    let options = bpc::session::Options {
-        one_composition,
-        ..bpc::session::Options::at(dir)
-    };
+/// The blueprint (or the errors) of the project in `dir`; composed `once`
+/// ([`bpc::session::OneShot`]), its load may leave facets hollow.
+fn compose_generated(dir: &std::path::Path, once: bool) -> String {
+    let options = bpc::session::Options::at(dir);
     let sources = std::sync::Arc::new(FileMap::new());
-    let composed = bpc::session::Session::open(options, sources.clone())
-        .and_then(|session| session.compose().map(|c| bpc::emit::to_yaml(&c.blueprint)));
+    let composed = match once {
+        true => bpc::session::OneShot::open(options, sources.clone())
+            .and_then(|session| session.compose()),
+        false => bpc::session::Session::open(options, sources.clone())
+            .and_then(|session| session.compose()),
+    };
+    let composed = composed.map(|c| bpc::emit::to_yaml(&c.blueprint));
     match composed {
         Ok(text) => text,
         // As the command line shows them: places, notes and help included.

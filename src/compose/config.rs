@@ -118,6 +118,7 @@ pub struct Resolver<'t> {
     pub terraform: &'t TerraformOutputs,
     pub limits: Limits,
     pub work: Option<&'t crate::expr::work::Work>,
+    pub memory: crate::compose::shared::memory::Memory,
     /// Block contributions by name, in application order (of every facet of `index`;
     /// `active` says which count).
     blocks: Arc<BlockIndex<'t>>,
@@ -191,6 +192,7 @@ impl<'t> Resolver<'t> {
             terraform: with.terraform,
             limits: with.limits,
             work: with.work,
+            memory: with.memory,
             blocks,
             tracking: active.is_some(),
             active,
@@ -220,6 +222,7 @@ impl<'t> Resolver<'t> {
             limits: self.limits,
             precedence: self.precedence,
             work: self.work,
+            memory: self.memory,
         };
         Resolver::over(
             &with,

@@ -14,4 +14,5 @@ pub use super::shared::evaluate::text_diagnostic;
 pub use super::shared::expressions::Expressions;
 pub use super::shared::schema::Schema;
 pub(crate) use super::with_scope;
-pub use super::{compose, compose_incremental, Composition, Inputs, Memo};
+pub use super::{compose, compose_blueprint, compose_incremental};
+pub use super::{BlueprintAlone, Composition, Inputs, Memo};

@@ -88,6 +88,7 @@ impl Fixture {
             limits: Limits::default(),
             precedence: self.precedence,
             work: None,
+            memory: Default::default(),
         }
     }
 
@@ -150,6 +151,7 @@ impl Fixture {
             std::mem::take(&mut collected.contributions),
             None,
             crate::compose::model::for_explain::ForExplain::Kept,
+            Default::default(),
         );
         (collected, lists)
     }

@@ -119,7 +119,6 @@ impl Suite<'_> {
             context_patches: Some(&self.patches),
             for_explain: crate::compose::model::for_explain::ForExplain::Kept,
             // The matcher reads the component lists.
-            blueprint_alone: false,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {

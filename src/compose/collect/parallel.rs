@@ -107,7 +107,7 @@ fn facets_on(
     let (front_end, back) = from_both_ends(n, claim, workers, front, back);
     // The workers have finished: what they freed (the bodies they were lent, their
     // resolvers' caches) would stay in their arenas while `put_after` copies.
-    crate::heap::give_back();
+    resolver.memory.give_back();
     let back: Vec<BackRun> = back.into_iter().map(|(_, run)| run).collect();
     let limit = resolver.limits.output_bytes;
     if !back_runs_stand(back.iter().map(|run| &run.step), steps.spent, limit) {
@@ -116,7 +116,7 @@ fn facets_on(
     }
     put_after(&mut steps, back, origins);
     // The back runs' own origin tables, copied into `origins`, are free now.
-    crate::heap::give_back();
+    resolver.memory.give_back();
     steps
 }
 

@@ -11,6 +11,7 @@ use crate::compose::model::component::{variant_name, Component, Effect, Merged, 
 use crate::compose::model::fields::{sort_in_order, FieldMap};
 use crate::compose::model::for_explain::ForExplain;
 use crate::compose::model::tracked::Tracked;
+use crate::compose::shared::memory::Memory;
 use crate::template::fields::{field_for, Combine};
 use crate::template::{ComponentKind, Strategy};
 use identities::Memo;
@@ -52,11 +53,12 @@ impl LetGo {
 /// Merges each kind's contributions, in merge order; with a memo, components whose
 /// contributions are the ones the last composition merged are taken from it. The
 /// components' histories keep what each contribution said only if `for_explain`
-/// says so.
+/// says so. After a large merge, `memory` is handed back.
 pub fn lists(
     contributions: Contributions,
     memo: Option<&mut Memo>,
     for_explain: ForExplain,
+    memory: Memory,
 ) -> Lists {
     let (terraform, kustomize, flux) = match memo {
         Some(memo) => (
@@ -80,16 +82,13 @@ pub fn lists(
         flux: merge(contributions.systems, flux),
         let_go,
     };
-    if large {
-        // What the merge's threads and its grouping freed sits in arenas the
-        // stages after it would not reuse.
-        crate::heap::give_back();
-    }
+    // What the merge's threads and its grouping freed sits in arenas the stages
+    // after it would not reuse.
+    memory.when(large).give_back();
     lists
 }
 
-/// Contributions from which a merge hands what it freed back to the system
-/// ([`crate::heap::give_back`]).
+/// Contributions from which a merge hands what it freed back to the system.
 const GIVE_BACK_FROM: usize = 4096;
 
 /// What one contribution did to the slots of the merged list: merging happens per

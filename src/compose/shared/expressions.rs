@@ -3,6 +3,7 @@
 
 use crate::compose::model::inputs::{Environment, Limits};
 use crate::compose::model::precedence::Precedence;
+use crate::compose::shared::memory::Memory;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::Engine;
 
@@ -18,4 +19,6 @@ pub struct Expressions<'a> {
     pub precedence: Precedence,
     /// The work budget of the composition, when the expressions belong to one.
     pub work: Option<&'a crate::expr::work::Work>,
+    /// Whether the stages hand memory back after their large steps.
+    pub memory: Memory,
 }

@@ -7,6 +7,7 @@ pub(crate) mod evaluate;
 pub(crate) mod expressions;
 pub(crate) mod host;
 pub(crate) mod list_strategy;
+pub(crate) mod memory;
 pub(crate) mod schema;
 mod schema_instance;
 #[cfg(test)]
