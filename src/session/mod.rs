@@ -7,9 +7,14 @@
 //! the `WINDSOR_CONTEXT` the caller read, never the process's own current directory or
 //! environment. That keeps it usable from tests, watch mode and many contexts at once.
 
+mod load;
+mod one_shot;
+mod recomposer;
+
+pub use one_shot::OneShot;
+pub use recomposer::Recomposer;
+
 use crate::compose::face::text_diagnostic;
-use crate::compose::face::BlueprintAlone;
-use crate::compose::face::Expressions;
 pub use crate::compose::face::Memo;
 use crate::compose::face::Overlay;
 use crate::compose::face::Schema;
@@ -23,8 +28,8 @@ use crate::compose::{
     model::inputs::{Cycles, Limits},
 };
 use crate::expr::host::{Host, TerraformOutputs};
-use crate::expr::{Engine, EngineConfig, ExprError, Scope, Value};
-use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
+use crate::expr::{Engine, ExprError, Scope, Value};
+use crate::files::{Diagnostic, FileMap};
 use crate::graph::Graph;
 use crate::project::{self, Project};
 use crate::render::module_variables::{self, ModuleFiles};
@@ -32,6 +37,7 @@ use crate::render::shim;
 use crate::render::{ManifestFormat, Rendered};
 use crate::template::{FacetCache, Template};
 use crate::testing::runner::{RunOptions, Suite};
+use load::{CONFIG_DEFAULTS, SCHEMA_DEFAULTS};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -89,127 +95,6 @@ impl Options {
     }
 }
 
-/// At most this many `oci://` sources besides the composing one (S14).
-const MAX_PUBLISHED_SOURCES: usize = 64;
-
-/// For a project built on a published blueprint: the context's other `oci://` sources
-/// and those the pulled blueprints list (recursively), pulled and loaded as sources of
-/// the composing template (S14). Source identity is the name, as in the Windsor CLI:
-/// a name already loaded is not loaded again. Only the context's own entries can be
-/// installed; sources a pulled blueprint lists are loaded, not merged.
-fn published_sources(
-    project: &Project,
-    template: &mut Template,
-    files: &Arc<FileMap>,
-    settings: &crate::oci::Settings,
-) -> Result<(), Vec<Diagnostic>> {
-    let Some(published) = &project.published else {
-        return Ok(());
-    };
-    let mut names = vec![published.name.clone()];
-    let mut todo: std::collections::VecDeque<(crate::oci::sources::Entry, String, bool)> =
-        published
-            .others
-            .iter()
-            .map(|e| (e.clone(), published.listed_in.clone(), e.install))
-            .collect();
-    let nested = |t: &Template, todo: &mut std::collections::VecDeque<_>| {
-        if let Some(base) = &t.base {
-            for e in crate::oci::sources::entries(base) {
-                todo.push_back((e, t.tree.describe("blueprint.yaml"), false));
-            }
-        }
-    };
-    nested(template, &mut todo);
-    while let Some((entry, listed_in, install)) = todo.pop_front() {
-        if names.contains(&entry.name) {
-            continue;
-        }
-        if names.len() > MAX_PUBLISHED_SOURCES {
-            return Err(vec![Diagnostic::error(format!(
-                "more than {MAX_PUBLISHED_SOURCES} oci:// sources; stopped at `{}` ({listed_in})",
-                entry.name
-            ))
-            .with_primary(entry.span, "one too many")]);
-        }
-        names.push(entry.name.clone());
-        let pulled = crate::oci::load::pull(
-            &project.root,
-            &entry.name,
-            &entry.url,
-            entry.url_span,
-            &listed_in,
-            settings,
-        )
-        .map_err(|d| vec![d])?;
-        let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
-            vec![Diagnostic::error(format!(
-                "cannot open the template pulled from {}: {e}",
-                pulled.url
-            ))]
-        })?;
-        tree.set_display_root(pulled.display.clone());
-        let mut loaded = crate::template::load(Arc::new(tree), files.clone())?;
-        loaded.published = Some(crate::template::Published {
-            name: entry.name.clone(),
-            url: entry.url.clone(),
-            entry: entry.span,
-        });
-        nested(&loaded, &mut todo);
-        template.warnings.extend(loaded.warnings.iter().cloned());
-        template.upstream.push(crate::template::Upstream {
-            name: entry.name.clone(),
-            template: loaded,
-            depth: 0,
-            references: Vec::new(),
-            entry: entry.span,
-            install,
-        });
-    }
-    Ok(())
-}
-
-/// Under a project's value layers: the schema's defaults, and the Windsor CLI's config
-/// defaults (S4). Composing and the test below must see the same scope.
-const SCHEMA_DEFAULTS: bool = true;
-const CONFIG_DEFAULTS: bool = true;
-
-/// The test that keeps a facet hollow at load when it is certainly inactive in the
-/// context `project` names (`template::prune`); `None` (every facet whole) when the
-/// context's scope cannot be made here: composing then says what is wrong. The
-/// schema, once compiled, is left in `compiled`.
-fn inactive_test<'a>(
-    project: &Project,
-    options: &Options,
-    sources: &Arc<FileMap>,
-    schema: Option<&crate::yaml::Node>,
-    compiled: &std::cell::OnceCell<Option<Schema>>,
-    read: &std::cell::OnceCell<Vec<Layer>>,
-    with: Expressions<'a>,
-) -> Option<Box<crate::template::prune::Inactive<'a>>> {
-    let schema = schema.map(Schema::compile).transpose().ok()?;
-    let schema = compiled.get_or_init(|| schema).as_ref();
-    let layers = project
-        .layers(&options.locate, &options.cwd, sources)
-        .ok()?;
-    let layers = read.get_or_init(|| layers);
-    let builtins = project.builtins();
-    let values = crate::compose::face::Values {
-        layers,
-        builtins: &builtins,
-        schema_defaults: SCHEMA_DEFAULTS,
-        config_defaults: CONFIG_DEFAULTS,
-        files: sources,
-    };
-    let context = crate::compose::face::for_template(&values, schema, None).ok()?;
-    Some(crate::compose::face::inactive_at_load(
-        with,
-        project.template.clone(),
-        sources.clone(),
-        context,
-    ))
-}
-
 /// How [`Session::eval`] reads its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {
@@ -250,137 +135,6 @@ pub struct Session {
 }
 
 impl Session {
-    /// Discovers the project, loads its template and compiles its schema. Diagnostics
-    /// name files registered in `sources`, which the caller keeps to render them.
-    pub fn open(options: Options, files: Arc<FileMap>) -> Result<Session, Vec<Diagnostic>> {
-        let project = project::discover(
-            &options.cwd,
-            &options.locate,
-            options.env_context.clone(),
-            &files,
-        )
-        .map_err(|d| vec![d])?;
-        Session::load(project, options, files, Load::Whole)
-    }
-
-    /// As [`Session::open`], with the template read through the files `overlay` gives
-    /// for the discovered template (tree paths → contents standing for those on disk): the language server passes the
-    /// editor's unsaved documents. Files outside the template are read from disk.
-    pub fn open_overlaid(
-        options: Options,
-        sources: Arc<FileMap>,
-        overlay: impl FnOnce(&FileTree) -> FileOverlay,
-    ) -> Result<Session, Vec<Diagnostic>> {
-        let mut project = project::discover(
-            &options.cwd,
-            &options.locate,
-            options.env_context.clone(),
-            &sources,
-        )
-        .map_err(|d| vec![d])?;
-        let files = overlay(&project.template);
-        project.template = Arc::new(project.template.with_overlay(&files));
-        Session::load(project, options, sources, Load::Whole)
-    }
-
-    /// A session over a template directory or archive with no project around it: the
-    /// project root is `root`, the context is `options.locate.context` (else `local`)
-    /// and there are no value files. For tests and benchmarks of a bare template.
-    pub fn of_template(
-        tree: FileTree,
-        root: impl Into<PathBuf>,
-        options: Options,
-        files: Arc<FileMap>,
-    ) -> Result<Session, Vec<Diagnostic>> {
-        Session::load(
-            bare_project(tree, root, &options),
-            options,
-            files,
-            Load::Whole,
-        )
-    }
-
-    fn load(
-        project: Project,
-        options: Options,
-        sources: Arc<FileMap>,
-        load: Load,
-    ) -> Result<Session, Vec<Diagnostic>> {
-        let cache = options.facet_cache.as_deref();
-        let engine = Engine::new(EngineConfig {
-            terraform_output: true,
-            ..EngineConfig::default()
-        });
-        let prunable = load == Load::Once
-            && cache.is_none()
-            && project.published.is_none()
-            && options.terraform_outputs.is_none();
-        // The schema compiled for the test is the session's (compiling can take longer
-        // than the rest of a small template's load).
-        let compiled = std::cell::OnceCell::new();
-        let layers_read = std::cell::OnceCell::new();
-        let mut template = if prunable {
-            let deferred = TerraformOutputs::Deferred;
-            let pruning = |schema: Option<&crate::yaml::Node>| {
-                let with = Expressions {
-                    engine: &engine,
-                    environment: &options.environment,
-                    terraform: &deferred,
-                    limits: options.limits,
-                    precedence: options.precedence,
-                    work: None,
-                    // Nothing large is collected here.
-                    memory: Default::default(),
-                };
-                inactive_test(
-                    &project,
-                    &options,
-                    &sources,
-                    schema,
-                    &compiled,
-                    &layers_read,
-                    with,
-                )
-            };
-            crate::template::load_pruned(
-                project.template.clone(),
-                sources.clone(),
-                options.upstream,
-                &pruning,
-            )?
-        } else if options.upstream {
-            crate::template::load_with_sources_cached(
-                project.template.clone(),
-                sources.clone(),
-                cache,
-            )?
-        } else {
-            crate::template::load_cached(project.template.clone(), sources.clone(), cache)?
-        };
-        template.published = project
-            .published
-            .as_ref()
-            .map(|p| crate::template::Published {
-                name: p.name.clone(),
-                url: p.url.clone(),
-                entry: p.entry,
-            });
-        published_sources(&project, &mut template, &sources, &options.locate.oci)?;
-        let schema = match compiled.into_inner() {
-            Some(schema) => schema,
-            None => Schema::of_template(&template)?,
-        };
-        Ok(Session {
-            files: sources,
-            project,
-            template,
-            schema,
-            engine,
-            options,
-            layers_read: layers_read.into_inner(),
-        })
-    }
-
     /// The context's value layers, lowest first (S4; schema defaults are applied by
     /// composition, under all of them).
     pub fn layers(&self) -> Result<Vec<Layer>, Vec<Diagnostic>> {
@@ -706,105 +460,6 @@ impl Session {
     }
 }
 
-/// How much of the template a session loads.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Load {
-    /// All of it: the session may compose any context, explain, test.
-    Whole,
-    /// What one composition of the session's context reads ([`OneShot`]): facets
-    /// certainly inactive there are kept hollow, which saves the memory of their
-    /// trees (`template::prune`).
-    Once,
-}
-
-/// The project a bare template stands for: the root is `root`, the context is
-/// `options.locate.context` (else `local`) and there are no value files.
-fn bare_project(tree: FileTree, root: impl Into<PathBuf>, options: &Options) -> Project {
-    Project {
-        root: root.into(),
-        template: Arc::new(tree),
-        context: options
-            .locate
-            .context
-            .clone()
-            .unwrap_or_else(|| "local".to_string()),
-        windsor: None,
-        warnings: Vec::new(),
-        published: None,
-    }
-}
-
-/// A session for a run that composes its one context once and exits (`bpc compose`,
-/// `bpc render`). Its load leaves hollow the facets certainly inactive in that
-/// context, so it offers only that composition and its render: another context, or
-/// anything that reads the whole template, is not to be had from it.
-pub struct OneShot {
-    session: Session,
-}
-
-impl OneShot {
-    /// As [`Session::open`], loading for the one composition.
-    pub fn open(options: Options, files: Arc<FileMap>) -> Result<OneShot, Vec<Diagnostic>> {
-        let project = project::discover(
-            &options.cwd,
-            &options.locate,
-            options.env_context.clone(),
-            &files,
-        )
-        .map_err(|d| vec![d])?;
-        let session = Session::load(project, options, files, Load::Once)?;
-        Ok(OneShot { session })
-    }
-
-    /// As [`Session::of_template`], loading for the one composition.
-    pub fn of_template(
-        tree: FileTree,
-        root: impl Into<PathBuf>,
-        options: Options,
-        files: Arc<FileMap>,
-    ) -> Result<OneShot, Vec<Diagnostic>> {
-        let project = bare_project(tree, root, &options);
-        let session = Session::load(project, options, files, Load::Once)?;
-        Ok(OneShot { session })
-    }
-
-    /// The composition of the context (see [`Session::compose`]).
-    pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
-        self.session.compose()
-    }
-
-    /// The composition of the context, for its blueprint alone, written once with
-    /// [`crate::emit::blueprint_alone_text`].
-    pub fn compose_blueprint(&self) -> Result<BlueprintAlone, Vec<Diagnostic>> {
-        let s = &self.session;
-        let project = &s.project;
-        let overlay = project.overlay(&s.files).map_err(|d| vec![d])?;
-        let patches = project.context_patches(&s.files).map_err(|d| vec![d])?;
-        let inputs = s.inputs(project, overlay.as_ref(), Some(&patches), Cycles::Reject)?;
-        let mut alone = crate::compose::face::compose_blueprint(&inputs)?;
-        alone
-            .warnings_mut()
-            .splice(0..0, project.warnings.iter().cloned());
-        Ok(alone)
-    }
-
-    /// Renders the composition to a tree written to `out` (see
-    /// [`Session::render_composition_to`]).
-    pub fn render_to(
-        &self,
-        composition: Composition,
-        format: ManifestFormat,
-        out: &std::path::Path,
-    ) -> Result<Rendered, Vec<Diagnostic>> {
-        self.session.render_composition_to(composition, format, out)
-    }
-
-    /// The output budget the options set.
-    pub fn output_bytes(&self) -> usize {
-        self.session.options.limits.output_bytes
-    }
-}
-
 /// The `*.tf` files of a directory, in name order; `None` when it is not a directory.
 /// Only regular files are read.
 fn read_module_dir(dir: &std::path::Path) -> ModuleFiles {
@@ -829,148 +484,4 @@ fn read_module_dir(dir: &std::path::Path) -> ModuleFiles {
     }
     files.sort();
     Some(files)
-}
-
-/// One engine for recomposing a project again and again (watch mode, the language
-/// server, benchmarks): each [`Recomposer::open`] discovers and loads the project
-/// anew, but parses only the facet files whose text changed (the facets of the others
-/// are shared with the last load), and each [`Recomposer::compose`] collects only the
-/// facets whose inputs changed (see `compose::collect::memo`). Results are those of a
-/// fresh [`Session::open`] and [`Session::compose`]. The files read and the facets
-/// parsed accumulate, so it starts afresh every [`Recomposer::RENEW_AFTER`] loads.
-pub struct Recomposer {
-    options: Options,
-    sources: Arc<FileMap>,
-    facets: Arc<FacetCache>,
-    memos: std::collections::HashMap<String, Memo>,
-    loads: usize,
-}
-
-impl Recomposer {
-    pub const RENEW_AFTER: usize = 200;
-
-    /// An engine for the project `options` locate; `options.facet_cache` is replaced
-    /// by the engine's own.
-    pub fn new(options: Options) -> Recomposer {
-        Recomposer {
-            options,
-            sources: Arc::new(FileMap::new()),
-            facets: Arc::new(FacetCache::default()),
-            memos: Default::default(),
-            loads: 0,
-        }
-    }
-
-    /// The files read so far: what diagnostics of the last load and composition name.
-    pub fn sources(&self) -> &Arc<FileMap> {
-        &self.sources
-    }
-
-    /// Discovers and loads the project as [`Session::open`] does.
-    pub fn open(&mut self) -> Result<Session, Vec<Diagnostic>> {
-        self.open_overlaid(|_| FileOverlay::new())
-    }
-
-    /// As [`Session::open_overlaid`].
-    pub fn open_overlaid(
-        &mut self,
-        overlay: impl FnOnce(&FileTree) -> FileOverlay,
-    ) -> Result<Session, Vec<Diagnostic>> {
-        self.loads += 1;
-        if self.loads > Self::RENEW_AFTER {
-            let tells = self.facets.tells_changes();
-            self.sources = Arc::new(FileMap::new());
-            self.facets = Arc::new(FacetCache::default());
-            self.facets.tell_changes(tells);
-            self.memos.clear();
-            self.loads = 1;
-        }
-        let mut options = self.options.clone();
-        options.facet_cache = Some(self.facets.clone());
-        Session::open_overlaid(options, self.sources.clone(), overlay)
-    }
-
-    /// Composes the session's context (a session this engine opened), reusing the
-    /// last composition of that context where nothing it depended on changed.
-    pub fn compose(&mut self, session: &Session) -> Result<Composition, Vec<Diagnostic>> {
-        let memo = self
-            .memos
-            .entry(session.project.context.clone())
-            .or_default();
-        session.compose_incremental(memo)
-    }
-
-    /// Composes context `name` over the session's template, as
-    /// [`Session::compose_context`], with that context's memo.
-    pub fn compose_context(
-        &mut self,
-        session: &Session,
-        name: &str,
-    ) -> Result<Composition, Vec<Diagnostic>> {
-        let memo = self.memos.entry(name.to_string()).or_default();
-        session.compose_context_incremental(name, memo)
-    }
-
-    /// Composes every context of `names` over the session's template, each with its
-    /// own memo, on all cores (as [`Session::compose_context`] each).
-    pub fn compose_contexts(
-        &mut self,
-        session: &Session,
-        names: &[String],
-    ) -> Vec<Result<Composition, Vec<Diagnostic>>> {
-        let jobs: Vec<(String, std::sync::Mutex<Memo>)> = names
-            .iter()
-            .map(|n| {
-                let memo = self.memos.remove(n).unwrap_or_default();
-                (n.clone(), std::sync::Mutex::new(memo))
-            })
-            .collect();
-        let results = crate::parallel::map(&jobs, crate::parallel::cores(), |(name, memo)| {
-            let mut memo = memo.lock().unwrap_or_else(|p| p.into_inner());
-            session.compose_context_incremental(name, &mut memo)
-        });
-        for (name, memo) in jobs {
-            self.memos
-                .insert(name, memo.into_inner().unwrap_or_else(|p| p.into_inner()));
-        }
-        results
-    }
-
-    /// `on`: from now on the caller tells the engine about every change of a file of
-    /// the template ([`Recomposer::changed`], or [`Recomposer::unknown_changes`] when
-    /// it cannot say what changed) before the next [`Recomposer::open`], which then
-    /// reads only those files and keeps the last listing and texts of the others
-    /// (watch mode and the language server know what changed). Off by default:
-    /// every open lists the template and reads and compares every facet file.
-    pub fn tell_changes(&mut self, on: bool) {
-        self.facets.tell_changes(on);
-    }
-
-    /// Files (absolute paths) changed, created or removed since the last open; a
-    /// directory named here is listed again. Paths outside the template need no
-    /// telling: everything but the template's facet files is read on every open.
-    pub fn changed<'p>(&mut self, paths: impl IntoIterator<Item = &'p std::path::Path>) {
-        self.facets.changed(paths);
-    }
-
-    /// Something changed that the caller cannot name: the next open lists and reads
-    /// everything (and later ones go back to reading what they are told).
-    pub fn unknown_changes(&mut self) {
-        self.facets.unknown_changes();
-    }
-
-    /// The options the next [`Recomposer::open`] uses (a changed context setting).
-    pub fn options_mut(&mut self) -> &mut Options {
-        &mut self.options
-    }
-
-    /// How much the last composition of `context` reused.
-    pub fn reuse(&self, context: &str) -> crate::compose::face::Reuse {
-        self.memos.get(context).map(Memo::last).unwrap_or_default()
-    }
-
-    /// Forgets the compositions kept (the parsed facets stay).
-    pub fn forget(&mut self) {
-        self.memos.clear();
-    }
 }
