@@ -9,6 +9,7 @@
 pub(crate) mod flux;
 pub mod git_origin;
 pub(crate) mod module_variables;
+pub(crate) mod placed;
 pub mod shim;
 pub(crate) mod terraform;
 pub mod write;

@@ -32,8 +32,6 @@ use crate::expr::{Engine, ExprError, Scope, Value};
 use crate::files::{Diagnostic, FileMap};
 use crate::graph::Graph;
 use crate::project::{self, Project};
-use crate::render::module_variables::{self, ModuleFiles};
-use crate::render::shim;
 use crate::render::{ManifestFormat, Rendered};
 use crate::template::{FacetCache, Template};
 use crate::testing::runner::{RunOptions, Suite};
@@ -357,55 +355,12 @@ impl Session {
         format: ManifestFormat,
         out: Option<&std::path::Path>,
     ) -> Result<Rendered, Vec<Diagnostic>> {
-        // The files hold the blueprint's values reshaped: its size as text bounds
-        // theirs, checked before any of them is built.
-        crate::compose::model::budget::check_text(
-            &composition.blueprint,
-            self.options.limits.output_bytes,
-            "the rendered blueprint",
-        )
-        .map_err(|d| vec![d])?;
-        let origin = crate::render::git_origin::origin(&self.project.root);
-        let root = shim::resolved(&self.project.root);
-        let to_project = match out {
-            Some(out) => {
-                let target = crate::files::out_path::follow_symlinks(out)
-                    .unwrap_or_else(|_| out.to_path_buf());
-                shim::relative(&shim::resolved(&target), &root)
-            }
-            None => crate::render::Place::default_place().to_project,
+        let project = crate::render::placed::Project {
+            project: &self.project,
+            template: &self.template,
+            output_bytes: self.options.limits.output_bytes,
         };
-        let local_sources: std::collections::BTreeMap<String, std::path::PathBuf> = self
-            .template
-            .upstream
-            .iter()
-            .filter_map(|u| Some((u.name.clone(), u.template.tree.root_dir()?)))
-            .collect();
-        let find = |remote: &shim::Remote<'_>| {
-            shim::locate(remote, &root, &local_sources, read_module_dir)
-        };
-        let place = crate::render::Place {
-            to_project,
-            modules: &find,
-        };
-        let mut rendered = crate::render::render_at(
-            composition,
-            &self.template,
-            format,
-            origin.as_deref(),
-            &place,
-        )?;
-        let mut warnings = composition.warnings.clone();
-        warnings.append(&mut rendered.warnings);
-        warnings.extend(module_variables::check(composition, |dir| {
-            self.module_files(dir)
-        }));
-        rendered.warnings = warnings;
-        for (path, text) in module_variables::companions(composition, |dir| self.module_files(dir))
-        {
-            rendered.add_checked(path, text)?;
-        }
-        Ok(rendered)
+        crate::render::placed::render(composition, &project, format, out)
     }
 
     /// The deployment graph of a composition of this session: read from its render
@@ -415,17 +370,6 @@ impl Session {
         let rendered = self.render_of(composition, ManifestFormat::Json, None)?;
         crate::graph::build(&rendered, composition, &self.template, &self.files)
             .map_err(|d| vec![d])
-    }
-
-    /// The `*.tf` files of a project directory (`terraform/<path>`), in name order;
-    /// `None` when it is not a directory. Only regular files are read.
-    fn module_files(&self, dir: &str) -> ModuleFiles {
-        // A published template's modules are in its artifact (S14).
-        let base = match &self.project.published {
-            Some(p) => p.cache_dir.clone(),
-            None => self.project.root.clone(),
-        };
-        read_module_dir(&base.join(dir))
     }
 
     /// A test suite over this session's template; cases compose in isolation from
@@ -458,30 +402,4 @@ impl Session {
             self.options.limits.output_bytes,
         )
     }
-}
-
-/// The `*.tf` files of a directory, in name order; `None` when it is not a directory.
-/// Only regular files are read.
-fn read_module_dir(dir: &std::path::Path) -> ModuleFiles {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        let regular = entry.file_type().is_ok_and(|t| t.is_file());
-        if !regular || !name.ends_with(".tf") {
-            continue;
-        }
-        let limit = Some(crate::files::tree::MAX_FILE_BYTES);
-        let text = crate::files::tree::open_regular(&entry.path(), &name, limit)
-            .ok()
-            .and_then(|mut f| {
-                let mut text = String::new();
-                std::io::Read::read_to_string(&mut f, &mut text).ok()?;
-                Some(text)
-            });
-        if let Some(text) = text {
-            files.push((name, text));
-        }
-    }
-    files.sort();
-    Some(files)
 }
