@@ -12,6 +12,7 @@ pub mod credential;
 pub mod load;
 pub mod manifest;
 pub mod metadata;
+pub(crate) mod pulls;
 pub mod reference;
 pub mod registry;
 pub mod shown;

@@ -9,6 +9,9 @@ use crate::compose::model::inputs::Layer;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, EngineConfig};
 use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
+use crate::oci::load::Pulled;
+use crate::oci::pulls::Wanted;
+use crate::oci::sources::Entry;
 use crate::project::{self, Project};
 use crate::template::Template;
 use std::path::PathBuf;
@@ -216,14 +219,10 @@ fn inactive_test<'a>(
     ))
 }
 
-/// At most this many `oci://` sources besides the composing one (S14).
-const MAX_PUBLISHED_SOURCES: usize = 64;
-
 /// For a project built on a published blueprint: the context's other `oci://` sources
-/// and those the pulled blueprints list (recursively), pulled and loaded as sources of
-/// the composing template (S14). Source identity is the name, as in the Windsor CLI:
-/// a name already loaded is not loaded again. Only the context's own entries can be
-/// installed; sources a pulled blueprint lists are loaded, not merged.
+/// and those the pulled blueprints list (recursively), pulled ([`crate::oci::pulls`])
+/// and loaded as sources of the composing template (S14). Only the context's own
+/// entries can be installed; sources a pulled blueprint lists are loaded, not merged.
 fn published_sources(
     project: &Project,
     template: &mut Template,
@@ -233,42 +232,17 @@ fn published_sources(
     let Some(published) = &project.published else {
         return Ok(());
     };
-    let mut names = vec![published.name.clone()];
-    let mut todo: std::collections::VecDeque<(crate::oci::sources::Entry, String, bool)> =
-        published
-            .others
-            .iter()
-            .map(|e| (e.clone(), published.listed_in.clone(), e.install))
-            .collect();
-    let nested = |t: &Template, todo: &mut std::collections::VecDeque<_>| {
-        if let Some(base) = &t.base {
-            for e in crate::oci::sources::entries(base) {
-                todo.push_back((e, t.tree.describe("blueprint.yaml"), false));
-            }
-        }
-    };
-    nested(template, &mut todo);
-    while let Some((entry, listed_in, install)) = todo.pop_front() {
-        if names.contains(&entry.name) {
-            continue;
-        }
-        if names.len() > MAX_PUBLISHED_SOURCES {
-            return Err(vec![Diagnostic::error(format!(
-                "more than {MAX_PUBLISHED_SOURCES} oci:// sources; stopped at `{}` ({listed_in})",
-                entry.name
-            ))
-            .with_primary(entry.span, "one too many")]);
-        }
-        names.push(entry.name.clone());
-        let pulled = crate::oci::load::pull(
-            &project.root,
-            &entry.name,
-            &entry.url,
-            entry.url_span,
-            &listed_in,
-            settings,
-        )
-        .map_err(|d| vec![d])?;
+    let mut wanted: Vec<Wanted> = (published.others.iter())
+        .map(|e| Wanted {
+            entry: e.clone(),
+            listed_in: published.listed_in.clone(),
+            install: e.install,
+        })
+        .collect();
+    wanted.extend(listed_by(template));
+    let upstream = &mut template.upstream;
+    let warnings = &mut template.warnings;
+    let load = |entry: &Entry, pulled: Pulled, install: bool| {
         let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
             vec![Diagnostic::error(format!(
                 "cannot open the template pulled from {}: {e}",
@@ -282,9 +256,9 @@ fn published_sources(
             url: entry.url.clone(),
             entry: entry.span,
         });
-        nested(&loaded, &mut todo);
-        template.warnings.extend(loaded.warnings.iter().cloned());
-        template.upstream.push(crate::template::Upstream {
+        let nested = listed_by(&loaded);
+        warnings.extend(loaded.warnings.iter().cloned());
+        upstream.push(crate::template::Upstream {
             name: entry.name.clone(),
             template: loaded,
             depth: 0,
@@ -292,6 +266,23 @@ fn published_sources(
             entry: entry.span,
             install,
         });
-    }
-    Ok(())
+        Ok(nested)
+    };
+    let root = &project.root;
+    crate::oci::pulls::pull_all(root, &published.name, wanted, settings, load)
+}
+
+/// The sources the blueprint of `template` lists, to be loaded, not merged.
+fn listed_by(template: &Template) -> Vec<Wanted> {
+    let Some(base) = &template.base else {
+        return Vec::new();
+    };
+    let listed_in = template.tree.describe("blueprint.yaml");
+    (crate::oci::sources::entries(base).into_iter())
+        .map(|entry| Wanted {
+            entry,
+            listed_in: listed_in.clone(),
+            install: false,
+        })
+        .collect()
 }
