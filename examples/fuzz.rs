@@ -898,7 +898,7 @@ impl Corpus {
             }
         }
         // `bpc test`: the first case of each test file.
-        let suite = session.suite(bpc::testing::runner::RunOptions {
+        let suite = session.runner(bpc::testing::runner::RunOptions {
             limits: self.limits,
             ..Default::default()
         });

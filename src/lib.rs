@@ -17,7 +17,8 @@
 //!   project from the same loaded template (from many threads at once, if you like),
 //!   and `session.contexts()` lists them;
 //! * `session.render(format)` gives the Terraform and Flux files ([`render::Rendered`]);
-//! * `session.suite(options)` runs the template's test cases ([`testing::runner`],
+//! * `session.suite(options, select)` loads the template's test cases
+//!   ([`testing::suite`]) and runs them ([`testing::runner`],
 //!   cases from [`testing::case`]);
 //! * `session.eval(text, Syntax::Expression)` evaluates one expression (or, with
 //!   [`session::Syntax::Text`], `${…}` text) in the context's composed scope, as a

@@ -20,7 +20,7 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
         .iter()
         .find(|c| c.name == name)
         .expect("case exists");
-    let mut suite = session.suite(RunOptions {
+    let mut suite = session.runner(RunOptions {
         schema_defaults,
         unmocked_outputs: UnmockedOutputs::Null,
         precedence: Precedence::FacetWins,

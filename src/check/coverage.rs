@@ -7,7 +7,7 @@ use crate::compose::model::activation::Activation;
 use crate::files::{FileMap, Span};
 use crate::template::Template;
 use crate::testing::case::Case;
-use crate::testing::runner::Suite;
+use crate::testing::runner::Runner;
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -58,7 +58,7 @@ pub struct Coverage {
 }
 
 /// Runs `cases` on `suite` (which holds `template`) and tallies what they reach.
-pub fn coverage(template: &Template, suite: &Suite<'_>, cases: &[&Case]) -> Coverage {
+pub fn coverage(template: &Template, suite: &Runner<'_>, cases: &[&Case]) -> Coverage {
     let mut rows = skeleton(template);
     let mut failed = 0;
     for case in cases {

@@ -34,7 +34,8 @@ use crate::graph::Graph;
 use crate::project::{self, Project};
 use crate::render::{ManifestFormat, Rendered};
 use crate::template::{FacetCache, Template};
-use crate::testing::runner::{RunOptions, Suite};
+use crate::testing::runner::{RunOptions, Runner};
+use crate::testing::suite::{Select, Suite};
 use load::{CONFIG_DEFAULTS, SCHEMA_DEFAULTS};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -372,10 +373,20 @@ impl Session {
             .map_err(|d| vec![d])
     }
 
-    /// A test suite over this session's template; cases compose in isolation from
+    /// The template's test suite: its test files loaded, with the cases `select`
+    /// keeps, to run with `options` (see [`Session::runner`]).
+    pub fn suite(
+        &self,
+        options: RunOptions,
+        select: &Select,
+    ) -> Result<Suite<'_>, Vec<Diagnostic>> {
+        Suite::discover(self.runner(options), &self.files, select)
+    }
+
+    /// The runner of this session's test cases; cases compose in isolation from
     /// the project's context files (S11).
-    pub fn suite(&self, options: RunOptions) -> Suite<'_> {
-        Suite {
+    pub fn runner(&self, options: RunOptions) -> Runner<'_> {
+        Runner {
             template: &self.template,
             schema: self.schema.as_ref(),
             engine: &self.engine,

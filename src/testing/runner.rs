@@ -71,7 +71,7 @@ impl CaseResult {
     }
 }
 
-pub struct Suite<'a> {
+pub struct Runner<'a> {
     pub template: &'a Template,
     pub schema: Option<&'a Schema>,
     pub engine: &'a Engine,
@@ -82,7 +82,7 @@ pub struct Suite<'a> {
     pub patches: ContextPatches,
 }
 
-impl Suite<'_> {
+impl Runner<'_> {
     pub fn compose_case(&self, case: &Case) -> Result<Composition, Vec<Diagnostic>> {
         let layers = vec![Layer {
             name: format!("values of case `{}`", case.name),
@@ -118,7 +118,6 @@ impl Suite<'_> {
             overlay: None,
             context_patches: Some(&self.patches),
             for_explain: crate::compose::model::for_explain::ForExplain::Kept,
-            // The matcher reads the component lists.
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {
