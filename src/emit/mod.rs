@@ -5,7 +5,7 @@ pub(crate) mod json;
 pub(crate) mod path;
 pub mod pieces;
 pub mod provenance;
-pub mod values;
+pub(crate) mod values;
 pub(crate) mod yaml;
 
 #[cfg(test)]

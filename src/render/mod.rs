@@ -7,10 +7,10 @@
 //! writer share one result and nothing is written when it fails.
 
 pub(crate) mod flux;
-pub mod git_origin;
+pub(crate) mod git_origin;
 pub(crate) mod module_variables;
 pub(crate) mod placed;
-pub mod shim;
+pub(crate) mod shim;
 pub(crate) mod terraform;
 pub mod write;
 
