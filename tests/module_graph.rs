@@ -2,8 +2,8 @@
 //! down the declared order, never up or sideways, so there is no cycle. Within a
 //! module, the files that name each other (`super::x`, `self::x`, `crate::m::x`) form
 //! no cycle either; the composition's stages never name its driver; outside the
-//! composition only its model and its face are named; no function of
-//! `src/compose/` is longer than a screen. The same edge listing, for reading, is
+//! composition only its model and its face are named; no function is longer than a
+//! screen but those listed, which may only shrink. The same edge listing, for reading, is
 //! `bench/module-graph`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -247,33 +247,110 @@ fn only_the_compose_driver_gives_memory_back() {
     );
 }
 
+/// The functions of `src/` longer than a screen, each with the length it may not
+/// grow past, and why it is long. A ratchet: a function not listed may not pass
+/// [`MOST_LINES`], and one that shrinks to fit (or goes) must leave the list, so the
+/// list only shrinks. Within `src/compose/` none is listed.
+const LONG: &[(&str, &str, usize, &str)] = &[
+    ("check/types", "check", 110, "not split yet"),
+    ("check", "check_incremental", 170, "not split yet"),
+    ("explain", "component", 101, "not split yet"),
+    ("explain", "facet", 105, "not split yet"),
+    (
+        "expr/compiler",
+        "binary",
+        125,
+        "the compiler's dispatch, one match over the syntax forms",
+    ),
+    (
+        "expr/compiler",
+        "compile",
+        105,
+        "the compiler's dispatch, one match over the syntax forms",
+    ),
+    (
+        "expr/eval",
+        "eval",
+        164,
+        "the interpreter's dispatch, one match over the expression forms, on the hot path",
+    ),
+    (
+        "expr/eval",
+        "predicate",
+        147,
+        "the interpreter's dispatch, one match over the expression forms, on the hot path",
+    ),
+    ("files/render", "render", 107, "not split yet"),
+    ("graph/build", "flux", 115, "not split yet"),
+    ("render/flux", "source_object", 104, "not split yet"),
+    ("render/flux", "spec", 133, "not split yet"),
+    ("render/shim", "shim", 113, "not split yet"),
+    ("render/terraform", "render", 131, "not split yet"),
+    ("template/parse_facet", "facet", 154, "not split yet"),
+    ("template/sources", "entry", 132, "not split yet"),
+    ("template", "load_facets", 104, "not split yet"),
+    ("template", "parse_facets", 177, "not split yet"),
+    ("testing/case", "parse_case", 134, "not split yet"),
+    ("verify/deployment", "check", 108, "not split yet"),
+    ("verify", "issue", 113, "not split yet"),
+    ("verify", "plan", 140, "not split yet"),
+    (
+        "yaml/fast",
+        "block_scalar",
+        115,
+        "one scanner loop over a block scalar's lines, on the YAML front end's hot path",
+    ),
+];
+
+/// A screen.
+const MOST_LINES: usize = 100;
+
 #[test]
-fn compose_functions_fit_on_a_screen() {
-    const MOST_LINES: usize = 100;
+fn functions_fit_on_a_screen() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut long = Vec::new();
-    let mut seen = 0;
+    // The longest function of each name in each file (a file may have several of one
+    // name, in different `impl`s).
+    let mut longest: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (path, module) in rust_files(&src) {
-        if module[0] != "compose" {
-            continue;
-        }
         let text = std::fs::read_to_string(&path).expect("source file reads");
         for (name, lines) in function_lengths(&code_only(&text)) {
-            seen += 1;
-            if lines > MOST_LINES {
-                long.push(format!(
-                    "{}: fn {name} is {lines} lines",
-                    file_name(&module)
-                ));
-            }
+            let at = longest.entry((file_name(&module), name)).or_default();
+            *at = (*at).max(lines);
+        }
+    }
+    let mut wrong = Vec::new();
+    for ((file, name), lines) in &longest {
+        let listed = LONG.iter().find(|(f, n, _, _)| f == file && n == name);
+        match listed {
+            Some((_, _, most, _)) if lines > most => wrong.push(format!(
+                "{file}: fn {name} grew to {lines} lines (at most {most}; split it)"
+            )),
+            Some(_) if *lines <= MOST_LINES => wrong.push(format!(
+                "{file}: fn {name} is {lines} lines now: take it off the LONG list"
+            )),
+            None if *lines > MOST_LINES => wrong.push(format!(
+                "{file}: fn {name} is {lines} lines (at most {MOST_LINES}; split it)"
+            )),
+            _ => {}
+        }
+    }
+    for (file, name, _, _) in LONG {
+        if !longest.contains_key(&(file.to_string(), name.to_string())) {
+            wrong.push(format!(
+                "{file}: fn {name} is gone: take it off the LONG list"
+            ));
         }
     }
     assert!(
-        long.is_empty(),
-        "functions over {MOST_LINES} lines (split them):\n{}",
-        long.join("\n")
+        LONG.iter().all(|(file, ..)| !file.starts_with("compose")),
+        "the composition's functions all fit on a screen"
     );
-    assert!(seen > 100, "the scan finds too few functions: {seen}");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        longest.len() > 1000,
+        "the scan finds too few functions: {}",
+        longest.len()
+    );
 }
 
 /// Every function in `code` (comments and literals already blanked) with its length

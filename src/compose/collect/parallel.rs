@@ -47,17 +47,11 @@ pub fn facets(
     origins: &mut Origins,
     steps: Step,
 ) -> Step {
-    let threads = threads_for(template.facets.len());
-    facets_on(
-        threads,
-        FACETS_PER_CLAIM,
-        id,
-        template,
-        resolver,
-        activated,
-        origins,
-        steps,
-    )
+    let spread = Spread {
+        threads: threads_for(template.facets.len()),
+        claim: FACETS_PER_CLAIM,
+    };
+    facets_on(spread, id, template, resolver, activated, origins, steps)
 }
 
 /// What a thread collected from the back: one run of facets, its own origins.
@@ -66,11 +60,17 @@ struct BackRun {
     origins: Origins,
 }
 
-/// [`facets`] on `threads` threads, claiming `claim` facets at a time.
-#[allow(clippy::too_many_arguments)]
-fn facets_on(
+/// How a collection spreads over threads.
+#[derive(Clone, Copy)]
+struct Spread {
     threads: usize,
+    /// Facets a thread claims at a time.
     claim: usize,
+}
+
+/// [`facets`] spread as `spread` says.
+fn facets_on(
+    Spread { threads, claim }: Spread,
     id: TemplateId,
     template: &Template,
     resolver: &Resolver<'_>,
@@ -265,7 +265,7 @@ impl Claims {
 
 #[cfg(test)]
 mod tests {
-    use super::{facets_on, Claims, Step};
+    use super::{facets_on, Claims, Spread, Step};
     use crate::compose::config::Resolver;
     use crate::compose::fixture::{facet, Fixture};
     use crate::compose::model::origin::Origins;
@@ -348,8 +348,7 @@ mod tests {
         let mut origins = Origins::default();
         let id = TemplateId::Composing;
         let step: Step = facets_on(
-            threads,
-            2,
+            Spread { threads, claim: 2 },
             id,
             &fx.template,
             &resolver,
