@@ -254,8 +254,6 @@ fn only_the_compose_driver_gives_memory_back() {
 const LONG: &[(&str, &str, usize, &str)] = &[
     ("check/types", "check", 110, "not split yet"),
     ("check", "check_incremental", 170, "not split yet"),
-    ("explain", "component", 101, "not split yet"),
-    ("explain", "facet", 105, "not split yet"),
     (
         "expr/compiler",
         "binary",

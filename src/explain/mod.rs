@@ -136,31 +136,7 @@ impl Explainer<'_> {
         }
         let mut out = String::new();
         let field_path: Vec<String> = rest.to_vec();
-        match live {
-            Some(c) => {
-                let value = if field_path.is_empty() {
-                    Some(crate::compose::model::blueprint::component_value(c))
-                } else {
-                    c.get(&field_path[0])
-                        .and_then(|t| descend(t, &field_path[1..]))
-                        .map(Tracked::to_value)
-                };
-                match value {
-                    Some(v) => {
-                        let _ = writeln!(out, "{full} = {}", show(&v));
-                    }
-                    None => {
-                        let _ = writeln!(
-                            out,
-                            "{full} is unset (the component exists, but nothing sets this field)"
-                        );
-                    }
-                }
-            }
-            None => {
-                let _ = writeln!(out, "{full} is not in the blueprint");
-            }
-        }
+        current_value(&mut out, live, &field_path, full);
         let histories: Vec<&Component> = live.into_iter().chain(deleted).collect();
         if !histories.is_empty() {
             let _ = writeln!(out, "\ncontributions, in order applied:");
@@ -460,6 +436,22 @@ impl Explainer<'_> {
     }
 
     /// `--facet NAME`: whether the facet is active, why, and what it contributed.
+    /// A facet's `when`, and the value of each name it reads.
+    fn when_reads(&self, out: &mut String, when: &str) {
+        let _ = writeln!(out, "  when: {}", when.trim());
+        let mut read = Vec::new();
+        collect_names(when, &mut read);
+        for path in read {
+            let segs: Vec<String> = path.split('.').map(str::to_string).collect();
+            let v = lookup_all(self.composition, &segs);
+            let _ = writeln!(
+                out,
+                "    {path} = {}",
+                v.as_ref().map_or("null (unset)".to_string(), show)
+            );
+        }
+    }
+
     pub fn facet(&self, name: &str) -> Result<String, String> {
         let Some(index) = self.template.facets.iter().position(|f| f.name == name) else {
             let names: Vec<&str> = self
@@ -494,18 +486,7 @@ impl Explainer<'_> {
             facet.ordinal
         );
         if let Some(w) = &facet.when {
-            let _ = writeln!(out, "  when: {}", w.text.trim());
-            let mut read = Vec::new();
-            collect_names(&w.text, &mut read);
-            for path in read {
-                let segs: Vec<String> = path.split('.').map(str::to_string).collect();
-                let v = lookup_all(self.composition, &segs);
-                let _ = writeln!(
-                    out,
-                    "    {path} = {}",
-                    v.as_ref().map_or("null (unset)".to_string(), show)
-                );
-            }
+            self.when_reads(&mut out, &w.text);
         }
         let _ = writeln!(out, "\ncontributions:");
         let mut any = false;
@@ -670,5 +651,32 @@ fn collect_names(text: &str, out: &mut Vec<String>) {
             continue;
         }
         i += 1;
+    }
+}
+
+/// The first line of a component's explanation: the value at `field_path` (the
+/// whole component when empty), or why there is none.
+fn current_value(out: &mut String, live: Option<&Component>, field_path: &[String], full: &str) {
+    let Some(c) = live else {
+        let _ = writeln!(out, "{full} is not in the blueprint");
+        return;
+    };
+    let value = if field_path.is_empty() {
+        Some(crate::compose::model::blueprint::component_value(c))
+    } else {
+        c.get(&field_path[0])
+            .and_then(|t| descend(t, &field_path[1..]))
+            .map(Tracked::to_value)
+    };
+    match value {
+        Some(v) => {
+            let _ = writeln!(out, "{full} = {}", show(&v));
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "{full} is unset (the component exists, but nothing sets this field)"
+            );
+        }
     }
 }
