@@ -32,8 +32,8 @@ mod fuzz_lsp;
 #[path = "support/fuzz_oci.rs"]
 mod fuzz_oci;
 
-use bpc::compose::host::Environment;
-use bpc::compose::Limits;
+use bpc::compose::model::inputs::Environment;
+use bpc::compose::model::inputs::Limits;
 use bpc::expr::host::{JsonnetLimits, NullHost, TerraformOutputs};
 use bpc::expr::{Engine, EngineConfig, Map, Value};
 use bpc::files::{FileMap, FileTree};
@@ -833,7 +833,7 @@ impl Corpus {
         let Ok(layers) = session.layers() else {
             return;
         };
-        if let Ok(values) = bpc::compose::scope::effective_values(
+        if let Ok(values) = bpc::compose::face::effective_values(
             session.schema.as_ref(),
             true,
             &layers,
@@ -898,7 +898,7 @@ impl Corpus {
             }
         }
         // `bpc test`: the first case of each test file.
-        let suite = session.suite(bpc::testing::runner::RunOptions {
+        let suite = session.runner(bpc::testing::runner::RunOptions {
             limits: self.limits,
             ..Default::default()
         });
@@ -915,7 +915,7 @@ impl Corpus {
 /// Writes `value` as both writers would, after the output budget's check (a value
 /// over it is refused, as the commands refuse it), and compares it with itself.
 fn write_value(value: &Value, budget: usize) {
-    if bpc::compose::budget::check_text(value, budget, "the value").is_err() {
+    if bpc::compose::model::budget::check_text(value, budget, "the value").is_err() {
         return;
     }
     let _ = bpc::emit::to_json(value);

@@ -71,7 +71,7 @@ fn main() {
     let root = synthetic::generate(dir.path(), facets);
     let mut options = Options::at(&root);
     options.locate.context = Some("local".into());
-    options.environment = bpc::compose::host::Environment::Fixed(Default::default());
+    options.environment = bpc::compose::model::inputs::Environment::Fixed(Default::default());
 
     let facet_dir = root.join("contexts/_template/facets");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&facet_dir)

@@ -2,7 +2,7 @@
 //! a run covers, one job per context over one loaded template on all cores, and the
 //! summary table. A context's failure is its own: the others still run.
 
-use crate::compose::Composition;
+use crate::compose::face::Composition;
 use crate::files::Diagnostic;
 use crate::session::Session;
 use std::path::Path;

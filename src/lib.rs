@@ -11,13 +11,14 @@
 //! project, loads its template, compiles its schema and makes an expression engine,
 //! once; then
 //!
-//! * `session.compose()` gives a [`compose::Composition`]: the blueprint
+//! * `session.compose()` gives a [`compose::face::Composition`]: the blueprint
 //!   (`composition.blueprint`, a [`value::Value`]), its components and the origin of
 //!   every value; `session.compose_context(name)` composes any other context of the
 //!   project from the same loaded template (from many threads at once, if you like),
 //!   and `session.contexts()` lists them;
 //! * `session.render(format)` gives the Terraform and Flux files ([`render::Rendered`]);
-//! * `session.suite(options)` runs the template's test cases ([`testing::runner`],
+//! * `session.suite(options, select)` loads the template's test cases
+//!   ([`testing::suite`]) and runs them ([`testing::runner`],
 //!   cases from [`testing::case`]);
 //! * `session.eval(text, Syntax::Expression)` evaluates one expression (or, with
 //!   [`session::Syntax::Text`], `${…}` text) in the context's composed scope, as a

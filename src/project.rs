@@ -2,9 +2,9 @@
 //! value layers (S4). This is the only place that looks at the current directory or
 //! the process environment; composition itself gets everything through its inputs.
 
-use crate::compose::context_patches::{self, ContextPatches};
-use crate::compose::overlay::Overlay;
-use crate::compose::scope::{Builtins, Layer, LayerYaml};
+use crate::compose::face::Overlay;
+use crate::compose::face::{read_context_patches, ContextPatches};
+use crate::compose::model::inputs::{Builtins, Layer, LayerYaml};
 use crate::expr::Value;
 use crate::files::{Diagnostic, FileMap, FileTree};
 use crate::yaml::{Node, NodeKind};
@@ -421,7 +421,7 @@ impl Project {
         })?;
         // Messages name the files relative to the project, as they do the overlay.
         tree.set_display_root(".");
-        Ok(context_patches::read(&tree, &dir, sources))
+        Ok(read_context_patches(&tree, &dir, sources))
     }
 
     /// The context's value layers in precedence order (S4, schema defaults excluded).

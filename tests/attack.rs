@@ -25,14 +25,6 @@ fn small() -> tempfile::TempDir {
     ])
 }
 
-/// `bpc ARGS…` in `dir`, whatever its exit status; a temp project reads `[project]`.
-fn bpc(dir: &Path, args: &[&str]) -> Output {
-    let mut out = crate::common::bpc(dir, args);
-    out.stdout = masked(dir, &out.stdout);
-    out.stderr = masked(dir, &out.stderr);
-    out
-}
-
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }

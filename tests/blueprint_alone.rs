@@ -1,6 +1,6 @@
 //! A plain `bpc compose` of one context reads only the blueprint, so its composition
 //! lets go of the origins, and leaves the components for the writer to convert,
-//! measure and write one by one (`compose::Inputs::blueprint_alone`); a
+//! measure and write one by one (`compose::face::BlueprintAlone`); a
 //! large one hands the memory its stages free back to the system as it goes
 //! (`heap::give_back`). None of it may show: the blueprint, and every message about
 //! the output budget, are the ones of a composition that keeps everything

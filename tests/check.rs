@@ -33,7 +33,7 @@ fn ids(report: &Report) -> Vec<&'static str> {
 }
 
 /// `bpc ARGS…` from the repository root: (exit code, stdout).
-fn bpc(args: &[&str]) -> (i32, String) {
+fn code_and_stdout(args: &[&str]) -> (i32, String) {
     let out = crate::common::bpc(&root(), args);
     (out.status.unwrap_or(-1), out.stdout)
 }
@@ -104,7 +104,7 @@ fn bpc_yaml_allow_list_is_read_and_bad_ids_point_at_the_line() {
     copy(&root().join("tests/check/seeded"), dir.path());
     let project = dir.path().to_string_lossy().to_string();
     std::fs::write(dir.path().join("bpc.yaml"), "check:\n  allow:\n    - unknown-reference\n    - id: type-mismatch\n      file: facets/config-base.yaml\n").expect("write");
-    let (_, out) = bpc(&["check", "--project", &project, "--format", "json"]);
+    let (_, out) = code_and_stdout(&["check", "--project", &project, "--format", "json"]);
     let json: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(json["silenced"], 3);
     std::fs::write(
@@ -145,7 +145,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn exit_code_is_zero_for_warnings_and_one_with_strict() {
     let eaa = root().join("tests/conformance/windsor-core-eaa2bcea");
-    let (code, out) = bpc(&["check", "--project", &eaa.to_string_lossy(), "--strict"]);
+    let (code, out) = code_and_stdout(&["check", "--project", &eaa.to_string_lossy(), "--strict"]);
     assert_eq!(code, 0, "{out}");
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("_template/facets")).expect("mkdir");
@@ -160,7 +160,7 @@ fn exit_code_is_zero_for_warnings_and_one_with_strict() {
     )
     .expect("write");
     let project = dir.path().to_string_lossy().to_string();
-    let (code, out) = bpc(&["check", "--project", &project]);
+    let (code, out) = code_and_stdout(&["check", "--project", &project]);
     assert_eq!(code, 0, "{out}");
     assert_eq!(
         crate::common::masked(dir.path(), &out),
@@ -182,7 +182,7 @@ fn exit_code_is_zero_for_warnings_and_one_with_strict() {
         0 error(s), 1 warning(s), 1 note(s)
     "}
     );
-    let (code, out) = bpc(&["check", "--project", &project, "--strict"]);
+    let (code, out) = code_and_stdout(&["check", "--project", &project, "--strict"]);
     assert_eq!(code, 1, "{out}");
     assert_eq!(
         crate::common::masked(dir.path(), &out),
@@ -209,7 +209,7 @@ fn exit_code_is_zero_for_warnings_and_one_with_strict() {
 #[test]
 fn json_lists_findings_with_ids_and_locations() {
     let seeded = root().join("tests/check/seeded");
-    let (code, out) = bpc(&[
+    let (code, out) = code_and_stdout(&[
         "check",
         "--project",
         &seeded.to_string_lossy(),
@@ -234,7 +234,7 @@ fn json_lists_findings_with_ids_and_locations() {
 #[test]
 fn coverage_names_what_no_case_reaches() {
     let covered = root().join("tests/check/covered");
-    let (code, out) = bpc(&[
+    let (code, out) = code_and_stdout(&[
         "check",
         "--project",
         &covered.to_string_lossy(),
@@ -255,7 +255,7 @@ fn coverage_names_what_no_case_reaches() {
     assert_eq!(row("metal")["cases"], 0);
     assert_eq!(row("aws/terraform/replica")["when_true"], false);
     assert_eq!(row("aws/terraform/cluster")["cases"], 1);
-    let (_, text) = bpc(&[
+    let (_, text) = code_and_stdout(&[
         "check",
         "--project",
         &covered.to_string_lossy(),

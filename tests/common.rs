@@ -89,7 +89,7 @@ pub fn masked(dir: &Path, text: &str) -> String {
     }
 }
 
-fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
+pub fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
     let full = root.join(path);
     std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
     std::fs::write(full, text).expect("write");
@@ -333,12 +333,8 @@ impl Test {
             Some(sub) => root.join(sub),
             None => root.clone(),
         };
-        let out = Command::new(env!("CARGO_BIN_EXE_bpc"))
+        let out = command(&cwd)
             .args(&self.args)
-            .current_dir(&cwd)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("NO_COLOR", "1")
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .expect("run bpc");
@@ -394,13 +390,28 @@ impl Test {
     }
 }
 
+/// The `bpc` command in `dir`, with nothing of the environment but `PATH`, and no
+/// colour.
+pub fn command(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bpc"));
+    cmd.current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("NO_COLOR", "1");
+    cmd
+}
+
 /// `bpc ARGS…` in the existing directory `dir`, whatever its exit status (for tests
-/// that check the status themselves or change the project between runs).
+/// that check the status themselves or change the project between runs); `dir` reads
+/// `[project]` in what it printed ([`masked`]).
 pub fn bpc(dir: &Path, args: &[&str]) -> Output {
-    Test::in_dir(dir)
+    let mut out = Test::in_dir(dir)
         .args(args.iter().copied())
         .any_status()
-        .run()
+        .run();
+    out.stdout = masked(dir, &out.stdout);
+    out.stderr = masked(dir, &out.stderr);
+    out
 }
 
 /// The blueprint of context `local` as `bpc compose --all-contexts` writes it in the

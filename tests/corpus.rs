@@ -7,7 +7,7 @@
 //! * `windsor-core-75d2a6c1` (the early format, 57 cases) under the compatibility
 //!   flags its authors' runner implied, and with no flags.
 
-use bpc::compose::precedence::Precedence;
+use bpc::compose::model::precedence::Precedence;
 use bpc::files::FileMap;
 use bpc::session::{Options, Session};
 use bpc::testing::case;
@@ -42,7 +42,7 @@ fn failing(corpus: &str, options: RunOptions) -> (usize, Vec<(String, String)>) 
         let (file, _) = case::load(tree, &sources, &path).expect("test file parses");
         cases.extend(file.cases);
     }
-    let suite = session.suite(options);
+    let suite = session.runner(options);
     let refs: Vec<&case::Case> = cases.iter().collect();
     let results = suite.run_all(&refs, 2);
     let mut failed = Vec::new();

@@ -2,7 +2,7 @@
 //! cases, snapshot-tested. Each snapshot was checked by hand against the facets (see
 //! docs/conformance.md).
 
-use bpc::compose::precedence::Precedence;
+use bpc::compose::model::precedence::Precedence;
 use bpc::files::FileMap;
 use bpc::session::{Options, Session};
 use bpc::testing::case;
@@ -20,7 +20,7 @@ fn composed(file: &str, name: &str, schema_defaults: bool) -> String {
         .iter()
         .find(|c| c.name == name)
         .expect("case exists");
-    let mut suite = session.suite(RunOptions {
+    let mut suite = session.runner(RunOptions {
         schema_defaults,
         unmocked_outputs: UnmockedOutputs::Null,
         precedence: Precedence::FacetWins,

@@ -298,7 +298,7 @@ fn values_bpc_sets_itself_name_their_rule() {
 /// every other session keeps them.
 #[test]
 fn the_expression_behind_a_value_is_kept_only_where_it_may_be_explained() {
-    use bpc::compose::ForExplain;
+    use bpc::compose::model::for_explain::ForExplain;
     use bpc::files::FileMap;
     use bpc::session::{Options, Session};
     use std::sync::Arc;

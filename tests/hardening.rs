@@ -8,17 +8,6 @@ use std::process::Command;
 
 const FACET: &str = FACET_HEAD;
 
-/// `bpc ARGS…` in `dir`, whatever its exit status; the temp dir reads `[project]`.
-fn bpc(dir: &Path, args: &[&str]) -> Output {
-    let mut out = Test::in_dir(dir)
-        .args(args.iter().copied())
-        .any_status()
-        .run();
-    out.stdout = masked(dir, &out.stdout);
-    out.stderr = masked(dir, &out.stderr);
-    out
-}
-
 /// `bpc compose ARGS…` in `dir` must exit 1; its stderr.
 #[track_caller]
 fn compose_err(dir: &Path, args: &[&str]) -> String {

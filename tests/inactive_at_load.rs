@@ -188,13 +188,12 @@ fn an_inactive_facets_mistakes_are_still_errors() {
 #[test]
 fn the_context_values_are_read_once() {
     use bpc::files::{FileId, FileMap};
-    use bpc::session::{Options, Session};
+    use bpc::session::{OneShot, Options};
     use std::sync::Arc;
     let composed = with_inactive_fillers(Test::new()).compose().run();
-    let mut options = Options::at(composed.root.as_path());
-    options.one_composition = true;
+    let options = Options::at(composed.root.as_path());
     let files = Arc::new(FileMap::new());
-    let session = Session::open(options, files.clone()).expect("the project loads");
+    let session = OneShot::open(options, files.clone()).expect("the project loads");
     session.compose().expect("the context composes");
     let values_files = (0..files.len())
         .filter_map(|i| files.path(FileId(i as u32)))

@@ -11,7 +11,7 @@
 //! it) and reads only those: it must compose the same too.
 
 use bpc::check::{check, check_incremental, Allow, FindingId, Memo as CheckMemo};
-use bpc::compose::Composition;
+use bpc::compose::face::Composition;
 use bpc::files::{render_all, Diagnostic, FileMap};
 use bpc::session::{Options, Recomposer, Session};
 use bpc::value::Equality;
@@ -386,7 +386,7 @@ fn run(initial: Vec<Facet>, edits: Vec<Edit>) -> Result<(), TestCaseError> {
     .expect("values");
     let mut options = Options::at(root);
     options.locate.context = Some("local".into());
-    options.environment = bpc::compose::host::Environment::Fixed(Default::default());
+    options.environment = bpc::compose::model::inputs::Environment::Fixed(Default::default());
     let mut engine = Recomposer::new(options.clone());
     let mut told = Recomposer::new(options.clone());
     told.tell_changes(true);

@@ -1,8 +1,9 @@
 //! The layering of the crate's top-level modules: every `crate::<module>` path points
 //! down the declared order, never up or sideways, so there is no cycle. Within a
 //! module, the files that name each other (`super::x`, `self::x`, `crate::m::x`) form
-//! no cycle either; the composition's stages never name its driver; no function of
-//! `src/compose/` is longer than a screen. The same edge listing, for reading, is
+//! no cycle either; the composition's stages never name its driver; outside the
+//! composition only its model and its face are named; no function is longer than a
+//! screen but those listed, which may only shrink. The same edge listing, for reading, is
 //! `bench/module-graph`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -98,9 +99,12 @@ fn files_of_a_module_form_no_cycle() {
 fn compose_stages_never_name_the_driver() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let driver = vec!["compose".to_string()];
+    // The face re-exports what the driver offers the rest of bpc.
+    let face = vec!["compose".to_string(), "face".to_string()];
     let wrong: Vec<String> = file_edges(&src)
         .iter()
-        .filter(|(from, to)| from[0] == "compose" && **from != driver && to.contains(&driver))
+        .filter(|(from, _)| from[0] == "compose" && **from != driver && **from != face)
+        .filter(|(_, to)| to.contains(&driver))
         .map(|(from, _)| format!("{} names compose/mod.rs", file_name(from)))
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -149,33 +153,202 @@ fn compose_stage_numbers_follow_the_calls() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Outside the composition, every path into it goes through its data
+/// (`compose::model`) or its face (`compose::face`), never into a stage; the model,
+/// the composition's lowest floor, names no other part of it.
 #[test]
-fn compose_functions_fit_on_a_screen() {
-    const MOST_LINES: usize = 100;
+fn compose_is_read_through_its_model_and_face() {
+    const OPEN: &[&str] = &["model", "face"];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    let mut outside = 0;
+    for (path, module) in rust_files(&root.join("src")) {
+        let text = std::fs::read_to_string(&path).expect("source file reads");
+        let code = without_test_modules(&code_only(&text));
+        let in_model = module.len() > 1 && module[..2] == ["compose", "model"];
+        for target in module_paths(&code, &module) {
+            if target[0] != "compose" {
+                continue;
+            }
+            let to = target.get(1).map(String::as_str);
+            if module[0] != "compose" {
+                outside += 1;
+                if !to.is_some_and(|to| OPEN.contains(&to)) {
+                    wrong.push(format!(
+                        "{} names {}",
+                        file_name(&module),
+                        target.join("::")
+                    ));
+                }
+            } else if in_model && to != Some("model") {
+                wrong.push(format!(
+                    "the model's {} names {}",
+                    file_name(&module),
+                    target.join("::")
+                ));
+            }
+        }
+    }
+    // The integration tests and the examples see the crate from outside, as `bpc::`.
+    for dir in ["tests", "examples"] {
+        for path in files_under(&root.join(dir)) {
+            let text = std::fs::read_to_string(&path).expect("source file reads");
+            let code = code_only(&text).replace("bpc::", "crate::");
+            for target in module_paths(&code, &[]) {
+                if target[0] != "compose" {
+                    continue;
+                }
+                outside += 1;
+                if !target.get(1).is_some_and(|to| OPEN.contains(&to.as_str())) {
+                    wrong.push(format!(
+                        "{} names bpc::{}",
+                        path.display(),
+                        target.join("::")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        outside > 50,
+        "the scan finds too few paths into compose: {outside}"
+    );
+}
+
+/// The composition's driver owns the release of memory: a stage says where a large
+/// step of its own freed much (`shared::memory::Memory`), but only the driver names
+/// `heap::give_back`, and so decides whether anything is handed back. (Worker
+/// threads setting up their arenas, `heap::worker_started`, release nothing.)
+#[test]
+fn only_the_compose_driver_gives_memory_back() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut long = Vec::new();
-    let mut seen = 0;
+    let mut wrong = Vec::new();
+    let mut driver_names_it = false;
     for (path, module) in rust_files(&src) {
         if module[0] != "compose" {
             continue;
         }
         let text = std::fs::read_to_string(&path).expect("source file reads");
-        for (name, lines) in function_lengths(&code_only(&text)) {
-            seen += 1;
-            if lines > MOST_LINES {
-                long.push(format!(
-                    "{}: fn {name} is {lines} lines",
-                    file_name(&module)
-                ));
+        let code = without_test_modules(&code_only(&text));
+        let gives_back =
+            |p: &Vec<String>| p[0] == "heap" && p.get(1).is_none_or(|f| f == "give_back");
+        if module_paths(&code, &module).iter().any(gives_back) {
+            match module.len() {
+                1 => driver_names_it = true,
+                _ => wrong.push(format!("{} gives memory back", file_name(&module))),
             }
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(
-        long.is_empty(),
-        "functions over {MOST_LINES} lines (split them):\n{}",
-        long.join("\n")
+        driver_names_it,
+        "the scan does not find the driver's use of the heap"
     );
-    assert!(seen > 100, "the scan finds too few functions: {seen}");
+}
+
+/// The functions of `src/` longer than a screen, each with the length it may not
+/// grow past, and why it is long. A ratchet: a function not listed may not pass
+/// [`MOST_LINES`], and one that shrinks to fit (or goes) must leave the list, so the
+/// list only shrinks. Within `src/compose/` none is listed.
+const LONG: &[(&str, &str, usize, &str)] = &[
+    ("check/types", "check", 110, "not split yet"),
+    ("check", "check_incremental", 170, "not split yet"),
+    (
+        "expr/compiler",
+        "binary",
+        125,
+        "the compiler's dispatch, one match over the syntax forms",
+    ),
+    (
+        "expr/compiler",
+        "compile",
+        105,
+        "the compiler's dispatch, one match over the syntax forms",
+    ),
+    (
+        "expr/eval",
+        "eval",
+        164,
+        "the interpreter's dispatch, one match over the expression forms, on the hot path",
+    ),
+    (
+        "expr/eval",
+        "predicate",
+        147,
+        "the interpreter's dispatch, one match over the expression forms, on the hot path",
+    ),
+    ("files/render", "render", 107, "not split yet"),
+    ("graph/build", "flux", 115, "not split yet"),
+    ("render/flux", "source_object", 104, "not split yet"),
+    ("render/flux", "spec", 133, "not split yet"),
+    ("render/shim", "shim", 113, "not split yet"),
+    ("render/terraform", "render", 131, "not split yet"),
+    ("template/parse_facet", "facet", 154, "not split yet"),
+    ("template/sources", "entry", 132, "not split yet"),
+    ("template", "load_facets", 104, "not split yet"),
+    ("template", "parse_facets", 177, "not split yet"),
+    ("testing/case", "parse_case", 134, "not split yet"),
+    ("verify/deployment", "check", 108, "not split yet"),
+    ("verify", "issue", 113, "not split yet"),
+    ("verify", "plan", 140, "not split yet"),
+    (
+        "yaml/fast",
+        "block_scalar",
+        115,
+        "one scanner loop over a block scalar's lines, on the YAML front end's hot path",
+    ),
+];
+
+/// A screen.
+const MOST_LINES: usize = 100;
+
+#[test]
+fn functions_fit_on_a_screen() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // The longest function of each name in each file (a file may have several of one
+    // name, in different `impl`s).
+    let mut longest: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (path, module) in rust_files(&src) {
+        let text = std::fs::read_to_string(&path).expect("source file reads");
+        for (name, lines) in function_lengths(&code_only(&text)) {
+            let at = longest.entry((file_name(&module), name)).or_default();
+            *at = (*at).max(lines);
+        }
+    }
+    let mut wrong = Vec::new();
+    for ((file, name), lines) in &longest {
+        let listed = LONG.iter().find(|(f, n, _, _)| f == file && n == name);
+        match listed {
+            Some((_, _, most, _)) if lines > most => wrong.push(format!(
+                "{file}: fn {name} grew to {lines} lines (at most {most}; split it)"
+            )),
+            Some(_) if *lines <= MOST_LINES => wrong.push(format!(
+                "{file}: fn {name} is {lines} lines now: take it off the LONG list"
+            )),
+            None if *lines > MOST_LINES => wrong.push(format!(
+                "{file}: fn {name} is {lines} lines (at most {MOST_LINES}; split it)"
+            )),
+            _ => {}
+        }
+    }
+    for (file, name, _, _) in LONG {
+        if !longest.contains_key(&(file.to_string(), name.to_string())) {
+            wrong.push(format!(
+                "{file}: fn {name} is gone: take it off the LONG list"
+            ));
+        }
+    }
+    assert!(
+        LONG.iter().all(|(file, ..)| !file.starts_with("compose")),
+        "the composition's functions all fit on a screen"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        longest.len() > 1000,
+        "the scan finds too few functions: {}",
+        longest.len()
+    );
 }
 
 /// Every function in `code` (comments and literals already blanked) with its length
@@ -387,7 +560,8 @@ fn expand_path(text: &str) -> Vec<Vec<String>> {
         }
     }
     let mut out = Vec::new();
-    for item in items {
+    // A trailing comma leaves an empty item, which names nothing.
+    for item in items.into_iter().filter(|item| !item.trim().is_empty()) {
         for tail in expand_path(item.trim_start()) {
             let mut path = segments.clone();
             path.extend(tail);
@@ -451,6 +625,23 @@ fn edges(src: &Path) -> BTreeSet<(String, String)> {
         }
     }
     found
+}
+
+/// Every `.rs` file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("directory reads").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
 
 /// Every `.rs` file under `src` but the crate roots, with its module path

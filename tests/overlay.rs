@@ -80,14 +80,14 @@ fn project(overlay: &str, extra: &[(&str, &str)]) -> tempfile::TempDir {
     crate::common::project(&files)
 }
 
-/// Runs bpc in `dir`: (success, stdout, stderr).
-fn bpc(dir: &Path, args: &[&str]) -> (bool, String, String) {
+/// `bpc ARGS…` in `dir`: (success, stdout, stderr).
+fn outcome(dir: &Path, args: &[&str]) -> (bool, String, String) {
     let out = crate::common::bpc(dir, args);
     (out.success(), out.stdout, out.stderr)
 }
 
 fn compose(dir: &Path) -> String {
-    let (ok, stdout, stderr) = bpc(dir, &["compose"]);
+    let (ok, stdout, stderr) = outcome(dir, &["compose"]);
     assert!(ok, "compose failed:\n{stderr}");
     stdout
 }
@@ -252,7 +252,7 @@ terraform:
   - path: cluster
     inputs: {tags: [z]}
 ";
-    let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
+    let (ok, _, stderr) = outcome(project(overlay, &[]).path(), &["compose"]);
     assert!(ok);
     snap(
         "overlay_unused_strategy_warning",
@@ -260,7 +260,7 @@ terraform:
         "bpc compose (stderr)",
         stderr,
     );
-    let (ok, _, _) = bpc(project(overlay, &[]).path(), &["compose", "--strict"]);
+    let (ok, _, _) = outcome(project(overlay, &[]).path(), &["compose", "--strict"]);
     assert!(!ok, "--strict makes the warning fatal");
 }
 
@@ -274,7 +274,7 @@ terraform:
   - path: cluster
     inputs: {tags: [z]}
 ";
-    let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
+    let (ok, _, stderr) = outcome(project(overlay, &[]).path(), &["compose"]);
     assert!(!ok);
     assert_eq!(
         stderr,
@@ -302,7 +302,7 @@ terraform:
 
 #[test]
 fn expression_errors_and_entries_without_identity_name_the_overlay_file() {
-    let (ok, _, stderr) = bpc(
+    let (ok, _, stderr) = outcome(
         project(
             "terraform:\n  - path: cluster\n    inputs:\n      x: ${sizing.workers +}\n",
             &[],
@@ -324,7 +324,7 @@ fn expression_errors_and_entries_without_identity_name_the_overlay_file() {
 
     "}
     );
-    let (ok, _, stderr) = bpc(
+    let (ok, _, stderr) = outcome(
         project("kustomize:\n  - path: somewhere\n", &[]).path(),
         &["compose"],
     );
@@ -396,7 +396,7 @@ sources:
 
 #[test]
 fn an_overlay_entry_naming_a_flux_tier_is_an_error() {
-    let (ok, _, stderr) = bpc(
+    let (ok, _, stderr) = outcome(
         project(
             "kustomize:\n  - name: gitops-install\n    timeout: 1m\n",
             &[],
@@ -429,7 +429,7 @@ terraform:
     strategy: replace
     inputz: {a: 1}
 ";
-    let (ok, _, stderr) = bpc(project(overlay, &[]).path(), &["compose"]);
+    let (ok, _, stderr) = outcome(project(overlay, &[]).path(), &["compose"]);
     assert!(ok, "{stderr}");
     assert_eq!(
         stderr,
@@ -481,7 +481,7 @@ terraform:
         "terraform.cluster.inputs.groups",
         "terraform.cluster.inputs.lst",
     ] {
-        let (ok, stdout, stderr) = bpc(dir.path(), &["explain", path]);
+        let (ok, stdout, stderr) = outcome(dir.path(), &["explain", path]);
         assert!(ok, "{stderr}");
         text.push_str(&stdout);
         text.push('\n');
@@ -497,7 +497,7 @@ terraform:
 #[test]
 fn provenance_names_the_overlay_line() {
     let overlay = "terraform:\n  - path: cluster\n    inputs:\n      scalar: ctx\n";
-    let (ok, stdout, stderr) = bpc(project(overlay, &[]).path(), &["compose", "--provenance"]);
+    let (ok, stdout, stderr) = outcome(project(overlay, &[]).path(), &["compose", "--provenance"]);
     assert!(ok, "{stderr}");
     // `scalar: ctx  # contexts/local/blueprint.yaml:4:15 (context blueprint)`
     snap(

@@ -1,7 +1,7 @@
 //! Property tests: the YAML loader, the expression engine and the merge
 //! strategies against laws that must hold for every input, not only the examples.
 
-use bpc::compose::scope::deep_merge;
+use bpc::compose::face::deep_merge;
 use bpc::expr::host::NullHost;
 use bpc::expr::{Engine, EngineConfig, Map, Value};
 use bpc::files::FileMap;
@@ -207,7 +207,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
     let template =
         bpc::template::load(std::sync::Arc::new(tree), sources).map_err(|d| format!("{d:?}"))?;
     let engine = Engine::new(EngineConfig::default());
-    let inputs = bpc::compose::Inputs {
+    let inputs = bpc::compose::face::Inputs {
         template: &template,
         schema: None,
         engine: &engine,
@@ -215,7 +215,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         apply_schema_defaults: false,
         config_defaults: false,
         builtins: Default::default(),
-        environment: bpc::compose::host::Environment::Fixed(Default::default()),
+        environment: bpc::compose::model::inputs::Environment::Fixed(Default::default()),
         terraform: bpc::expr::host::TerraformOutputs::Deferred,
         limits: Default::default(),
         work: Default::default(),
@@ -224,9 +224,8 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         cycles: Default::default(),
         precedence: Default::default(),
         for_explain: Default::default(),
-        blueprint_alone: false,
     };
-    let composition = bpc::compose::compose(&inputs).map_err(|d| format!("{d:?}"))?;
+    let composition = bpc::compose::face::compose(&inputs).map_err(|d| format!("{d:?}"))?;
     let terraform = composition
         .blueprint
         .as_map()
@@ -347,16 +346,18 @@ fn gen_facet() -> impl Strategy<Value = GenFacet> {
         })
 }
 
-/// The blueprint (or the errors) of the project in `dir`; with `one_composition` its
-/// load may leave facets hollow.
-fn compose_generated(dir: &std::path::Path, one_composition: bool) -> String {
-    let options = bpc::session::Options {
-        one_composition,
-        ..bpc::session::Options::at(dir)
-    };
+/// The blueprint (or the errors) of the project in `dir`; composed `once`
+/// ([`bpc::session::OneShot`]), its load may leave facets hollow.
+fn compose_generated(dir: &std::path::Path, once: bool) -> String {
+    let options = bpc::session::Options::at(dir);
     let sources = std::sync::Arc::new(FileMap::new());
-    let composed = bpc::session::Session::open(options, sources.clone())
-        .and_then(|session| session.compose().map(|c| bpc::emit::to_yaml(&c.blueprint)));
+    let composed = match once {
+        true => bpc::session::OneShot::open(options, sources.clone())
+            .and_then(|session| session.compose()),
+        false => bpc::session::Session::open(options, sources.clone())
+            .and_then(|session| session.compose()),
+    };
+    let composed = composed.map(|c| bpc::emit::to_yaml(&c.blueprint));
     match composed {
         Ok(text) => text,
         // As the command line shows them: places, notes and help included.

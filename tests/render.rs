@@ -181,14 +181,6 @@ fn platform_example_render() {
 
 const FACET: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: app\nterraform:\n  - name: net\n    path: net\n    inputs:\n      cidr: 10.0.0.0/16\nkustomize:\n  - name: app\n    path: app\n    substitutions:\n      replicas: \"2\"\n";
 
-/// `bpc ARGS…` in `dir`, whatever its exit status; a temp project reads `[project]`.
-fn bpc(dir: &Path, args: &[&str]) -> Output {
-    let mut out = crate::common::bpc(dir, args);
-    out.stdout = masked(dir, &out.stdout);
-    out.stderr = masked(dir, &out.stderr);
-    out
-}
-
 /// `bpc render EXTRA…` in `project`, whatever its exit status (the tests check it).
 fn bpc_render(project: &Path, extra: &[&str]) -> Output {
     bpc(project, &[&["render"], extra].concat())

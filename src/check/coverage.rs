@@ -2,12 +2,12 @@
 //! facet, config block and component of the template, how many cases activate it and
 //! which outcomes of its `when` some case produces.
 
-use crate::compose::activate::Activation;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::activation::Activation;
 use crate::files::{FileMap, Span};
 use crate::template::Template;
 use crate::testing::case::Case;
-use crate::testing::runner::Suite;
+use crate::testing::runner::Runner;
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -58,7 +58,7 @@ pub struct Coverage {
 }
 
 /// Runs `cases` on `suite` (which holds `template`) and tallies what they reach.
-pub fn coverage(template: &Template, suite: &Suite<'_>, cases: &[&Case]) -> Coverage {
+pub fn coverage(template: &Template, suite: &Runner<'_>, cases: &[&Case]) -> Coverage {
     let mut rows = skeleton(template);
     let mut failed = 0;
     for case in cases {
@@ -102,8 +102,8 @@ fn skeleton(template: &Template) -> Vec<Row> {
         }
         for component in &facet.components {
             let (t, f) = when(component.when.is_some());
-            let id = crate::compose::collect::identity(component.kind, &component.node)
-                .unwrap_or_default();
+            let id =
+                crate::compose::face::identity(component.kind, &component.node).unwrap_or_default();
             let name = format!("{}/{}/{id}", facet.name, component.kind.list_key());
             rows.push(row(Item::Component, name, component.node.span, t, f));
         }
@@ -157,7 +157,7 @@ fn tally(template: &Template, composition: &Composition, rows: &mut [Row]) {
             if !active {
                 continue;
             }
-            let id = crate::compose::collect::identity(component.kind, &component.node);
+            let id = crate::compose::face::identity(component.kind, &component.node);
             // Entries of one id are told apart by their `when`'s place.
             let when_span = component.when.as_ref().map(|w| w.node.span);
             let excluded = composition.exclusions.iter().any(|e| {

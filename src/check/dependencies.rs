@@ -11,7 +11,7 @@ pub fn check(template: &Template, out: &mut Vec<Finding>) {
     let mut kustomize = BTreeSet::new();
     let mut systems = BTreeSet::new();
     let mut add = |kind: ComponentKind, node: &Node| {
-        if let Some(id) = crate::compose::collect::identity(kind, node) {
+        if let Some(id) = crate::compose::face::identity(kind, node) {
             match kind {
                 ComponentKind::Terraform => terraform.insert(id),
                 ComponentKind::Kustomize => kustomize.insert(id),
@@ -60,7 +60,7 @@ pub fn check(template: &Template, out: &mut Vec<Finding>) {
                 let a_tier = component.kind != ComponentKind::Terraform
                     && systems
                         .iter()
-                        .any(|s| crate::compose::tier_names::belongs_to(text, s));
+                        .any(|s| crate::compose::model::tier_names::belongs_to(text, s));
                 if crate::expr::template::contains_expression(text)
                     || known.contains(text)
                     || a_tier
@@ -89,7 +89,7 @@ pub fn check(template: &Template, out: &mut Vec<Finding>) {
                         format!(
                             "{} `{}` of facet `{}` depends on `{text}`, which no facet defines",
                             component.kind.noun(),
-                            crate::compose::collect::identity(component.kind, &component.node)
+                            crate::compose::face::identity(component.kind, &component.node)
                                 .unwrap_or_default(),
                             facet.name
                         ),

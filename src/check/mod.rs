@@ -4,14 +4,14 @@
 //! nobody defines, and names nothing reads. With the template's tests, which facets,
 //! components and `when` branches no case reaches ([`coverage`]).
 
-pub mod coverage;
+pub(crate) mod coverage;
 mod dependencies;
-pub mod finding;
-pub mod names;
+pub(crate) mod finding;
+pub(crate) mod names;
 mod reachability;
 pub mod reads;
 mod references;
-pub mod silence;
+pub(crate) mod silence;
 pub mod sites;
 mod types;
 mod usage;

@@ -178,7 +178,7 @@ pub fn check(template: &Template, sites: &[Site<'_>], names: &Shape, out: &mut [
                 )
             })
             .chain(facet.components.iter().enumerate().map(|(i, c)| {
-                let id = crate::compose::collect::identity(c.kind, &c.node)
+                let id = crate::compose::face::identity(c.kind, &c.node)
                     .unwrap_or_else(|| "(unnamed)".to_string());
                 (Owner::Component(i), format!("{} `{id}`", c.kind.noun()))
             }));

@@ -3,7 +3,7 @@
 //! `--watch`, `--color`. A command's own flags stay in its file. This file uses no other
 //! file of `cli/`.
 
-use crate::compose::host::Environment;
+use crate::compose::model::inputs::Environment;
 use crate::files::Diagnostic;
 use crate::session;
 use clap::{Args, ValueEnum};
@@ -100,10 +100,12 @@ pub enum ConfigPrecedence {
 }
 
 impl ConfigPrecedence {
-    pub fn precedence(self) -> crate::compose::precedence::Precedence {
+    pub fn precedence(self) -> crate::compose::model::precedence::Precedence {
         match self {
-            ConfigPrecedence::ContextWins => crate::compose::precedence::Precedence::ContextWins,
-            ConfigPrecedence::FacetWins => crate::compose::precedence::Precedence::FacetWins,
+            ConfigPrecedence::ContextWins => {
+                crate::compose::model::precedence::Precedence::ContextWins
+            }
+            ConfigPrecedence::FacetWins => crate::compose::model::precedence::Precedence::FacetWins,
         }
     }
 }
@@ -128,13 +130,13 @@ impl Default for ProjectArgs {
 
 impl ProjectArgs {
     /// The budgets the flags ask for (defaults: `compose::Limits::default()`).
-    pub fn limits(&self) -> crate::compose::Limits {
+    pub fn limits(&self) -> crate::compose::model::inputs::Limits {
         let timeout = if self.jsonnet_timeout.is_finite() && self.jsonnet_timeout > 0.0 {
             std::time::Duration::from_secs_f64(self.jsonnet_timeout.min(1e9))
         } else {
             std::time::Duration::ZERO
         };
-        crate::compose::Limits {
+        crate::compose::model::inputs::Limits {
             jsonnet: crate::expr::host::JsonnetLimits {
                 timeout,
                 memory: self.jsonnet_memory.saturating_mul(1024 * 1024),

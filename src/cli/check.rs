@@ -7,8 +7,8 @@ use crate::check::coverage::{Coverage, Item};
 use crate::check::{Allow, Report};
 use crate::files::{Diagnostic, FileMap, Severity};
 use crate::session::Session;
-use crate::testing::case::{self, Case};
 use crate::testing::runner::RunOptions;
+use crate::testing::suite::Select;
 use clap::{Args, ValueEnum};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -85,7 +85,7 @@ fn checked(args: &CheckArgs, files: &Arc<FileMap>) -> Result<Checked, Vec<Diagno
     let allow = project_allows(&session, files)?;
     let report = crate::check::check(&session.template, &session.engine, &allow);
     let coverage = if args.coverage {
-        Some(coverage(&session, files)?)
+        Some(coverage(&session)?)
     } else {
         None
     };
@@ -101,20 +101,23 @@ fn project_allows(session: &Session, files: &FileMap) -> Result<Vec<Allow>, Vec<
     crate::check::silence::project_allows(&node)
 }
 
-fn coverage(session: &Session, sources: &FileMap) -> Result<Coverage, Vec<Diagnostic>> {
-    let template = &session.template;
-    let mut files = Vec::new();
-    for path in case::discover(&template.tree) {
-        let (file, _warnings) = case::load(&template.tree, sources, &path)?;
-        files.push(file);
-    }
-    let cases: Vec<&Case> = files.iter().flat_map(|f| f.cases.iter()).collect();
-    let suite = session.suite(RunOptions {
+fn coverage(session: &Session) -> Result<Coverage, Vec<Diagnostic>> {
+    let options = RunOptions {
         precedence: session.options.precedence,
         limits: session.options.limits,
         ..RunOptions::default()
-    });
-    Ok(crate::check::coverage::coverage(template, &suite, &cases))
+    };
+    let suite = session.suite(options, &Select::default())?;
+    // The first test file that does not load says why.
+    if let Some(failed) = suite.failed().next() {
+        return Err(failed.diagnostics.clone());
+    }
+    let cases = suite.cases();
+    Ok(crate::check::coverage::coverage(
+        &session.template,
+        &suite.runner,
+        &cases,
+    ))
 }
 
 fn summary(report: &Report, strict: bool) -> String {

@@ -5,11 +5,11 @@ use super::contexts;
 use super::output::emit;
 use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
-use crate::compose::{Composition, ForExplain};
+use crate::compose::{face::Composition, model::for_explain::ForExplain};
 use crate::emit::Pieces;
 use crate::files::out_path::write_parts_atomically;
 use crate::files::{Diagnostic, FileMap};
-use crate::session::{Options, Session};
+use crate::session::{OneShot, Options, Session};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -134,27 +134,44 @@ fn compose_text(
     files: &Arc<FileMap>,
 ) -> Result<(Pieces, Vec<Diagnostic>), Vec<Diagnostic>> {
     let options = Options {
-        // `--provenance` reads the template as a whole.
-        one_composition: !args.provenance,
         // Written and forgotten: nothing will explain it.
         for_explain: ForExplain::Dropped,
-        // `--provenance` reads the component lists and origins.
-        blueprint_alone: !args.provenance,
         ..args
             .project
             .session_options(env_context(), args.terraform_outputs.clone())?
     };
-    let session = Session::open(options, files.clone())?;
-    let composition = session.compose()?;
-    let text = blueprint_text(&session, &composition, args.format, args.provenance)?;
-    for m in &composition.messages {
+    if args.provenance {
+        // `--provenance` reads the template as a whole, the component lists and the
+        // origins.
+        let session = Session::open(options, files.clone())?;
+        let composition = session.compose()?;
+        let text = blueprint_text(&session, &composition, args.format, args.provenance)?;
+        let done = (
+            text,
+            composition.messages.clone(),
+            composition.warnings.clone(),
+        );
+        // The process exits next: freeing a large template's trees node by node would
+        // only delay that (about a tenth of the run at 10 000 facets).
+        std::mem::forget((session, composition));
+        return Ok(noted(done));
+    }
+    let once = OneShot::open(options, files.clone())?;
+    let alone = once.compose_blueprint()?;
+    let text = crate::emit::blueprint_alone_text(&alone, once.output_bytes(), args.format.text())?;
+    let done = (text, alone.messages().to_vec(), alone.warnings().to_vec());
+    std::mem::forget((once, alone));
+    Ok(noted(done))
+}
+
+/// The text and warnings of a composition, its facets' messages shown.
+fn noted(
+    (text, messages, warnings): (Pieces, Vec<String>, Vec<Diagnostic>),
+) -> (Pieces, Vec<Diagnostic>) {
+    for m in &messages {
         eprintln!("note: {m}");
     }
-    let warnings = composition.warnings.clone();
-    // The process exits next: freeing a large template's trees node by node would
-    // only delay that (about a tenth of the run at 10 000 facets).
-    std::mem::forget((session, composition));
-    Ok((text, warnings))
+    (text, warnings)
 }
 
 /// The composed blueprint as text: YAML or JSON, with or without provenance.

@@ -5,7 +5,7 @@
 use super::args::ProjectArgs;
 use super::terminal::report;
 use crate::all_contexts::{ContextRun, Done, Selection};
-use crate::compose::ForExplain;
+use crate::compose::model::for_explain::ForExplain;
 use crate::files::{Diagnostic, FileMap};
 use crate::session::{Options, Session};
 use std::path::{Path, PathBuf};

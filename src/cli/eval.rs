@@ -161,11 +161,11 @@ fn evaluate_bare(
     for file in &args.project.values {
         let node = crate::project::read_yaml_file(file, &file.to_string_lossy(), files)
             .map_err(|d| vec![d])?;
-        crate::compose::scope::deep_merge(&mut scope, &node.to_value());
+        crate::compose::face::deep_merge(&mut scope, &node.to_value());
     }
     if !args.project.set.is_empty() {
         let sets = crate::project::parse_sets(&args.project.set, files).map_err(|d| vec![d])?;
-        crate::compose::scope::deep_merge(&mut scope, &sets);
+        crate::compose::face::deep_merge(&mut scope, &sets);
     }
     let scope = match scope {
         Value::Map(m) => (*m).clone(),
@@ -183,7 +183,7 @@ fn evaluate_bare(
         .syntax
         .eval(&engine, &request.text, &scope, &host)
         .map_err(|e| {
-            vec![crate::compose::evaluate::text_diagnostic(
+            vec![crate::compose::face::text_diagnostic(
                 &e,
                 file,
                 &request.text,

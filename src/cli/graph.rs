@@ -143,7 +143,7 @@ pub fn run(args: GraphArgs) -> ExitCode {
 fn graph_of(
     session: &Session,
     args: &GraphArgs,
-    composition: crate::compose::Composition,
+    composition: crate::compose::face::Composition,
 ) -> Result<String, Vec<Diagnostic>> {
     let mut graph = session.graph(&composition)?;
     if let Some(other) = &args.diff {

@@ -6,10 +6,10 @@ use super::args::{env_context, ContextsArgs, Format, ProjectArgs, WatchArgs};
 use super::contexts;
 use super::terminal::report;
 use crate::all_contexts::{Counts, Done, Selection};
-use crate::compose::ForExplain;
+use crate::compose::model::for_explain::ForExplain;
 use crate::files::{Diagnostic, FileMap};
 use crate::render::{self, ManifestFormat, Rendered};
-use crate::session::{Options, Session};
+use crate::session::{OneShot, Options, Session};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -67,14 +67,13 @@ pub fn run(args: RenderArgs) -> ExitCode {
         .session_options(env_context(), args.terraform_outputs.clone())
         .and_then(|options| {
             let options = Options {
-                one_composition: true,
                 for_explain: ForExplain::Dropped,
                 ..options
             };
-            Session::open(options, sources.clone())
+            OneShot::open(options, sources.clone())
         });
-    let rendered = session
-        .and_then(|s| s.render_composition_to(s.compose()?, args.manifest_format(), &args.out));
+    let rendered =
+        session.and_then(|s| s.render_to(s.compose()?, args.manifest_format(), &args.out));
     let rendered = match rendered {
         Ok(r) => r,
         Err(d) => {

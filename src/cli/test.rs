@@ -5,9 +5,10 @@ use super::args::{ProjectArgs, WatchArgs};
 use super::terminal::{color_stdout, report};
 use crate::files::{Diagnostic, FileMap};
 use crate::session::Session;
-use crate::testing::case::{self, Case, TestFile};
-use crate::testing::runner::{CaseResult, RunOptions, Suite, UnmockedOutputs, WindsorCompat};
+use crate::testing::case::Case;
+use crate::testing::runner::{CaseResult, RunOptions, Runner, UnmockedOutputs, WindsorCompat};
 use crate::testing::snapshot::Golden;
+use crate::testing::suite::Select;
 use clap::{Args, ValueEnum};
 
 use std::process::ExitCode;
@@ -123,25 +124,6 @@ pub struct Tally {
     pub failed: usize,
 }
 
-/// `*`/`?` wildcards when present, else a substring test.
-fn matches_filter(name: &str, pattern: &str) -> bool {
-    if !pattern.contains(['*', '?']) {
-        return name.contains(pattern);
-    }
-    fn glob(p: &[char], s: &[char]) -> bool {
-        match (p.first(), s.first()) {
-            (None, _) => s.is_empty(),
-            (Some('*'), _) => glob(&p[1..], s) || (!s.is_empty() && glob(p, &s[1..])),
-            (Some('?'), Some(_)) => glob(&p[1..], &s[1..]),
-            (Some(c), Some(d)) if c == d => glob(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    let p: Vec<char> = pattern.chars().collect();
-    let s: Vec<char> = name.chars().collect();
-    glob(&p, &s)
-}
-
 /// Runs the selected cases of `session`'s template and prints the report (or, with
 /// NAME, explains or shows that case).
 pub fn run_tests(
@@ -150,60 +132,7 @@ pub fn run_tests(
     sources: &Arc<FileMap>,
 ) -> Result<Tally, Vec<Diagnostic>> {
     let template = &session.template;
-
-    let paths = case::discover(&template.tree);
-    if paths.is_empty() {
-        return Err(vec![Diagnostic::error(
-            "no test files found: expected tests/**/*.test.yaml in the template",
-        )]);
-    }
-    let selected = |c: &Case| {
-        args.name.as_ref().is_none_or(|n| &c.name == n)
-            && args
-                .filter
-                .as_ref()
-                .is_none_or(|p| matches_filter(&c.name, p))
-    };
-    let mut files: Vec<TestFile> = Vec::new();
-    let mut warnings = template.warnings.clone();
-    let mut errors = Vec::new();
-    let mut count = 0usize;
-    for path in &paths {
-        match case::load(&template.tree, sources, path) {
-            Ok((mut file, w)) => {
-                // Only the selected cases are kept, and counted against the limit as
-                // each file is read.
-                file.cases.retain(|c| selected(c));
-                count += file.cases.len();
-                if count > args.max_cases {
-                    return Err(vec![Diagnostic::error(format!(
-                        "more than {} test cases selected (reached in {path}); at most --max-cases {} run at once",
-                        args.max_cases, args.max_cases
-                    ))
-                    .with_help("run the suite in parts with --filter, or raise --max-cases N")]);
-                }
-                files.push(file);
-                warnings.extend(w);
-            }
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let cases: Vec<&Case> = files.iter().flat_map(|f| f.cases.iter()).collect();
-    if cases.is_empty() && (args.name.is_some() || args.filter.is_some()) {
-        let wanted = args
-            .name
-            .as_deref()
-            .or(args.filter.as_deref())
-            .unwrap_or_default();
-        return Err(vec![Diagnostic::error(format!(
-            "no test case matches {wanted:?}"
-        ))]);
-    }
-
-    let suite = session.suite(RunOptions {
+    let options = RunOptions {
         compat: match args.windsor_compat {
             Compat::Latest => WindsorCompat::Latest,
             Compat::V0_9 => WindsorCompat::V0_9,
@@ -215,12 +144,41 @@ pub fn run_tests(
         },
         precedence: session.options.precedence,
         limits: session.options.limits,
-    });
+    };
+    let select = Select {
+        name: args.name.clone(),
+        filter: args.filter.clone(),
+        most: args.max_cases,
+    };
+    let suite = session.suite(options, &select)?;
+    if suite.files.is_empty() {
+        return Err(vec![Diagnostic::error(
+            "no test files found: expected tests/**/*.test.yaml in the template",
+        )]);
+    }
+    let errors: Vec<Diagnostic> = suite.failed().flat_map(|f| f.diagnostics.clone()).collect();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut warnings = template.warnings.clone();
+    warnings.extend(
+        suite
+            .files
+            .iter()
+            .flat_map(|f| f.diagnostics.iter().cloned()),
+    );
+    let cases = suite.cases();
+    if let (true, Some(wanted)) = (cases.is_empty(), select.wanted()) {
+        return Err(vec![Diagnostic::error(format!(
+            "no test case matches {wanted:?}"
+        ))]);
+    }
     if let Some(path) = &args.explain {
-        return explain_case(&suite, template, cases[0], path, sources).map(|_| Tally::default());
+        return explain_case(&suite.runner, template, cases[0], path, sources)
+            .map(|_| Tally::default());
     }
     if args.show {
-        return show_case(&suite, cases[0], args.format).map(|_| Tally::default());
+        return show_case(&suite.runner, cases[0], args.format).map(|_| Tally::default());
     }
     let mut golden = if args.snapshot || args.update {
         Some(Golden::new(template, &cases, args.update)?)
@@ -237,7 +195,7 @@ pub fn run_tests(
     // In batches: each batch's compositions are dropped once it is reported, so a
     // large suite holds one batch of blueprints, not all of them.
     for batch in cases.chunks(BATCH) {
-        let mut results = suite.run_all(batch, crate::parallel::cores());
+        let mut results = suite.run(batch, crate::parallel::cores());
         if let Some(golden) = &mut golden {
             golden.check(batch, &mut results)?;
         }
@@ -267,7 +225,7 @@ pub fn run_tests(
 
 /// `bpc test NAME --explain PATH`: the case composed, then one value explained.
 fn explain_case(
-    suite: &Suite<'_>,
+    suite: &Runner<'_>,
     template: &crate::template::Template,
     case: &Case,
     path: &str,
@@ -290,7 +248,7 @@ fn explain_case(
 
 /// `bpc test NAME --show`: the case composed and printed, nothing checked.
 fn show_case(
-    suite: &Suite<'_>,
+    suite: &Runner<'_>,
     case: &Case,
     format: TestFormat,
 ) -> Result<ExitCode, Vec<Diagnostic>> {

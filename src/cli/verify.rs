@@ -3,7 +3,7 @@
 
 use super::args::{env_context, ContextsArgs, ProjectArgs};
 use super::terminal::{color_stdout, report};
-use crate::compose::ForExplain;
+use crate::compose::model::for_explain::ForExplain;
 use crate::files::{Diagnostic, FileMap};
 use crate::render::ManifestFormat;
 use crate::session::{Options, Session};
@@ -59,7 +59,8 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let origin = crate::render::git_origin::origin(&session.project.root);
     // Each context composed and rendered on its own thread; the compositions are kept
     // for the findings' provenance.
-    type Composed = Result<(crate::compose::Composition, crate::render::Rendered), Vec<Diagnostic>>;
+    type Composed =
+        Result<(crate::compose::face::Composition, crate::render::Rendered), Vec<Diagnostic>>;
     let composed: Vec<Composed> = crate::parallel::map(&names, crate::parallel::cores(), |name| {
         let composition = session.compose_context(name)?;
         let rendered = crate::render::render_with_origin(

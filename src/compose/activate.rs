@@ -6,8 +6,9 @@
 //! that keeps changing after (facets + 1) rounds is an error naming the facets that flip.
 
 use crate::compose::config::{BlockIndex, Reads, Resolver};
+use crate::compose::model::activation::{Activated, Activation};
 use crate::compose::shared::evaluate::eval_condition;
-use crate::compose::shared::inputs::Expressions;
+use crate::compose::shared::expressions::Expressions;
 use crate::expr::Map;
 use crate::files::Diagnostic;
 use crate::template::Template;
@@ -21,22 +22,6 @@ fn indices(flags: &[bool]) -> Vec<usize> {
         .enumerate()
         .filter_map(|(i, &on)| on.then_some(i))
         .collect()
-}
-
-/// The outcome of one facet's `when` in the settled round.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Activation {
-    /// No `when`: always active.
-    Always,
-    Active,
-    Inactive,
-}
-
-pub struct Activated {
-    /// Indices (processing order) of active facets.
-    pub active: Vec<usize>,
-    /// Per facet, what its `when` gave.
-    pub outcome: Vec<Activation>,
 }
 
 /// Which facets' `when`s read a name, as recorded while they were evaluated. Reads

@@ -12,10 +12,10 @@
 //!   otherwise cancel itself);
 //! * where a context value and a block set the same path, [`Precedence`] decides (S4).
 
+use crate::compose::model::precedence::Precedence;
 use crate::compose::shared::evaluate::{eval_condition, eval_node, nest};
-use crate::compose::shared::host::{Environment, TemplateHost};
-use crate::compose::shared::inputs::{Expressions, Limits};
-use crate::compose::shared::precedence::Precedence;
+use crate::compose::{model::inputs::Environment, shared::host::TemplateHost};
+use crate::compose::{model::inputs::Limits, shared::expressions::Expressions};
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, ExprError, Map, Peek, Scope, Value};
 use crate::files::Diagnostic;
@@ -118,6 +118,7 @@ pub struct Resolver<'t> {
     pub terraform: &'t TerraformOutputs,
     pub limits: Limits,
     pub work: Option<&'t crate::expr::work::Work>,
+    pub memory: crate::compose::shared::memory::Memory,
     /// Block contributions by name, in application order (of every facet of `index`;
     /// `active` says which count).
     blocks: Arc<BlockIndex<'t>>,
@@ -191,6 +192,7 @@ impl<'t> Resolver<'t> {
             terraform: with.terraform,
             limits: with.limits,
             work: with.work,
+            memory: with.memory,
             blocks,
             tracking: active.is_some(),
             active,
@@ -220,6 +222,7 @@ impl<'t> Resolver<'t> {
             limits: self.limits,
             precedence: self.precedence,
             work: self.work,
+            memory: self.memory,
         };
         Resolver::over(
             &with,
@@ -601,7 +604,7 @@ impl<'t> Resolver<'t> {
                 if self.precedence == Precedence::ContextWins
                     && under.is_some_and(|u| {
                         !matches!(u, Value::Map(_) | Value::Nil)
-                            && !crate::compose::shared::precedence::is_empty(u)
+                            && !crate::compose::model::precedence::is_empty(u)
                     }) =>
             {
                 Ok(under.cloned().unwrap_or(Value::Nil))

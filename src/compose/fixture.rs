@@ -1,16 +1,21 @@
 //! A template held in memory and what its stages are given, for the stages' unit
 //! tests: `Fixture::new(&[("facets/a.yaml", "…")])`, then each stage called in turn.
 
-use crate::compose::activate::{self, Activated};
+use crate::compose::activate;
 use crate::compose::collect::{self, part::Collected};
 use crate::compose::config::Resolver;
-use crate::compose::merge::{self, Lists, Merged};
+use crate::compose::merge::{self, Lists};
+use crate::compose::model::activation::Activated;
+use crate::compose::model::component::Merged;
+use crate::compose::model::inputs::Environment;
+use crate::compose::model::origin::Origins;
+use crate::compose::model::precedence::Precedence;
 use crate::compose::scope::{self, Values};
-use crate::compose::shared::host::Environment;
-use crate::compose::shared::inputs::{Builtins, Expressions, Layer, Limits};
-use crate::compose::shared::origin::Origins;
-use crate::compose::shared::precedence::Precedence;
 use crate::compose::{finish, flux, validate};
+use crate::compose::{
+    model::inputs::{Builtins, Layer, Limits},
+    shared::expressions::Expressions,
+};
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, EngineConfig, Map};
 use crate::files::{Diagnostic, FileMap, FileTree};
@@ -83,6 +88,7 @@ impl Fixture {
             limits: Limits::default(),
             precedence: self.precedence,
             work: None,
+            memory: Default::default(),
         }
     }
 
@@ -144,7 +150,8 @@ impl Fixture {
         let lists = merge::lists(
             std::mem::take(&mut collected.contributions),
             None,
-            crate::compose::shared::for_explain::ForExplain::Kept,
+            crate::compose::model::for_explain::ForExplain::Kept,
+            Default::default(),
         );
         (collected, lists)
     }
@@ -186,17 +193,17 @@ pub fn facet(name: &str, body: &str) -> String {
 }
 
 /// The ids of `merged`, in order.
-pub fn ids(merged: &crate::compose::merge::Merged) -> Vec<&str> {
+pub fn ids(merged: &crate::compose::model::component::Merged) -> Vec<&str> {
     merged.components.keys().map(AsRef::as_ref).collect()
 }
 
 /// A component as compact JSON, its fields in blueprint order.
-pub fn json(merged: &crate::compose::merge::Merged, id: &str) -> String {
+pub fn json(merged: &crate::compose::model::component::Merged, id: &str) -> String {
     let component = merged
         .components
         .get(id)
         .unwrap_or_else(|| panic!("no component `{id}` in {:?}", ids(merged)));
-    crate::value::json::compact(&crate::compose::shared::blueprint::component_value(
+    crate::value::json::compact(&crate::compose::model::blueprint::component_value(
         component,
     ))
 }

@@ -18,11 +18,11 @@
 //! leaves it out, the Flux Kustomization has one).
 
 use crate::compose::merge::Lists;
-use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::fields::{sort_in_order, FieldMap};
-use crate::compose::shared::origin::{Origins, Rule};
-use crate::compose::shared::tier_names::Tiers;
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::fields::{sort_in_order, FieldMap};
+use crate::compose::model::origin::{Origins, Rule};
+use crate::compose::model::tier_names::Tiers;
+use crate::compose::model::tracked::Tracked;
 use crate::expr::Value;
 use crate::files::Diagnostic;
 use crate::template::fields::field_for;
@@ -295,7 +295,7 @@ fn add_global_dependency(t: &Tiers, all: &HashMap<String, Tiers>, kustomize: &mu
 #[cfg(test)]
 mod tests {
     use crate::compose::fixture::{facet, ids, json, messages, Fixture};
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::origin::Origins;
 
     const SYSTEM: &str = "flux:\n  - name: ingress\n    dependsOn: [base]\n    install:\n      components: [crds]\n    resources:\n      - name: public\n      - name: private\n";
 

@@ -4,8 +4,8 @@
 //! name it reads.
 
 use crate::compose::shared::evaluate::eval_condition;
+use crate::compose::shared::expressions::Expressions;
 use crate::compose::shared::host::TemplateHost;
-use crate::compose::shared::inputs::Expressions;
 use crate::expr::{ExprError, Map, Scope, Value};
 use crate::files::{FileMap, FileTree};
 use crate::template::prune::Inactive;

@@ -34,38 +34,35 @@ pub(crate) mod activate;
 pub(crate) mod assemble;
 pub(crate) mod collect;
 pub(crate) mod config;
+pub mod face;
 pub(crate) mod finish;
 #[cfg(test)]
 mod fixture;
 pub(crate) mod flux;
 pub(crate) mod inactive_at_load;
 pub(crate) mod merge;
+pub mod model;
 pub(crate) mod overlay;
-pub mod scope;
+pub(crate) mod scope;
 pub(crate) mod shared;
 pub(crate) mod sources;
 pub(crate) mod validate;
 
-// What other modules read, under the paths they have always used.
-pub use collect::memo;
-pub(crate) use finish::duration;
-pub(crate) use overlay::context_patches;
-pub use shared::for_explain::ForExplain;
-pub use shared::inputs::{Cycles, Limits};
-pub(crate) use shared::{blueprint, evaluate, origin, schema, tier_names, tracked};
-pub use shared::{budget, host, precedence};
-
 use crate::expr::host::{Host, TerraformOutputs};
 use crate::expr::{Engine, Map, Scope, Value};
 use crate::files::Diagnostic;
-use activate::Activated;
-use collect::Part;
-use host::{Environment, TemplateHost};
-use merge::Merged;
-use origin::Origins;
-use schema::Schema;
-use scope::{Builtins, Layer};
-use shared::inputs::Expressions;
+use collect::{memo, Part};
+use model::activation::Activated;
+use model::component::Merged;
+use model::for_explain::ForExplain;
+use model::inputs::{Builtins, Cycles, Environment, Layer, Limits};
+use model::origin::Origins;
+use model::precedence;
+use overlay::context_patches;
+use shared::expressions::Expressions;
+use shared::host::TemplateHost;
+use shared::memory::Memory;
+use shared::schema::Schema;
 use sources::{Sources, Unit};
 use std::sync::Arc;
 
@@ -102,15 +99,6 @@ pub struct Inputs<'a> {
     /// composition is written once and forgotten (the incremental engine always
     /// keeps them).
     pub for_explain: ForExplain,
-    /// The caller reads only the composition's blueprint, warnings and messages, and
-    /// writes the blueprint once with [`crate::emit`] (a plain `bpc compose` without
-    /// `--provenance`): the origins and the Kustomizations are let go of once
-    /// validated, and the components are left for the writer to convert, measure
-    /// and write one by one ([`Composition::components_apart`]). The composition's
-    /// Kustomizations and origins then come back empty, and its blueprint has an
-    /// empty list where each list of components goes. Ignored by incremental
-    /// compositions, whose memo keeps all of it.
-    pub blueprint_alone: bool,
 }
 
 impl Inputs<'_> {
@@ -123,6 +111,7 @@ impl Inputs<'_> {
             limits: self.limits,
             precedence: self.precedence,
             work: Some(&self.work),
+            memory: HANDS_BACK,
         }
     }
 
@@ -153,16 +142,9 @@ impl Inputs<'_> {
     }
 }
 
-/// A composed blueprint with everything `explain` needs to say how it came about
-/// (its Kustomizations and origins are empty, and its blueprint's component lists
-/// left to the writer, when the inputs asked for the blueprint alone,
-/// `Inputs::blueprint_alone`).
+/// A composed blueprint with everything `explain` needs to say how it came about.
 pub struct Composition {
     pub blueprint: Value,
-    /// The blueprint has an empty list where each non-empty list of components goes,
-    /// the components being in `terraform`, `kustomize` and `flux`
-    /// (`Inputs::blueprint_alone`): [`Composition::whole_blueprint`] puts them in.
-    pub components_apart: bool,
     pub terraform: Merged,
     /// Plain kustomizations, as the blueprint lists them.
     pub kustomize: Merged,
@@ -197,28 +179,73 @@ pub struct Composition {
     _let_go: merge::LetGo,
 }
 
-impl Composition {
+/// A composition of which only the blueprint is read, and written once (a plain
+/// `bpc compose`): its origins and Kustomizations are let go of once validated, and
+/// its components are left for the blueprint writer (`emit::blueprint_alone_text`)
+/// to convert, measure and write one by one. Nothing else accepts it: it cannot be
+/// rendered, explained or drawn, which would read what it let go of.
+///
+/// ```compile_fail,E0308
+/// # use bpc::compose::face::BlueprintAlone;
+/// # use bpc::render::ManifestFormat;
+/// fn render(alone: &BlueprintAlone, template: &bpc::template::Template) {
+///     let _ = bpc::render::render(alone, template, ManifestFormat::default());
+/// }
+/// ```
+///
+/// The same call with a whole [`Composition`] compiles:
+///
+/// ```no_run
+/// # use bpc::compose::face::Composition;
+/// # use bpc::render::ManifestFormat;
+/// fn render(whole: &Composition, template: &bpc::template::Template) {
+///     let _ = bpc::render::render(whole, template, ManifestFormat::default());
+/// }
+/// ```
+pub struct BlueprintAlone {
+    /// Composed as a [`Composition`] is, with the origins and Kustomizations emptied
+    /// and an empty list where each non-empty list of components goes; kept whole
+    /// so that nothing of it is freed before the writer is done.
+    composition: Composition,
+}
+
+impl BlueprintAlone {
+    /// The blueprint with an empty list where each non-empty list of components goes
+    /// (the components are in [`BlueprintAlone::component_lists`]).
+    pub fn blueprint(&self) -> &Value {
+        &self.composition.blueprint
+    }
+
     /// The lists of components, in the order the blueprint lists them, each with its
     /// key ([`assemble::COMPONENT_LISTS`]).
     pub fn component_lists(&self) -> [(&'static str, &Merged); 3] {
         let [terraform, kustomize, flux] = assemble::COMPONENT_LISTS;
+        let c = &self.composition;
         [
-            (terraform, &self.terraform),
-            (kustomize, &self.kustomize),
-            (flux, &self.flux),
+            (terraform, &c.terraform),
+            (kustomize, &c.kustomize),
+            (flux, &c.flux),
         ]
     }
 
-    /// The blueprint with its components in place, also when they were left to the
-    /// writer ([`Composition::components_apart`]): then converted again.
+    /// The blueprint with its components converted again and put in their places.
     pub fn whole_blueprint(&self) -> Value {
-        match self.components_apart {
-            true => {
-                let lists = self.component_lists().map(|(_, merged)| merged);
-                assemble::with_components(&self.blueprint, lists)
-            }
-            false => self.blueprint.clone(),
-        }
+        let lists = self.component_lists().map(|(_, merged)| merged);
+        assemble::with_components(&self.composition.blueprint, lists)
+    }
+
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.composition.warnings
+    }
+
+    /// The warnings, for a caller that adds its own before them.
+    pub fn warnings_mut(&mut self) -> &mut Vec<Diagnostic> {
+        &mut self.composition.warnings
+    }
+
+    /// `messages:` of active facets, to show after a successful compose.
+    pub fn messages(&self) -> &[String] {
+        &self.composition.messages
     }
 }
 
@@ -256,6 +283,26 @@ impl Memo {
 }
 
 pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
+    compose_cold(inputs, Read::Everything)
+}
+
+/// As [`compose`], for a caller that writes the blueprint once and reads nothing else
+/// of the composition ([`BlueprintAlone`]).
+pub fn compose_blueprint(inputs: &Inputs<'_>) -> Result<BlueprintAlone, Vec<Diagnostic>> {
+    let composition = compose_cold(inputs, Read::BlueprintAlone)?;
+    Ok(BlueprintAlone { composition })
+}
+
+/// What the caller of a composition reads of it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    Everything,
+    /// Only the blueprint, its warnings and messages; the components are converted
+    /// by the writer ([`BlueprintAlone`]).
+    BlueprintAlone,
+}
+
+fn compose_cold(inputs: &Inputs<'_>, read: Read) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
     let mut origins = Origins::with(inputs.for_explain);
     // 1. sources, and 2–5 for each of them in turn.
@@ -266,7 +313,7 @@ pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
         sources.composed(&unit, &part)?;
         parts.push(part);
     }
-    compose_parts(inputs, sources, parts, origins, None)
+    compose_parts(inputs, sources, parts, origins, None, read)
 }
 
 /// Stages 6–11 of [`compose`], over the parts stages 1–5 gave (local sources first,
@@ -277,6 +324,7 @@ fn compose_parts(
     parts: Vec<Part>,
     mut origins: Origins,
     mut memos: Option<&mut StageMemos>,
+    read: Read,
 ) -> Result<Composition, Vec<Diagnostic>> {
     let template = inputs.template;
     let (base, tags) = sources.finish();
@@ -286,6 +334,7 @@ fn compose_parts(
         std::mem::take(&mut collected.contributions),
         memos.as_deref_mut().map(|m| &mut m.merged),
         inputs.for_explain,
+        HANDS_BACK,
     );
     // 7. overlay
     let own = overlay::Own {
@@ -329,9 +378,8 @@ fn compose_parts(
     )?;
     // A config error waited until merging and validating had their say.
     let config = config::merged(&collected.configs)?;
-    // Only the blueprint is read from here on (`Inputs::blueprint_alone`).
-    let components_apart = inputs.blueprint_alone && memos.is_none();
-    if components_apart {
+    // Only the blueprint is read from here on ([`BlueprintAlone`]; never memoised).
+    if read == Read::BlueprintAlone {
         origins = Origins::with(origins.texts());
         kustomizations = Merged::default();
     }
@@ -342,7 +390,7 @@ fn compose_parts(
         overlay: inputs.overlay,
         builtins: &inputs.builtins,
         lists: &lists,
-        components_apart,
+        components_apart: read == Read::BlueprintAlone,
         outputs: &collected.outputs,
         context: &collected.context,
         schema: inputs.schema,
@@ -352,7 +400,6 @@ fn compose_parts(
     })?;
     Ok(Composition {
         blueprint,
-        components_apart,
         terraform: lists.terraform,
         kustomize: lists.kustomize,
         flux: lists.flux,
@@ -371,6 +418,10 @@ fn compose_parts(
         _let_go: lists.let_go,
     })
 }
+
+/// How a composition hands memory back to the system: the stages say where a large
+/// step freed much, the driver owns the heap.
+const HANDS_BACK: Memory = Memory::through(crate::heap::give_back);
 
 /// Stages 2–5 for one template.
 fn compose_template(
@@ -406,7 +457,14 @@ pub fn compose_incremental(
             let part = remember_template(inputs, &unit, &mut memo.collected, &mut origins);
             if let Some(part) = part.filter(|part| sources.composed(&unit, part).is_ok()) {
                 let memos = Some(&mut memo.stages);
-                return compose_parts(inputs, sources, vec![part], origins, memos);
+                return compose_parts(
+                    inputs,
+                    sources,
+                    vec![part],
+                    origins,
+                    memos,
+                    Read::Everything,
+                );
             }
         }
     }

@@ -1,5 +1,5 @@
 //! The blueprint written with its components converted on the way
-//! (`Composition::components_apart`, a plain `bpc compose`).
+//! (a [`BlueprintAlone`], a plain `bpc compose`).
 //!
 //! Converting every component before writing would hold every value at once, and
 //! making room by letting go of each component as it is converted costs about half
@@ -14,9 +14,9 @@
 //! is the one the whole document's writer gives first.
 
 use super::{budget, json, yaml, Format, Pieces};
-use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::blueprint::{component_value, COMPONENTS_PER_THREAD};
-use crate::compose::Composition;
+use crate::compose::face::BlueprintAlone;
+use crate::compose::model::blueprint::{component_value, COMPONENTS_PER_THREAD};
+use crate::compose::model::component::{Component, Merged};
 use crate::expr::Value;
 use crate::files::Diagnostic;
 
@@ -29,33 +29,27 @@ struct Written<T> {
     size: usize,
 }
 
-/// The blueprint of `composition` (whose components are apart) in `format`, within
+/// The blueprint of `alone` in `format`, within
 /// `budget` bytes; `what` names it in messages.
 pub fn text(
-    composition: &Composition,
+    alone: &BlueprintAlone,
     format: Format,
     budget: usize,
     what: &str,
 ) -> Result<Pieces, Diagnostic> {
     match format {
-        Format::Yaml => yaml_text(composition, budget, what),
-        Format::Json => json_text(composition, budget, what),
+        Format::Yaml => yaml_text(alone, budget, what),
+        Format::Json => json_text(alone, budget, what),
     }
 }
 
-fn yaml_text(composition: &Composition, budget: usize, what: &str) -> Result<Pieces, Diagnostic> {
-    let written = written::<yaml::Items>(composition, budget);
-    let blueprint = &composition.blueprint;
-    budget::check_apart(blueprint, budget, written.size, || {
-        composition.whole_blueprint()
-    })?;
+fn yaml_text(alone: &BlueprintAlone, budget: usize, what: &str) -> Result<Pieces, Diagnostic> {
+    let written = written::<yaml::Items>(alone, budget);
+    let blueprint = alone.blueprint();
+    budget::check_apart(blueprint, budget, written.size, || alone.whole_blueprint())?;
     match yaml::to_yaml_within_apart(blueprint, budget, written.lists) {
         Some(text) => Ok(text),
-        None => Err(budget::text_over(
-            &composition.whole_blueprint(),
-            budget,
-            what,
-        )),
+        None => Err(budget::text_over(&alone.whole_blueprint(), budget, what)),
     }
 }
 
@@ -63,9 +57,9 @@ fn yaml_text(composition: &Composition, budget: usize, what: &str) -> Result<Pie
 /// do not all fit, or one cannot be written, the whole value is written the way a
 /// composition that keeps everything writes it, and its writer says what is wrong
 /// first.
-fn json_text(composition: &Composition, budget: usize, what: &str) -> Result<Pieces, Diagnostic> {
-    let written = written::<json::Items>(composition, budget);
-    let blueprint = &composition.blueprint;
+fn json_text(alone: &BlueprintAlone, budget: usize, what: &str) -> Result<Pieces, Diagnostic> {
+    let written = written::<json::Items>(alone, budget);
+    let blueprint = alone.blueprint();
     let lists: Option<Vec<(&str, Pieces)>> = written
         .lists
         .into_iter()
@@ -76,7 +70,7 @@ fn json_text(composition: &Composition, budget: usize, what: &str) -> Result<Pie
             return Ok(text);
         }
     }
-    let whole = composition.whole_blueprint();
+    let whole = alone.whole_blueprint();
     budget::check_knowing(&whole, budget, &budget::Sizes::default())?;
     super::text_within_budget(&whole, Format::Json, budget, what)
 }
@@ -143,14 +137,14 @@ fn joined(texts: Vec<Pieces>) -> Pieces {
     })
 }
 
-/// Every non-empty list of components of `composition` written as the items of its
+/// Every non-empty list of components of `alone` written as the items of its
 /// key, long lists in runs on several threads.
-fn written<W: ItemWriter>(composition: &Composition, limit: usize) -> Written<W::Text> {
+fn written<W: ItemWriter>(alone: &BlueprintAlone, limit: usize) -> Written<W::Text> {
     let mut out = Written {
         lists: Vec::new(),
         size: 0,
     };
-    for (key, merged) in composition.component_lists() {
+    for (key, merged) in alone.component_lists() {
         if merged.components.is_empty() {
             continue;
         }

@@ -5,7 +5,7 @@ pub(crate) mod json;
 pub(crate) mod path;
 pub mod pieces;
 pub mod provenance;
-pub mod values;
+pub(crate) mod values;
 pub(crate) mod yaml;
 
 #[cfg(test)]
@@ -16,8 +16,8 @@ pub use path::{format_path, PathSegment};
 pub use pieces::Pieces;
 pub use yaml::{to_yaml, to_yaml_with_comments, to_yaml_with_leading_comments, CommentHook};
 
-use crate::compose::budget;
-use crate::compose::Composition;
+use crate::compose::face::{BlueprintAlone, Composition};
+use crate::compose::model::budget;
 use crate::files::{Diagnostic, FileMap};
 use crate::template::Template;
 use std::fmt;
@@ -69,13 +69,7 @@ pub fn blueprint_text(
     format: Format,
     provenance: bool,
 ) -> Result<Pieces, Vec<Diagnostic>> {
-    const WHAT: &str = "the composed blueprint";
     let blueprint = &composition.blueprint;
-    if composition.components_apart {
-        // Never asked for with provenance, which reads the origins let go of then.
-        debug_assert!(!provenance, "provenance of a blueprint read alone");
-        return components::text(composition, format, output_bytes, WHAT).map_err(|d| vec![d]);
-    }
     if !provenance {
         return text_within_budget(blueprint, format, output_bytes, WHAT).map_err(|d| vec![d]);
     }
@@ -86,6 +80,20 @@ pub fn blueprint_text(
     };
     text.map_err(|e| vec![Diagnostic::error(e)])
 }
+
+/// The blueprint of a composition read for it alone, as text in `format`, its
+/// components converted as they are written; `output_bytes` bounds it as
+/// [`blueprint_text`]'s, with the same messages.
+pub fn blueprint_alone_text(
+    alone: &BlueprintAlone,
+    output_bytes: usize,
+    format: Format,
+) -> Result<Pieces, Vec<Diagnostic>> {
+    components::text(alone, format, output_bytes, WHAT).map_err(|d| vec![d])
+}
+
+/// How messages about the output budget name the blueprint.
+const WHAT: &str = "the composed blueprint";
 
 /// A value that cannot be written in the requested format.
 #[derive(Clone, Debug, PartialEq, Eq)]

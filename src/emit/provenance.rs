@@ -2,10 +2,10 @@
 //! trailing comment in YAML (`# facets/provider-aws.yaml:12 (aws, 200, merge)`, still
 //! valid YAML), or with JSON a parallel document of the same shape holding origins.
 
-use crate::compose::merge::Merged;
-use crate::compose::origin::{Contributor, Origin};
-use crate::compose::tracked::Tracked;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::component::Merged;
+use crate::compose::model::origin::{Contributor, Origin};
+use crate::compose::model::tracked::Tracked;
 use crate::emit::Pieces;
 use crate::expr::{Map, Value};
 use crate::files::FileMap;

@@ -4,7 +4,7 @@
 
 use super::path::PathSegment;
 use super::Format;
-use crate::compose::schema::Schema;
+use crate::compose::face::Schema;
 use crate::files::Diagnostic;
 use crate::value::{Map, Value};
 
@@ -22,7 +22,8 @@ pub fn values_text(
     let empty = serde_json::Value::Null;
     let root = schema.map_or(&empty, Schema::json);
     let masked = mask(&Value::map(values), root, root);
-    crate::compose::budget::check_text(&masked, output_bytes, "the values").map_err(|d| vec![d])?;
+    crate::compose::model::budget::check_text(&masked, output_bytes, "the values")
+        .map_err(|d| vec![d])?;
     Ok(match format {
         Format::Yaml => {
             let hook = |path: &[PathSegment<'_>]| {

@@ -5,10 +5,10 @@
 pub(crate) mod path;
 mod set_by_bpc;
 
-use crate::compose::merge::{Component, Effect, Step};
-use crate::compose::origin::{Contributor, Origin};
-use crate::compose::tracked::Tracked;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::component::{Component, Effect, Step};
+use crate::compose::model::origin::{Contributor, Origin};
+use crate::compose::model::tracked::Tracked;
 use crate::expr::Value;
 use crate::files::FileMap;
 use crate::template::{ComponentKind, FacetId, Template, TemplateId};
@@ -63,7 +63,7 @@ impl Explainer<'_> {
         self.template
             .upstream_name(id)
             .or_else(|| self.template.published.as_ref().map(|p| p.name.as_str()))
-            .unwrap_or(crate::compose::finish::flux_shape::TEMPLATE_SOURCE)
+            .unwrap_or(crate::compose::model::blueprint::TEMPLATE_SOURCE)
     }
 
     fn who(&self, origin: &Origin) -> String {
@@ -136,31 +136,7 @@ impl Explainer<'_> {
         }
         let mut out = String::new();
         let field_path: Vec<String> = rest.to_vec();
-        match live {
-            Some(c) => {
-                let value = if field_path.is_empty() {
-                    Some(crate::compose::blueprint::component_value(c))
-                } else {
-                    c.get(&field_path[0])
-                        .and_then(|t| descend(t, &field_path[1..]))
-                        .map(Tracked::to_value)
-                };
-                match value {
-                    Some(v) => {
-                        let _ = writeln!(out, "{full} = {}", show(&v));
-                    }
-                    None => {
-                        let _ = writeln!(
-                            out,
-                            "{full} is unset (the component exists, but nothing sets this field)"
-                        );
-                    }
-                }
-            }
-            None => {
-                let _ = writeln!(out, "{full} is not in the blueprint");
-            }
-        }
+        current_value(&mut out, live, &field_path, full);
         let histories: Vec<&Component> = live.into_iter().chain(deleted).collect();
         if !histories.is_empty() {
             let _ = writeln!(out, "\ncontributions, in order applied:");
@@ -460,6 +436,22 @@ impl Explainer<'_> {
     }
 
     /// `--facet NAME`: whether the facet is active, why, and what it contributed.
+    /// A facet's `when`, and the value of each name it reads.
+    fn when_reads(&self, out: &mut String, when: &str) {
+        let _ = writeln!(out, "  when: {}", when.trim());
+        let mut read = Vec::new();
+        collect_names(when, &mut read);
+        for path in read {
+            let segs: Vec<String> = path.split('.').map(str::to_string).collect();
+            let v = lookup_all(self.composition, &segs);
+            let _ = writeln!(
+                out,
+                "    {path} = {}",
+                v.as_ref().map_or("null (unset)".to_string(), show)
+            );
+        }
+    }
+
     pub fn facet(&self, name: &str) -> Result<String, String> {
         let Some(index) = self.template.facets.iter().position(|f| f.name == name) else {
             let names: Vec<&str> = self
@@ -480,9 +472,9 @@ impl Explainer<'_> {
         };
         let mut out = String::new();
         let state = match self.composition.activation.outcome[index] {
-            crate::compose::activate::Activation::Always => "active (no `when`)",
-            crate::compose::activate::Activation::Active => "active",
-            crate::compose::activate::Activation::Inactive => "inactive",
+            crate::compose::model::activation::Activation::Always => "active (no `when`)",
+            crate::compose::model::activation::Activation::Active => "active",
+            crate::compose::model::activation::Activation::Inactive => "inactive",
         };
         // Files are named as everywhere else: relative to the project.
         let _ = writeln!(
@@ -494,18 +486,7 @@ impl Explainer<'_> {
             facet.ordinal
         );
         if let Some(w) = &facet.when {
-            let _ = writeln!(out, "  when: {}", w.text.trim());
-            let mut read = Vec::new();
-            collect_names(&w.text, &mut read);
-            for path in read {
-                let segs: Vec<String> = path.split('.').map(str::to_string).collect();
-                let v = lookup_all(self.composition, &segs);
-                let _ = writeln!(
-                    out,
-                    "    {path} = {}",
-                    v.as_ref().map_or("null (unset)".to_string(), show)
-                );
-            }
+            self.when_reads(&mut out, &w.text);
         }
         let _ = writeln!(out, "\ncontributions:");
         let mut any = false;
@@ -568,7 +549,7 @@ impl Explainer<'_> {
 }
 
 /// The origins of every leaf (scalar) under `t`.
-fn leaf_origins(t: &Tracked, out: &mut Vec<crate::compose::origin::OriginId>) {
+fn leaf_origins(t: &Tracked, out: &mut Vec<crate::compose::model::origin::OriginId>) {
     match t {
         Tracked::Map(entries, _) => entries.values().for_each(|v| leaf_origins(v, out)),
         Tracked::List(items, _) => items.iter().for_each(|v| leaf_origins(v, out)),
@@ -670,5 +651,32 @@ fn collect_names(text: &str, out: &mut Vec<String>) {
             continue;
         }
         i += 1;
+    }
+}
+
+/// The first line of a component's explanation: the value at `field_path` (the
+/// whole component when empty), or why there is none.
+fn current_value(out: &mut String, live: Option<&Component>, field_path: &[String], full: &str) {
+    let Some(c) = live else {
+        let _ = writeln!(out, "{full} is not in the blueprint");
+        return;
+    };
+    let value = if field_path.is_empty() {
+        Some(crate::compose::model::blueprint::component_value(c))
+    } else {
+        c.get(&field_path[0])
+            .and_then(|t| descend(t, &field_path[1..]))
+            .map(Tracked::to_value)
+    };
+    match value {
+        Some(v) => {
+            let _ = writeln!(out, "{full} = {}", show(&v));
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "{full} is unset (the component exists, but nothing sets this field)"
+            );
+        }
     }
 }

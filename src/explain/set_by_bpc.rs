@@ -2,8 +2,8 @@
 //! set it: no contribution wrote them, so the steps of `explain` cannot say why they
 //! are there.
 
-use crate::compose::origin::{Contributor, Origins};
-use crate::compose::tracked::Tracked;
+use crate::compose::model::origin::{Contributor, Origins};
+use crate::compose::model::tracked::Tracked;
 use std::fmt::Write;
 
 /// Adds a line `  - PATH = VALUE: RULE` to `out` for every value under `t` (found at

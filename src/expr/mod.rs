@@ -3,7 +3,7 @@
 
 pub(crate) mod error;
 pub mod host;
-pub mod native;
+pub(crate) mod native;
 pub(crate) mod scope;
 pub mod template;
 pub(crate) mod windsor;
@@ -25,7 +25,7 @@ mod parser;
 pub(crate) mod program;
 mod reentry;
 mod types;
-pub mod work;
+pub(crate) mod work;
 
 pub use builtins::names as builtin_names;
 pub use engine::{Engine, EngineConfig};

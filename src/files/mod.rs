@@ -3,7 +3,7 @@
 pub(crate) mod diagnostic;
 pub(crate) mod exchange;
 pub(crate) mod map;
-pub mod out_path;
+pub(crate) mod out_path;
 pub(crate) mod relative_path;
 pub mod render;
 mod source_text;

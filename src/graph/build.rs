@@ -3,7 +3,7 @@
 
 use super::reasons::Reasons;
 use super::{Change, Edge, EdgeKind, Graph, Node, NodeKind};
-use crate::compose::Composition;
+use crate::compose::face::Composition;
 use crate::files::{Diagnostic, FileMap};
 use crate::render::Rendered;
 use crate::template::Template;

@@ -11,14 +11,14 @@
 //! [`html`] (the SVG with pan, zoom, hover and highlight). [`select`] narrows a graph
 //! to one node's neighbourhood or marks the difference with another context's.
 
-pub mod build;
+pub(crate) mod build;
 mod cycles;
-pub mod dot;
-pub mod html;
-pub mod mermaid;
+pub(crate) mod dot;
+pub(crate) mod html;
+pub(crate) mod mermaid;
 pub(crate) mod reasons;
-pub mod select;
-pub mod svg;
+pub(crate) mod select;
+pub(crate) mod svg;
 
 pub use build::build;
 

@@ -2,11 +2,11 @@
 //! a `dependsOn` a facet wrote names the facet and line; one bpc added names its rule.
 
 use super::NodeKind;
-use crate::compose::merge::{Component, Merged};
-use crate::compose::origin::{Contributor, Origin};
-use crate::compose::tier_names::belongs_to;
-use crate::compose::tracked::Tracked;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::origin::{Contributor, Origin};
+use crate::compose::model::tier_names::belongs_to;
+use crate::compose::model::tracked::Tracked;
 use crate::files::FileMap;
 use crate::template::Template;
 use crate::value::Value;

@@ -7,7 +7,7 @@ use super::documents::Documents;
 use super::position::LineIndex;
 use super::settings::Settings;
 use crate::check::{Allow, Report};
-use crate::compose::Composition;
+use crate::compose::face::Composition;
 use crate::files::{Diagnostic, FileId, FileMap, FileOverlay, FileTree, Span};
 use crate::session::{Options, Recomposer, Session};
 use lsp_types::Range;

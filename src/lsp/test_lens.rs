@@ -4,8 +4,9 @@
 //! the user (`window/showMessage` for a run, `window/logMessage` for a blueprint).
 
 use super::snapshot::Snapshot;
-use crate::testing::case::{self, Case, TestFile};
+use crate::testing::case::{self, TestFile};
 use crate::testing::runner::RunOptions;
+use crate::testing::suite::Select;
 use lsp_types::{CodeLens, Command};
 use std::path::Path;
 
@@ -59,20 +60,18 @@ pub fn execute(snapshot: &Snapshot, command: &str, name: &str) -> Result<String,
                 d.message.clone()
             })
     })?;
-    let tree = &session.template.tree;
-    let mut files = Vec::new();
-    for path in case::discover(tree) {
-        if let Ok((file, _)) = case::load(tree, &snapshot.files, &path) {
-            files.push(file);
-        }
-    }
-    let found: Option<&Case> = files.iter().flat_map(|f| &f.cases).find(|c| c.name == name);
-    let case = found.ok_or_else(|| format!("no test case named {name:?}"))?;
-    let suite = session.suite(RunOptions {
+    let options = RunOptions {
         precedence: session.options.precedence,
         limits: session.options.limits,
         ..RunOptions::default()
-    });
+    };
+    // Files that do not load have no case to run.
+    let suite = session.suite(options, &Select::default());
+    let suite = suite.map_err(|e| e.first().map_or(String::new(), |d| d.message.clone()))?;
+    let cases = suite.cases();
+    let found = cases.into_iter().find(|c| c.name == name);
+    let case = found.ok_or_else(|| format!("no test case named {name:?}"))?;
+    let suite = &suite.runner;
     if command == SHOW {
         return match suite.compose_case(case) {
             Ok(composition) => Ok(crate::emit::to_yaml(&composition.blueprint)),

@@ -5,8 +5,8 @@
 
 use super::diagnostics::convert;
 use super::snapshot::Snapshot;
-use crate::testing::case::{self, Case};
 use crate::testing::runner::RunOptions;
+use crate::testing::suite::Select;
 use crossbeam_channel::{Receiver, Sender};
 use lsp_server::Message;
 use lsp_types as lsp;
@@ -26,27 +26,23 @@ pub fn diagnostics(snapshot: &Snapshot) -> BTreeMap<PathBuf, Vec<lsp::Diagnostic
     let Some(dir) = tree.root_dir() else {
         return out;
     };
-    let mut files = Vec::new();
-    for path in case::discover(tree) {
-        out.entry(dir.join(&path)).or_default();
-        let found = match case::load(tree, &snapshot.files, &path) {
-            Ok((file, warnings)) => {
-                files.push(file);
-                warnings
-            }
-            Err(errors) => errors,
-        };
-        for d in &found {
-            place(&mut out, convert(d, snapshot, None));
-        }
-    }
-    let cases: Vec<&Case> = files.iter().flat_map(|f| f.cases.iter()).collect();
-    let suite = session.suite(RunOptions {
+    let options = RunOptions {
         precedence: session.options.precedence,
         limits: session.options.limits,
         ..RunOptions::default()
-    });
-    let results = suite.run_all(&cases, crate::parallel::cores());
+    };
+    // Every case is selected: nothing stops the discovery.
+    let Ok(suite) = session.suite(options, &Select::default()) else {
+        return out;
+    };
+    for found in &suite.files {
+        out.entry(dir.join(&found.path)).or_default();
+        for d in &found.diagnostics {
+            place(&mut out, convert(d, snapshot, None));
+        }
+    }
+    let cases = suite.cases();
+    let results = suite.run(&cases, crate::parallel::cores());
     let mut warned = Vec::new();
     for (case, result) in cases.iter().zip(&results) {
         for w in &result.warnings {

@@ -4,20 +4,21 @@
 //! docs/semantics.md S14 has the rules; docs/limits.md the budgets.
 
 pub mod archive;
-pub mod auth;
-pub mod bundle;
-pub mod cache;
-pub mod cred_helper;
-pub mod credential;
+pub(crate) mod auth;
+pub(crate) mod bundle;
+pub(crate) mod cache;
+pub(crate) mod cred_helper;
+pub(crate) mod credential;
 pub mod load;
-pub mod manifest;
-pub mod metadata;
-pub mod reference;
+pub(crate) mod manifest;
+pub(crate) mod metadata;
+pub(crate) mod pulls;
+pub(crate) mod reference;
 pub mod registry;
-pub mod shown;
-pub mod sources;
-pub mod token;
-pub mod upload;
+pub(crate) mod shown;
+pub(crate) mod sources;
+pub(crate) mod token;
+pub(crate) mod upload;
 
 pub use auth::AuthEnv;
 pub use reference::Reference;

@@ -5,9 +5,9 @@
 
 use super::terraform::sources;
 use super::{json, lookup, obj, waits_for, ManifestFormat, Rendered};
-use crate::compose::blueprint::component_value;
-use crate::compose::duration::canonical;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::blueprint::component_value;
+use crate::compose::model::duration::canonical;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::template::Template;
@@ -60,6 +60,9 @@ fn data_string(v: &Value) -> String {
     }
 }
 
+/// Writes the Flux inputs of `composition` into `out`: the gitops namespace, one
+/// Kustomization (with its ConfigMap) per component, the CRD layers, the shared
+/// ConfigMaps, the sources read, what waits for Terraform, and the index of it all.
 pub fn render(
     composition: &Composition,
     template: &Template,
@@ -68,57 +71,96 @@ pub fn render(
     out: &mut Rendered,
 ) -> Result<(), Vec<Diagnostic>> {
     let blueprint = composition.blueprint.as_map().cloned().unwrap_or_default();
-    let context = lookup(&blueprint, &["metadata", "name"])
-        .and_then(Value::as_str)
-        .unwrap_or("local")
-        .to_string();
-    let namespace = lookup(&composition.context, &["gitops", "namespace"])
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .unwrap_or(GITOPS_NAMESPACE)
-        .to_string();
-    if !is_dns_label(&namespace) {
-        return Err(vec![Diagnostic::error(format!(
-            "gitops.namespace `{namespace}` is not a Kubernetes namespace name (lowercase \
-             letters, digits and `-`, at most 63, starting and ending with a letter or digit)"
-        ))]);
-    }
-    let mut labels = Map::default();
-    labels.insert("windsorcli.dev/context".into(), s(&context));
-    if let Some(id) = lookup(&composition.context, &["id"]).filter(|v| !v.is_nil()) {
-        labels.insert("windsorcli.dev/context-id".into(), s(&data_string(id)));
-    }
     let config_maps = blueprint
         .get("configMaps")
         .and_then(Value::as_map)
         .cloned()
         .unwrap_or_default();
-    let mut shared_maps: Vec<String> = config_maps.keys().map(|k| k.to_string()).collect();
-    shared_maps.sort_by_key(|n| (n != "values-common", n.clone()));
-    let cx = Ctx {
-        format,
-        namespace,
-        context,
-        labels: Value::map(labels),
-        sources: sources(&blueprint),
+    let cx = Ctx::of(
+        composition,
+        &blueprint,
+        &config_maps,
         template,
+        format,
         origin,
-        shared_maps,
-        install_tiers: composition
-            .flux
-            .components
-            .keys()
-            .map(|k| crate::compose::tier_names::install(k))
-            .collect(),
-    };
+    )?;
+    let mut w = Written::default();
+    w.resources.push(namespace(&cx, out)?);
+    component_kustomizations(&cx, composition, &mut w, out)?;
+    crd_layers(&cx, &blueprint, &mut w);
+    shared_config_maps(&cx, &config_maps, &mut w, out)?;
+    write_kustomizations(&cx, &mut w, out)?;
+    write_sources(&cx, &blueprint, &mut w, out)?;
+    write_index(w, out)
+}
 
-    // The plain kustomizations and the systems' tiers, as compose compiled and
-    // validated them.
-    let all = &composition.kustomizations;
+/// What the steps of [`render`] build up.
+#[derive(Default)]
+struct Written {
+    /// The files the index lists.
+    resources: Vec<String>,
+    /// The sources (kind, name) the Kustomizations read.
+    used: BTreeSet<(String, String)>,
+    /// ConfigMap entries waiting for Terraform, by ConfigMap.
+    deferred: Map,
+    /// The Kustomizations to write, by name, with their specs.
+    kustomizations: Vec<(std::sync::Arc<str>, Value)>,
+}
 
-    let mut resources: Vec<String> = Vec::new();
-    // The gitops namespace, which Windsor applies first: everything below lives in it.
-    // Beside the sources it is the prerequisite of, named `<kind>-<name>` as they are.
+impl<'a> Ctx<'a> {
+    /// What every object of the render is written with.
+    fn of(
+        composition: &Composition,
+        blueprint: &Map,
+        config_maps: &Map,
+        template: &'a Template,
+        format: ManifestFormat,
+        origin: Option<&'a str>,
+    ) -> Result<Ctx<'a>, Vec<Diagnostic>> {
+        let context = lookup(blueprint, &["metadata", "name"])
+            .and_then(Value::as_str)
+            .unwrap_or("local")
+            .to_string();
+        let namespace = lookup(&composition.context, &["gitops", "namespace"])
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(GITOPS_NAMESPACE)
+            .to_string();
+        if !is_dns_label(&namespace) {
+            return Err(vec![Diagnostic::error(format!(
+                "gitops.namespace `{namespace}` is not a Kubernetes namespace name (lowercase \
+                 letters, digits and `-`, at most 63, starting and ending with a letter or digit)"
+            ))]);
+        }
+        let mut labels = Map::default();
+        labels.insert("windsorcli.dev/context".into(), s(&context));
+        if let Some(id) = lookup(&composition.context, &["id"]).filter(|v| !v.is_nil()) {
+            labels.insert("windsorcli.dev/context-id".into(), s(&data_string(id)));
+        }
+        let mut shared_maps: Vec<String> = config_maps.keys().map(|k| k.to_string()).collect();
+        shared_maps.sort_by_key(|n| (n != "values-common", n.clone()));
+        Ok(Ctx {
+            format,
+            namespace,
+            context,
+            labels: Value::map(labels),
+            sources: sources(blueprint),
+            template,
+            origin,
+            shared_maps,
+            install_tiers: composition
+                .flux
+                .components
+                .keys()
+                .map(|k| crate::compose::model::tier_names::install(k))
+                .collect(),
+        })
+    }
+}
+
+/// The gitops namespace, which Windsor applies first: everything else lives in it.
+/// Beside the sources it is the prerequisite of, named `<kind>-<name>` as they are.
+fn namespace(cx: &Ctx<'_>, out: &mut Rendered) -> Result<String, Vec<Diagnostic>> {
     let ns = obj([
         ("apiVersion", s("v1")),
         ("kind", s("Namespace")),
@@ -133,10 +175,18 @@ pub fn render(
             ]),
         ),
     ]);
-    resources.push(cx.write(&format!("sources/namespace-{}", cx.namespace), &ns, out)?);
-    let mut used: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut deferred = Map::default();
-    let mut kustomizations = Vec::new();
+    cx.write(&format!("sources/namespace-{}", cx.namespace), &ns, out)
+}
+
+/// A Kustomization, with the ConfigMap of its substitutions, for each of the plain
+/// kustomizations and the systems' tiers, as compose compiled and validated them.
+fn component_kustomizations(
+    cx: &Ctx<'_>,
+    composition: &Composition,
+    w: &mut Written,
+    out: &mut Rendered,
+) -> Result<(), Vec<Diagnostic>> {
+    let all = &composition.kustomizations;
     let misnamed: Vec<Diagnostic> = all
         .components
         .values()
@@ -166,10 +216,11 @@ pub fn render(
                 for key in waiting.keys() {
                     out.deferred.push(format!("{cm_name}.{key}"));
                 }
-                deferred.insert(cm_name.as_str().into(), Value::map(waiting));
+                w.deferred
+                    .insert(cm_name.as_str().into(), Value::map(waiting));
             }
             let file = cx.write_config_map(&cm_name, data, out)?;
-            resources.push(file);
+            w.resources.push(file);
             refs.push(cm_name);
         }
         for shared in &cx.shared_maps {
@@ -177,12 +228,16 @@ pub fn render(
                 refs.push(shared.clone());
             }
         }
-        let spec = cx.spec(&k, component, composition, refs, &mut used, out)?;
-        kustomizations.push((name, spec));
+        let spec = cx.spec(&k, component, composition, refs, &mut w.used, out)?;
+        w.kustomizations.push((name, spec));
     }
-    // The blueprint's CRDs (`crds`, from the local template's source), then those a
-    // source entry carries (a published blueprint's, S14: `crds-<source>`, read from
-    // that source, reconciled hourly as the Windsor CLI writes it).
+    Ok(())
+}
+
+/// The blueprint's CRDs (`crds`, from the local template's source), then those a
+/// source entry carries (a published blueprint's, S14: `crds-<source>`, read from
+/// that source, reconciled hourly as the Windsor CLI writes it).
+fn crd_layers(cx: &Ctx<'_>, blueprint: &Map, w: &mut Written) {
     let mut layers: Vec<(String, Option<String>, &str, &[Value])> = Vec::new();
     if let Some(crds) = blueprint.get("crds").and_then(Value::as_list) {
         layers.push(("crds".to_string(), None, "5m0s", crds));
@@ -202,7 +257,7 @@ pub fn render(
     for (layer, source, interval, crds) in layers {
         if !crds.is_empty() {
             let (kind, src) = cx.source_ref(source.as_deref());
-            used.insert((kind.clone(), src.clone()));
+            w.used.insert((kind.clone(), src.clone()));
             let mut spec = Map::default();
             spec.insert(
                 "sourceRef".into(),
@@ -220,54 +275,88 @@ pub fn render(
                 "commonMetadata".into(),
                 obj([("labels", cx.labels.clone())]),
             );
-            kustomizations.push((std::sync::Arc::from(layer), Value::map(spec)));
+            (w.kustomizations).push((std::sync::Arc::from(layer), Value::map(spec)));
         }
     }
-    for (name, data) in &config_maps {
+}
+
+/// The blueprint's `configMaps`, which every Kustomization references.
+fn shared_config_maps(
+    cx: &Ctx<'_>,
+    config_maps: &Map,
+    w: &mut Written,
+    out: &mut Rendered,
+) -> Result<(), Vec<Diagnostic>> {
+    for (name, data) in config_maps {
         let (data, waiting) = config_data(data.as_map().unwrap_or(&Map::default()));
         if !waiting.is_empty() {
             for key in waiting.keys() {
                 out.deferred.push(format!("{name}.{key}"));
             }
-            deferred.insert(name.clone(), Value::map(waiting));
+            w.deferred.insert(name.clone(), Value::map(waiting));
         }
-        resources.push(cx.write_config_map(name, data, out)?);
+        w.resources.push(cx.write_config_map(name, data, out)?);
     }
-    for (name, spec) in kustomizations {
+    Ok(())
+}
+
+/// Each Kustomization as a Flux object.
+fn write_kustomizations(
+    cx: &Ctx<'_>,
+    w: &mut Written,
+    out: &mut Rendered,
+) -> Result<(), Vec<Diagnostic>> {
+    for (name, spec) in std::mem::take(&mut w.kustomizations) {
         let object = obj([
             ("apiVersion", s(KUSTOMIZE_API)),
             ("kind", s("Kustomization")),
             (
                 "metadata",
-                cx.labelled_metadata(&name, spec_namespace(&spec, &cx)),
+                cx.labelled_metadata(&name, spec_namespace(&spec, cx)),
             ),
             ("spec", strip_namespace(spec)),
         ]);
-        resources.push(cx.write(&format!("kustomizations/{name}"), &object, out)?);
+        w.resources
+            .push(cx.write(&format!("kustomizations/{name}"), &object, out)?);
     }
-    // The blueprint's own repository is applied whenever it has a URL, whether or not
-    // a kustomization reads it (as the Windsor CLI does; with a published blueprint
-    // every kustomization may read that instead, S14).
+    Ok(())
+}
+
+/// The sources the Kustomizations read. The blueprint's own repository is applied
+/// whenever it has a URL, whether or not a kustomization reads it (as the Windsor CLI
+/// does; with a published blueprint every kustomization may read that instead, S14).
+fn write_sources(
+    cx: &Ctx<'_>,
+    blueprint: &Map,
+    w: &mut Written,
+    out: &mut Rendered,
+) -> Result<(), Vec<Diagnostic>> {
     let own_url = blueprint
         .get("repository")
         .and_then(Value::as_map)
         .and_then(|m| text(m, "url"))
         .is_some_and(|u| !u.is_empty());
     if own_url {
-        used.insert(cx.source_ref(None));
+        w.used.insert(cx.source_ref(None));
     }
-    for (kind, name) in &used {
-        if let Some(object) = cx.source_object(kind, name, &blueprint, out) {
+    for (kind, name) in &w.used {
+        if let Some(object) = cx.source_object(kind, name, blueprint, out) {
             let file = format!("sources/{}-{name}", kind.to_lowercase());
-            resources.push(cx.write(&file, &object, out)?);
+            w.resources.push(cx.write(&file, &object, out)?);
         }
     }
-    if !deferred.is_empty() {
+    Ok(())
+}
+
+/// What waits for Terraform (`flux/deferred.json`), and the index of every file.
+fn write_index(w: Written, out: &mut Rendered) -> Result<(), Vec<Diagnostic>> {
+    if !w.deferred.is_empty() {
         out.add(
             "flux/deferred.json",
-            json(&Value::map(deferred), "flux/deferred.json")?,
+            json(&Value::map(w.deferred), "flux/deferred.json")?,
         );
     }
+    let mut resources = w.resources;
     resources.sort();
     let index = obj([
         ("apiVersion", s("kustomize.config.k8s.io/v1beta1")),
@@ -383,7 +472,7 @@ impl Ctx<'_> {
     fn spec(
         &self,
         k: &Map,
-        component: &crate::compose::merge::Component,
+        component: &crate::compose::model::component::Component,
         composition: &Composition,
         refs: Vec<String>,
         used: &mut BTreeSet<(String, String)>,
@@ -522,10 +611,11 @@ impl Ctx<'_> {
     fn patches(
         &self,
         name: &str,
-        component: &crate::compose::merge::Component,
+        component: &crate::compose::model::component::Component,
         composition: &Composition,
     ) -> Result<Vec<Value>, Vec<Diagnostic>> {
-        let Some(crate::compose::tracked::Tracked::List(items, _)) = component.get("patches")
+        let Some(crate::compose::model::tracked::Tracked::List(items, _)) =
+            component.get("patches")
         else {
             return Ok(Vec::new());
         };
@@ -540,7 +630,7 @@ impl Ctx<'_> {
                     let origin = composition.origins.get(item.origin());
                     let d = Diagnostic::error(e);
                     vec![match origin.contributor {
-                        crate::compose::origin::Contributor::Facet(_) => {
+                        crate::compose::model::origin::Contributor::Facet(_) => {
                             d.with_primary(origin.span, "the patch entry")
                         }
                         _ => d,
@@ -704,7 +794,7 @@ const MAX_KUSTOMIZATION_NAME: usize = 253 - "values-".len();
 /// render writes for it: Kubernetes would refuse the object at apply time, which the
 /// Windsor CLI leaves to the cluster to say.
 fn misnamed(
-    component: &crate::compose::merge::Component,
+    component: &crate::compose::model::component::Component,
     composition: &Composition,
 ) -> Option<Diagnostic> {
     let name: &str = &component.id;

@@ -7,13 +7,14 @@
 //! writer share one result and nothing is written when it fails.
 
 pub(crate) mod flux;
-pub mod git_origin;
+pub(crate) mod git_origin;
 pub(crate) mod module_variables;
-pub mod shim;
+pub(crate) mod placed;
+pub(crate) mod shim;
 pub(crate) mod terraform;
 pub mod write;
 
-use crate::compose::Composition;
+use crate::compose::face::Composition;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::template::Template;

@@ -8,9 +8,9 @@
 //!
 //! The check is pure: the caller reads the module directories (see [`ModuleFiles`]).
 
-use crate::compose::origin::{Contributor, Origin};
-use crate::compose::tracked::Tracked;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::origin::{Contributor, Origin};
+use crate::compose::model::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::keys::suggest;
 
@@ -226,7 +226,7 @@ pub fn checked_here(composition: &Composition, id: &str) -> bool {
 pub fn input_warnings(
     composition: &Composition,
     id: &str,
-    component: &crate::compose::merge::Component,
+    component: &crate::compose::model::component::Component,
     dir: &str,
     variables: &Variables,
 ) -> Vec<Diagnostic> {

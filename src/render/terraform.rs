@@ -5,8 +5,8 @@
 use super::module_variables;
 use super::shim::{self, Remote};
 use super::{json, lookup, obj, waits_for, Place, Rendered};
-use crate::compose::merge::Component;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::component::Component;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use std::collections::BTreeMap;

@@ -1,14 +1,14 @@
 //! Stage 1, load: a template directory or archive into facets, schema and base
 //! blueprint (docs/semantics.md S2, S3).
 
-pub mod bodies;
+pub(crate) mod bodies;
 pub(crate) mod facet;
 pub(crate) mod fields;
 pub(crate) mod identity;
 pub(crate) mod keys;
 pub(crate) mod ordinal;
 pub(crate) mod parse_facet;
-pub mod prune;
+pub(crate) mod prune;
 pub(crate) mod source_entry;
 pub(crate) mod sources;
 

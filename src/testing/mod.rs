@@ -4,3 +4,4 @@ pub mod case;
 pub(crate) mod matcher;
 pub mod runner;
 pub(crate) mod snapshot;
+pub(crate) mod suite;

@@ -5,11 +5,11 @@
 
 use super::case::{Case, ExpectError};
 use super::matcher::{check, Composed, Mismatch};
-use crate::compose::context_patches::ContextPatches;
-use crate::compose::host::Environment;
-use crate::compose::schema::Schema;
-use crate::compose::scope::{Builtins, Layer};
-use crate::compose::{compose, Composition, Inputs};
+use crate::compose::face::ContextPatches;
+use crate::compose::face::Schema;
+use crate::compose::face::{compose, Composition, Inputs};
+use crate::compose::model::inputs::Environment;
+use crate::compose::model::inputs::{Builtins, Layer};
 use crate::expr::host::{OutputReads, TerraformOutputs};
 use crate::expr::Engine;
 use crate::expr::{Map, Value};
@@ -51,9 +51,9 @@ pub struct RunOptions {
     /// Apply schema defaults to every case (`--schema-defaults`).
     pub schema_defaults: bool,
     pub unmocked_outputs: UnmockedOutputs,
-    pub precedence: crate::compose::precedence::Precedence,
+    pub precedence: crate::compose::model::precedence::Precedence,
     /// Budgets of each case's composition.
-    pub limits: crate::compose::Limits,
+    pub limits: crate::compose::model::inputs::Limits,
 }
 
 pub struct CaseResult {
@@ -71,7 +71,7 @@ impl CaseResult {
     }
 }
 
-pub struct Suite<'a> {
+pub struct Runner<'a> {
     pub template: &'a Template,
     pub schema: Option<&'a Schema>,
     pub engine: &'a Engine,
@@ -82,7 +82,7 @@ pub struct Suite<'a> {
     pub patches: ContextPatches,
 }
 
-impl Suite<'_> {
+impl Runner<'_> {
     pub fn compose_case(&self, case: &Case) -> Result<Composition, Vec<Diagnostic>> {
         let layers = vec![Layer {
             name: format!("values of case `{}`", case.name),
@@ -112,14 +112,12 @@ impl Suite<'_> {
             environment: Environment::Fixed(case.env.clone()),
             terraform,
             precedence: self.options.precedence,
-            cycles: crate::compose::Cycles::Reject,
+            cycles: crate::compose::model::inputs::Cycles::Reject,
             limits: self.options.limits,
             work: crate::expr::work::Work::new(self.options.limits.steps),
             overlay: None,
             context_patches: Some(&self.patches),
-            for_explain: crate::compose::ForExplain::Kept,
-            // The matcher reads the component lists.
-            blueprint_alone: false,
+            for_explain: crate::compose::model::for_explain::ForExplain::Kept,
         };
         let composition = compose(&inputs)?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {
@@ -151,7 +149,7 @@ impl Suite<'_> {
                         .kustomizations
                         .components
                         .values()
-                        .map(crate::compose::blueprint::component_value)
+                        .map(crate::compose::model::blueprint::component_value)
                         .collect(),
                     messages: c.messages.clone(),
                     config: config.as_ref(),

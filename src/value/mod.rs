@@ -8,12 +8,12 @@
 //! `float64`. Lists and maps share their storage so cloning a value is cheap, which matters
 //! because the same scope is read by thousands of expressions.
 
-pub mod depth;
+pub(crate) mod depth;
 mod equal;
 pub mod json;
 mod node;
-pub mod ordered_map;
-pub mod text;
+pub(crate) mod ordered_map;
+pub(crate) mod text;
 
 pub use equal::Equality;
 

@@ -9,16 +9,16 @@
 //! namespace) is built once per run, in parallel, whatever the number of contexts that
 //! share it; substitution and validation are per context, in memory.
 
-pub mod build;
+pub(crate) mod build;
 mod confine;
-pub mod deployment;
+pub(crate) mod deployment;
 pub mod provenance;
-pub mod report;
-pub mod schema;
-pub mod substitute;
-pub mod tool;
+pub(crate) mod report;
+pub(crate) mod schema;
+pub(crate) mod substitute;
+pub(crate) mod tool;
 
-use crate::compose::Composition;
+use crate::compose::face::Composition;
 use crate::files::{FileId, FileMap, Span};
 use crate::render::Rendered;
 use crate::template::Template;

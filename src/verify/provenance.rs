@@ -2,10 +2,10 @@
 //! facet (or blueprint, or context file) and the span of the contribution, for the
 //! diagnostics of verify to point at.
 
-use crate::compose::merge::Component;
-use crate::compose::origin::{Contributor, OriginId};
-use crate::compose::tracked::Tracked;
-use crate::compose::Composition;
+use crate::compose::face::Composition;
+use crate::compose::model::component::Component;
+use crate::compose::model::origin::{Contributor, OriginId};
+use crate::compose::model::tracked::Tracked;
 use crate::files::Span;
 use crate::template::Template;
 

@@ -200,24 +200,12 @@ fn base64(text: &str) -> String {
     out
 }
 
-/// The `bpc` command in `dir`, with `home` as `$HOME` and `$DOCKER_CONFIG`.
+/// The `bpc` command in `dir` ([`crate::common::command`]), with `home` as `$HOME`
+/// and `$DOCKER_CONFIG`.
 pub fn bpc(dir: &Path, home: &Home) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bpc"));
-    cmd.current_dir(dir)
-        .env("HOME", home.0.path())
-        .env("DOCKER_CONFIG", home.0.path())
-        .env("NO_COLOR", "1");
-    for var in [
-        "REGISTRY_AUTH_FILE",
-        "XDG_RUNTIME_DIR",
-        "XDG_CONFIG_HOME",
-        "NO_CACHE",
-        "WINDSOR_CONTEXT",
-        "BPC_WINDSOR_VERSION",
-        "SOURCE_DATE_EPOCH",
-    ] {
-        cmd.env_remove(var);
-    }
+    let mut cmd = crate::common::command(dir);
+    cmd.env("HOME", home.0.path())
+        .env("DOCKER_CONFIG", home.0.path());
     cmd
 }
 
@@ -245,15 +233,7 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()
 }
 
-pub fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
-    let full = root.join(path);
-    std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
-    std::fs::write(full, text).expect("write");
-}
-
-pub const FACET_HEAD: &str = "kind: Facet\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
-pub const BLUEPRINT_HEAD: &str =
-    "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+pub use crate::common::{write, BLUEPRINT_HEAD, FACET_HEAD};
 
 /// A project publishing template `name`: a facet with one terraform component
 /// `<name>-net` (whose module is under `terraform/`), one kustomization and a config

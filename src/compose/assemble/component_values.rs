@@ -5,9 +5,9 @@
 //! value of a component an edit did not reach from [`Memo`] (see
 //! [`ByPosition`]) instead of converting it again.
 
-use crate::compose::merge::{Component, Merged};
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::{blueprint, budget};
 use crate::compose::shared::by_position::ByPosition;
-use crate::compose::shared::{blueprint, budget};
 use crate::expr::Value;
 use std::sync::Arc;
 
@@ -84,8 +84,8 @@ fn sized_values(components: &[&Component], threads: usize) -> Vec<(Value, usize)
 mod tests {
     use super::sized_values;
     use crate::compose::fixture::{facet, Fixture};
-    use crate::compose::merge::Component;
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::component::Component;
+    use crate::compose::model::origin::Origins;
 
     #[test]
     fn several_threads_give_each_component_its_value_in_order() {

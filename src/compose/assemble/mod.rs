@@ -7,11 +7,12 @@ pub mod component_values;
 pub mod context_fields;
 
 use crate::compose::collect::facet_outputs::FacetOutputs;
-use crate::compose::merge::{Lists, Merged};
+use crate::compose::merge::Lists;
+use crate::compose::model::component::Merged;
+use crate::compose::model::inputs::Builtins;
+use crate::compose::model::{blueprint, budget};
 use crate::compose::overlay::{self, Overlay};
-use crate::compose::scope::Builtins;
 use crate::compose::shared::schema::Schema;
-use crate::compose::shared::{blueprint, budget};
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::template::Template;
@@ -140,7 +141,7 @@ pub fn with_components(blueprint: &Value, lists: [&Merged; 3]) -> Value {
 mod tests {
     use super::{blueprint, Assembly};
     use crate::compose::fixture::{facet, messages, Fixture};
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::origin::Origins;
 
     fn assembled(fx: &Fixture, output_bytes: usize) -> Result<String, String> {
         let mut origins = Origins::default();

@@ -5,8 +5,8 @@
 //! `messages` (shown after a successful compose, never written to the blueprint).
 
 use crate::compose::config::Resolver;
+use crate::compose::model::fields::substitution_text;
 use crate::compose::shared::evaluate::{eval_condition, eval_node};
-use crate::compose::shared::fields::substitution_text;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::yaml::NodeKind;

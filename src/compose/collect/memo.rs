@@ -66,10 +66,11 @@
 use super::part::{owners_with, Pieces};
 use super::Part;
 use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
-use crate::compose::activate::{self, Activated, Activation};
+use crate::compose::activate;
 use crate::compose::config::{block_order, BlockIndex, BlockRecord, Observations, Resolver};
-use crate::compose::shared::inputs::Expressions;
-use crate::compose::shared::origin::{Contributor, OriginId, Origins};
+use crate::compose::model::activation::{Activated, Activation};
+use crate::compose::model::origin::{Contributor, OriginId, Origins};
+use crate::compose::shared::expressions::Expressions;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Map, Scope, Value};
 use crate::template::{Facet, Template, TemplateId};
@@ -172,11 +173,6 @@ struct Block {
 }
 
 impl Memo {
-    /// Forgets everything: the next composition runs cold.
-    pub fn clear(&mut self) {
-        self.state = None;
-    }
-
     /// Forgets everything because this composition runs cold (and says so in
     /// [`Memo::last`]).
     pub fn run_cold(&mut self) {

@@ -11,13 +11,13 @@ pub mod requires;
 
 pub use part::{gather, part, Contributions, Part};
 
-use crate::compose::activate::{Activated, Activation};
 use crate::compose::config::Resolver;
+use crate::compose::model::activation::{Activated, Activation};
+use crate::compose::model::fields::{sort_in_order, substitution_text, FieldMap};
+use crate::compose::model::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::model::tracked::{Tracked, TrackedMap};
 use crate::compose::shared::evaluate::{eval_condition, expr_diagnostic};
-use crate::compose::shared::fields::{sort_in_order, substitution_text, FieldMap};
 use crate::compose::shared::host::TemplateHost;
-use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
-use crate::compose::shared::tracked::{Tracked, TrackedMap};
 use crate::expr::windsor::format::go_format;
 use crate::expr::Value;
 use crate::files::Diagnostic;
@@ -730,12 +730,12 @@ impl<'t> Collector<'_, 't> {
                 // multiplies; stop before that if it is over the output budget.
                 let budget = self.resolver.limits.output_bytes;
                 let left = budget.saturating_sub(self.spent);
-                let size = crate::compose::shared::budget::size_within(&value, left);
+                let size = crate::compose::model::budget::size_within(&value, left);
                 if let Err(at) = &size {
                     let span = node.span;
                     return Err(Diagnostic::error(format!(
                         "this value takes the blueprint past the output budget of {} (crossed at `{}`)",
-                        crate::compose::shared::budget::amount(budget),
+                        crate::compose::model::budget::amount(budget),
                         if at.is_empty() {
                             "the value itself".to_string()
                         } else {
@@ -744,7 +744,7 @@ impl<'t> Collector<'_, 't> {
                     ))
                     .with_primary(span, "expands past the output budget")
                     .with_context(context())
-                    .with_help(crate::compose::shared::budget::HELP));
+                    .with_help(crate::compose::model::budget::HELP));
                 }
                 self.spent += size.unwrap_or(0);
                 let deferred = matches!(&value, Value::Str(out) if crate::expr::template::contains_expression(out));
@@ -882,12 +882,12 @@ fn describe(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use crate::compose::fixture::{facet, messages, Fixture};
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::origin::Origins;
 
     #[test]
     fn application_order_sorts_by_order_and_keeps_ties_in_collection_order() {
         use super::{in_application_order, Contribution};
-        use crate::compose::shared::origin::OriginId;
+        use crate::compose::model::origin::OriginId;
         use crate::template::{ComponentKind, Strategy};
         // (ordinal, facet), and a name saying where each was collected.
         let orders = [
@@ -920,7 +920,7 @@ mod tests {
 
     /// Contributions with these orders, named by where they were collected.
     fn with_orders(orders: &[(i64, usize, usize)]) -> Vec<super::Contribution> {
-        use crate::compose::shared::origin::OriginId;
+        use crate::compose::model::origin::OriginId;
         use crate::template::{ComponentKind, Strategy};
         orders
             .iter()
@@ -1038,7 +1038,7 @@ mod tests {
             ),
         )]);
         let part = fx.resolved(|resolver, activation| {
-            let activation = crate::compose::activate::Activated {
+            let activation = crate::compose::model::activation::Activated {
                 active: activation.active.clone(),
                 outcome: activation.outcome.clone(),
             };

@@ -17,9 +17,9 @@
 //! the budget was crossed, are then the serial collection's own.
 
 use super::{collect_facets, Step};
-use crate::compose::activate::Activated;
 use crate::compose::config::Resolver;
-use crate::compose::shared::origin::{OriginId, Origins};
+use crate::compose::model::activation::Activated;
+use crate::compose::model::origin::{OriginId, Origins};
 use crate::template::{Template, TemplateId};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,17 +47,11 @@ pub fn facets(
     origins: &mut Origins,
     steps: Step,
 ) -> Step {
-    let threads = threads_for(template.facets.len());
-    facets_on(
-        threads,
-        FACETS_PER_CLAIM,
-        id,
-        template,
-        resolver,
-        activated,
-        origins,
-        steps,
-    )
+    let spread = Spread {
+        threads: threads_for(template.facets.len()),
+        claim: FACETS_PER_CLAIM,
+    };
+    facets_on(spread, id, template, resolver, activated, origins, steps)
 }
 
 /// What a thread collected from the back: one run of facets, its own origins.
@@ -66,11 +60,17 @@ struct BackRun {
     origins: Origins,
 }
 
-/// [`facets`] on `threads` threads, claiming `claim` facets at a time.
-#[allow(clippy::too_many_arguments)]
-fn facets_on(
+/// How a collection spreads over threads.
+#[derive(Clone, Copy)]
+struct Spread {
     threads: usize,
+    /// Facets a thread claims at a time.
     claim: usize,
+}
+
+/// [`facets`] spread as `spread` says.
+fn facets_on(
+    Spread { threads, claim }: Spread,
     id: TemplateId,
     template: &Template,
     resolver: &Resolver<'_>,
@@ -107,7 +107,7 @@ fn facets_on(
     let (front_end, back) = from_both_ends(n, claim, workers, front, back);
     // The workers have finished: what they freed (the bodies they were lent, their
     // resolvers' caches) would stay in their arenas while `put_after` copies.
-    crate::heap::give_back();
+    resolver.memory.give_back();
     let back: Vec<BackRun> = back.into_iter().map(|(_, run)| run).collect();
     let limit = resolver.limits.output_bytes;
     if !back_runs_stand(back.iter().map(|run| &run.step), steps.spent, limit) {
@@ -116,7 +116,7 @@ fn facets_on(
     }
     put_after(&mut steps, back, origins);
     // The back runs' own origin tables, copied into `origins`, are free now.
-    crate::heap::give_back();
+    resolver.memory.give_back();
     steps
 }
 
@@ -265,10 +265,10 @@ impl Claims {
 
 #[cfg(test)]
 mod tests {
-    use super::{facets_on, Claims, Step};
+    use super::{facets_on, Claims, Spread, Step};
     use crate::compose::config::Resolver;
     use crate::compose::fixture::{facet, Fixture};
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::origin::Origins;
     use crate::template::TemplateId;
 
     #[test]
@@ -348,8 +348,7 @@ mod tests {
         let mut origins = Origins::default();
         let id = TemplateId::Composing;
         let step: Step = facets_on(
-            threads,
-            2,
+            Spread { threads, claim: 2 },
             id,
             &fx.template,
             &resolver,
@@ -363,7 +362,7 @@ mod tests {
         let table: Vec<_> = (0..origins.len())
             .map(|k| {
                 origins
-                    .get(crate::compose::shared::origin::OriginId(k as u32))
+                    .get(crate::compose::model::origin::OriginId(k as u32))
                     .clone()
             })
             .collect();

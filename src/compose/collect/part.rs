@@ -5,9 +5,9 @@
 use super::facet_outputs::{self, FacetOutputs};
 use super::requires;
 use super::{collect, Contribution, Exclusion};
-use crate::compose::activate::Activated;
 use crate::compose::config::{self, BlockRecord, Resolver};
-use crate::compose::shared::origin::Origins;
+use crate::compose::model::activation::Activated;
+use crate::compose::model::origin::Origins;
 use crate::expr::Map;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template, TemplateId};

@@ -3,16 +3,16 @@
 //! `{expression: "${…}"}`, as the Windsor CLI writes them (S10): a reader can tell a
 //! deferred value from a literal string, and resolve it at apply time.
 
-use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::origin::Origins;
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::origin::Origins;
+use crate::compose::model::tracked::Tracked;
 use crate::expr::{Map, Value};
 use std::sync::Arc;
 
 pub fn mark_inputs(terraform: &mut Merged, origins: &Origins) {
     let mut components: Vec<&mut Component> = terraform.components.values_mut().collect();
     let threads = crate::parallel::cores()
-        .min(components.len() / crate::compose::shared::blueprint::COMPONENTS_PER_THREAD);
+        .min(components.len() / crate::compose::model::blueprint::COMPONENTS_PER_THREAD);
     crate::parallel::for_each_mut(&mut components, threads, |c| mark(c, origins));
 }
 

@@ -18,19 +18,18 @@
 //! lists; durations take Go's canonical spelling; a null substitution is `""`.
 
 use crate::compose::finish::patch_shape::{self, shape_patches};
-use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::fields::{field_position, sort_in_order};
-use crate::compose::shared::origin::{OriginId, Origins, Rule};
-use crate::compose::shared::tier_names::{self, Tiers};
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::blueprint::TEMPLATE_SOURCE;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::fields::{field_position, sort_in_order};
+use crate::compose::model::origin::{OriginId, Origins, Rule};
+use crate::compose::model::tier_names::{self, Tiers};
+use crate::compose::model::tracked::Tracked;
 use crate::expr::Value;
 use crate::template::ComponentKind;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-/// The name of the source a template's own components come from.
-pub const TEMPLATE_SOURCE: &str = "template";
 /// The Flux layer that installs the blueprint's CRDs.
 const CRDS_LAYER: &str = "crds";
 
@@ -157,7 +156,7 @@ fn shape_tier(tier: &mut Tracked) {
 fn already_shaped(name: &str, value: &Tracked) -> bool {
     if DURATIONS.contains(&name) {
         !matches!(value, Tracked::Leaf(Value::Str(text), _)
-            if crate::compose::finish::duration::canonical(text).is_some_and(|go| *go != **text))
+            if crate::compose::model::duration::canonical(text).is_some_and(|go| *go != **text))
     } else if name == "substitutions" {
         !matches!(value, Tracked::Map(entries, _)
             if entries.values().any(|v| matches!(v, Tracked::Leaf(Value::Nil, _))))
@@ -170,7 +169,7 @@ fn already_shaped(name: &str, value: &Tracked) -> bool {
 
 fn canonical_duration(value: &mut Tracked) {
     if let Tracked::Leaf(Value::Str(text), _) = value {
-        if let Some(go) = crate::compose::finish::duration::canonical(text) {
+        if let Some(go) = crate::compose::model::duration::canonical(text) {
             *text = Arc::from(go);
         }
     }

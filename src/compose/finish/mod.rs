@@ -6,15 +6,14 @@
 //! shaped here; stage 10 validates the result.
 
 pub mod deferred;
-pub mod duration;
 pub mod flux_shape;
 pub mod ordering;
 pub mod patch_shape;
 pub mod remembered;
 
 use crate::compose::merge::Lists;
-use crate::compose::shared::blueprint;
-use crate::compose::shared::origin::Origins;
+use crate::compose::model::blueprint;
+use crate::compose::model::origin::Origins;
 use crate::compose::sources::source_tags::SourceTags;
 use crate::template::Template;
 
@@ -56,7 +55,9 @@ pub fn finish(
     let own_source = template
         .published
         .as_ref()
-        .map_or(flux_shape::TEMPLATE_SOURCE, |p| p.name.as_str());
+        .map_or(crate::compose::model::blueprint::TEMPLATE_SOURCE, |p| {
+            p.name.as_str()
+        });
     flux_shape::shape(
         &mut lists.flux,
         &mut lists.kustomize,
@@ -75,7 +76,7 @@ pub fn finish(
 #[cfg(test)]
 mod tests {
     use crate::compose::fixture::{facet, ids, json, Fixture};
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::origin::Origins;
 
     #[test]
     fn components_come_after_what_they_depend_on_and_durations_read_as_go_writes_them() {

@@ -4,8 +4,8 @@
 //! sorted order), so a list reads in apply order and never depends on facet file
 //! order. Flux systems: by name.
 
-use crate::compose::merge::Merged;
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::component::Merged;
+use crate::compose::model::tracked::Tracked;
 use rustc_hash::FxHashMap;
 
 /// Puts `merged`'s components in dependency order.

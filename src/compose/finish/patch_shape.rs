@@ -3,7 +3,7 @@
 //! `labelSelector`. Other keys are dropped, as Windsor's decoder drops them; the loader
 //! has already warned about each one at its line.
 
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::tracked::Tracked;
 use crate::template::keys::{PATCH, PATCH_TARGET};
 use std::sync::Arc;
 
@@ -74,7 +74,7 @@ fn keep_in_order(value: &mut Tracked, known: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compose::shared::origin::OriginId;
+    use crate::compose::model::origin::OriginId;
     use crate::value::Value;
 
     fn tracked(yaml: &str) -> Tracked {

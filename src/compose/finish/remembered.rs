@@ -13,12 +13,12 @@
 
 use super::deferred;
 use super::ordering;
-use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::blueprint;
+use crate::compose::model::blueprint;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::fields::FieldMap;
+use crate::compose::model::origin::Origins;
+use crate::compose::model::tracked::Tracked;
 use crate::compose::shared::by_position::ByPosition;
-use crate::compose::shared::fields::FieldMap;
-use crate::compose::shared::origin::Origins;
-use crate::compose::shared::tracked::Tracked;
 use std::sync::Arc;
 
 /// The last composition's finishing.
@@ -144,8 +144,8 @@ fn dependency_names(t: Option<&Tracked>) -> Vec<Option<&str>> {
 mod tests {
     use super::{Fields, Order};
     use crate::compose::fixture::{facet, ids, Fixture};
-    use crate::compose::merge::Merged;
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::component::Merged;
+    use crate::compose::model::origin::Origins;
     use std::cell::Cell;
     use std::sync::Arc;
 
@@ -159,7 +159,7 @@ mod tests {
         let first = terraform("terraform:\n  - name: x\n    path: x\n  - name: y\n    path: y\n");
         let mut memo = Fields::default();
         let calls = Cell::new(0);
-        let step = |c: &mut crate::compose::merge::Component| {
+        let step = |c: &mut crate::compose::model::component::Component| {
             calls.set(calls.get() + 1);
             Arc::make_mut(&mut c.fields).shift_remove("path");
         };

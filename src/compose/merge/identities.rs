@@ -8,11 +8,12 @@
 //! composition when its contributions are the very same ones (the same shared fields,
 //! strategy and origin), and merge only the identities an edit reached.
 
-use super::{apply, Component, Event, LetGo, Merged};
+use super::{apply, Event, LetGo};
 use crate::compose::collect::Contribution;
-use crate::compose::shared::fields::FieldMap;
-use crate::compose::shared::for_explain::ForExplain;
-use crate::compose::shared::origin::OriginId;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::fields::FieldMap;
+use crate::compose::model::for_explain::ForExplain;
+use crate::compose::model::origin::OriginId;
 use crate::template::{ComponentKind, Strategy};
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
@@ -410,8 +411,8 @@ mod tests {
     use super::{merge, merge_on, KindMemo};
     use crate::compose::fixture::{facet, ids, Fixture};
     use crate::compose::merge::{Effect, Merged};
-    use crate::compose::shared::for_explain::ForExplain;
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::for_explain::ForExplain;
+    use crate::compose::model::origin::Origins;
     use std::sync::Arc;
 
     fn contributions(fx: &Fixture) -> Vec<crate::compose::collect::Contribution> {

@@ -1,94 +1,23 @@
 //! Stage 6, merge: contributions applied in order (S3) with their strategies (S9).
 //!
-//! * `merge`: fields combine as [`crate::compose::shared::fields`] says;
+//! * `merge`: fields combine as [`crate::compose::model::fields`] says;
 //! * `replace`: the contribution replaces everything earlier for that identity;
 //! * `remove`: identity only deletes the component; with more fields exactly the
 //!   listed items go (input keys and nested paths, list items, substitution keys,
 //!   equal patches, scalar fields). A later `merge` merges into what is left.
 
 use crate::compose::collect::{Contribution, Contributions};
-use crate::compose::shared::fields::{sort_in_order, FieldMap};
-use crate::compose::shared::for_explain::ForExplain;
-use crate::compose::shared::list_strategy::ListChoice;
-use crate::compose::shared::origin::OriginId;
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::component::{variant_name, Component, Effect, Merged, Step};
+use crate::compose::model::fields::{sort_in_order, FieldMap};
+use crate::compose::model::for_explain::ForExplain;
+use crate::compose::model::tracked::Tracked;
+use crate::compose::shared::memory::Memory;
 use crate::template::fields::{field_for, Combine};
 use crate::template::{ComponentKind, Strategy};
 use identities::Memo;
-use indexmap::IndexMap;
 use std::sync::Arc;
 
 pub mod identities;
-
-/// What one contribution did to a component (for `explain`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Effect {
-    Created,
-    Merged,
-    Replaced,
-    /// Field-level removal; what was actually removed.
-    Removed(Vec<String>),
-    Deleted,
-    /// A remove aimed at a component that does not exist (no-op).
-    Missed,
-}
-
-#[derive(Clone, Debug)]
-pub struct Step {
-    pub origin: OriginId,
-    pub strategy: Strategy,
-    pub effect: Effect,
-    /// What the contribution itself said, so `explain` can show overridden values;
-    /// `None` for the facets' contributions to a composition that drops what only
-    /// `explain` reads ([`ForExplain::Dropped`]). Shared with the component it
-    /// created until a later step changes that.
-    pub said: Option<Arc<FieldMap>>,
-    /// How the lists this step merged were combined (context blueprint only, S12).
-    pub lists: Vec<ListChoice>,
-}
-
-#[derive(Clone, Debug)]
-pub struct Component {
-    pub kind: ComponentKind,
-    /// Shared with the list's key and the memos: handing a component on copies no text.
-    pub id: Arc<str>,
-    /// Copy-on-write ([`Arc::make_mut`]): a component nothing else touches shares
-    /// its fields with the step that created it.
-    pub fields: Arc<FieldMap>,
-    /// Shared, copy-on-write: a component handed on unchanged (from the merge memo to
-    /// the composition, from a system to its tiers) shares it.
-    pub history: Arc<Vec<Step>>,
-}
-
-impl Component {
-    pub fn get(&self, field: &str) -> Option<&Tracked> {
-        self.fields.get(field)
-    }
-
-    pub fn name(&self) -> Option<&str> {
-        self.fields.get("name").and_then(Tracked::as_str)
-    }
-
-    /// The names listed in `dependsOn`.
-    pub fn dependencies(&self) -> Vec<String> {
-        match self.get("dependsOn") {
-            Some(Tracked::List(items, _)) => items
-                .iter()
-                .filter_map(|d| d.as_str().map(str::to_string))
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-}
-
-/// Components of one kind in output order, plus the ones deleted (for `explain`).
-#[derive(Clone, Debug, Default)]
-pub struct Merged {
-    /// Keyed with FxHash: ids are short and looked up once per contribution, which at
-    /// 10 000 facets is most of this stage.
-    pub components: IndexMap<Arc<str>, Component, rustc_hash::FxBuildHasher>,
-    pub deleted: Vec<Component>,
-}
 
 /// The blueprint's three component lists, merged.
 pub struct Lists {
@@ -124,11 +53,12 @@ impl LetGo {
 /// Merges each kind's contributions, in merge order; with a memo, components whose
 /// contributions are the ones the last composition merged are taken from it. The
 /// components' histories keep what each contribution said only if `for_explain`
-/// says so.
+/// says so. After a large merge, `memory` is handed back.
 pub fn lists(
     contributions: Contributions,
     memo: Option<&mut Memo>,
     for_explain: ForExplain,
+    memory: Memory,
 ) -> Lists {
     let (terraform, kustomize, flux) = match memo {
         Some(memo) => (
@@ -152,16 +82,13 @@ pub fn lists(
         flux: merge(contributions.systems, flux),
         let_go,
     };
-    if large {
-        // What the merge's threads and its grouping freed sits in arenas the
-        // stages after it would not reuse.
-        crate::heap::give_back();
-    }
+    // What the merge's threads and its grouping freed sits in arenas the stages
+    // after it would not reuse.
+    memory.when(large).give_back();
     lists
 }
 
-/// Contributions from which a merge hands what it freed back to the system
-/// ([`crate::heap::give_back`]).
+/// Contributions from which a merge hands what it freed back to the system.
 const GIVE_BACK_FROM: usize = 4096;
 
 /// What one contribution did to the slots of the merged list: merging happens per
@@ -343,14 +270,6 @@ fn merge_tier(base: &mut Tracked, overlay: Tracked, tier: TierKind) {
     }
 }
 
-/// The `name` of a resources variant (`""` for the unnamed one).
-pub fn variant_name(t: &Tracked) -> String {
-    t.get("name")
-        .and_then(Tracked::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
 fn list_items(t: Tracked) -> Vec<Tracked> {
     match t {
         Tracked::List(items, _) => items,
@@ -502,7 +421,7 @@ fn leaf_paths(spec: &Tracked) -> Vec<Vec<String>> {
 mod tests {
     use super::Effect;
     use crate::compose::fixture::{facet, ids, json, Fixture};
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::origin::Origins;
 
     fn lists(files: &[(&str, &str)]) -> super::Lists {
         Fixture::new(files).merged(&mut Origins::default()).1

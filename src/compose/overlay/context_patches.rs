@@ -10,11 +10,11 @@
 //! its whole text, no target. Empty files are skipped. *bpc differs:* a file that does
 //! not parse, or cannot be read, is a warning naming it (Windsor skips it silently).
 
-use crate::compose::merge::{Effect, Merged, Step};
-use crate::compose::shared::fields::{sort_in_order, FieldMap};
-use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
-use crate::compose::shared::tier_names;
-use crate::compose::shared::tracked::{Tracked, TrackedMap};
+use crate::compose::model::component::{Effect, Merged, Step};
+use crate::compose::model::fields::{sort_in_order, FieldMap};
+use crate::compose::model::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::model::tier_names;
+use crate::compose::model::tracked::{Tracked, TrackedMap};
 use crate::expr::windsor::format::yaml_marshal;
 use crate::files::{Diagnostic, FileMap, FileTree, Span};
 use crate::template::{ComponentKind, Strategy};

@@ -9,17 +9,17 @@
 pub mod context_patches;
 
 use crate::compose::config;
-use crate::compose::merge::Lists;
-use crate::compose::merge::{self, Component, Effect, Merged, Step};
+use crate::compose::merge::{self, Lists};
+use crate::compose::model::blueprint::source_name;
+use crate::compose::model::component::{Component, Effect, ListChoice, Merged, Step};
+use crate::compose::model::fields::FieldMap;
+use crate::compose::model::origin::{Contributor, Origin, OriginId, Origins};
+use crate::compose::model::tracked::{Tracked, TrackedMap};
 use crate::compose::scope;
-use crate::compose::shared::blueprint::source_name;
 use crate::compose::shared::evaluate::expr_diagnostic;
-use crate::compose::shared::fields::FieldMap;
+use crate::compose::shared::expressions::Expressions;
 use crate::compose::shared::host::TemplateHost;
-use crate::compose::shared::inputs::Expressions;
-use crate::compose::shared::list_strategy::{combine, ListChoice, ListStrategies};
-use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins};
-use crate::compose::shared::tracked::{Tracked, TrackedMap};
+use crate::compose::shared::list_strategy::{combine, ListStrategies};
 use crate::expr::windsor::format::go_format;
 use crate::expr::Engine;
 use crate::files::{Diagnostic, FileMap, FileTree};
@@ -190,7 +190,7 @@ pub fn apply(
                         .flux
                         .components
                         .keys()
-                        .find(|s| crate::compose::shared::tier_names::belongs_to(&entry.id, s))
+                        .find(|s| crate::compose::model::tier_names::belongs_to(&entry.id, s))
                     {
                         errors.push(
                             Diagnostic::error(format!(
@@ -376,7 +376,7 @@ impl Reader<'_, '_> {
                     .iter()
                     .map(|(k, v)| {
                         let o = self.origin(v, None, false);
-                        let text = crate::compose::shared::fields::substitution_text(&v.to_value());
+                        let text = crate::compose::model::fields::substitution_text(&v.to_value());
                         (Arc::clone(&k.name), Tracked::Leaf(Value::str(text), o))
                     })
                     .collect();
@@ -464,7 +464,7 @@ fn lay_over(merged: &mut Merged, entry: Entry, rules: &ListStrategies) {
             lists: Vec::new(),
         };
         let mut fields = overlay;
-        crate::compose::shared::fields::sort_in_order(kind, &mut fields);
+        crate::compose::model::fields::sort_in_order(kind, &mut fields);
         let id: Arc<str> = Arc::from(id);
         merged.components.insert(
             Arc::clone(&id),
@@ -740,7 +740,7 @@ pub fn merge_sources(blueprint: &mut Value, overlay: &Overlay) {
 mod tests {
     use super::{apply_context, Overlay, Own};
     use crate::compose::fixture::{facet, json, messages, Fixture};
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::origin::Origins;
     use crate::files::FileTree;
 
     /// The template `files` composed to its merged lists, then `overlay` (the context's

@@ -6,7 +6,7 @@
 pub(crate) mod config_defaults;
 pub(crate) mod typed_values;
 
-pub use crate::compose::shared::inputs::{Builtins, Layer, LayerYaml};
+use crate::compose::model::inputs::{Builtins, Layer};
 
 use crate::compose::shared::schema::Schema;
 use crate::expr::{Map, Value};

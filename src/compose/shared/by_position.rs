@@ -7,8 +7,8 @@
 //! the next, so a component's entry is looked for at the same position first; only
 //! where the lists moved is it looked up by the address of its fields.
 
-use crate::compose::merge::Component;
-use crate::compose::shared::fields::FieldMap;
+use crate::compose::model::component::Component;
+use crate::compose::model::fields::FieldMap;
 use crate::template::ComponentKind;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;

@@ -3,20 +3,10 @@
 //! the environment from the caller (the process for compose, the case's `env:` in
 //! tests), and Terraform outputs as configured.
 
+use crate::compose::model::inputs::Environment;
 use crate::expr::host::{Host, JsonnetLimits, TerraformOutputs};
 use crate::expr::work::Work;
 use crate::files::FileTree;
-use std::collections::BTreeMap;
-
-/// Where `env()` reads from.
-#[derive(Clone, Debug, Default)]
-pub enum Environment {
-    /// The process environment (plain `bpc compose`).
-    #[default]
-    Process,
-    /// Exactly these variables (test cases are hermetic).
-    Fixed(BTreeMap<String, String>),
-}
 
 pub struct TemplateHost<'a> {
     pub tree: &'a FileTree,

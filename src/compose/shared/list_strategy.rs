@@ -4,7 +4,7 @@
 //! own rule for that field, so an overlay without `listStrategies` composes exactly
 //! as Windsor does.
 
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::tracked::Tracked;
 use crate::files::{Diagnostic, Span};
 use crate::value::Equality;
 use crate::yaml::{Node, NodeKind};
@@ -43,19 +43,6 @@ pub struct Rule {
     pub strategy: ListStrategy,
     /// The key in the file, for messages.
     pub span: Span,
-}
-
-/// How the overlay combined one list, for `explain`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ListChoice {
-    /// The list's dotted path (`terraform.cluster.inputs.node_groups`).
-    pub path: String,
-    /// The same path inside its component (`inputs.node_groups`).
-    pub field: String,
-    /// `union`, `merge-by-key: name`, …
-    pub strategy: String,
-    /// The `listStrategies` key that chose it; `None` for the Windsor default.
-    pub rule: Option<(String, Span)>,
 }
 
 /// The declared strategies of one overlay file.

@@ -1,7 +1,7 @@
 //! `schema.yaml` as JSON Schema (draft 2020-12): defaults for the context values and
 //! validation of the merged values (S4), with every violation reported at once.
 
-use crate::compose::shared::inputs::Layer;
+use crate::compose::model::inputs::Layer;
 use crate::expr::{Map, Value};
 use crate::files::{Diagnostic, FileMap, Span};
 use crate::value::json::{from_json, to_json, FromJson, ToJson};

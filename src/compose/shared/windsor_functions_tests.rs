@@ -3,7 +3,7 @@
 //! conformance suite cannot cover (it has no files and no environment). They live
 //! here, not in `expr`, because the engine does not know the host above it.
 
-use crate::compose::shared::host::{Environment, TemplateHost};
+use crate::compose::{model::inputs::Environment, shared::host::TemplateHost};
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
 use crate::files::FileTree;

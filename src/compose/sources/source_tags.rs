@@ -7,9 +7,9 @@
 //! Every origin records the template whose composition added it
 //! ([`Origins::template_of`]), so a value's source is looked up, not inferred.
 
-use crate::compose::merge::{Component, Effect, Merged};
-use crate::compose::shared::origin::{Contributor, Origin, OriginId, Origins, Rule};
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::component::{Component, Effect, Merged};
+use crate::compose::model::origin::{Contributor, Origin, OriginId, Origins, Rule};
+use crate::compose::model::tracked::Tracked;
 use crate::expr::Value;
 use crate::files::Span;
 use crate::template::{Strategy, TemplateId};
@@ -102,7 +102,7 @@ impl SourceTags {
                 "source",
                 Tracked::Leaf(Value::str(tag.name.as_str()), origin),
             );
-            crate::compose::shared::fields::sort_in_order(component.kind, fields);
+            crate::compose::model::fields::sort_in_order(component.kind, fields);
         }
         merged
             .components

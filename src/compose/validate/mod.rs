@@ -11,11 +11,12 @@
 pub mod unchanged;
 
 use crate::compose::collect::Exclusion;
-use crate::compose::merge::{Component, Lists, Merged};
-use crate::compose::shared::inputs::Cycles;
-use crate::compose::shared::origin::Origins;
-use crate::compose::shared::tier_names::{self, Tiers};
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::merge::Lists;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::inputs::Cycles;
+use crate::compose::model::origin::Origins;
+use crate::compose::model::tier_names::{self, Tiers};
+use crate::compose::model::tracked::Tracked;
 use crate::files::Diagnostic;
 use crate::template::{ComponentKind, Template};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -139,7 +140,7 @@ fn walk(
     cycles: Cycles,
 ) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
     let long = subject.terraform.components.len() + subject.kustomizations.components.len()
-        >= 2 * crate::compose::shared::blueprint::COMPONENTS_PER_THREAD;
+        >= 2 * crate::compose::model::blueprint::COMPONENTS_PER_THREAD;
     let threads = if long { crate::parallel::cores() } else { 1 };
     walk_on(threads, subject, exclusions, template, origins, cycles)
 }
@@ -345,7 +346,7 @@ fn would_define(e: &Exclusion, kind: ComponentKind, name: &str) -> bool {
     if kind != ComponentKind::Kustomize || e.kind != ComponentKind::FluxSystem {
         return false;
     }
-    crate::compose::shared::tier_names::belongs_to(name, &e.id)
+    crate::compose::model::tier_names::belongs_to(name, &e.id)
 }
 
 /// The first dependency cycle found, as `a, b, …, a` (deterministic: components in
@@ -421,8 +422,8 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
 #[cfg(test)]
 mod tests {
     use crate::compose::fixture::{facet, messages, Fixture};
-    use crate::compose::shared::inputs::Cycles;
-    use crate::compose::shared::origin::Origins;
+    use crate::compose::model::inputs::Cycles;
+    use crate::compose::model::origin::Origins;
 
     #[test]
     fn both_kinds_validated_on_threads_of_their_own_report_as_on_one() {

@@ -5,9 +5,9 @@
 //! is the same, this one is clean too, and incremental recomposition skips the walk.
 
 use super::Subject;
-use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::fields::FieldMap;
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::fields::FieldMap;
+use crate::compose::model::tracked::Tracked;
 use crate::expr::Value;
 use std::sync::Arc;
 

@@ -1,9 +1,9 @@
 //! The composed blueprint as one ordered value (S10):
 //! `kind, apiVersion, metadata, repository, sources, terraform, kustomize`, then
-//! anything else; component fields in the order of [`crate::compose::shared::fields`].
+//! anything else; component fields in the order of [`crate::compose::model::fields`].
 
-use crate::compose::merge::{Component, Merged};
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::component::{Component, Merged};
+use crate::compose::model::tracked::Tracked;
 use crate::expr::{Map, Value};
 use crate::template::fields::field_for;
 use crate::template::ComponentKind;
@@ -12,6 +12,8 @@ use std::sync::Arc;
 const KIND: &str = "Blueprint";
 /// A flux tier's fields are a kustomization's.
 const TIER: ComponentKind = ComponentKind::Kustomize;
+/// The name of the source a template's own components come from.
+pub const TEMPLATE_SOURCE: &str = "template";
 pub const API_VERSION: &str = "blueprints.windsorcli.dev/v1alpha1";
 
 /// S9 clean-up, applied once after merging: `""` items dropped from inputs, name
@@ -327,22 +329,18 @@ fn sources(
         own.insert("url".into(), Value::str(p.url.as_str()));
         let mut out = vec![Value::map(own)];
         out.extend(
-            listed
-                .into_iter()
-                .filter(|v| !matches!(source_name(v), Some(n) if n == p.name || n == crate::compose::finish::flux_shape::TEMPLATE_SOURCE)),
+            listed.into_iter().filter(
+                |v| !matches!(source_name(v), Some(n) if n == p.name || n == TEMPLATE_SOURCE),
+            ),
         );
         return out;
     }
-    let named_template =
-        |v: &Value| source_name(v) == Some(crate::compose::finish::flux_shape::TEMPLATE_SOURCE);
+    let named_template = |v: &Value| source_name(v) == Some(TEMPLATE_SOURCE);
     if listed.iter().any(named_template) {
         return listed;
     }
     let mut template = Map::default();
-    template.insert(
-        "name".into(),
-        Value::str(crate::compose::finish::flux_shape::TEMPLATE_SOURCE),
-    );
+    template.insert("name".into(), Value::str(TEMPLATE_SOURCE));
     if crds.is_empty() {
         template.insert("install".into(), Value::Bool(true));
     }

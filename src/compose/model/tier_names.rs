@@ -2,8 +2,8 @@
 //! place: compilation, the blueprint's dependency rewrites, validation and render all
 //! ask here.
 
-use crate::compose::merge::{variant_name, Component};
-use crate::compose::shared::tracked::Tracked;
+use crate::compose::model::component::{variant_name, Component};
+use crate::compose::model::tracked::Tracked;
 
 /// The tiers a flux system stands for: its install tier, unless it has none or every
 /// one of its components is empty, and one tier per `resources` variant.

@@ -1,14 +1,11 @@
-//! What a composition is given: the context's value layers and built-in names, and —
-//! as one value every stage that evaluates expressions shares — the engine, what the
-//! host answers `env()` and `terraform_output()` with, the budgets and which side wins
-//! between context values and facet config.
+//! What a composition is given besides its template: the context's value layers and
+//! built-in names, where `env()` reads from, and the budgets.
 
-use super::host::Environment;
-use super::precedence::Precedence;
-use crate::expr::host::{JsonnetLimits, TerraformOutputs};
-use crate::expr::{Engine, Value};
+use crate::expr::host::JsonnetLimits;
+use crate::expr::Value;
 use crate::files::{FileMap, Span};
 use crate::yaml::Node;
+use std::collections::BTreeMap;
 
 /// Budgets of one composition beyond the expression engine's own (docs/limits.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,20 +33,6 @@ pub enum Cycles {
     #[default]
     Reject,
     Keep,
-}
-
-/// What activation, config and collection evaluate with (borrowed from the
-/// composition's `Inputs`).
-#[derive(Clone, Copy)]
-pub struct Expressions<'a> {
-    pub engine: &'a Engine,
-    pub environment: &'a Environment,
-    pub terraform: &'a TerraformOutputs,
-    pub limits: Limits,
-    /// Context values over facet config (Windsor), or the reverse.
-    pub precedence: Precedence,
-    /// The work budget of the composition, when the expressions belong to one.
-    pub work: Option<&'a crate::expr::work::Work>,
 }
 
 /// One layer of context values, and where its YAML is when it has some (so a schema
@@ -109,4 +92,14 @@ pub struct Builtins {
     pub context: String,
     pub context_path: String,
     pub project_root: String,
+}
+
+/// Where `env()` reads from.
+#[derive(Clone, Debug, Default)]
+pub enum Environment {
+    /// The process environment (plain `bpc compose`).
+    #[default]
+    Process,
+    /// Exactly these variables (test cases are hermetic).
+    Fixed(BTreeMap<String, String>),
 }

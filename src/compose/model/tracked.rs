@@ -1,7 +1,7 @@
 //! Composed values that keep their provenance: a tree like [`Value`] where every node
 //! carries the [`OriginId`] of the contribution that put it there.
 
-use crate::compose::shared::origin::OriginId;
+use crate::compose::model::origin::OriginId;
 use crate::expr::{Map, Value};
 use crate::value::ordered_map::OrderedMap;
 use crate::value::Equality;

@@ -1,7 +1,7 @@
 //! Provenance: where every composed value came from. Each value in the composed
 //! blueprint points at one [`Origin`]; `explain` and `--provenance` read them.
 
-use crate::compose::shared::for_explain::ForExplain;
+use crate::compose::model::for_explain::ForExplain;
 use crate::files::Span;
 use crate::template::{FacetId, Strategy, TemplateId};
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use crate::template::ComponentKind;
 use crate::value::ordered_map::OrderedMap;
 
 /// A component's fields by name, in the order they are written out.
-pub type FieldMap = OrderedMap<&'static str, crate::compose::shared::tracked::Tracked>;
+pub type FieldMap = OrderedMap<&'static str, crate::compose::model::tracked::Tracked>;
 
 /// Puts `map` back in the documented field order of `kind` (S10), whatever order
 /// contributions and defaults added fields in.
