@@ -306,7 +306,19 @@ impl Session {
             windsor: None,
             warnings: Vec::new(),
             published: None,
+            files: None,
+            shown_prefix: String::new(),
         };
+        Session::load(project, options, files)
+    }
+
+    /// A session over a project found another way ([`project::discover_in`]: a
+    /// commit's files).
+    pub fn of_project(
+        project: Project,
+        options: Options,
+        files: Arc<FileMap>,
+    ) -> Result<Session, Vec<Diagnostic>> {
         Session::load(project, options, files)
     }
 
@@ -596,6 +608,15 @@ impl Session {
 
     /// As [`Session::render_composition`], for a tree written to `out`: the shims'
     /// module sources and local state paths lead from there to the project.
+    /// [`Session::render_composition`], the composition kept for the caller.
+    pub fn render_borrowed(
+        &self,
+        composition: &Composition,
+        format: ManifestFormat,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
+        self.render_of(composition, format, None)
+    }
+
     pub fn render_composition_to(
         &self,
         composition: Composition,

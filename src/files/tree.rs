@@ -100,6 +100,9 @@ enum Backing {
 struct ArchiveFiles {
     files: BTreeMap<String, Arc<[u8]>>,
     dirs: BTreeSet<String>,
+    /// Files are named as in a directory (`root/path`), not as in an archive
+    /// (`root!path`): the files of a commit, which a reader finds at those paths.
+    named_as_dir: bool,
 }
 
 impl FileTree {
@@ -188,6 +191,22 @@ impl FileTree {
         })
     }
 
+    /// As [`FileTree::from_files`], the files named as a directory's are
+    /// (`root/path`): the files of a commit, which a reader finds at those paths in
+    /// the repository.
+    pub fn from_files_named_as_dir(
+        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+        display_root: &str,
+    ) -> Result<FileTree, TreeError> {
+        let mut tree = FileTree::from_files(files, display_root)?;
+        if let Backing::Archive(archive) = &mut tree.backing {
+            if let Some(archive) = Arc::get_mut(archive) {
+                archive.named_as_dir = true;
+            }
+        }
+        Ok(tree)
+    }
+
     /// The tree rooted at directory `dir` of this one (e.g. an archive's `_template/`).
     /// Paths of the sub-tree cannot reach outside it.
     pub fn subtree(&self, dir: &str) -> Result<FileTree, TreeError> {
@@ -232,12 +251,16 @@ impl FileTree {
     /// [`FileTree::describe`] written over `shown`, so that naming many files reuses
     /// one buffer.
     pub fn describe_into(&self, path: &str, shown: &mut String) {
-        let (root, separator) = match self.backing {
-            Backing::Dir { .. } => match self.display_root.trim_end_matches('/') {
+        let plain = match &self.backing {
+            Backing::Dir { .. } => true,
+            Backing::Archive(archive) => archive.named_as_dir,
+        };
+        let (root, separator) = match plain {
+            true => match self.display_root.trim_end_matches('/') {
                 "" | "." => ("", ""),
                 root => (root, "/"),
             },
-            Backing::Archive(_) => (self.display_root.as_str(), "!"),
+            false => (self.display_root.as_str(), "!"),
         };
         let parts = [root, separator, &self.prefix, path];
         shown.clear();
