@@ -117,7 +117,7 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Changes {
 }
 
 fn field(path: &str, old: Option<&Leaf>, new: Option<&Leaf>) -> Option<Field> {
-    if old.map(|l| &l.shown) == new.map(|l| &l.shown) {
+    if old.map(|l| &l.key) == new.map(|l| &l.key) {
         return None;
     }
     Some(Field {

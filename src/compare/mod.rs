@@ -197,11 +197,26 @@ fn compare_context(name: &str, old: &Side, new: &Side) -> ContextDiff {
             failed,
         };
     };
-    let empty = Snapshot::default();
+    // A context on one side only lists its components and Kustomizations.
+    let whole = |s: &Snapshot| Changes {
+        sources: Vec::new(),
+        items: changes::compare(&Snapshot::default(), s)
+            .items
+            .into_iter()
+            .filter(|i| i.kind != snapshot::Kind::Rendered)
+            .collect(),
+    };
     let (change, changes) = match (&a, &b) {
         (None, None) => (None, Changes::default()),
-        (Some(a), None) => (Some(Change::Removed), changes::compare(a, &empty)),
-        (None, Some(b)) => (Some(Change::Added), changes::compare(&empty, b)),
+        (Some(a), None) => {
+            let mut listed = whole(a);
+            listed
+                .items
+                .iter_mut()
+                .for_each(|i| i.change = Change::Removed);
+            (Some(Change::Removed), listed)
+        }
+        (None, Some(b)) => (Some(Change::Added), whole(b)),
         (Some(a), Some(b)) => {
             let changes = changes::compare(a, b);
             (

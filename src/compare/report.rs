@@ -220,7 +220,7 @@ pub fn markdown(diff: &Diff) -> String {
         differ.len(),
         diff.contexts.len()
     );
-    let _ = writeln!(out, "Base {}, head {}.\n", diff.base, diff.head);
+    let _ = writeln!(out, "Base: {}. Head: {}.\n", diff.base, diff.head);
     if let Some((old, new)) = &diff.template {
         let _ = writeln!(
             out,

@@ -17,8 +17,12 @@ use std::collections::BTreeMap;
 /// What a masked value reads as.
 pub const SENSITIVE: &str = crate::emit::values::SENSITIVE;
 
-/// Fields whose lists are sets to Windsor: a move of an item is no change.
+/// Fields whose lists are sets to Windsor and Flux: a move of an item is no change.
 const UNORDERED: &[&str] = &["dependsOn", "components"];
+
+/// Keys of rendered objects whose lists are sets likewise (a kustomization's
+/// `resources`, a Kustomization's `dependsOn` and `components`).
+const UNORDERED_RENDERED: &[&str] = &["dependsOn", "components", "resources"];
 
 /// The kinds of item a context is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,7 +47,21 @@ impl Kind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Leaf {
     pub shown: String,
+    /// What is compared: the shown text, or for a masked value a digest of the
+    /// value itself (a changed secret is a change, shown masked on both sides).
+    pub key: String,
     pub origin: Option<String>,
+}
+
+impl Leaf {
+    fn new(text: String, origin: Option<String>, secrets: &Secrets) -> Leaf {
+        let shown = secrets.hide(text.clone());
+        let key = match shown == SENSITIVE {
+            true => digest(&text),
+            false => shown.clone(),
+        };
+        Leaf { shown, key, origin }
+    }
 }
 
 /// A context on one side.
@@ -182,7 +200,11 @@ impl Snapshot {
         };
         if let Some(Value::List(sources)) = get(&composition.blueprint, "sources") {
             for source in sources.iter() {
-                let name = get(source, "name").map(|v| show(&v)).unwrap_or_default();
+                let name = match get(source, "name") {
+                    Some(Value::Str(s)) => s.to_string(),
+                    Some(other) => show(&other),
+                    None => String::new(),
+                };
                 let mut at = get(source, "url").map(|v| show(&v)).unwrap_or_default();
                 if let Some(r) = get(source, "ref") {
                     at.push_str(&format!(" {}", crate::value::json::compact(&r)));
@@ -201,7 +223,7 @@ impl Snapshot {
             if path == crate::render::MARKER {
                 continue;
             }
-            let parsed: Option<serde_json::Value> = serde_json::from_slice(bytes).ok();
+            let parsed = parse(path, bytes);
             let component = path
                 .strip_prefix("terraform/")
                 .and_then(|rest| rest.rsplit_once('/'))
@@ -226,13 +248,7 @@ impl Snapshot {
                                     || p.starts_with(&input)
                             })
                             .find_map(|(_, leaf)| leaf.origin.clone());
-                        fields.insert(
-                            at,
-                            Leaf {
-                                shown: secrets.hide(shown),
-                                origin,
-                            },
-                        );
+                        fields.insert(at, Leaf::new(shown, origin, secrets));
                     }
                 }
                 Some((id, name)) => {
@@ -240,14 +256,11 @@ impl Snapshot {
                     if let Some(fields) = self.items.get_mut(&(Kind::Terraform, id.to_string())) {
                         fields.insert(
                             format!("file {name}"),
-                            Leaf {
-                                shown: secrets.hide(format!(
-                                    "{} bytes, {}",
-                                    bytes.len(),
-                                    digest(&shown)
-                                )),
-                                origin: None,
-                            },
+                            Leaf::new(
+                                format!("{} bytes, {}", bytes.len(), digest(&shown)),
+                                None,
+                                secrets,
+                            ),
                         );
                     }
                 }
@@ -270,13 +283,7 @@ impl Snapshot {
                             } else {
                                 at
                             };
-                            (
-                                at,
-                                Leaf {
-                                    shown: secrets.hide(shown),
-                                    origin: None,
-                                },
-                            )
+                            (at, Leaf::new(shown, None, secrets))
                         })
                         .collect();
                     self.items.insert((Kind::Rendered, path.clone()), fields);
@@ -306,19 +313,12 @@ fn flatten(
 ) {
     let leaf = |t: &Tracked, shown: String, out: &mut BTreeMap<String, Leaf>| {
         let (from, deferred) = origin(t);
-        let shown = secrets.hide(shown);
-        let shown = if deferred && shown != SENSITIVE {
-            format!("{shown} (deferred)")
-        } else {
-            shown
-        };
-        out.insert(
-            path.clone(),
-            Leaf {
-                shown,
-                origin: Some(from),
-            },
-        );
+        let mut leaf = Leaf::new(shown, Some(from), secrets);
+        if deferred && leaf.shown != SENSITIVE {
+            leaf.shown.push_str(" (deferred)");
+            leaf.key.push_str(" (deferred)");
+        }
+        out.insert(path.clone(), leaf);
     };
     match t {
         Tracked::List(items, _) if UNORDERED.contains(&field) && path == field => {
@@ -340,12 +340,42 @@ fn flatten(
     }
 }
 
-/// `path → value as one line` of a JSON document (an empty map or list is a leaf).
+/// A rendered file as JSON: JSON files as they are, YAML ones (one document, or a
+/// list of the documents when there are several) through bpc's YAML reader.
+fn parse(path: &str, bytes: &[u8]) -> Option<serde_json::Value> {
+    if path.ends_with(".json") {
+        return serde_json::from_slice(bytes).ok();
+    }
+    if !(path.ends_with(".yaml") || path.ends_with(".yml")) {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    let nodes = crate::yaml::parse_all(text, crate::files::span::FileId(0)).ok()?;
+    let mut docs: Vec<serde_json::Value> = nodes
+        .iter()
+        .filter_map(|n| serde_json::from_str(&crate::value::json::compact(&n.to_value())).ok())
+        .filter(|v: &serde_json::Value| !v.is_null())
+        .collect();
+    match docs.len() {
+        1 => docs.pop(),
+        _ => Some(serde_json::Value::Array(docs)),
+    }
+}
+
+/// `path → value as one line` of a JSON document (an empty map or list is a leaf;
+/// the lists of [`UNORDERED_RENDERED`] keys are one leaf, their items sorted).
 fn flatten_json(value: &serde_json::Value, path: String, out: &mut BTreeMap<String, String>) {
     let join = |key: &str| match path.is_empty() {
         true => key.to_string(),
         false => format!("{path}.{key}"),
     };
+    let key = path.rsplit('.').next().unwrap_or_default();
+    if let (serde_json::Value::Array(items), true) = (value, UNORDERED_RENDERED.contains(&key)) {
+        let mut shown: Vec<String> = items.iter().map(|i| i.to_string()).collect();
+        shown.sort();
+        out.insert(path, format!("[{}]", shown.join(", ")));
+        return;
+    }
     match value {
         serde_json::Value::Object(m) if !m.is_empty() => {
             for (k, v) in m {

@@ -1,0 +1,504 @@
+//! `bpc diff`: what a change does to each context, between two versions of a project
+//! read from a real git repository (made here with the `git` CLI). Commits are made
+//! with a fixed author and date, so their ids, which the reports name, are the same
+//! on every run.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A git repository in a temp dir, on branch `main`.
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let repo = Repo {
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
+        repo.git(&["init", "-q", "-b", "main", "."]);
+        repo
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs git in `dir` with a fixed identity and date; returns its stdout.
+    #[track_caller]
+    fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "Ann")
+            .env("GIT_AUTHOR_EMAIL", "ann@example.com")
+            .env("GIT_COMMITTER_NAME", "Ann")
+            .env("GIT_COMMITTER_EMAIL", "ann@example.com")
+            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+
+    #[track_caller]
+    fn git(&self, args: &[&str]) -> String {
+        self.git_in(self.root(), args)
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        let full = self.root().join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, text).expect("write");
+    }
+
+    /// Commits everything as it is now.
+    fn commit(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    /// `bpc diff ARGS` run in `dir` under the repository.
+    fn diff_in(&self, dir: &str, args: &[&str]) -> Output {
+        let mut all = vec!["diff"];
+        all.extend_from_slice(args);
+        bpc(&self.root().join(dir), &all)
+    }
+
+    fn diff(&self, args: &[&str]) -> Output {
+        self.diff_in("", args)
+    }
+}
+
+/// A small project under `at` (`""` or `dir/`): a template whose facet makes one
+/// Terraform component and two Kustomizations, a schema with a sensitive `token`,
+/// and contexts `dev` and `prod`.
+fn small_project(repo: &Repo, at: &str) {
+    repo.write(&format!("{at}windsor.yaml"), "version: v1alpha1\n");
+    repo.write(
+        &format!("{at}contexts/_template/schema.yaml"),
+        indoc! {r#"
+            $schema: https://json-schema.org/draft/2020-12/schema
+            type: object
+            properties:
+              size:
+                type: string
+                default: small
+              token:
+                type: string
+                sensitive: true
+                default: ""
+        "#},
+    );
+    repo.write(
+        &format!("{at}contexts/_template/facets/cluster.yaml"),
+        &format!(
+            "{FACET_HEAD}{}",
+            indoc! {"
+                metadata:
+                  name: cluster
+                terraform:
+                  - path: cluster
+                    inputs:
+                      size: ${size}
+                      token: ${token}
+                      region: eu
+                kustomize:
+                  - name: ingress
+                    path: ingress
+                    dependsOn: [base, dns]
+                  - name: base
+                    path: base
+                  - name: dns
+                    path: dns
+            "}
+        ),
+    );
+    repo.write(
+        &format!("{at}contexts/prod/values.yaml"),
+        "size: big\ntoken: s3cr3t-prod\n",
+    );
+    repo.write(&format!("{at}contexts/dev/values.yaml"), "size: tiny\n");
+}
+
+/// The repository with the small project committed on `main`, and branch `feature`
+/// checked out.
+fn on_feature(at: &str) -> Repo {
+    let repo = Repo::new();
+    small_project(&repo, at);
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo
+}
+
+/// Replaces `from` by `to` in file `path` of the repository.
+fn edit(repo: &Repo, path: &str, from: &str, to: &str) {
+    let full: PathBuf = repo.root().join(path);
+    let text = std::fs::read_to_string(&full).expect("read");
+    assert!(text.contains(from), "{path} holds no {from:?}");
+    std::fs::write(full, text.replacen(from, to, 1)).expect("write");
+}
+
+#[track_caller]
+fn expect(out: &Output, status: i32, stdout: &str) {
+    assert_eq!(out.status, Some(status), "{}", out.stderr);
+    assert_eq!(out.stdout, stdout);
+}
+
+#[test]
+fn a_facet_edit_changes_every_context_it_reaches_with_its_origin() {
+    let repo = on_feature("");
+    edit(
+        &repo,
+        "contexts/_template/facets/cluster.yaml",
+        "region: eu",
+        "region: us",
+    );
+    repo.commit("region");
+    let out = repo.diff(&["--base", "main", "--head", "feature"]);
+    expect(
+        &out,
+        1,
+        indoc! {r#"
+            base: main (commit 64c981c2be13)
+            head: feature (commit 4810805720ff)
+            context dev: changed
+              terraform cluster: changed
+                inputs.region: "eu" -> "us"
+                  from contexts/_template/facets/cluster.yaml:10:15 (cluster, 0, merge)
+                tfvars.region: "eu" -> "us"
+                  from contexts/_template/facets/cluster.yaml:10:15 (cluster, 0, merge)
+            context prod: changed
+              terraform cluster: changed
+                inputs.region: "eu" -> "us"
+                  from contexts/_template/facets/cluster.yaml:10:15 (cluster, 0, merge)
+                tfvars.region: "eu" -> "us"
+                  from contexts/_template/facets/cluster.yaml:10:15 (cluster, 0, merge)
+            2 context(s): 2 changed, 0 added, 0 removed, 0 unchanged
+        "#},
+    );
+}
+
+#[test]
+fn a_reordered_depends_on_is_no_change() {
+    let repo = on_feature("");
+    edit(
+        &repo,
+        "contexts/_template/facets/cluster.yaml",
+        "dependsOn: [base, dns]",
+        "dependsOn: [dns, base]",
+    );
+    let out = repo.diff(&["--base", "main"]);
+    expect(
+        &out,
+        0,
+        indoc! {"
+            base: main (commit 64c981c2be13)
+            head: work tree
+            2 context(s): 0 changed, 0 added, 0 removed, 2 unchanged
+        "},
+    );
+}
+
+#[test]
+fn a_values_edit_changes_only_its_context_as_json() {
+    let repo = on_feature("");
+    edit(
+        &repo,
+        "contexts/dev/values.yaml",
+        "size: tiny",
+        "size: huge",
+    );
+    repo.commit("bigger dev");
+    let out = repo.diff(&["--format", "json"]);
+    expect(
+        &out,
+        1,
+        indoc! {r#"
+            {
+              "base": "merge base of HEAD and main (commit 64c981c2be13)",
+              "head": "work tree",
+              "template": null,
+              "differs": true,
+              "contexts": [
+                {
+                  "context": "dev",
+                  "change": "changed",
+                  "sources": [],
+                  "items": [
+                    {
+                      "kind": "terraform",
+                      "id": "cluster",
+                      "change": "changed",
+                      "fields": [
+                        {
+                          "path": "inputs.size",
+                          "old": "\"tiny\"",
+                          "new": "\"huge\"",
+                          "origin": "contexts/_template/facets/cluster.yaml:8:13 (cluster, 0, merge)"
+                        },
+                        {
+                          "path": "tfvars.size",
+                          "old": "\"tiny\"",
+                          "new": "\"huge\"",
+                          "origin": "contexts/_template/facets/cluster.yaml:8:13 (cluster, 0, merge)"
+                        }
+                      ]
+                    }
+                  ],
+                  "failed": []
+                },
+                {
+                  "context": "prod",
+                  "change": null,
+                  "sources": [],
+                  "items": [],
+                  "failed": []
+                }
+              ]
+            }
+        "#},
+    );
+}
+
+#[test]
+fn a_sensitive_value_is_masked_and_a_kustomization_added_is_listed() {
+    let repo = on_feature("");
+    edit(
+        &repo,
+        "contexts/prod/values.yaml",
+        "token: s3cr3t-prod",
+        "token: n3w-s3cr3t",
+    );
+    edit(
+        &repo,
+        "contexts/_template/facets/cluster.yaml",
+        "  - name: dns\n",
+        "  - name: cache\n    path: cache\n  - name: dns\n",
+    );
+    let out = repo.diff(&["--context", "prod"]);
+    assert!(!out.stdout.contains("s3cr3t"), "{}", out.stdout);
+    expect(
+        &out,
+        1,
+        indoc! {r#"
+            base: merge base of HEAD and main (commit 64c981c2be13)
+            head: work tree
+            context prod: changed
+              terraform cluster: changed
+                inputs.token: <sensitive> -> <sensitive>
+                  from contexts/_template/facets/cluster.yaml:9:14 (cluster, 0, merge)
+                tfvars.token: <sensitive> -> <sensitive>
+                  from contexts/_template/facets/cluster.yaml:9:14 (cluster, 0, merge)
+              kustomization cache: added
+              rendered flux/kustomization.yaml: changed
+                resources: ["configmaps/values-common.json", "kustomizations/base.json", "kustomizations/dns.json", "kustomizations/ingress.json", "sources/namespace-system-gitops.json"] -> ["configmaps/values-common.json", "kustomizations/base.json", "kustomizations/cache.json", "kustomizations/dns.json", "kustomizations/ingress.json", "sources/namespace-system-gitops.json"]
+              rendered flux/kustomizations/cache.json: added
+            1 context(s): 1 changed, 0 added, 0 removed, 0 unchanged
+        "#},
+    );
+}
+
+#[test]
+fn a_renamed_context_is_one_removed_and_one_added() {
+    let repo = on_feature("");
+    repo.git(&["mv", "contexts/dev", "contexts/staging"]);
+    repo.commit("rename dev");
+    let out = repo.diff(&[]);
+    expect(
+        &out,
+        1,
+        indoc! {r#"
+            base: merge base of HEAD and main (commit 64c981c2be13)
+            head: work tree
+            context dev: removed
+              terraform cluster: removed
+              kustomization base: removed
+              kustomization dns: removed
+              kustomization ingress: removed
+            context staging: added
+              terraform cluster: added
+              kustomization base: added
+              kustomization dns: added
+              kustomization ingress: added
+            3 context(s): 0 changed, 1 added, 1 removed, 1 unchanged
+        "#},
+    );
+    let affected = repo.diff(&["--affected"]);
+    expect(
+        &affected,
+        1,
+        concat!(
+            r#"{"include":[{"context":"dev","change":"removed","terraform":["cluster"],"kustomizations":["base","dns","ingress"]},"#,
+            r#"{"context":"staging","change":"added","terraform":["cluster"],"kustomizations":["base","dns","ingress"]}]}"#,
+            "\n"
+        ),
+    );
+}
+
+#[test]
+fn a_project_in_a_sub_directory_names_files_from_the_repository_root() {
+    let repo = on_feature("infra/");
+    edit(
+        &repo,
+        "infra/contexts/_template/facets/cluster.yaml",
+        "path: dns",
+        "path: dns/v2",
+    );
+    let out = repo.diff_in("infra", &["--format", "markdown"]);
+    expect(
+        &out,
+        1,
+        indoc! {r#"
+            ### bpc diff: 2 of 2 context(s) differ
+
+            Base: merge base of HEAD and main (commit 61ab99e14c41). Head: work tree.
+
+            | context | change | terraform | kustomizations | rendered files |
+            |---|---|---|---|---|
+            | dev | changed | 0 | 1 | 1 |
+            | prod | changed | 0 | 1 | 1 |
+
+            <details><summary><b>dev</b>: changed</summary>
+
+            - kustomization `dns`: changed
+              - `path`: `"dns"` → `"dns/v2"` (from infra/contexts/_template/facets/cluster.yaml:18:11 (cluster, 0, merge))
+            - rendered `flux/kustomizations/dns.json`: changed
+              - `spec.path`: `"kustomize/dns"` → `"kustomize/dns/v2"`
+
+            </details>
+
+            <details><summary><b>prod</b>: changed</summary>
+
+            - kustomization `dns`: changed
+              - `path`: `"dns"` → `"dns/v2"` (from infra/contexts/_template/facets/cluster.yaml:18:11 (cluster, 0, merge))
+            - rendered `flux/kustomizations/dns.json`: changed
+              - `spec.path`: `"kustomize/dns"` → `"kustomize/dns/v2"`
+
+            </details>
+        "#},
+    );
+}
+
+#[test]
+fn the_work_tree_side_holds_uncommitted_changes_and_head_does_not() {
+    let repo = on_feature("");
+    edit(
+        &repo,
+        "contexts/dev/values.yaml",
+        "size: tiny",
+        "size: huge",
+    );
+    let dirty = repo.diff(&["--affected"]);
+    expect(
+        &dirty,
+        1,
+        indoc! {r#"
+            {"include":[{"context":"dev","change":"changed","terraform":["cluster"],"kustomizations":[]}]}
+        "#},
+    );
+    let committed = repo.diff(&["--head", "HEAD", "--affected"]);
+    expect(&committed, 0, "{\"include\":[]}\n");
+}
+
+#[test]
+fn a_revision_that_does_not_exist_is_an_error() {
+    let repo = on_feature("");
+    let out = repo.diff(&["--base", "no-such-branch"]);
+    assert_eq!(out.status, Some(2));
+    assert_eq!(out.stdout, "");
+    assert_eq!(masked(repo.root(), &out.stderr), indoc! {r#"
+            error: `no-such-branch` does not name a commit of the repository at [project]: couldn't parse revision, input="no-such-branch"
+            = help: give a branch, tag or commit (`--base origin/main`, `--head HEAD`)
+        "#}
+        .to_string()
+            + "\n"
+    );
+}
+
+#[test]
+fn a_detached_head_compares_as_a_branch_does() {
+    let repo = on_feature("");
+    edit(
+        &repo,
+        "contexts/dev/values.yaml",
+        "size: tiny",
+        "size: huge",
+    );
+    repo.commit("bigger dev");
+    repo.git(&["checkout", "-q", "--detach", "HEAD"]);
+    let out = repo.diff(&["--affected"]);
+    expect(
+        &out,
+        1,
+        indoc! {r#"
+            {"include":[{"context":"dev","change":"changed","terraform":["cluster"],"kustomizations":[]}]}
+        "#},
+    );
+}
+
+#[test]
+fn a_shallow_clone_without_the_merge_base_says_why() {
+    let repo = on_feature("");
+    edit(
+        &repo,
+        "contexts/dev/values.yaml",
+        "size: tiny",
+        "size: huge",
+    );
+    repo.commit("bigger dev");
+    repo.git(&["checkout", "-q", "main"]);
+    edit(
+        &repo,
+        "contexts/prod/values.yaml",
+        "size: big",
+        "size: bigger",
+    );
+    repo.commit("bigger prod");
+    let clones = tempfile::tempdir().expect("temp dir");
+    let url = format!("file://{}", repo.root().display());
+    repo.git_in(
+        clones.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            "--no-single-branch",
+            "--branch",
+            "feature",
+            &url,
+            "clone",
+        ],
+    );
+    let clone = clones.path().join("clone");
+    let out = bpc(&clone, &["diff"]);
+    assert_eq!(out.status, Some(2));
+    assert_eq!(masked(&clone, &out.stderr), indoc! {r#"
+            error: HEAD and origin/HEAD have no commit in common
+            = note: the repository is a shallow clone, so their common commit may be cut off (fetch with `--unshallow`, or `fetch-depth: 0` in CI)
+            = help: name the base: `bpc diff --base REF`
+        "#}
+        .to_string()
+            + "\n"
+    );
+    // Naming the base works: its commit is in the clone.
+    let named = bpc(&clone, &["diff", "--base", "origin/main", "--affected"]);
+    expect(
+        &named,
+        1,
+        concat!(
+            r#"{"include":[{"context":"dev","change":"changed","terraform":["cluster"],"kustomizations":[]},"#,
+            r#"{"context":"prod","change":"changed","terraform":["cluster"],"kustomizations":[]}]}"#,
+            "\n"
+        ),
+    );
+}
