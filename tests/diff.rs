@@ -502,3 +502,101 @@ fn a_shallow_clone_without_the_merge_base_says_why() {
         ),
     );
 }
+
+/// Every file under `dir`, path → contents.
+fn tree_of(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).expect("under root");
+                out.insert(
+                    rel.to_string_lossy().to_string(),
+                    std::fs::read(&path).expect("read"),
+                );
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// The 46-context render set, made a repository: a one-line change to one facet is
+/// reported for exactly the contexts whose `render --all-contexts` output differs
+/// between the two commits.
+#[test]
+fn on_the_render_set_a_facet_line_affects_exactly_the_contexts_whose_render_differs() {
+    let repo = Repo::new();
+    let core = crate::common::repo().join("tests/conformance/windsor-core-eaa2bcea");
+    let set = crate::common::repo().join("tests/conformance/windsor-render-eaa2bcea");
+    copy_dir(
+        &core.join("contexts/_template"),
+        &repo.root().join("project/contexts/_template"),
+    );
+    std::fs::copy(
+        core.join("windsor.yaml"),
+        repo.root().join("project/windsor.yaml"),
+    )
+    .expect("copy");
+    copy_dir(&set.join("contexts"), &repo.root().join("project/contexts"));
+    repo.commit("the render set");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    edit(
+        &repo,
+        "project/contexts/_template/facets/addon-private-dns.yaml",
+        "      timeout: 20m\n",
+        "      timeout: 25m\n",
+    );
+    repo.commit("a longer timeout for private DNS");
+
+    let render = |rev: &str, out: &str| {
+        repo.git(&["checkout", "-q", rev]);
+        let run = bpc(
+            &repo.root().join("project"),
+            &["render", "--all-contexts", "--out", &format!("../{out}")],
+        );
+        assert_eq!(run.status, Some(0), "{}", run.stderr);
+        repo.root().join(out)
+    };
+    let (before, after) = (render("main", "before"), render("feature", "after"));
+    let mut differ = Vec::new();
+    let mut contexts: Vec<String> = std::fs::read_dir(&before)
+        .expect("rendered")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
+        .collect();
+    contexts.sort();
+    assert_eq!(contexts.len(), 46);
+    for context in &contexts {
+        if tree_of(&before.join(context)) != tree_of(&after.join(context)) {
+            differ.push(context.clone());
+        }
+    }
+    assert!(
+        !differ.is_empty() && differ.len() < contexts.len(),
+        "the edit should reach some contexts, not all: {differ:?}"
+    );
+
+    let out = repo.diff_in(
+        "project",
+        &["--base", "main", "--head", "feature", "--affected"],
+    );
+    assert_eq!(out.status, Some(1), "{}", out.stderr);
+    let matrix: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    let listed: Vec<String> = matrix["include"]
+        .as_array()
+        .expect("include")
+        .iter()
+        .map(|entry| {
+            assert_eq!(
+                entry["kustomizations"],
+                serde_json::json!(["dns-install"]),
+                "{entry}"
+            );
+            entry["context"].as_str().expect("name").to_string()
+        })
+        .collect();
+    assert_eq!(listed, differ);
+}

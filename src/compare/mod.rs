@@ -103,7 +103,6 @@ pub fn diff(request: &Request) -> Result<Diff, (Vec<Diagnostic>, std::sync::Arc<
     let head_files = sides::files_of(&head, &repo, &prefix).map_err(|d| fail(vec![d]))?;
     let open = |revision: Revision, files: Option<crate::files::FileTree>| {
         sides::open(revision, files, &work, &prefix, &options)
-            .map_err(|d| (d, std::sync::Arc::new(FileMap::new())))
     };
     let (old, new) = std::thread::scope(|s| {
         let old = s.spawn(|| open(base, base_files));

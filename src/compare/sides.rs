@@ -69,15 +69,26 @@ pub fn open(
     work: &Project,
     prefix: &str,
     options: &Options,
-) -> Result<Side, Vec<Diagnostic>> {
+) -> Result<Side, (Vec<Diagnostic>, Arc<FileMap>)> {
     let files = Arc::new(FileMap::letting_go_of_texts());
+    load(revision, tree, work, prefix, options, &files).map_err(|d| (d, files))
+}
+
+fn load(
+    revision: Revision,
+    tree: Option<FileTree>,
+    work: &Project,
+    prefix: &str,
+    options: &Options,
+    files: &Arc<FileMap>,
+) -> Result<Side, Vec<Diagnostic>> {
     let project = match tree {
         None => {
             let mut project = project::discover(
                 &options.cwd,
                 &options.locate,
                 options.env_context.clone(),
-                &files,
+                files,
             )
             .map_err(|d| vec![d])?;
             project.shown_prefix = prefix.to_string();
@@ -103,6 +114,6 @@ pub fn open(
     Ok(Side {
         revision,
         session,
-        files,
+        files: files.clone(),
     })
 }
