@@ -600,3 +600,77 @@ fn on_the_render_set_a_facet_line_affects_exactly_the_contexts_whose_render_diff
         .collect();
     assert_eq!(listed, differ);
 }
+
+/// A project built on a published blueprint moves to its next tag: both versions are
+/// pulled from the registry and composed, and the diff says the template changed.
+#[test]
+fn a_new_oci_tag_is_pulled_and_compared() {
+    use crate::oci::support;
+    let registry = crate::registry!(false);
+    let home = support::Home::new();
+    let publisher = support::publisher("demo", &[]);
+    let v1 = format!("oci://{}/acme/demo:v1", registry.host());
+    let v2 = format!("oci://{}/acme/demo:v2", registry.host());
+    let push = |url: &str| {
+        support::run(
+            support::bpc(publisher.path(), &home).args(["push", url]),
+            true,
+        );
+    };
+    push(&v1);
+    support::write(
+        publisher.path(),
+        "contexts/_template/facets/demo.yaml",
+        format!(
+            "{FACET_HEAD}metadata:\n  name: demo\nconfig:\n  - name: democfg\n    value:\n      workers: ${{size * 3}}\nterraform:\n  - name: demo-net\n    path: demo/net\n    inputs:\n      workers: ${{democfg.workers}}\nkustomize:\n  - name: demo-app\n    path: demo/app\n"
+        ),
+    );
+    push(&v2);
+
+    let repo = Repo::new();
+    repo.write("windsor.yaml", "context: local\n");
+    repo.write(".gitignore", ".windsor/\n");
+    repo.write("contexts/local/values.yaml", "size: 3\n");
+    let blueprint = |url: &str| {
+        format!(
+            "{BLUEPRINT_HEAD}metadata:\n  name: local\nsources:\n  - name: demo\n    url: {url}\n"
+        )
+    };
+    repo.write("contexts/local/blueprint.yaml", &blueprint(&v1));
+    repo.commit("on v1");
+    repo.write("contexts/local/blueprint.yaml", &blueprint(&v2));
+    let out = support::run(
+        support::bpc(repo.root(), &home).args(["diff", "--base", "main"]),
+        false,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
+    // The registry's port is in the commit (the URL) and in the shim (its module
+    // source), so their ids vary; the cache directory names it with `_` for `:`.
+    let shown = support::stdout(&out)
+        .replace(&registry.host(), "[registry]")
+        .replace(&registry.host().replace(':', "_"), "[registry]");
+    let shown = regex::Regex::new("(commit|sha256) [0-9a-f]{12}")
+        .expect("regex")
+        .replace_all(&shown, "$1 [id]");
+    assert_eq!(
+        shown,
+        indoc! {r#"
+            base: main (commit [id])
+            head: work tree
+            template: oci://[registry]/acme/demo:v1 -> oci://[registry]/acme/demo:v2
+            context local: changed
+              source demo: "oci://[registry]/acme/demo:v1" -> "oci://[registry]/acme/demo:v2"
+              terraform demo-net: changed
+                file main.tf: 135 bytes, sha256 [id] -> 135 bytes, sha256 [id]
+                inputs.workers: 6 -> 9
+                  from .windsor/cache/oci/[registry]_acme_demo_v2/_template/facets/demo.yaml:13:16 (demo, 0, merge)
+                tfvars.workers: 6 -> 9
+                  from .windsor/cache/oci/[registry]_acme_demo_v2/_template/facets/demo.yaml:13:16 (demo, 0, merge)
+              rendered flux/sources/ocirepository-demo.json: changed
+                spec.ref.tag: "v1" -> "v2"
+              rendered terraform/plan.json: changed
+                components: [{"id":"demo-net","dir":"terraform/demo-net","path":"demo/net","source":"demo","module":"oci://[registry]/acme/demo:v1//terraform/demo/net","workdir":"terraform/demo-net"}] -> [{"id":"demo-net","dir":"terraform/demo-net","path":"demo/net","source":"demo","module":"oci://[registry]/acme/demo:v2//terraform/demo/net","workdir":"terraform/demo-net"}]
+            1 context(s): 1 changed, 0 added, 0 removed, 0 unchanged
+        "#}
+    );
+}
