@@ -106,7 +106,7 @@ fn load(
             prefix,
             &options.locate,
             options.env_context.clone(),
-            &files,
+            files,
         )
         .map_err(|d| vec![d])?,
     };
