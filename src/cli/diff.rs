@@ -39,6 +39,7 @@ pub struct DiffArgs {
     /// Every context of either side (the default when no --context is given).
     #[arg(long, conflicts_with = "context")]
     pub all_contexts: bool,
+    /// How the report is written.
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
     /// Print only the contexts that differ, with their components and
@@ -50,6 +51,14 @@ pub struct DiffArgs {
 }
 
 pub fn run(args: DiffArgs) -> ExitCode {
+    if args.project.at.template.is_some() {
+        let refused = crate::files::Diagnostic::error(
+            "bpc diff takes the template of each version of the project; --template is not taken",
+        )
+        .with_help("run it in the project (or pass --project DIR)");
+        report(&[refused], &crate::files::FileMap::new());
+        return ExitCode::from(2);
+    }
     let contexts = args.project.context.clone();
     let one = ProjectArgs {
         context: Vec::new(),
