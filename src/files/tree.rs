@@ -951,6 +951,26 @@ mod tests {
     }
 
     #[test]
+    fn files_named_as_a_directory_describe_as_paths_a_reader_can_open() {
+        let files = [("contexts/_template/facets/a.yaml".to_string(), b"a".to_vec())];
+        let tree = FileTree::from_files_named_as_dir(files.clone(), "infra").expect("tree");
+        let template = tree.subtree("contexts/_template").expect("subtree");
+        assert_eq!(
+            template.describe("facets/a.yaml"),
+            "infra/contexts/_template/facets/a.yaml"
+        );
+        assert_eq!(&*template.read("facets/a.yaml").expect("read"), b"a");
+        // At the repository's root the name is the path alone; an archive's keeps `!`.
+        let at_root = FileTree::from_files_named_as_dir(files.clone(), ".").expect("tree");
+        assert_eq!(
+            at_root.describe("contexts/_template/facets/a.yaml"),
+            "contexts/_template/facets/a.yaml"
+        );
+        let archive = FileTree::from_files(files, "t.tgz").expect("tree");
+        assert_eq!(archive.describe("x.yaml"), "t.tgz!x.yaml");
+    }
+
+    #[test]
     fn archive_listing_and_reading() {
         let tree = sample();
         assert!(tree.is_dir("_template"));
