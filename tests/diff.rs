@@ -674,3 +674,50 @@ fn a_new_oci_tag_is_pulled_and_compared() {
         "#}
     );
 }
+
+/// A context whose inputs (template, windsor.yaml, its own directory) are the same
+/// bytes on both sides cannot differ, and is not composed again: here one that fails
+/// to compose on both sides is reported unchanged, not failed.
+#[test]
+fn a_context_whose_inputs_did_not_change_is_not_composed() {
+    let repo = Repo::new();
+    small_project(&repo, "");
+    // Not YAML: composing this context fails.
+    repo.write("contexts/broken/values.yaml", "size: [\n");
+    repo.commit("base");
+    let broken = repo.diff(&["--base", "main", "--context", "broken", "--head", "main"]);
+    assert_eq!(broken.status, Some(0), "{}", broken.stdout);
+    edit(
+        &repo,
+        "contexts/dev/values.yaml",
+        "size: tiny",
+        "size: huge",
+    );
+    let out = repo.diff(&["--base", "main", "--affected"]);
+    expect(
+        &out,
+        1,
+        concat!(
+            r#"{"include":[{"context":"dev","change":"changed","terraform":["cluster"],"kustomizations":[]}]}"#,
+            "\n"
+        ),
+    );
+    // Changing the template composes every context again, and the broken one fails.
+    edit(
+        &repo,
+        "contexts/_template/facets/cluster.yaml",
+        "region: eu",
+        "region: us",
+    );
+    let out = repo.diff(&["--base", "main", "--context", "broken"]);
+    assert_eq!(out.status, Some(2), "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with(indoc! {"
+            base: main (commit e533ed9712a9)
+            head: work tree
+            context broken: failed on main (commit e533ed9712a9)
+        "}),
+        "{}",
+        out.stdout
+    );
+}

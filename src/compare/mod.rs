@@ -7,6 +7,7 @@
 
 pub mod changes;
 pub mod git;
+mod inputs;
 pub mod report;
 pub mod sides;
 pub mod snapshot;
@@ -112,8 +113,19 @@ pub fn diff(request: &Request) -> Result<Diff, (Vec<Diagnostic>, std::sync::Arc<
     let old = old.map_err(|_| fail(vec![Diagnostic::error("loading the base side failed")]))??;
     let new = new?;
     let names = contexts(request, &old, &new).map_err(|d| fail(vec![d]))?;
+    // Unchanged inputs, unchanged context: only a context that reads something
+    // that changed is composed.
+    let shared = inputs::shared(&old.session.project)
+        .filter(|a| inputs::shared(&new.session.project).as_ref() == Some(a));
     let contexts = crate::parallel::map(&names, crate::parallel::cores(), |name| {
-        compare_context(name, &old, &new)
+        let same = shared.is_some() && {
+            let a = inputs::context(&old.session.project, name);
+            a.is_some() && a == inputs::context(&new.session.project, name)
+        };
+        match same {
+            true => unchanged(name),
+            false => compare_context(name, &old, &new),
+        }
     });
     let template = Some((old.template(), new.template())).filter(|(a, b)| a != b);
     Ok(Diff {
@@ -177,6 +189,15 @@ fn snapshot_of(side: &Side, name: &str) -> Result<Option<Snapshot>, String> {
     run()
         .map(Some)
         .map_err(|diagnostics| crate::files::render::render_all(&diagnostics, &side.files, false))
+}
+
+fn unchanged(name: &str) -> ContextDiff {
+    ContextDiff {
+        context: name.to_string(),
+        change: None,
+        changes: Changes::default(),
+        failed: Vec::new(),
+    }
 }
 
 fn compare_context(name: &str, old: &Side, new: &Side) -> ContextDiff {

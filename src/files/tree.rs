@@ -952,7 +952,10 @@ mod tests {
 
     #[test]
     fn files_named_as_a_directory_describe_as_paths_a_reader_can_open() {
-        let files = [("contexts/_template/facets/a.yaml".to_string(), b"a".to_vec())];
+        let files = [(
+            "contexts/_template/facets/a.yaml".to_string(),
+            b"a".to_vec(),
+        )];
         let tree = FileTree::from_files_named_as_dir(files.clone(), "infra").expect("tree");
         let template = tree.subtree("contexts/_template").expect("subtree");
         assert_eq!(
