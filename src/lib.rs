@@ -40,6 +40,7 @@ pub(crate) mod all_contexts;
 pub mod alloc;
 pub mod check;
 mod cli;
+pub mod compare;
 pub mod compose;
 pub(crate) mod diff;
 pub mod emit;

@@ -33,6 +33,13 @@ pub struct Project {
     /// The published blueprint the template was pulled from, when the project has no
     /// template of its own (S14).
     pub published: Option<crate::oci::load::Pulled>,
+    /// Where the project's own files are read: the directory `root` on disk (`None`),
+    /// or a tree standing for it (a commit's files, `bpc diff`). `root` still names
+    /// the project in the scope (`project_root`), so both read the same way.
+    pub files: Option<Arc<FileTree>>,
+    /// Put before the project's own file names in messages and origins (`sub/` for a
+    /// project in a sub-directory of its repository; empty otherwise).
+    pub shown_prefix: String,
 }
 
 /// S1: the nearest ancestor of `cwd` holding `windsor.yaml`, else `cwd`; the template
@@ -68,31 +75,8 @@ pub fn discover(
     check_context_name(&context)?;
     let template_path = template_of(cwd, &root, options);
     if !template_path.exists() && options.template.is_none() {
-        // No template of its own: the blueprint the context's sources publish (S14).
-        let path = format!("contexts/{context}/blueprint.yaml");
-        let user = read_optional(&root.join(&path), &path, sources)?;
-        if let Some(pulled) =
-            crate::oci::load::published(&root, user.as_ref(), &path, &options.oci)?
-        {
-            let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
-                Diagnostic::error(format!(
-                    "cannot open the template pulled from {}: {e}",
-                    pulled.url
-                ))
-            })?;
-            tree.set_display_root(pulled.display.clone());
-            let project = Project {
-                root,
-                template: Arc::new(tree),
-                context: String::new(),
-                windsor,
-                warnings: Vec::new(),
-                published: Some(pulled),
-            };
-            let mut project = project.for_context(&context, explicit);
-            if let Some(p) = &project.published {
-                project.warnings.splice(0..0, p.warnings.iter().cloned());
-            }
+        let found = published_project(&root, &windsor, &context, explicit, options, sources)?;
+        if let Some(project) = found {
             return Ok(project);
         }
     }
@@ -133,8 +117,136 @@ pub fn discover(
         windsor,
         warnings: Vec::new(),
         published: None,
+        files: None,
+        shown_prefix: String::new(),
     };
     Ok(project.for_context(&context, explicit))
+}
+
+/// The project at `root` without a template of its own: on the blueprint the context's
+/// sources publish (S14), `None` when they publish none.
+fn published_project(
+    root: &Path,
+    windsor: &Option<Node>,
+    context: &str,
+    explicit: bool,
+    options: &Options,
+    sources: &FileMap,
+) -> Result<Option<Project>, Diagnostic> {
+    let path = format!("contexts/{context}/blueprint.yaml");
+    let user = read_optional(&root.join(&path), &path, sources)?;
+    let Some(pulled) = crate::oci::load::published(root, user.as_ref(), &path, &options.oci)?
+    else {
+        return Ok(None);
+    };
+    let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
+        Diagnostic::error(format!(
+            "cannot open the template pulled from {}: {e}",
+            pulled.url
+        ))
+    })?;
+    tree.set_display_root(pulled.display.clone());
+    let project = Project {
+        root: root.to_path_buf(),
+        template: Arc::new(tree),
+        context: String::new(),
+        windsor: windsor.clone(),
+        warnings: Vec::new(),
+        published: Some(pulled),
+        files: None,
+        shown_prefix: String::new(),
+    };
+    let mut project = project.for_context(context, explicit);
+    if let Some(p) = &project.published {
+        project.warnings.splice(0..0, p.warnings.iter().cloned());
+    }
+    Ok(Some(project))
+}
+
+/// The project whose files are `files` (a commit's, for `bpc diff`), named `root` in
+/// the scope as the project on disk is, its file names prefixed by `shown_prefix` in
+/// messages. As [`discover`], without `--template`: the template is the tree's
+/// `contexts/_template` or `_template`, else the published blueprint the context's
+/// `blueprint.yaml` chooses.
+pub fn discover_in(
+    root: PathBuf,
+    files: FileTree,
+    shown_prefix: &str,
+    options: &Options,
+    env_context: Option<String>,
+    sources: &FileMap,
+) -> Result<Project, Diagnostic> {
+    let mut files = files;
+    files.set_display_root(match shown_prefix.trim_end_matches('/') {
+        "" => ".",
+        prefix => prefix,
+    });
+    let mut project = Project {
+        root,
+        template: Arc::new(files.clone()),
+        context: String::new(),
+        windsor: None,
+        warnings: Vec::new(),
+        published: None,
+        files: Some(Arc::new(files.clone())),
+        shown_prefix: shown_prefix.to_string(),
+    };
+    project.windsor = project.read_own("windsor.yaml", sources)?;
+    let chosen = options
+        .context
+        .clone()
+        .or(env_context.filter(|c| !c.is_empty()))
+        .or_else(|| {
+            project
+                .windsor
+                .as_ref()
+                .and_then(|w| w.get("context"))
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        });
+    let explicit = chosen.is_some();
+    let context = chosen.unwrap_or_else(|| "local".to_string());
+    check_context_name(&context)?;
+    let dir = ["contexts/_template", "_template"]
+        .into_iter()
+        .find(|dir| files.is_dir(dir));
+    match dir {
+        Some(dir) => {
+            let mut template = files
+                .subtree(dir)
+                .map_err(|e| Diagnostic::error(format!("cannot open template {dir}: {e}")))?;
+            // The tree names its files from the project root down, `dir/` included.
+            template.set_display_root(project.shown_root());
+            project.template = Arc::new(template);
+        }
+        None => {
+            let path = format!("contexts/{context}/blueprint.yaml");
+            let user = project.read_own(&path, sources)?;
+            let shown = project.shown(&path);
+            let Some(pulled) =
+                crate::oci::load::published(&project.root, user.as_ref(), &shown, &options.oci)?
+            else {
+                return Err(Diagnostic::error(format!(
+                    "no template found: {} has neither contexts/_template nor _template, and {shown} names no oci:// source",
+                    project.shown_root()
+                )));
+            };
+            let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
+                Diagnostic::error(format!(
+                    "cannot open the template pulled from {}: {e}",
+                    pulled.url
+                ))
+            })?;
+            tree.set_display_root(pulled.display.clone());
+            project.template = Arc::new(tree);
+            project.published = Some(pulled);
+        }
+    }
+    let mut project = project.for_context(&context, explicit);
+    if let Some(p) = &project.published {
+        project.warnings.splice(0..0, p.warnings.iter().cloned());
+    }
+    Ok(project)
 }
 
 /// Whether there is a project to discover from `cwd`: the options name one (its
@@ -261,7 +373,7 @@ impl Project {
     /// Whether the project defines context `name`: a `contexts/<name>/` directory or a
     /// `contexts.<name>` entry in windsor.yaml.
     pub fn defines(&self, name: &str) -> bool {
-        self.root.join("contexts").join(name).is_dir()
+        self.own_is_dir(&format!("contexts/{name}"))
             || self
                 .windsor
                 .as_ref()
@@ -275,7 +387,19 @@ impl Project {
     /// `contexts:`. Names that are not valid context names are left out.
     pub fn contexts(&self) -> Vec<String> {
         let mut names = std::collections::BTreeSet::new();
-        if let Ok(entries) = std::fs::read_dir(self.root.join("contexts")) {
+        if let Some(tree) = &self.files {
+            let marker = crate::files::out_path::RENDER_MARKER;
+            for path in tree.list("contexts").unwrap_or_default() {
+                let mut parts = path.splitn(3, '/').skip(1);
+                let (Some(name), Some(_)) = (parts.next(), parts.next()) else {
+                    continue;
+                };
+                let rendered = tree.is_file(&format!("contexts/{name}/{marker}"));
+                if name != "_template" && !rendered {
+                    names.insert(name.to_string());
+                }
+            }
+        } else if let Ok(entries) = std::fs::read_dir(self.root.join("contexts")) {
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().to_string();
                 // A tree `bpc render` wrote (its marker file) is output, not a context.
@@ -323,6 +447,8 @@ impl Project {
             windsor: self.windsor.clone(),
             warnings,
             published: self.published.clone(),
+            files: self.files.clone(),
+            shown_prefix: self.shown_prefix.clone(),
         }
     }
 
@@ -334,7 +460,7 @@ impl Project {
             return Ok(());
         };
         let path = format!("contexts/{name}/blueprint.yaml");
-        let user = read_optional(&self.root.join(&path), &path, files)?;
+        let user = self.read_own(&path, files)?;
         let chosen = user.as_ref().and_then(|u| {
             crate::oci::sources::entries(u)
                 .into_iter()
@@ -385,6 +511,56 @@ impl Project {
             .collect()
     }
 
+    /// How project file `rel` is named in messages and origins.
+    pub fn shown(&self, rel: &str) -> String {
+        format!("{}{rel}", self.shown_prefix)
+    }
+
+    /// How the project root is named in messages: `.`, or the prefix without its `/`.
+    fn shown_root(&self) -> String {
+        match self.shown_prefix.trim_end_matches('/') {
+            "" => ".".to_string(),
+            prefix => prefix.to_string(),
+        }
+    }
+
+    /// Whether the project holds directory `rel` (on disk, or in its tree).
+    fn own_is_dir(&self, rel: &str) -> bool {
+        match &self.files {
+            Some(tree) => tree.is_dir(rel),
+            None => self.root.join(rel).is_dir(),
+        }
+    }
+
+    /// The project's own files as a tree.
+    fn own_tree(&self) -> Result<FileTree, Diagnostic> {
+        match &self.files {
+            Some(tree) => Ok(FileTree::clone(tree)),
+            None => FileTree::from_dir(&self.root).map_err(|e| {
+                Diagnostic::error(format!("cannot open project {}: {e}", self.root.display()))
+            }),
+        }
+    }
+
+    /// Project file `rel` parsed as YAML, when there is one (from disk or the tree).
+    pub fn read_own(&self, rel: &str, files: &FileMap) -> Result<Option<Node>, Diagnostic> {
+        let shown = self.shown(rel);
+        let Some(tree) = &self.files else {
+            return read_optional(&self.root.join(rel), &shown, files);
+        };
+        if !tree.exists(rel) {
+            return Ok(None);
+        }
+        let text = tree
+            .read_to_string(rel)
+            .map_err(|e| Diagnostic::error(format!("cannot read {shown}: {}", e.message)))?;
+        let file = files.add(shown, text);
+        let text = files.text(file).unwrap_or_default();
+        crate::yaml::parse(&text, file)
+            .map(Some)
+            .map_err(Diagnostic::from)
+    }
+
     pub fn builtins(&self) -> Builtins {
         let root = self.root.to_string_lossy().replace('\\', "/");
         Builtins {
@@ -398,14 +574,12 @@ impl Project {
     /// (S12). Read at each call, so a composition sees the file as it is now.
     pub fn overlay(&self, files: &FileMap) -> Result<Option<Overlay>, Diagnostic> {
         let path = format!("contexts/{}/blueprint.yaml", self.context);
-        let Some(node) = read_optional(&self.root.join(&path), &path, files)? else {
+        let Some(node) = self.read_own(&path, files)? else {
             return Ok(None);
         };
         // Relative paths in its inputs start at the file's directory and stay inside
         // the project (S8 confines the template the same way).
-        let tree = FileTree::from_dir(&self.root).map_err(|e| {
-            Diagnostic::error(format!("cannot open project {}: {e}", self.root.display()))
-        })?;
+        let tree = self.own_tree()?;
         Ok(Some(Overlay { node, tree, path }))
     }
 
@@ -413,14 +587,12 @@ impl Project {
     /// each call, as the overlay is.
     pub fn context_patches(&self, sources: &FileMap) -> Result<ContextPatches, Diagnostic> {
         let dir = format!("contexts/{}/patches", self.context);
-        if !self.root.join(&dir).is_dir() {
+        if !self.own_is_dir(&dir) {
             return Ok(ContextPatches::default());
         }
-        let mut tree = FileTree::from_dir(&self.root).map_err(|e| {
-            Diagnostic::error(format!("cannot open project {}: {e}", self.root.display()))
-        })?;
+        let mut tree = self.own_tree()?;
         // Messages name the files relative to the project, as they do the overlay.
-        tree.set_display_root(".");
+        tree.set_display_root(self.shown_root());
         Ok(read_context_patches(&tree, &dir, sources))
     }
 
@@ -449,10 +621,8 @@ impl Project {
             });
         }
         let values_rel = format!("contexts/{}/values.yaml", self.context);
-        let values_path = self.root.join(&values_rel);
-        if std::fs::symlink_metadata(&values_path).is_ok() {
-            let node = read_yaml_file(&values_path, &values_rel, files)?;
-            layers.push(Layer::of_file(values_rel, node));
+        if let Some(node) = self.read_own(&values_rel, files)? {
+            layers.push(Layer::of_file(self.shown(&values_rel), node));
         }
         for file in &options.values {
             let display = file.to_string_lossy().to_string();

@@ -8,6 +8,7 @@ fn every_command_help_shows_examples() {
         (&["check"], "bpc check --project"),
         (&["compose"], "bpc compose --context prod"),
         (&["completions"], "bpc completions bash"),
+        (&["diff"], "bpc diff --affected"),
         (&["eval"], "bpc eval --text"),
         (&["explain"], "bpc explain --facet"),
         (&["lsp"], "bpc lsp --stdio"),

@@ -19,6 +19,7 @@ mod confinement;
 mod context_patches;
 mod corpus;
 mod corpus_compose;
+mod diff;
 mod empty_expectations;
 mod eval;
 mod explain;

@@ -35,8 +35,9 @@ const LAYERS: &[&[&str]] = &[
     // One loaded project, composed, tested or rendered: what every command starts
     // from; the static checks of a template, which run its test cases for coverage.
     &["session", "check"],
-    // Sessions run over every context at once, or again on every change.
-    &["all_contexts", "watch"],
+    // Sessions run over every context at once, or again on every change; two
+    // versions of a project compared.
+    &["all_contexts", "watch", "compare"],
     // The language server: sessions of the editor's documents, checked and composed.
     &["lsp"],
     &["cli"],

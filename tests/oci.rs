@@ -2,7 +2,7 @@
 //! registry: Debian's `docker-registry` (distribution 2.8) started on a free
 //! 127.0.0.1 port. Where it is not installed these tests say so loudly and pass.
 
-mod support;
+pub mod support;
 
 use bpc::oci::registry::{self, Artifact};
 use bpc::oci::{AuthEnv, Reference};

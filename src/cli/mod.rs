@@ -13,6 +13,7 @@ mod check;
 mod completions;
 mod compose;
 mod contexts;
+mod diff;
 mod eval;
 mod explain;
 mod graph;
@@ -60,6 +61,8 @@ enum Command {
     Compose(compose::ComposeArgs),
     /// Print the shell completion script for bash, zsh, fish or powershell.
     Completions(completions::CompletionsArgs),
+    /// What a change does to every context, between two git revisions (see docs/diff.md).
+    Diff(diff::DiffArgs),
     /// Evaluate an expression (or `${…}` text) in a project's scope, or against values.
     Eval(eval::EvalArgs),
     /// Show where a value of the composed blueprint (or the scope) came from.
@@ -135,6 +138,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Completions(args) => {
             completions::run(args, <Cli as clap::CommandFactory>::command())
         }
+        Command::Diff(args) => diff::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Test(args) => test::run(args),
         Command::Explain(args) => explain::run(args),

@@ -92,6 +92,14 @@ fn schema_at<'a>(
     Some(cur)
 }
 
+/// `values` (a context's) with every value `schema` calls sensitive replaced by
+/// [`SENSITIVE`].
+pub fn masked(values: &Value, schema: Option<&Schema>) -> Value {
+    let empty = serde_json::Value::Null;
+    let root = schema.map_or(&empty, Schema::json);
+    mask(values, root, root)
+}
+
 /// `value` with every value whose schema says `sensitive: true` replaced by
 /// [`SENSITIVE`].
 fn mask(value: &Value, schema: &serde_json::Value, root: &serde_json::Value) -> Value {

@@ -100,6 +100,9 @@ enum Backing {
 struct ArchiveFiles {
     files: BTreeMap<String, Arc<[u8]>>,
     dirs: BTreeSet<String>,
+    /// Files are named as in a directory (`root/path`), not as in an archive
+    /// (`root!path`): the files of a commit, which a reader finds at those paths.
+    named_as_dir: bool,
 }
 
 impl FileTree {
@@ -188,6 +191,22 @@ impl FileTree {
         })
     }
 
+    /// As [`FileTree::from_files`], the files named as a directory's are
+    /// (`root/path`): the files of a commit, which a reader finds at those paths in
+    /// the repository.
+    pub fn from_files_named_as_dir(
+        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+        display_root: &str,
+    ) -> Result<FileTree, TreeError> {
+        let mut tree = FileTree::from_files(files, display_root)?;
+        if let Backing::Archive(archive) = &mut tree.backing {
+            if let Some(archive) = Arc::get_mut(archive) {
+                archive.named_as_dir = true;
+            }
+        }
+        Ok(tree)
+    }
+
     /// The tree rooted at directory `dir` of this one (e.g. an archive's `_template/`).
     /// Paths of the sub-tree cannot reach outside it.
     pub fn subtree(&self, dir: &str) -> Result<FileTree, TreeError> {
@@ -232,12 +251,16 @@ impl FileTree {
     /// [`FileTree::describe`] written over `shown`, so that naming many files reuses
     /// one buffer.
     pub fn describe_into(&self, path: &str, shown: &mut String) {
-        let (root, separator) = match self.backing {
-            Backing::Dir { .. } => match self.display_root.trim_end_matches('/') {
+        let plain = match &self.backing {
+            Backing::Dir { .. } => true,
+            Backing::Archive(archive) => archive.named_as_dir,
+        };
+        let (root, separator) = match plain {
+            true => match self.display_root.trim_end_matches('/') {
                 "" | "." => ("", ""),
                 root => (root, "/"),
             },
-            Backing::Archive(_) => (self.display_root.as_str(), "!"),
+            false => (self.display_root.as_str(), "!"),
         };
         let parts = [root, separator, &self.prefix, path];
         shown.clear();
@@ -925,6 +948,29 @@ mod tests {
             ("./_template/schema.yaml", tar::EntryType::Regular, b"s"),
         ]);
         FileTree::from_archive(&bytes, "t.tgz").expect("archive")
+    }
+
+    #[test]
+    fn files_named_as_a_directory_describe_as_paths_a_reader_can_open() {
+        let files = [(
+            "contexts/_template/facets/a.yaml".to_string(),
+            b"a".to_vec(),
+        )];
+        let tree = FileTree::from_files_named_as_dir(files.clone(), "infra").expect("tree");
+        let template = tree.subtree("contexts/_template").expect("subtree");
+        assert_eq!(
+            template.describe("facets/a.yaml"),
+            "infra/contexts/_template/facets/a.yaml"
+        );
+        assert_eq!(&*template.read("facets/a.yaml").expect("read"), b"a");
+        // At the repository's root the name is the path alone; an archive's keeps `!`.
+        let at_root = FileTree::from_files_named_as_dir(files.clone(), ".").expect("tree");
+        assert_eq!(
+            at_root.describe("contexts/_template/facets/a.yaml"),
+            "contexts/_template/facets/a.yaml"
+        );
+        let archive = FileTree::from_files(files, "t.tgz").expect("tree");
+        assert_eq!(archive.describe("x.yaml"), "t.tgz!x.yaml");
     }
 
     #[test]

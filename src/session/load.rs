@@ -68,6 +68,16 @@ impl Session {
         )
     }
 
+    /// A session over a project found another way ([`project::discover_in`]: a
+    /// commit's files).
+    pub fn of_project(
+        project: Project,
+        options: Options,
+        files: Arc<FileMap>,
+    ) -> Result<Session, Vec<Diagnostic>> {
+        Session::load(project, options, files, Load::Whole)
+    }
+
     pub(super) fn load(
         project: Project,
         options: Options,
@@ -175,6 +185,8 @@ pub(super) fn bare_project(tree: FileTree, root: impl Into<PathBuf>, options: &O
         windsor: None,
         warnings: Vec::new(),
         published: None,
+        files: None,
+        shown_prefix: String::new(),
     }
 }
 

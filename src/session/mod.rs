@@ -339,6 +339,15 @@ impl Session {
         self.render_of(&composition, format, None)
     }
 
+    /// [`Session::render_composition`], the composition kept for the caller.
+    pub fn render_borrowed(
+        &self,
+        composition: &Composition,
+        format: ManifestFormat,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
+        self.render_of(composition, format, None)
+    }
+
     /// As [`Session::render_composition`], for a tree written to `out`: the shims'
     /// module sources and local state paths lead from there to the project.
     pub fn render_composition_to(
