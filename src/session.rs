@@ -594,6 +594,16 @@ impl Session {
         self.render_of(&composition, format, None)
     }
 
+    /// As [`Session::render_composition`], keeping the composition (the policies
+    /// read both).
+    pub fn render_kept(
+        &self,
+        composition: &Composition,
+        format: ManifestFormat,
+    ) -> Result<Rendered, Vec<Diagnostic>> {
+        self.render_of(composition, format, None)
+    }
+
     /// As [`Session::render_composition`], for a tree written to `out`: the shims'
     /// module sources and local state paths lead from there to the project.
     pub fn render_composition_to(

@@ -18,6 +18,7 @@ mod explain;
 mod graph;
 mod lsp;
 mod output;
+mod policy;
 mod publish;
 mod render;
 mod show;

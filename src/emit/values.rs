@@ -41,6 +41,14 @@ pub fn values_text(
     })
 }
 
+/// `values` with every value whose schema says `sensitive: true` replaced by
+/// [`SENSITIVE`] (what `bpc show values` shows, as a value).
+pub fn masked(values: &Map, schema: Option<&Schema>) -> Value {
+    let empty = serde_json::Value::Null;
+    let root = schema.map_or(&empty, Schema::json);
+    mask(&Value::map(values.clone()), root, root)
+}
+
 /// Follows a local `$ref` (`#/$defs/…`), a few levels deep at most.
 fn deref<'a>(
     root: &'a serde_json::Value,
