@@ -34,6 +34,7 @@ mod lsp;
 mod module_graph;
 mod oci;
 mod overlay;
+mod policy;
 mod properties;
 mod render;
 mod render_e2e;
