@@ -702,6 +702,7 @@ impl Session {
             project_root: self.project.root.to_string_lossy().replace('\\', "/"),
             options,
             patches: context_patches::read(&self.template.tree, "patches", &self.files),
+            policies: None,
         }
     }
     /// The context's effective values as `bpc show values` prints them: schema defaults

@@ -63,10 +63,21 @@ fn windsor_core_policies_trace_each_finding_to_its_facet_line() {
     let out = bpc(
         &project,
         &[
-            "check", "--policy", &core, "--context", "aws", "--context", "strict-off",
+            "check",
+            "--policy",
+            &core,
+            "--context",
+            "aws",
+            "--context",
+            "strict-off",
         ],
     );
-    assert_eq!(out.status, Some(1), "a deny fails the check: {}", out.text());
+    assert_eq!(
+        out.status,
+        Some(1),
+        "a deny fails the check: {}",
+        out.text()
+    );
     let want = r#"error: terraform component network runs a single NAT gateway outside a dev context [policy main.deny_single_nat]
   --> contexts/_template/facets/platform-aws.yaml:80:27
    |
@@ -166,7 +177,15 @@ fn a_conftest_style_v0_policy_runs_unchanged() {
     let v0 = policies("v0");
     let out = bpc(
         &project,
-        &["check", "--policy", &v0, "--context", "extras", "--context", "local"],
+        &[
+            "check",
+            "--policy",
+            &v0,
+            "--context",
+            "extras",
+            "--context",
+            "local",
+        ],
     );
     assert_eq!(out.status, Some(1), "{}", out.text());
     let want = "error: GitRepository gitvendor follows a branch, not a tag [policy main.deny]
@@ -318,5 +337,54 @@ fn a_rule_that_holds_too_much_stops_at_the_memory_budget() {
   = help: --policy-memory MIB raises the budget
 
 "
+    );
+}
+
+#[test]
+fn test_cases_assert_what_the_policies_find() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = project(dir.path());
+    // The aws context's values as two cases' values: one asserts the denial the
+    // policies give, the other (wrongly) that they give none.
+    let aws = std::fs::read_to_string(project.join("contexts/aws/values.yaml")).expect("aws");
+    let values: String = aws.lines().map(|l| format!("      {l}\n")).collect();
+    std::fs::write(
+        project.join("contexts/_template/tests/policy.test.yaml"),
+        format!(
+            "cases:\n  - name: policy aws runs one NAT gateway\n    values:\n{values}    policies:\n      \
+             deny: [\"runs a single NAT gateway\"]\n  - name: policy aws passes every policy\n    \
+             values:\n{values}    policies:\n      deny: []\n      warn: [\"pki-install may take\"]\n"
+        ),
+    )
+    .expect("write");
+    let core = policies("windsor-core");
+    let out = bpc(
+        &project,
+        &["test", "--filter", "policy aws", "--policy", &core],
+    );
+    assert_eq!(out.status, Some(1), "{}", out.text());
+    let want = "=== tests/policy.test.yaml ===
+✓ policy aws runs one NAT gateway
+✗ policy aws passes every policy
+  policies.deny: unexpected denial \"terraform component network runs a single NAT gateway outside a dev context\" [main.deny_single_nat] on blueprint.yaml
+  policies.warn: unexpected warning \"Kustomization observability-install may take 15m0s\" [main.warn_slow] on flux/kustomizations/observability-install.json
+  policies.warn: unexpected warning \"Kustomization policy-install may take 30m0s\" [main.warn_slow] on flux/kustomizations/policy-install.json
+  policies.warn: unexpected warning \"Kustomization telemetry-install may take 30m0s\" [main.warn_slow] on flux/kustomizations/telemetry-install.json
+
+1 passed, 1 failed
+";
+    assert!(
+        out.stdout == want,
+        "{}",
+        crate::common::diff(want, &out.stdout)
+    );
+    // Without --policy, a case that asserts policies fails saying so.
+    let out = bpc(&project, &["test", "--filter", "policy aws runs"]);
+    assert_eq!(out.status, Some(1), "{}", out.text());
+    assert!(
+        out.stdout
+            .contains("policies: the case asserts policies, but no --policy was given"),
+        "{}",
+        out.stdout
     );
 }

@@ -2,5 +2,6 @@
 
 pub mod case;
 pub(crate) mod matcher;
+pub mod policies;
 pub mod runner;
 pub(crate) mod snapshot;
