@@ -202,41 +202,9 @@ fn merge(into: &mut Vec<Merged>, finding: Finding) {
     }
 }
 
-/// A finding as a diagnostic: the message and rule, at the facet line it traces to,
-/// with the contexts and the input it was found in.
+/// A finding as a diagnostic, with the contexts that share it.
 pub fn diagnostic(merged: &Merged) -> Diagnostic {
-    let f = &merged.finding;
-    let message = if f.message.is_empty() {
-        format!("policy rule `{}` holds", f.rule)
-    } else {
-        f.message.clone()
-    };
-    let mut d = Diagnostic::new(f.severity, format!("{message} [policy {}]", f.rule));
-    if let Some(place) = &f.place {
-        d = d.with_primary(place.span, place.label.clone());
-    }
-    d.with_note(format!(
-        "{} {}, in {}",
-        contexts_word(merged),
-        list(&merged.contexts),
-        f.input
-    ))
-}
-
-fn contexts_word(merged: &Merged) -> &'static str {
-    if merged.contexts.len() == 1 {
-        "context"
-    } else {
-        "contexts"
-    }
-}
-
-fn list(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    merged.finding.diagnostic(&merged.contexts)
 }
 
 /// The findings as JSON, for `--format json`.

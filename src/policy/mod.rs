@@ -31,6 +31,29 @@ pub struct Finding {
     pub object: Option<serde_json::Value>,
 }
 
+impl Finding {
+    /// The finding as a diagnostic: its message and rule, at the template line it
+    /// traces to, with the contexts it was found in and the input.
+    pub fn diagnostic(&self, contexts: &[String]) -> Diagnostic {
+        let message = if self.message.is_empty() {
+            format!("policy rule `{}` holds", self.rule)
+        } else {
+            self.message.clone()
+        };
+        let mut d = Diagnostic::new(self.severity, format!("{message} [policy {}]", self.rule));
+        if let Some(place) = &self.place {
+            d = d.with_primary(place.span, place.label.clone());
+        }
+        let names: Vec<String> = contexts.iter().map(|n| format!("`{n}`")).collect();
+        let noun = if names.len() == 1 {
+            "context"
+        } else {
+            "contexts"
+        };
+        d.with_note(format!("{noun} {}, in {}", names.join(", "), self.input))
+    }
+}
+
 /// What the policies found in one context.
 #[derive(Debug, Default)]
 pub struct Checked {
