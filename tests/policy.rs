@@ -474,3 +474,38 @@ local                 1        8       1         1
 ";
     assert!(text == want, "{}", crate::common::diff(want, &text));
 }
+
+#[test]
+fn namespace_chooses_the_package_whose_rules_are_findings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = project(dir.path());
+    std::fs::create_dir_all(project.join("rules")).expect("mkdir");
+    std::fs::write(
+        project.join("rules/platform.rego"),
+        "package platform.flux\n\nimport rego.v1\n\ndeny contains msg if {\n\tinput.kind == \"Namespace\"\n\tmsg := sprintf(\"namespace %s\", [input.metadata.name])\n}\n",
+    )
+    .expect("write");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["check", "--policy", "rules", "--context", "local"];
+        args.extend_from_slice(extra);
+        bpc(&project, &args)
+    };
+    // Package `main` has no rule: an error, not a silent pass.
+    let out = run(&[]);
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (
+            Some(1),
+            "error: the policies have no `deny`, `violation` or `warn` rule in package `main`\n= help: the packages they define: platform.flux; choose one with --namespace\n\n"
+        )
+    );
+    let out = run(&["--namespace", "platform.flux"]);
+    assert_eq!(
+        (out.status, policy_part(&out)),
+        (
+            Some(1),
+            "error: namespace system-gitops [policy platform.flux.deny]\n= note: context `local`, in flux/sources/namespace-system-gitops.json\n\npolicies: 1 rule(s) from 1 file(s) over 30 input(s) of 1 context(s): 1 denied, 0 warning(s)\n"
+                .to_string()
+        )
+    );
+}

@@ -157,6 +157,7 @@ pub fn load(
     }
     let mut rules = Vec::new();
     let mut exceptions = Vec::new();
+    let mut packages: Vec<String> = Vec::new();
     for module in engine.get_modules().iter() {
         let Ok(package) = Parser::get_path_ref_components(&module.package.refr) else {
             continue;
@@ -167,6 +168,9 @@ pub fn load(
             .strip_prefix(&["data"])
             .unwrap_or(&package)
             .join(".");
+        if !packages.contains(&package) {
+            packages.push(package.clone());
+        }
         if !namespaces.contains(&package) {
             continue;
         }
@@ -213,6 +217,22 @@ pub fn load(
                 }
             }
         }
+    }
+    if rules.is_empty() {
+        // A misspelt --namespace would otherwise pass every check.
+        packages.sort();
+        return Err(vec![Diagnostic::error(format!(
+            "the policies have no `deny`, `violation` or `warn` rule in package {}",
+            namespaces
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ))
+        .with_help(format!(
+            "the packages they define: {}; choose one with --namespace",
+            packages.join(", ")
+        ))]);
     }
     rules.sort_by(|a, b| (&a.package, &a.name).cmp(&(&b.package, &b.name)));
     // Analysing the policies once here reports what is wrong in them (an unknown
