@@ -122,8 +122,9 @@ fn run(
             .map_err(|e| Failure::Input(format!("a policy input is not JSON: {e}")))?;
         engine.set_input(input);
         let mut excepted: BTreeSet<(String, String)> = BTreeSet::new();
-        for rule in exceptions {
-            let value = eval(&mut engine, rule, usize::MAX - 1, deadline, current)?;
+        for (e, rule) in exceptions.iter().enumerate() {
+            // Exceptions are numbered after the finding rules.
+            let value = eval(&mut engine, rule, rules.len() + e, deadline, current)?;
             for names in items(&value) {
                 for name in items(names) {
                     if let Ok(name) = name.as_string() {
@@ -241,11 +242,11 @@ fn path_of(value: &serde_json::Value) -> Option<Vec<PathSeg>> {
     }
 }
 
+/// The rule numbered `rule` (finding rules first, then exceptions).
 fn rule_label(policies: &Policies, rule: usize) -> Option<&RuleRef> {
-    match rule {
-        NO_RULE => None,
-        r if r == usize::MAX - 1 => policies.exceptions.first(),
-        r => policies.rules.get(r),
+    match rule.checked_sub(policies.rules.len()) {
+        Some(e) => policies.exceptions.get(e),
+        None => policies.rules.get(rule),
     }
 }
 
