@@ -192,7 +192,9 @@ pub enum Stopped {
 /// waits for it until `deadline`. A job past either budget is stopped at its next
 /// allocation and abandoned: its thread sleeps holding at most the budget until the
 /// process exits, and the caller gets [`Stopped`] at once. For work that checks no
-/// budget of its own, or whose own checks cannot see everything it allocates.
+/// budget of its own, or whose own checks cannot see everything it allocates. A job
+/// that panics reports the panic on its own thread: budgets of a few MiB can be spent
+/// by the report itself.
 pub fn run_metered<T: Send + 'static>(
     name: &str,
     memory: usize,
@@ -234,5 +236,37 @@ pub fn run_metered<T: Send + 'static>(
         if meter.over_budget() {
             return Err(Stopped::OverMemory);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run_metered, Stopped};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_metered_job_returns_or_stops_at_its_budgets() {
+        let soon = || Instant::now() + Duration::from_secs(30);
+        assert_eq!(run_metered("sum", 1 << 20, soon(), || 2 + 2), Ok(4));
+        // Holds 64 MiB against a budget of 1 MiB: stopped at that allocation.
+        let hungry = run_metered("hungry", 1 << 20, soon(), || vec![0u8; 64 << 20].len());
+        assert_eq!(hungry, Err(Stopped::OverMemory));
+        // Sleeps past its deadline: the caller stops waiting then.
+        let started = Instant::now();
+        let slow = run_metered(
+            "slow",
+            1 << 20,
+            Instant::now() + Duration::from_millis(100),
+            || std::thread::sleep(Duration::from_secs(5)),
+        );
+        assert_eq!(slow, Err(Stopped::OverTime));
+        assert!(started.elapsed() < Duration::from_secs(4));
+        // A panic's message and backtrace are made on the job's thread: the budget
+        // must leave room for them (a thread stopped while it holds the panic lock
+        // would block every later panic of the process).
+        assert_eq!(
+            run_metered("panics", 256 << 20, soon(), || -> u8 { panic!("no") }),
+            Err(Stopped::Failed)
+        );
     }
 }
