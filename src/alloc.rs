@@ -176,3 +176,97 @@ unsafe impl GlobalAlloc for Metered {
 
 #[global_allocator]
 static ALLOCATOR: Metered = Metered;
+
+/// Why [`run_metered`] gave up on its job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// The job held more than its memory budget at once.
+    OverMemory,
+    /// The job was still running at its deadline.
+    OverTime,
+    /// The job panicked.
+    Failed,
+}
+
+/// Runs `job` on a thread of its own, metered with a budget of `memory` bytes, and
+/// waits for it until `deadline`. A job past either budget is stopped at its next
+/// allocation and abandoned: its thread sleeps holding at most the budget until the
+/// process exits, and the caller gets [`Stopped`] at once. For work that checks no
+/// budget of its own, or whose own checks cannot see everything it allocates. A job
+/// that panics reports the panic on its own thread: budgets of a few MiB can be spent
+/// by the report itself.
+pub fn run_metered<T: Send + 'static>(
+    name: &str,
+    memory: usize,
+    deadline: std::time::Instant,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Stopped> {
+    use std::sync::{mpsc, Arc};
+    /// How often the caller looks at the meter while it waits.
+    const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+    let meter = Arc::new(Meter::new(memory));
+    let (tx, rx) = mpsc::channel();
+    let worker_meter = Arc::clone(&meter);
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(move || {
+            let attached = attach(&worker_meter);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            drop(attached);
+            let _ = tx.send(result);
+        })
+        .map_err(|_| Stopped::Failed)?;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            meter.stop();
+            return Err(Stopped::OverTime);
+        }
+        match rx.recv_timeout(left.min(POLL)) {
+            Ok(Ok(value)) => return Ok(value),
+            Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(if meter.over_budget() {
+                    Stopped::OverMemory
+                } else {
+                    Stopped::Failed
+                })
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if meter.over_budget() {
+            return Err(Stopped::OverMemory);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run_metered, Stopped};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_metered_job_returns_or_stops_at_its_budgets() {
+        let soon = || Instant::now() + Duration::from_secs(30);
+        assert_eq!(run_metered("sum", 1 << 20, soon(), || 2 + 2), Ok(4));
+        // Holds 64 MiB against a budget of 1 MiB: stopped at that allocation.
+        let hungry = run_metered("hungry", 1 << 20, soon(), || vec![0u8; 64 << 20].len());
+        assert_eq!(hungry, Err(Stopped::OverMemory));
+        // Sleeps past its deadline: the caller stops waiting then.
+        let started = Instant::now();
+        let slow = run_metered(
+            "slow",
+            1 << 20,
+            Instant::now() + Duration::from_millis(100),
+            || std::thread::sleep(Duration::from_secs(5)),
+        );
+        assert_eq!(slow, Err(Stopped::OverTime));
+        assert!(started.elapsed() < Duration::from_secs(4));
+        // A panic's message and backtrace are made on the job's thread: the budget
+        // must leave room for them (a thread stopped while it holds the panic lock
+        // would block every later panic of the process).
+        assert_eq!(
+            run_metered("panics", 256 << 20, soon(), || -> u8 { panic!("no") }),
+            Err(Stopped::Failed)
+        );
+    }
+}

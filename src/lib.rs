@@ -52,6 +52,7 @@ mod heap;
 pub mod lsp;
 pub mod oci;
 pub(crate) mod parallel;
+pub mod policy;
 pub(crate) mod project;
 pub mod render;
 pub mod session;

@@ -863,3 +863,53 @@ fn shutdown_then_exit_in_the_protocol_s_order() {
     abrupt.notify("exit", Value::Null);
     assert_eq!(abrupt.wait_exit().code(), Some(1));
 }
+
+/// `bpc.policies`: the findings of Rego policies on the current context are
+/// diagnostics at the facet line they trace to.
+#[test]
+fn policy_findings_are_diagnostics_on_the_facet_line() {
+    let (_dir, root) = project();
+    std::fs::create_dir_all(root.join("policies")).expect("mkdir");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/policy/windsor-core/tfvars.rego"),
+        root.join("policies/tfvars.rego"),
+    )
+    .expect("copy");
+    let mut client = Client::start(BIN, &root);
+    client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(&root),
+            "capabilities": {},
+            "initializationOptions": {"bpc": {"debounceMs": 10, "policies": ["policies"]}},
+        }),
+    );
+    client.notify("initialized", json!({}));
+    let path = root.join(FACET);
+    let file = uri(&path);
+    let text = std::fs::read_to_string(&path).expect("facet");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": file, "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    let diagnostics = diagnostics_of(&mut client, &file, 1);
+    let found = with_code(&diagnostics, "policy");
+    assert_eq!(found.len(), 1, "{diagnostics:#?}");
+    let at = position_of(&text, "${talos.talos_version}");
+    assert_eq!(
+        (
+            found[0]["message"].as_str(),
+            found[0]["severity"].as_u64(),
+            found[0]["range"]["start"]["line"].as_u64(),
+            found[0]["range"]["start"]["character"].as_u64()
+        ),
+        (
+            Some("component cluster runs Talos 1.13.7, older than 1.14.0 [policy main.deny_talos_version]\ncontext `local`, in terraform/cluster/terraform.tfvars.json"),
+            Some(1),
+            Some(at.0),
+            Some(at.1)
+        )
+    );
+    assert!(client.stop().success());
+}

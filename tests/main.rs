@@ -35,6 +35,7 @@ mod lsp;
 mod module_graph;
 mod oci;
 mod overlay;
+mod policy;
 mod properties;
 mod render;
 mod render_e2e;

@@ -28,6 +28,8 @@ const LAYERS: &[&[&str]] = &[
     // Project discovery and value layers, above the composition they feed.
     &["project"],
     &["emit"],
+    // Rego policies over a composition and its render (handed the rendered files).
+    &["policy"],
     &["explain", "render", "testing"],
     // The deployment graph, read from a render; the verification of a render, built
     // and checked as Flux would.

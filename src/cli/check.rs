@@ -1,12 +1,14 @@
 //! `bpc check`: a template's mistakes, found without composing any context. Exit 0
 //! when clean (notes and, without `--strict`, warnings allowed), 1 otherwise.
 
-use super::args::{LocateArgs, ProjectArgs};
+use super::args::{env_context, LocateArgs, ProjectArgs};
+use super::policy::PolicyReport;
 use super::terminal::{color_stdout, report};
 use crate::check::coverage::{Coverage, Item};
 use crate::check::{Allow, Report};
+use crate::compose::model::for_explain::ForExplain;
 use crate::files::{Diagnostic, FileMap, Severity};
-use crate::session::Session;
+use crate::session::{Options, Session};
 use crate::testing::runner::RunOptions;
 use crate::testing::suite::Select;
 use clap::{Args, ValueEnum};
@@ -28,6 +30,7 @@ pub enum CheckFormat {
   bpc check                                  # the template of the project around here
   bpc check --project tests/conformance/windsor-core-eaa2bcea --strict
   bpc check --coverage --format json > coverage.json
+  bpc check --policy policies/ --all-contexts  # Rego rules over blueprints, Flux objects, tfvars
 
 Silence one finding with `# bpc:allow ID` on its line or the line above, a whole file
 with `# bpc:allow-file ID`, a project with `check: {allow: [ID]}` in bpc.yaml.")]
@@ -47,19 +50,36 @@ pub struct CheckArgs {
     /// `.windsor/cache/oci/` (an error names what is missing).
     #[arg(long)]
     pub offline: bool,
+    #[command(flatten)]
+    pub policies: super::policy::PolicyArgs,
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
     let sources = Arc::new(FileMap::new());
     match checked(&args, &sources) {
-        Ok((report, coverage)) => {
-            let fails = report.fails(args.strict);
+        Ok((report, coverage, policies)) => {
+            let denied = policies.as_ref().is_some_and(|p| {
+                p.count(Severity::Error) > 0 || (args.strict && p.count(Severity::Warning) > 0)
+            });
+            let fails = report.fails(args.strict) || denied;
             match args.format {
-                CheckFormat::Text => print_text(&report, coverage.as_ref(), &sources, args.strict),
+                CheckFormat::Text => {
+                    print_text(&report, coverage.as_ref(), &sources, args.strict);
+                    if let Some(policies) = &policies {
+                        print_policies(policies, &sources);
+                    }
+                }
                 CheckFormat::Json => {
+                    let mut value = json(&report, coverage.as_ref(), &sources, args.strict);
+                    if let (Some(policies), Some(map)) = (&policies, value.as_object_mut()) {
+                        map.insert(
+                            "policies".to_string(),
+                            super::policy::json(policies, &sources),
+                        );
+                    }
                     println!(
                         "{}",
-                        json(&report, coverage.as_ref(), &sources, args.strict)
+                        serde_json::to_string_pretty(&value).unwrap_or_default()
                     )
                 }
             }
@@ -72,7 +92,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-type Checked = (Report, Option<Coverage>);
+type Checked = (Report, Option<Coverage>, Option<PolicyReport>);
 
 fn checked(args: &CheckArgs, files: &Arc<FileMap>) -> Result<Checked, Vec<Diagnostic>> {
     let project_args = ProjectArgs {
@@ -80,7 +100,19 @@ fn checked(args: &CheckArgs, files: &Arc<FileMap>) -> Result<Checked, Vec<Diagno
         offline: args.offline,
         ..ProjectArgs::default()
     };
-    let options = project_args.session_options(None, None)?;
+    let with_policies = !args.policies.policy.is_empty();
+    // Policies read a composed context: the default one is the project's, as for
+    // `bpc compose`.
+    let env = if with_policies { env_context() } else { None };
+    let options = project_args.session_options(env, None)?;
+    let options = match with_policies {
+        // Each composition is checked and forgotten: nothing will explain it.
+        true => Options {
+            for_explain: ForExplain::Dropped,
+            ..options
+        },
+        false => options,
+    };
     let session = Session::open(options, files.clone())?;
     let allow = project_allows(&session, files)?;
     let report = crate::check::check(&session.template, &session.engine, &allow);
@@ -89,7 +121,20 @@ fn checked(args: &CheckArgs, files: &Arc<FileMap>) -> Result<Checked, Vec<Diagno
     } else {
         None
     };
-    Ok((report, coverage))
+    let policies = match with_policies {
+        true => Some(super::policy::run(&session, &args.policies, files)?),
+        false => None,
+    };
+    Ok((report, coverage, policies))
+}
+
+fn print_policies(report: &PolicyReport, sources: &FileMap) {
+    let color = color_stdout();
+    for merged in &report.findings {
+        let d = super::policy::diagnostic(merged);
+        println!("{}", crate::files::render(&d, sources, color));
+    }
+    println!("{}", report.summary());
 }
 
 fn project_allows(session: &Session, files: &FileMap) -> Result<Vec<Allow>, Vec<Diagnostic>> {
@@ -199,7 +244,12 @@ pub fn coverage_table(coverage: &Coverage) -> String {
     out
 }
 
-fn json(report: &Report, coverage: Option<&Coverage>, files: &FileMap, strict: bool) -> String {
+fn json(
+    report: &Report,
+    coverage: Option<&Coverage>,
+    files: &FileMap,
+    strict: bool,
+) -> serde_json::Value {
     let findings: Vec<serde_json::Value> = report
         .findings
         .iter()
@@ -234,5 +284,5 @@ fn json(report: &Report, coverage: Option<&Coverage>, files: &FileMap, strict: b
         "silenced": report.silenced,
         "coverage": coverage,
     });
-    serde_json::to_string_pretty(&value).unwrap_or_default()
+    value
 }

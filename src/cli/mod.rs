@@ -19,6 +19,7 @@ mod explain;
 mod graph;
 mod lsp;
 mod output;
+mod policy;
 mod publish;
 mod render;
 mod show;

@@ -93,6 +93,13 @@ pub struct TestArgs {
     /// `--format json`) instead of checking it, as Windsor's `show` does.
     #[arg(long, requires = "name", conflicts_with = "explain")]
     pub show: bool,
+    /// Rego policies (a file or directory, as `bpc check --policy`) that cases with
+    /// `policies:` are checked against; may be given several times.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Vec<std::path::PathBuf>,
+    /// The policy package whose rules are findings (default `main`).
+    #[arg(long, value_name = "PACKAGE", requires = "policy")]
+    pub namespace: Vec<String>,
     #[command(flatten)]
     pub project: ProjectArgs,
     #[command(flatten)]
@@ -132,6 +139,20 @@ pub fn run_tests(
     sources: &Arc<FileMap>,
 ) -> Result<Tally, Vec<Diagnostic>> {
     let template = &session.template;
+    let policies = match args.policy.is_empty() {
+        true => None,
+        false => {
+            let namespaces = match args.namespace.is_empty() {
+                true => vec!["main".to_string()],
+                false => args.namespace.clone(),
+            };
+            Some(crate::policy::load(&args.policy, &namespaces, sources)?)
+        }
+    };
+    let run_policies = |composition: &crate::compose::face::Composition| match &policies {
+        Some(policies) => policy_findings(session, policies, composition),
+        None => Ok(Vec::new()),
+    };
     let options = RunOptions {
         compat: match args.windsor_compat {
             Compat::Latest => WindsorCompat::Latest,
@@ -150,7 +171,10 @@ pub fn run_tests(
         filter: args.filter.clone(),
         most: args.max_cases,
     };
-    let suite = session.suite(options, &select)?;
+    let mut suite = session.suite(options, &select)?;
+    if policies.is_some() {
+        suite.runner.policies = Some(&run_policies);
+    }
     if suite.files.is_empty() {
         return Err(vec![Diagnostic::error(
             "no test files found: expected tests/**/*.test.yaml in the template",
@@ -221,6 +245,25 @@ pub fn run_tests(
     }
     printer.finish(tally);
     Ok(tally)
+}
+
+/// The policies' findings on a case's composition, its render and its values.
+fn policy_findings(
+    session: &Session,
+    policies: &crate::policy::Policies,
+    composition: &crate::compose::face::Composition,
+) -> Result<Vec<crate::policy::Finding>, Vec<Diagnostic>> {
+    let rendered = session.render_kept(composition, crate::render::ManifestFormat::Json)?;
+    crate::policy::check_context(
+        policies,
+        crate::testing::runner::TEST_CONTEXT,
+        composition,
+        &rendered.files,
+        session.schema.as_ref(),
+        crate::policy::Budget::default(),
+    )
+    .map(|checked| checked.findings)
+    .map_err(|d| vec![d])
 }
 
 /// `bpc test NAME --explain PATH`: the case composed, then one value explained.

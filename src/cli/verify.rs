@@ -25,6 +25,7 @@ pub enum VerifyFormat {
 #[command(after_help = "Examples:
   bpc verify --context prod
   bpc verify --all-contexts --format json > verify.json
+  bpc verify --policy policies/                # Rego rules on every object built
 
 Needs `kubectl` (for `kubectl kustomize`) or `kustomize` on PATH.")]
 pub struct VerifyArgs {
@@ -35,6 +36,13 @@ pub struct VerifyArgs {
     /// Findings as diagnostics with a summary table, or one JSON document (for CI).
     #[arg(long, value_enum, default_value_t = VerifyFormat::Text)]
     pub format: VerifyFormat,
+    /// Rego policies (a file or directory, as `bpc check --policy`) run on every object
+    /// each context applies, the built ones included; may be given several times.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Vec<std::path::PathBuf>,
+    /// The policy package whose rules are findings (default `main`).
+    #[arg(long, value_name = "PACKAGE", requires = "policy")]
+    pub namespace: Vec<String>,
 }
 
 pub fn run(args: VerifyArgs) -> ExitCode {
@@ -54,6 +62,22 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Err(d) => {
             report(&d, &sources);
             return ExitCode::from(1);
+        }
+    };
+    let policies = match args.policy.is_empty() {
+        true => None,
+        false => {
+            let namespaces = match args.namespace.is_empty() {
+                true => vec!["main".to_string()],
+                false => args.namespace.clone(),
+            };
+            match crate::policy::load(&args.policy, &namespaces, &sources) {
+                Ok(p) => Some(p),
+                Err(d) => {
+                    report(&d, &sources);
+                    return ExitCode::from(1);
+                }
+            }
         }
     };
     let origin = crate::render::git_origin::origin(&session.project.root);
@@ -105,6 +129,11 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         files: &sources,
         threads: crate::parallel::cores(),
         progress: &progress,
+        policies: policies.as_ref().map(|loaded| crate::verify::Policies {
+            loaded,
+            budget: crate::policy::Budget::default(),
+            schema: session.schema.as_ref(),
+        }),
     };
     let mut result = match crate::verify::verify(&run, &inputs) {
         Ok(r) => r,

@@ -176,7 +176,7 @@ fn snapshot_of(side: &Side, name: &str) -> Result<Option<Snapshot>, String> {
     let session = &side.session;
     let run = || {
         let composition = session.compose_context(name)?;
-        let rendered = session.render_borrowed(&composition, ManifestFormat::Json)?;
+        let rendered = session.render_kept(&composition, ManifestFormat::Json)?;
         let secrets = Secrets::of(&composition, session.schema.as_ref());
         Ok::<_, Vec<Diagnostic>>(Snapshot::of(
             &session.template,

@@ -93,6 +93,9 @@ pub fn of_snapshot(snapshot: &Snapshot) -> ByFile {
             out.push(&finding.diagnostic, Some(finding.id.as_str()));
         }
     }
+    for d in &snapshot.policies {
+        out.push(d, Some("policy"));
+    }
     // The same problem in several contexts is one diagnostic naming them all.
     let mut by_problem: Vec<(&Diagnostic, Vec<&str>)> = Vec::new();
     for (context, result) in &snapshot.compositions {

@@ -27,6 +27,10 @@ pub struct Settings {
     /// cache (default off: opening a cloned repository must not contact a host of the
     /// repository's choosing until the user says so).
     pub pull: bool,
+    /// `bpc.policies`: Rego policy files or directories (relative to the project root)
+    /// whose findings on the current context are shown at the facet lines they trace
+    /// to (docs/policy.md); none by default.
+    pub policies: Vec<String>,
 }
 
 impl Default for Settings {
@@ -38,6 +42,7 @@ impl Default for Settings {
             incremental: true,
             jsonnet: JsonnetLimits::default(),
             pull: false,
+            policies: Vec::new(),
         }
     }
 }
@@ -65,6 +70,18 @@ impl Settings {
         }
         if let Some(pull) = section.get("pull").and_then(Value::as_bool) {
             next.pull = pull;
+        }
+        if let Some(policies) = section.get("policies") {
+            next.policies = match policies {
+                Value::String(one) if !one.is_empty() => vec![one.clone()],
+                Value::Array(many) => many
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            };
         }
         if let Some(mib) = section.get("jsonnetMemoryMiB").and_then(Value::as_u64) {
             let mib = usize::try_from(mib.clamp(1, 1 << 20)).unwrap_or(1 << 20);

@@ -37,6 +37,9 @@ pub struct Snapshot {
     pub report: Option<Report>,
     /// Problems with `bpc.yaml` itself.
     pub config_errors: Vec<Diagnostic>,
+    /// The findings of the `bpc.policies` on the current context, and the policies'
+    /// own errors.
+    pub policies: Vec<Diagnostic>,
     /// How long each step of the analysis took, for the client's log.
     pub timings: Vec<(&'static str, Duration)>,
     /// Line indexes of the files read, made on first use.
@@ -86,6 +89,7 @@ impl Snapshot {
             compositions: Vec::new(),
             report: None,
             config_errors: Vec::new(),
+            policies: Vec::new(),
             timings: vec![("load", started.elapsed())],
             lines: Mutex::default(),
             session,
@@ -122,6 +126,14 @@ impl Snapshot {
             .chain(others.into_iter().zip(rest))
             .collect();
         snapshot.timings.push(("compose", composing.elapsed()));
+        if !settings.policies.is_empty() {
+            let checking = Instant::now();
+            if let Some((_, Ok(composition))) = snapshot.compositions.first() {
+                snapshot.policies =
+                    policy_diagnostics(session, &settings.policies, &snapshot.context, composition);
+            }
+            snapshot.timings.push(("policies", checking.elapsed()));
+        }
         snapshot
     }
 
@@ -158,6 +170,38 @@ impl Snapshot {
     /// The template directory on disk.
     pub fn template_dir(&self) -> Option<PathBuf> {
         self.session.as_ref().ok()?.template.tree.root_dir()
+    }
+}
+
+/// The policies' findings on the current context as diagnostics (or the policies'
+/// errors): loaded afresh each analysis, as the policy files may have changed.
+fn policy_diagnostics(
+    session: &Session,
+    paths: &[String],
+    context: &str,
+    composition: &Composition,
+) -> Vec<Diagnostic> {
+    let paths: Vec<PathBuf> = paths.iter().map(|p| session.project.root.join(p)).collect();
+    let namespaces = ["main".to_string()];
+    let checked = crate::policy::load(&paths, &namespaces, &session.files).and_then(|policies| {
+        let rendered = session.render_kept(composition, crate::render::ManifestFormat::Json)?;
+        crate::policy::check_context(
+            &policies,
+            context,
+            composition,
+            &rendered.files,
+            session.schema.as_ref(),
+            crate::policy::Budget::default(),
+        )
+        .map_err(|d| vec![d])
+    });
+    match checked {
+        Ok(checked) => checked
+            .findings
+            .iter()
+            .map(|f| f.diagnostic(&[context.to_string()]))
+            .collect(),
+        Err(errors) => errors,
     }
 }
 

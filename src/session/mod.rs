@@ -339,8 +339,9 @@ impl Session {
         self.render_of(&composition, format, None)
     }
 
-    /// [`Session::render_composition`], the composition kept for the caller.
-    pub fn render_borrowed(
+    /// As [`Session::render_composition`], keeping the composition for the caller
+    /// (policies and `bpc diff` read both).
+    pub fn render_kept(
         &self,
         composition: &Composition,
         format: ManifestFormat,
@@ -402,8 +403,10 @@ impl Session {
             project_root: self.project.root.to_string_lossy().replace('\\', "/"),
             options,
             patches: read_context_patches(&self.template.tree, "patches", &self.files),
+            policies: None,
         }
     }
+
     /// The context's effective values as `bpc show values` prints them: schema defaults
     /// under the value layers, with the typed fields Windsor fills in, descriptions as
     /// comments (YAML) and sensitive values masked ([`crate::emit::values`]).

@@ -17,6 +17,7 @@ const CASE_KEYS: &[&str] = &[
     "expect",
     "exclude",
     "expectError",
+    "policies",
 ];
 
 /// What a failing composition must say, if anything.
@@ -41,6 +42,8 @@ pub struct Case {
     pub expect: Option<Node>,
     pub exclude: Option<Node>,
     pub expect_error: ExpectError,
+    /// What the policies of `bpc test --policy` must find (`policies:`).
+    pub policies: Option<super::policies::PolicyExpect>,
 }
 
 #[derive(Clone, Debug)]
@@ -238,7 +241,12 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
             .with_primary(node.span, "here"),
         );
     }
+    let policies = match node.get("policies") {
+        Some(p) if !p.is_null() => Some(super::policies::parse(p)?),
+        _ => None,
+    };
     Ok(Case {
+        policies,
         name,
         span: node.span,
         file: file.to_string(),

@@ -2,6 +2,7 @@
 
 pub mod case;
 pub(crate) mod matcher;
+pub mod policies;
 pub mod runner;
 pub(crate) mod snapshot;
 pub(crate) mod suite;

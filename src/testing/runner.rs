@@ -19,7 +19,7 @@ use crate::template::Template;
 use std::collections::HashMap;
 
 /// The context name test cases compose under (as Windsor's runner does).
-const TEST_CONTEXT: &str = "test";
+pub const TEST_CONTEXT: &str = "test";
 
 /// What `terraform_output(c, k)` gives in a case with `terraformOutputs` when `k` (or
 /// all of `c`) is not mocked.
@@ -80,7 +80,14 @@ pub struct Runner<'a> {
     /// The template's `patches/<name>/` files: in a test, the template root is the
     /// context directory Windsor reads them from (S13).
     pub patches: ContextPatches,
+    /// The policies of `bpc test --policy`, run on a case's composition (and what it
+    /// renders) for the case's `policies:`; `None` without policies.
+    pub policies: Option<PolicyRun<'a>>,
 }
+
+/// The policies' findings on a composition of a case.
+pub type PolicyRun<'a> =
+    &'a (dyn Fn(&Composition) -> Result<Vec<crate::policy::Finding>, Vec<Diagnostic>> + Sync);
 
 impl Runner<'_> {
     pub fn compose_case(&self, case: &Case) -> Result<Composition, Vec<Diagnostic>> {
@@ -161,6 +168,9 @@ impl Runner<'_> {
                         out.warnings.extend(o.warnings);
                     }
                 }
+                if let Some(expect) = &case.policies {
+                    out.mismatches.extend(self.check_policies(expect, &c));
+                }
                 out.composition = Some(c);
             }
             (Ok(c), _) => {
@@ -192,6 +202,27 @@ impl Runner<'_> {
             }
         }
         out
+    }
+
+    /// A case's `policies:` against what the policies find on its composition.
+    fn check_policies(
+        &self,
+        expect: &super::policies::PolicyExpect,
+        composition: &Composition,
+    ) -> Vec<Mismatch> {
+        let Some(run) = self.policies else {
+            return vec![Mismatch {
+                path: "policies".to_string(),
+                message: "the case asserts policies, but no --policy was given".to_string(),
+            }];
+        };
+        match run(composition) {
+            Ok(findings) => super::policies::check(expect, &findings),
+            Err(errors) => vec![Mismatch {
+                path: "policies".to_string(),
+                message: format!("the policies failed: {}", first_message(&errors)),
+            }],
+        }
     }
 
     /// Runs `cases` on up to `threads` threads; results in the order of `cases`.

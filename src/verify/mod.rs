@@ -50,6 +50,17 @@ pub struct Run<'a> {
     pub threads: usize,
     /// Called as builds finish: (done, total).
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
+    /// Rego policies to run on every object a context applies (`--policy`).
+    pub policies: Option<Policies<'a>>,
+}
+
+/// The policies of `bpc verify --policy`, and what they read the context's values with.
+#[derive(Clone, Copy)]
+pub struct Policies<'a> {
+    pub loaded: &'a crate::policy::Policies,
+    pub budget: crate::policy::Budget,
+    /// The schema that says which values are masked.
+    pub schema: Option<&'a crate::compose::face::Schema>,
 }
 
 /// A context's Kustomizations, planned, and what was found before building.
@@ -473,6 +484,60 @@ impl ContextCheck<'_, '_> {
         }
         for issue in deployment::check(&placed, &gitops) {
             self.issue(issue, &placed, planned);
+        }
+        if let Some(policies) = self.run.policies {
+            self.policies(policies, &placed, planned);
+        }
+    }
+
+    /// The policies over every object the context applies (built and rendered), each
+    /// finding at the component or Kustomization the object comes from.
+    fn policies(&mut self, policies: Policies<'_>, placed: &[Placed], planned: &[Planned]) {
+        let data = crate::policy::input::context_data(
+            &self.input.name,
+            &self.input.composition.context,
+            policies.schema,
+        );
+        let texts = placed.iter().map(|p| p.value.to_string()).collect();
+        let outcome = match crate::policy::evaluate::evaluate(
+            policies.loaded,
+            data,
+            texts,
+            policies.budget,
+        ) {
+            Ok(outcome) => outcome,
+            Err(d) => {
+                self.push(Finding {
+                    check: Check::PolicyDenied,
+                    kustomization: None,
+                    object: None,
+                    file: None,
+                    diagnostic: d,
+                });
+                return;
+            }
+        };
+        for raw in outcome.findings {
+            let (Some(rule), Some(p)) =
+                (policies.loaded.rules.get(raw.rule), placed.get(raw.input))
+            else {
+                continue;
+            };
+            let check = match rule.kind {
+                crate::policy::RuleKind::Warn => Check::PolicyWarned,
+                _ => Check::PolicyDenied,
+            };
+            let (written, label) = self.origin_any(p, planned, "name");
+            let mut finding = Finding::new(
+                check,
+                format!("{} (policy {}.{})", raw.message, rule.package, rule.name),
+            )
+            .object(id_of(&p.value))
+            .file(p.file.clone());
+            if let Some(owner) = &p.owner {
+                finding = finding.kustomization(owner);
+            }
+            self.push(finding.with(|d| at(d, written, label)));
         }
     }
 

@@ -24,6 +24,10 @@ pub enum Check {
     SecretNotRead,
     RemoteResource,
     SourceNotRead,
+    /// A `deny` or `violation` rule of `--policy` holds for an object.
+    PolicyDenied,
+    /// A `warn` rule of `--policy` holds for an object.
+    PolicyWarned,
 }
 
 impl Check {
@@ -45,15 +49,18 @@ impl Check {
             Check::SecretNotRead => "secret-not-read",
             Check::RemoteResource => "remote-resource",
             Check::SourceNotRead => "source-not-read",
+            Check::PolicyDenied => "policy-deny",
+            Check::PolicyWarned => "policy-warn",
         }
     }
 
     /// What breaks a reconcile is an error; what verify could not look at is a warning.
     pub fn severity(self) -> Severity {
         match self {
-            Check::SecretNotRead | Check::RemoteResource | Check::SourceNotRead => {
-                Severity::Warning
-            }
+            Check::SecretNotRead
+            | Check::RemoteResource
+            | Check::SourceNotRead
+            | Check::PolicyWarned => Severity::Warning,
             _ => Severity::Error,
         }
     }
