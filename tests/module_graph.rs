@@ -278,7 +278,6 @@ const LONG: &[(&str, &str, usize, &str)] = &[
         147,
         "the interpreter's dispatch, one match over the expression forms, on the hot path",
     ),
-    ("files/render", "render", 107, "not split yet"),
     ("graph/build", "flux", 115, "not split yet"),
     ("render/flux", "source_object", 104, "not split yet"),
     ("render/flux", "spec", 133, "not split yet"),
