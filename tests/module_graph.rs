@@ -279,7 +279,6 @@ const LONG: &[(&str, &str, usize, &str)] = &[
         "the interpreter's dispatch, one match over the expression forms, on the hot path",
     ),
     ("graph/build", "flux", 115, "not split yet"),
-    ("render/flux", "source_object", 104, "not split yet"),
     ("render/flux", "spec", 133, "not split yet"),
     ("render/shim", "shim", 113, "not split yet"),
     ("render/terraform", "render", 131, "not split yet"),
