@@ -286,7 +286,6 @@ const LONG: &[(&str, &str, usize, &str)] = &[
     ("template", "load_facets", 104, "not split yet"),
     ("template", "parse_facets", 177, "not split yet"),
     ("testing/case", "parse_case", 134, "not split yet"),
-    ("verify", "issue", 113, "not split yet"),
     ("verify", "plan", 140, "not split yet"),
     (
         "yaml/fast",
