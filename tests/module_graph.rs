@@ -279,7 +279,6 @@ const LONG: &[(&str, &str, usize, &str)] = &[
     ),
     ("graph/build", "flux", 115, "not split yet"),
     ("render/flux", "spec", 133, "not split yet"),
-    ("render/shim", "shim", 113, "not split yet"),
     ("render/terraform", "render", 131, "not split yet"),
     ("template/parse_facet", "facet", 154, "not split yet"),
     ("template/sources", "entry", 132, "not split yet"),
