@@ -97,6 +97,18 @@ pub fn check(
             _ => {}
         }
     }
+    builtin_calls(site, reads, names, files, out);
+}
+
+/// A built-in function called on a path the schema types as something it does not
+/// take (`len` of a number).
+fn builtin_calls(
+    site: &Site<'_>,
+    reads: &Reads,
+    names: &Shape,
+    files: &FileMap,
+    out: &mut Vec<Finding>,
+) {
     for call in &reads.builtins {
         let Some(shape) = schema_shape(names, &call.path) else {
             continue;

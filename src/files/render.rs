@@ -90,25 +90,7 @@ pub fn render(diagnostic: &Diagnostic, files: &FileMap, color: bool) -> String {
                 }
             );
             for mark in &line.marks {
-                let (symbol, style) = if mark.primary {
-                    ("^", severity_style)
-                } else {
-                    ("-", Style::Gutter)
-                };
-                let column = (mark.column + shift.0).saturating_sub(shift.1);
-                let length = mark.length.min(MAX_SHOWN);
-                let mut underline = symbol.repeat(length);
-                if !mark.message.is_empty() {
-                    underline.push(' ');
-                    underline.push_str(&visible(&mark.message));
-                }
-                let _ = writeln!(
-                    out,
-                    "{pad} {} {}{}",
-                    paint.apply(Style::Gutter, "|"),
-                    " ".repeat(column),
-                    paint.apply(style, &underline)
-                );
+                underline(&mut out, &paint, &pad, mark, shift, severity_style);
             }
         }
     }
@@ -301,6 +283,37 @@ fn layout(file: &SourceFile, label: &Label, primary: bool) -> (usize, Mark) {
 const MAX_SHOWN: usize = 160;
 /// Characters kept before the first mark of a cut line.
 const LEAD: usize = 40;
+
+/// The line under a source line that marks `mark` (`^` for the primary place, `-`
+/// for the others) with its message; `shift` is how [`clip`] moved the text.
+fn underline(
+    out: &mut String,
+    paint: &Painter,
+    pad: &str,
+    mark: &Mark,
+    shift: (usize, usize),
+    severity_style: Style,
+) {
+    let (symbol, style) = if mark.primary {
+        ("^", severity_style)
+    } else {
+        ("-", Style::Gutter)
+    };
+    let column = (mark.column + shift.0).saturating_sub(shift.1);
+    let length = mark.length.min(MAX_SHOWN);
+    let mut underline = symbol.repeat(length);
+    if !mark.message.is_empty() {
+        underline.push(' ');
+        underline.push_str(&visible(&mark.message));
+    }
+    let _ = writeln!(
+        out,
+        "{pad} {} {}{}",
+        paint.apply(Style::Gutter, "|"),
+        " ".repeat(column),
+        paint.apply(style, &underline)
+    );
+}
 
 /// The part of `text` to show and how to move mark columns: `(add, subtract)`.
 fn clip(text: &str, marks: &[Mark]) -> (String, (usize, usize)) {

@@ -669,6 +669,24 @@ impl Ctx<'_> {
 
     /// The GitRepository/OCIRepository for a source (docs/render.md, Flux); `None` (with a
     /// warning) when there is no URL to point it at.
+    /// The blueprint's own `repository`; with no URL in it (and not a dev context,
+    /// which has one), the project's git origin on branch `main`, as Windsor's
+    /// `resolveRepositoryDefaults` does.
+    fn primary_repository(&self, blueprint: &Map) -> Option<Map> {
+        let own = blueprint.get("repository").and_then(Value::as_map).cloned();
+        match (own.as_ref().and_then(|e| text(e, "url")), self.origin) {
+            (None, Some(origin)) => {
+                let mut entry = own.unwrap_or_default();
+                entry.insert("url".into(), s(origin));
+                entry
+                    .entry("ref".into())
+                    .or_insert_with(|| obj([("branch", s("main"))]));
+                Some(entry)
+            }
+            _ => own,
+        }
+    }
+
     fn source_object(
         &self,
         kind: &str,
@@ -677,24 +695,9 @@ impl Ctx<'_> {
         out: &mut Rendered,
     ) -> Option<Value> {
         let primary = name == self.context && !self.sources.contains_key(name);
-        let entry = if primary {
-            let own = blueprint.get("repository").and_then(Value::as_map).cloned();
-            // No URL in the blueprint (and not a dev context, which has one): the
-            // project's git origin on branch `main`, as Windsor's
-            // `resolveRepositoryDefaults` does.
-            match (own.as_ref().and_then(|e| text(e, "url")), self.origin) {
-                (None, Some(origin)) => {
-                    let mut entry = own.unwrap_or_default();
-                    entry.insert("url".into(), s(origin));
-                    entry
-                        .entry("ref".into())
-                        .or_insert_with(|| obj([("branch", s("main"))]));
-                    Some(entry)
-                }
-                _ => own,
-            }
-        } else {
-            self.sources.get(name).cloned()
+        let entry = match primary {
+            true => self.primary_repository(blueprint),
+            false => self.sources.get(name).cloned(),
         };
         let Some(url) = entry.as_ref().and_then(|e| text(e, "url")) else {
             if self.sources.contains_key(name) || primary {

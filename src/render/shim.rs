@@ -137,7 +137,28 @@ pub fn shim(
         format!("{dir}/variables.tf"),
         blocks("variable", &variables),
     ));
-    let outputs: Vec<Declared> = outputs
+    let outputs = reexported(outputs);
+    out.push((format!("{dir}/outputs.tf"), blocks("output", &outputs)));
+    // What the module takes, as for a local module (docs/render.md, `variables.json`).
+    let parsed = module_variables::parse(&at, &files).ok();
+    if let Some(parsed) = &parsed {
+        let inputs = inputs.and_then(Value::as_map);
+        if let Some(text) = module_variables::variables_json(remote.address, parsed, inputs) {
+            out.push((format!("{dir}/variables.json"), text));
+        }
+    }
+    Shim {
+        files: out,
+        note: None,
+        variables: parsed.map(|p| (at, p)),
+        warning,
+    }
+}
+
+/// The module's outputs as the shim re-exports them (`module.main.<name>`), each
+/// keeping its description and sensitivity.
+fn reexported(outputs: Vec<Declared>) -> Vec<Declared> {
+    outputs
         .into_iter()
         .map(|o| {
             let value = Expression::from(
@@ -159,22 +180,7 @@ pub fn shim(
                 attributes,
             }
         })
-        .collect();
-    out.push((format!("{dir}/outputs.tf"), blocks("output", &outputs)));
-    // What the module takes, as for a local module (docs/render.md, `variables.json`).
-    let parsed = module_variables::parse(&at, &files).ok();
-    if let Some(parsed) = &parsed {
-        let inputs = inputs.and_then(Value::as_map);
-        if let Some(text) = module_variables::variables_json(remote.address, parsed, inputs) {
-            out.push((format!("{dir}/variables.json"), text));
-        }
-    }
-    Shim {
-        files: out,
-        note: None,
-        variables: parsed.map(|p| (at, p)),
-        warning,
-    }
+        .collect()
 }
 
 /// The `variable` blocks (description, type, default, sensitive, nullable, as

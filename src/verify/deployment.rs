@@ -84,6 +84,14 @@ pub enum Issue {
 /// (created by Windsor before anything else).
 pub fn check(objects: &[Placed], gitops: &str) -> Vec<Issue> {
     let mut issues = Vec::new();
+    two_owners(objects, &mut issues);
+    missing_namespaces(objects, gitops, &mut issues);
+    helm_releases(objects, &mut issues);
+    issues
+}
+
+/// An object that two Kustomizations apply.
+fn two_owners(objects: &[Placed], issues: &mut Vec<Issue>) {
     let mut owners: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
     for (i, o) in objects.iter().enumerate() {
         if o.owner.is_none() {
@@ -105,6 +113,10 @@ pub fn check(objects: &[Placed], gitops: &str) -> Vec<Issue> {
             }
         }
     }
+}
+
+/// An object in a namespace nothing creates (nor was there before).
+fn missing_namespaces(objects: &[Placed], gitops: &str, issues: &mut Vec<Issue>) {
     let namespaces: BTreeSet<&str> = objects
         .iter()
         .filter(|o| o.kind() == "Namespace")
@@ -122,6 +134,10 @@ pub fn check(objects: &[Placed], gitops: &str) -> Vec<Issue> {
             }
         }
     }
+}
+
+/// A HelmRelease whose dependencies or chart source are not there.
+fn helm_releases(objects: &[Placed], issues: &mut Vec<Issue>) {
     for (i, o) in objects.iter().enumerate() {
         if o.kind() != "HelmRelease" || !o.group().starts_with("helm.toolkit.fluxcd.io") {
             continue;
@@ -188,7 +204,6 @@ pub fn check(objects: &[Placed], gitops: &str) -> Vec<Issue> {
             });
         }
     }
-    issues
 }
 
 /// The closest of `candidates` to `name`, when close enough to be a misspelling.

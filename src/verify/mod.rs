@@ -950,37 +950,42 @@ impl ContextCheck<'_, '_> {
         }
     }
 
+    /// The finding of an object that kustomizations `a` and `b` both build.
+    fn two_owners(&self, a: &Placed, b: &Placed, planned: &[Planned]) -> Finding {
+        let origin = |p: &Placed| self.origin_any(p, planned, "namespace");
+        let (first_written, _) = origin(a);
+        let (written, label) = origin(b);
+        Finding::new(
+            Check::TwoOwners,
+            format!(
+                "{} is built by two kustomizations, `{}` and `{}`: each reconcile undoes the other's, and pruning one deletes it",
+                b.id(),
+                a.owner.as_deref().unwrap_or_default(),
+                b.owner.as_deref().unwrap_or_default()
+            ),
+        )
+        .kustomization(b.owner.as_deref().unwrap_or_default())
+        .object(b.id())
+        .file(b.file.clone())
+        .with(|d| {
+            let mut d = at(d, written, label);
+            if let Some(w) = first_written {
+                d = d.with_secondary(w.span, format!("`{}` builds it too, written by {}", a.owner.as_deref().unwrap_or_default(), w.by));
+            }
+            for p in [a, b] {
+                if let Some(f) = &p.file {
+                    d = d.with_note(format!("`{}` builds it from {f}", p.owner.as_deref().unwrap_or_default()));
+                }
+            }
+            d
+        })
+    }
+
     fn issue(&mut self, issue: Issue, placed: &[Placed], planned: &[Planned]) {
         let origin = |p: &Placed| self.origin_any(p, planned, "namespace");
         let finding = match issue {
             Issue::TwoOwners { object, first } => {
-                let (a, b) = (&placed[first], &placed[object]);
-                let (first_written, _) = origin(a);
-                let (written, label) = origin(b);
-                Finding::new(
-                    Check::TwoOwners,
-                    format!(
-                        "{} is built by two kustomizations, `{}` and `{}`: each reconcile undoes the other's, and pruning one deletes it",
-                        b.id(),
-                        a.owner.as_deref().unwrap_or_default(),
-                        b.owner.as_deref().unwrap_or_default()
-                    ),
-                )
-                .kustomization(b.owner.as_deref().unwrap_or_default())
-                .object(b.id())
-                .file(b.file.clone())
-                .with(|d| {
-                    let mut d = at(d, written, label);
-                    if let Some(w) = first_written {
-                        d = d.with_secondary(w.span, format!("`{}` builds it too, written by {}", a.owner.as_deref().unwrap_or_default(), w.by));
-                    }
-                    for p in [a, b] {
-                        if let Some(f) = &p.file {
-                            d = d.with_note(format!("`{}` builds it from {f}", p.owner.as_deref().unwrap_or_default()));
-                        }
-                    }
-                    d
-                })
+                self.two_owners(&placed[first], &placed[object], planned)
             }
             Issue::MissingChartSource {
                 object,

@@ -10,7 +10,10 @@ use crate::value::ordered_map::OrderedMap;
 pub type FieldMap = OrderedMap<&'static str, crate::compose::model::tracked::Tracked>;
 
 /// Puts `map` back in the documented field order of `kind` (S10), whatever order
-/// contributions and defaults added fields in.
+/// contributions and defaults added fields in. Inlined into collection and the
+/// merge, which call it for every component (out of line it costs about 20 M
+/// instructions at 10 000 facets).
+#[inline]
 pub fn sort_in_order(kind: ComponentKind, map: &mut FieldMap) {
     // Mostly they are in order already (a merge that adds no field): one look at the
     // positions instead of a sort, which allocated its keys every time.
