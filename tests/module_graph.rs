@@ -287,7 +287,6 @@ const LONG: &[(&str, &str, usize, &str)] = &[
     ("template/sources", "entry", 132, "not split yet"),
     ("template", "load_facets", 104, "not split yet"),
     ("template", "parse_facets", 177, "not split yet"),
-    ("testing/case", "parse_case", 134, "not split yet"),
     ("verify", "plan", 140, "not split yet"),
     (
         "yaml/fast",

@@ -61,11 +61,16 @@ impl PolicyArgs {
     }
 
     pub fn namespaces(&self) -> Vec<String> {
-        if self.namespace.is_empty() {
-            vec!["main".to_string()]
-        } else {
-            self.namespace.clone()
-        }
+        namespaces_or_main(&self.namespace)
+    }
+}
+
+/// The packages of `--namespace`: `main` (conftest's default) when none is given.
+pub fn namespaces_or_main(given: &[String]) -> Vec<String> {
+    if given.is_empty() {
+        vec!["main".to_string()]
+    } else {
+        given.to_vec()
     }
 }
 

@@ -139,33 +139,12 @@ pub fn run_tests(
     sources: &Arc<FileMap>,
 ) -> Result<Tally, Vec<Diagnostic>> {
     let template = &session.template;
-    let policies = match args.policy.is_empty() {
-        true => None,
-        false => {
-            let namespaces = match args.namespace.is_empty() {
-                true => vec!["main".to_string()],
-                false => args.namespace.clone(),
-            };
-            Some(crate::policy::load(&args.policy, &namespaces, sources)?)
-        }
-    };
+    let policies = case_policies(args, sources)?;
     let run_policies = |composition: &crate::compose::face::Composition| match &policies {
         Some(policies) => policy_findings(session, policies, composition),
         None => Ok(Vec::new()),
     };
-    let options = RunOptions {
-        compat: match args.windsor_compat {
-            Compat::Latest => WindsorCompat::Latest,
-            Compat::V0_9 => WindsorCompat::V0_9,
-        },
-        schema_defaults: args.schema_defaults,
-        unmocked_outputs: match args.unmocked_outputs {
-            Unmocked::Null => UnmockedOutputs::Null,
-            Unmocked::Error => UnmockedOutputs::Error,
-        },
-        precedence: session.options.precedence,
-        limits: session.options.limits,
-    };
+    let options = run_options(args, session);
     let select = Select {
         name: args.name.clone(),
         filter: args.filter.clone(),
@@ -245,6 +224,36 @@ pub fn run_tests(
     }
     printer.finish(tally);
     Ok(tally)
+}
+
+/// How the cases run, as the flags say.
+fn run_options(args: &TestArgs, session: &Session) -> RunOptions {
+    RunOptions {
+        compat: match args.windsor_compat {
+            Compat::Latest => WindsorCompat::Latest,
+            Compat::V0_9 => WindsorCompat::V0_9,
+        },
+        schema_defaults: args.schema_defaults,
+        unmocked_outputs: match args.unmocked_outputs {
+            Unmocked::Null => UnmockedOutputs::Null,
+            Unmocked::Error => UnmockedOutputs::Error,
+        },
+        precedence: session.options.precedence,
+        limits: session.options.limits,
+    }
+}
+
+/// The policies of `--policy` (package `main` unless `--namespace`), for the cases
+/// that assert `policies:`.
+fn case_policies(
+    args: &TestArgs,
+    sources: &FileMap,
+) -> Result<Option<crate::policy::Policies>, Vec<Diagnostic>> {
+    if args.policy.is_empty() {
+        return Ok(None);
+    }
+    let namespaces = super::policy::namespaces_or_main(&args.namespace);
+    crate::policy::load(&args.policy, &namespaces, sources).map(Some)
 }
 
 /// The policies' findings on a case's composition, its render and its values.

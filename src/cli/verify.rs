@@ -64,37 +64,18 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let namespaces = super::policy::namespaces_or_main(&args.namespace);
     let policies = match args.policy.is_empty() {
         true => None,
-        false => {
-            let namespaces = match args.namespace.is_empty() {
-                true => vec!["main".to_string()],
-                false => args.namespace.clone(),
-            };
-            match crate::policy::load(&args.policy, &namespaces, &sources) {
-                Ok(p) => Some(p),
-                Err(d) => {
-                    report(&d, &sources);
-                    return ExitCode::from(1);
-                }
+        false => match crate::policy::load(&args.policy, &namespaces, &sources) {
+            Ok(p) => Some(p),
+            Err(d) => {
+                report(&d, &sources);
+                return ExitCode::from(1);
             }
-        }
+        },
     };
-    let origin = crate::render::git_origin::origin(&session.project.root);
-    // Each context composed and rendered on its own thread; the compositions are kept
-    // for the findings' provenance.
-    type Composed =
-        Result<(crate::compose::face::Composition, crate::render::Rendered), Vec<Diagnostic>>;
-    let composed: Vec<Composed> = crate::parallel::map(&names, crate::parallel::cores(), |name| {
-        let composition = session.compose_context(name)?;
-        let rendered = crate::render::render_with_origin(
-            &composition,
-            &session.template,
-            ManifestFormat::Json,
-            origin.as_deref(),
-        )?;
-        Ok((composition, rendered))
-    });
+    let composed = compose_all(&session, &names);
     let mut failed: Vec<ContextReport> = Vec::new();
     let mut inputs = Vec::new();
     for (name, result) in names.iter().zip(&composed) {
@@ -156,6 +137,25 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+type Composed =
+    Result<(crate::compose::face::Composition, crate::render::Rendered), Vec<Diagnostic>>;
+
+/// Each context composed and rendered on its own thread; the compositions are kept
+/// for the findings' provenance.
+fn compose_all(session: &Session, names: &[String]) -> Vec<Composed> {
+    let origin = crate::render::git_origin::origin(&session.project.root);
+    crate::parallel::map(names, crate::parallel::cores(), |name| {
+        let composition = session.compose_context(name)?;
+        let rendered = crate::render::render_with_origin(
+            &composition,
+            &session.template,
+            ManifestFormat::Json,
+            origin.as_deref(),
+        )?;
+        Ok((composition, rendered))
+    })
 }
 
 /// The contexts that did not compose, in the run's order among the others.

@@ -155,6 +155,61 @@ pub fn load(
     if !errors.is_empty() {
         return Err(errors);
     }
+    let Declared {
+        mut rules,
+        exceptions,
+        mut packages,
+    } = declared(&mut engine, namespaces, &ids);
+    if rules.is_empty() {
+        // A misspelt --namespace would otherwise pass every check.
+        packages.sort();
+        return Err(vec![Diagnostic::error(format!(
+            "the policies have no `deny`, `violation` or `warn` rule in package {}",
+            namespaces
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ))
+        .with_help(format!(
+            "the packages they define: {}; choose one with --namespace",
+            packages.join(", ")
+        ))]);
+    }
+    rules.sort_by(|a, b| (&a.package, &a.name).cmp(&(&b.package, &b.name)));
+    // Analysing the policies once here reports what is wrong in them (an unknown
+    // function, an unsafe variable) before any input, and every context's copy of
+    // the engine starts analysed.
+    if let Err(e) = engine.eval_query("true".to_string(), false) {
+        return Err(vec![engine_error(
+            &e.to_string(),
+            files,
+            &ids,
+            "invalid policy",
+        )]);
+    }
+    Ok(Policies {
+        engine,
+        rules,
+        exceptions,
+        files: found.len(),
+    })
+}
+
+/// The finding rules (`deny`, `violation`, `warn` and their `_name` forms) and the
+/// `exception` rules of the packages in `namespaces`, each once, at its first
+/// definition; and every package the policies define.
+struct Declared {
+    rules: Vec<RuleRef>,
+    exceptions: Vec<RuleRef>,
+    packages: Vec<String>,
+}
+
+fn declared(
+    engine: &mut regorus::Engine,
+    namespaces: &[String],
+    ids: &BTreeMap<String, FileId>,
+) -> Declared {
     let mut rules = Vec::new();
     let mut exceptions = Vec::new();
     let mut packages: Vec<String> = Vec::new();
@@ -218,40 +273,11 @@ pub fn load(
             }
         }
     }
-    if rules.is_empty() {
-        // A misspelt --namespace would otherwise pass every check.
-        packages.sort();
-        return Err(vec![Diagnostic::error(format!(
-            "the policies have no `deny`, `violation` or `warn` rule in package {}",
-            namespaces
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(" or ")
-        ))
-        .with_help(format!(
-            "the packages they define: {}; choose one with --namespace",
-            packages.join(", ")
-        ))]);
-    }
-    rules.sort_by(|a, b| (&a.package, &a.name).cmp(&(&b.package, &b.name)));
-    // Analysing the policies once here reports what is wrong in them (an unknown
-    // function, an unsafe variable) before any input, and every context's copy of
-    // the engine starts analysed.
-    if let Err(e) = engine.eval_query("true".to_string(), false) {
-        return Err(vec![engine_error(
-            &e.to_string(),
-            files,
-            &ids,
-            "invalid policy",
-        )]);
-    }
-    Ok(Policies {
-        engine,
+    Declared {
         rules,
         exceptions,
-        files: found.len(),
-    })
+        packages,
+    }
 }
 
 /// Adds one policy as Rego v1 (`deny contains msg if …`) or, when it does not parse

@@ -154,31 +154,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
             }
         }
     }
-    // Dotted keys (`cluster.driver: talos`) set nested values.
-    let mut values = Value::map(Map::default());
-    let values_node = node.get("values").cloned();
-    if let Some(v) = &values_node {
-        match &v.kind {
-            NodeKind::Map(entries) => {
-                for (k, val) in entries {
-                    let path: Vec<&str> = k.name.split('.').collect();
-                    if path.iter().any(|s| s.is_empty()) {
-                        return Err(Diagnostic::error(format!(
-                            "`{}` is not a valid value path",
-                            k.name
-                        ))
-                        .with_primary(k.span, "empty segment"));
-                    }
-                    set_path(&mut values, &path, val.to_value());
-                }
-            }
-            NodeKind::Null => {}
-            _ => {
-                return Err(Diagnostic::error("`values` must be a map")
-                    .with_primary(v.span, "expected a map"))
-            }
-        }
-    }
+    let (values, values_node) = case_values(node)?;
     let terraform_outputs = match node.get("terraformOutputs") {
         Some(t) if matches!(t.kind, NodeKind::Map(_)) => Some(t.to_value()),
         Some(t) if t.is_null() => None,
@@ -190,26 +166,7 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
         }
         None => None,
     };
-    let mut env = BTreeMap::default();
-    if let Some(e) = node.get("env") {
-        match &e.kind {
-            NodeKind::Map(entries) => {
-                for (k, v) in entries {
-                    let text = match v.to_value() {
-                        Value::Str(s) => s.to_string(),
-                        Value::Nil => String::new(),
-                        other => crate::expr::windsor::format::go_format(&other),
-                    };
-                    env.insert(k.name.to_string(), text);
-                }
-            }
-            NodeKind::Null => {}
-            _ => {
-                return Err(Diagnostic::error("`env` must be a map of names to strings")
-                    .with_primary(e.span, "expected a map"))
-            }
-        }
-    }
+    let env = case_env(node)?;
     let apply_schema_defaults = match node.get("applySchemaDefaults").map(|n| (n, &n.kind)) {
         Some((_, NodeKind::Bool(b))) => *b,
         Some((_, NodeKind::Null)) | None => false,
@@ -259,4 +216,59 @@ fn parse_case(node: &Node, file: &str, warnings: &mut Vec<Diagnostic>) -> Result
         exclude,
         expect_error,
     })
+}
+
+/// A case's `values:`, dotted keys (`cluster.driver: talos`) setting nested values;
+/// and the node they were read from.
+fn case_values(node: &Node) -> Result<(Value, Option<Node>), Diagnostic> {
+    let mut values = Value::map(Map::default());
+    let values_node = node.get("values").cloned();
+    if let Some(v) = &values_node {
+        match &v.kind {
+            NodeKind::Map(entries) => {
+                for (k, val) in entries {
+                    let path: Vec<&str> = k.name.split('.').collect();
+                    if path.iter().any(|s| s.is_empty()) {
+                        return Err(Diagnostic::error(format!(
+                            "`{}` is not a valid value path",
+                            k.name
+                        ))
+                        .with_primary(k.span, "empty segment"));
+                    }
+                    set_path(&mut values, &path, val.to_value());
+                }
+            }
+            NodeKind::Null => {}
+            _ => {
+                return Err(Diagnostic::error("`values` must be a map")
+                    .with_primary(v.span, "expected a map"))
+            }
+        }
+    }
+    Ok((values, values_node))
+}
+
+/// A case's `env:`, each value as the text the environment would hold.
+fn case_env(node: &Node) -> Result<BTreeMap<String, String>, Diagnostic> {
+    let mut env = BTreeMap::default();
+    if let Some(e) = node.get("env") {
+        match &e.kind {
+            NodeKind::Map(entries) => {
+                for (k, v) in entries {
+                    let text = match v.to_value() {
+                        Value::Str(s) => s.to_string(),
+                        Value::Nil => String::new(),
+                        other => crate::expr::windsor::format::go_format(&other),
+                    };
+                    env.insert(k.name.to_string(), text);
+                }
+            }
+            NodeKind::Null => {}
+            _ => {
+                return Err(Diagnostic::error("`env` must be a map of names to strings")
+                    .with_primary(e.span, "expected a map"))
+            }
+        }
+    }
+    Ok(env)
 }
