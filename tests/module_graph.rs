@@ -280,12 +280,10 @@ const LONG: &[(&str, &str, usize, &str)] = &[
         147,
         "the interpreter's dispatch, one match over the expression forms, on the hot path",
     ),
-    ("graph/build", "flux", 115, "not split yet"),
     ("render/flux", "spec", 133, "not split yet"),
     ("render/terraform", "render", 131, "not split yet"),
     ("template/parse_facet", "facet", 154, "not split yet"),
     ("template/sources", "entry", 132, "not split yet"),
-    ("template", "load_facets", 104, "not split yet"),
     ("template", "parse_facets", 177, "not split yet"),
     ("verify", "plan", 140, "not split yet"),
     (

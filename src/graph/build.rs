@@ -186,20 +186,7 @@ fn flux(rendered: &Rendered, reasons: &Reasons, graph: &mut Graph) -> Result<(),
             }
         }
     }
-    // ConfigMap → the Terraform components its deferred values wait for.
-    let mut waiting: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    if let Some(deferred) = file(rendered, "flux/deferred.json")? {
-        for (map, keys) in deferred.as_map().into_iter().flatten() {
-            for (key, entry) in keys.as_map().into_iter().flatten() {
-                for component in waited_for(entry) {
-                    waiting
-                        .entry(map.to_string())
-                        .or_default()
-                        .push((component, key.to_string()));
-                }
-            }
-        }
-    }
+    let waiting = deferred_waits(rendered)?;
     for (name, object) in &kustomizations {
         let node = id(NodeKind::Kustomization, name);
         for dep in list(object, &["spec", "dependsOn"]) {
@@ -257,25 +244,51 @@ fn flux(rendered: &Rendered, reasons: &Reasons, graph: &mut Graph) -> Result<(),
         });
     }
     for (name, object) in &sources {
-        let mut details = Vec::new();
-        if let Some(kind) = text(object, &["kind"]) {
-            details.push(("kind".to_string(), kind.to_string()));
-        }
-        if let Some(url) = text(object, &["spec", "url"]) {
-            details.push(("url".to_string(), url.to_string()));
-        }
-        for key in ["branch", "tag", "semver", "commit"] {
-            if let Some(r) = text(object, &["spec", "ref", key]) {
-                details.push((key.to_string(), r.to_string()));
-            }
-        }
-        graph.nodes.push(Node {
-            id: id(NodeKind::Source, name),
-            kind: NodeKind::Source,
-            name: name.clone(),
-            details,
-            change: Change::Same,
-        });
+        graph.nodes.push(source_node(name, object));
     }
     Ok(())
+}
+
+/// ConfigMap → the Terraform components its deferred values wait for, with the key
+/// of each (from `flux/deferred.json`).
+fn deferred_waits(
+    rendered: &Rendered,
+) -> Result<BTreeMap<String, Vec<(String, String)>>, Diagnostic> {
+    let mut waiting: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    if let Some(deferred) = file(rendered, "flux/deferred.json")? {
+        for (map, keys) in deferred.as_map().into_iter().flatten() {
+            for (key, entry) in keys.as_map().into_iter().flatten() {
+                for component in waited_for(entry) {
+                    waiting
+                        .entry(map.to_string())
+                        .or_default()
+                        .push((component, key.to_string()));
+                }
+            }
+        }
+    }
+    Ok(waiting)
+}
+
+/// The node of a Flux source: its kind, URL and reference as details.
+fn source_node(name: &str, object: &Value) -> Node {
+    let mut details = Vec::new();
+    if let Some(kind) = text(object, &["kind"]) {
+        details.push(("kind".to_string(), kind.to_string()));
+    }
+    if let Some(url) = text(object, &["spec", "url"]) {
+        details.push(("url".to_string(), url.to_string()));
+    }
+    for key in ["branch", "tag", "semver", "commit"] {
+        if let Some(r) = text(object, &["spec", "ref", key]) {
+            details.push((key.to_string(), r.to_string()));
+        }
+    }
+    Node {
+        id: id(NodeKind::Source, name),
+        kind: NodeKind::Source,
+        name: name.to_string(),
+        details,
+        change: Change::Same,
+    }
 }

@@ -744,19 +744,7 @@ pub(crate) fn load_facets(
     ));
     let has_hollow_facets = inactive.is_some() && facets.iter().any(|f| f.hollow);
 
-    // S2: names are unique; say where both definitions are.
-    let mut by_name: rustc_hash::FxHashMap<&str, &Arc<Facet>> =
-        rustc_hash::FxHashMap::with_capacity_and_hasher(facets.len(), Default::default());
-    for facet in &facets {
-        if let Some(first) = by_name.insert(&facet.name, facet) {
-            diagnostics.push(
-                Diagnostic::error(format!("duplicate facet name `{}`", facet.name))
-                    .with_primary(facet.name_span, "defined again here")
-                    .with_secondary(first.name_span, "first defined here")
-                    .with_help("facet names must be unique within a template"),
-            );
-        }
-    }
+    duplicate_names(&facets, &mut diagnostics);
 
     facets.sort_by(|a, b| (a.ordinal, &a.name, &a.path).cmp(&(b.ordinal, &b.name, &b.path)));
     let bodies = pruning.map(|_| bodies::Bodies::lend(&mut facets));
@@ -777,6 +765,22 @@ pub(crate) fn load_facets(
         has_hollow_facets,
         bodies,
     })
+}
+
+/// S2: facet names are unique; a name used twice is an error at both definitions.
+fn duplicate_names(facets: &[Arc<Facet>], diagnostics: &mut Vec<Diagnostic>) {
+    let mut by_name: rustc_hash::FxHashMap<&str, &Arc<Facet>> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(facets.len(), Default::default());
+    for facet in facets {
+        if let Some(first) = by_name.insert(&facet.name, facet) {
+            diagnostics.push(
+                Diagnostic::error(format!("duplicate facet name `{}`", facet.name))
+                    .with_primary(facet.name_span, "defined again here")
+                    .with_secondary(first.name_span, "first defined here")
+                    .with_help("facet names must be unique within a template"),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
