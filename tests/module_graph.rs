@@ -285,7 +285,6 @@ const LONG: &[(&str, &str, usize, &str)] = &[
     ("template/parse_facet", "facet", 154, "not split yet"),
     ("template/sources", "entry", 132, "not split yet"),
     ("template", "parse_facets", 177, "not split yet"),
-    ("verify", "plan", 140, "not split yet"),
     (
         "yaml/fast",
         "block_scalar",

@@ -214,55 +214,16 @@ fn plan(
                     ),
                 )
                 .kustomization(&name)
-                .with(|d| {
-                    let d = at(d, written, "the kustomization's path");
-                    match near {
-                        Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                        None => d,
-                    }
-                }),
+                .with(|d| at_or_near(d, written, "the kustomization's path", near)),
             );
             planned.push(entry);
             continue;
         }
-        let mut components = Vec::new();
-        for c in object
-            .pointer("/spec/components")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Json::as_str)
-        {
-            let dir = build::normalize(&format!("{path}/{c}"));
-            match deployment::missing_dir(&root, &dir) {
-                None => {
-                    components.push(c.to_string());
-                    entry.components.push((dir, c.to_string()));
-                }
-                Some(near) => {
-                    let written = provenance.entry(&name, "components", c);
-                    let near =
-                        near.and_then(|n| n.strip_prefix(&format!("{path}/")).map(str::to_string));
-                    findings.push(
-                        Finding::new(
-                            Check::MissingComponent,
-                            format!(
-                                "component `{c}` of kustomization `{name}` is not a directory of {}",
-                                shown(run.root, &root.join(&path))
-                            ),
-                        )
-                        .kustomization(&name)
-                        .with(|d| {
-                            let d = at(d, written, "the component");
-                            match near {
-                                Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                                None => d,
-                            }
-                        }),
-                    );
-                }
-            }
-        }
+        let (present, missing) =
+            present_components(run.root, &root, &path, &name, object, &provenance);
+        findings.extend(missing);
+        let components = present.iter().map(|(_, c)| c.clone()).collect();
+        entry.components = present;
         let tree = workspace.tree(&root)?;
         let patches = object
             .pointer("/spec/patches")
@@ -281,20 +242,82 @@ fn plan(
         planned.push(entry);
     }
     for (root, names) in treeless {
-        findings.push(Finding::new(
-            Check::MissingPath,
-            format!(
-                "{} has no `kustomize/` directory: none of the {} kustomization(s) reading it can be built ({})",
-                match shown(run.root, &root) {
-                    p if p.is_empty() => "the project".to_string(),
-                    p => format!("`{p}`"),
-                },
-                names.len(),
-                names.join(", ")
-            ),
-        ));
+        findings.push(treeless_finding(&shown(run.root, &root), &names));
     }
     Ok((planned, findings))
+}
+
+/// The components of the Kustomization `name` (its `spec.path` is `path` in the tree
+/// at `root`) that are directories of the tree, as (tree directory, entry); and a
+/// finding for each that is not.
+fn present_components(
+    project: &Path,
+    root: &Path,
+    path: &str,
+    name: &str,
+    object: &Json,
+    provenance: &Provenance<'_>,
+) -> (Vec<(String, String)>, Vec<Finding>) {
+    let mut present = Vec::new();
+    let mut findings = Vec::new();
+    for c in object
+        .pointer("/spec/components")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+    {
+        let dir = build::normalize(&format!("{path}/{c}"));
+        let Some(near) = deployment::missing_dir(root, &dir) else {
+            present.push((dir, c.to_string()));
+            continue;
+        };
+        let written = provenance.entry(name, "components", c);
+        let near = near.and_then(|n| n.strip_prefix(&format!("{path}/")).map(str::to_string));
+        findings.push(
+            Finding::new(
+                Check::MissingComponent,
+                format!(
+                    "component `{c}` of kustomization `{name}` is not a directory of {}",
+                    shown(project, &root.join(path))
+                ),
+            )
+            .kustomization(name)
+            .with(|d| at_or_near(d, written, "the component", near)),
+        );
+    }
+    (present, findings)
+}
+
+/// One finding for a source root without `kustomize/` (`shown`, relative to the
+/// project), naming the Kustomizations that read it.
+fn treeless_finding(shown: &str, names: &[String]) -> Finding {
+    Finding::new(
+        Check::MissingPath,
+        format!(
+            "{} has no `kustomize/` directory: none of the {} kustomization(s) reading it can be built ({})",
+            match shown {
+                "" => "the project".to_string(),
+                p => format!("`{p}`"),
+            },
+            names.len(),
+            names.join(", ")
+        ),
+    )
+}
+
+/// [`at`], with the nearest existing directory as help when there is one.
+fn at_or_near(
+    d: crate::files::Diagnostic,
+    written: Option<Written>,
+    label: &str,
+    near: Option<String>,
+) -> crate::files::Diagnostic {
+    let d = at(d, written, label);
+    match near {
+        Some(near) => d.with_help(format!("did you mean `{near}`?")),
+        None => d,
+    }
 }
 
 fn is_flux_kustomization(object: &Json) -> bool {
