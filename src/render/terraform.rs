@@ -35,34 +35,8 @@ pub fn render(
         let id = component.id.clone();
         let dir = format!("terraform/{id}");
         let (resolved, deferred) = split_inputs(component);
-        let mut deferred_names = Vec::new();
-        let mut before: Vec<String> = component
-            .get("dependsOn")
-            .map(|d| d.to_value())
-            .as_ref()
-            .and_then(Value::as_list)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect();
-        for value in deferred.values() {
-            let mut texts = Vec::new();
-            strings(value, &mut texts);
-            before.extend(texts.iter().flat_map(|t| waits_for(t)));
-        }
-        waits.push(before);
-        if !deferred.is_empty() {
-            let mut list = Map::default();
-            for (key, value) in &deferred {
-                deferred_names.push(Value::str(key.as_str()));
-                out.deferred.push(format!("terraform.{id}.inputs.{key}"));
-                list.insert(key.as_str().into(), deferred_entry(value));
-            }
-            out.add(
-                format!("{dir}/deferred.json"),
-                json(&Value::map(list), "deferred.json")?,
-            );
-        }
+        waits.push(waits_of(component, &deferred));
+        let deferred_names = write_deferred(&id, &dir, &deferred, out)?;
         let tfvars: Map = resolved.into_iter().map(|(k, v)| (k.into(), v)).collect();
         out.add(
             format!("{dir}/terraform.tfvars.json"),
@@ -127,19 +101,12 @@ pub fn render(
         plan.push(entry);
         ids.push(id);
     }
-    let mut backend_entry = Map::default();
-    backend_entry.insert("type".into(), Value::str(backend.kind.as_str()));
-    // The bootstrap tier (`backend: <ID>`): that component and every one before it,
-    // applied on local state first, then migrated (docs/render.md, Terraform: `backend.tf.json`).
-    if let Some(tier_end) = blueprint.get("backend").and_then(Value::as_str) {
-        if let Some(end) = ids.iter().position(|i| &**i == tier_end) {
-            let tier = ids[..=end].iter().map(|i| Value::str(i.as_ref())).collect();
-            backend_entry.insert("bootstrap".into(), Value::list(tier));
-        }
-    }
     let plan = obj([
         ("context", Value::str(context_name.as_str())),
-        ("backend", Value::map(backend_entry)),
+        (
+            "backend",
+            Value::map(backend_entry(&backend, &blueprint, &ids)),
+        ),
         ("components", Value::list(apply_order(plan, &ids, &waits))),
     ]);
     out.add("terraform/plan.json", json(&plan, "terraform/plan.json")?);
@@ -173,6 +140,66 @@ fn apply_order(plan: Vec<Value>, ids: &[std::sync::Arc<str>], waits: &[Vec<Strin
 /// Inputs split into those written to tfvars (keys sorted, nulls left out so the
 /// module default applies) and those still holding an expression.
 type Inputs = BTreeMap<String, Value>;
+
+/// What a component waits for: its `dependsOn` and the components its deferred inputs
+/// read outputs from.
+fn waits_of(component: &Component, deferred: &Inputs) -> Vec<String> {
+    let mut before: Vec<String> = component
+        .get("dependsOn")
+        .map(|d| d.to_value())
+        .as_ref()
+        .and_then(Value::as_list)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    for value in deferred.values() {
+        let mut texts = Vec::new();
+        strings(value, &mut texts);
+        before.extend(texts.iter().flat_map(|t| waits_for(t)));
+    }
+    before
+}
+
+/// Writes `<dir>/deferred.json` for the component `id`'s deferred inputs (none when it
+/// has none); their names, for its plan entry.
+fn write_deferred(
+    id: &str,
+    dir: &str,
+    deferred: &Inputs,
+    out: &mut Rendered,
+) -> Result<Vec<Value>, Vec<Diagnostic>> {
+    let mut names = Vec::new();
+    if deferred.is_empty() {
+        return Ok(names);
+    }
+    let mut list = Map::default();
+    for (key, value) in deferred {
+        names.push(Value::str(key.as_str()));
+        out.deferred.push(format!("terraform.{id}.inputs.{key}"));
+        list.insert(key.as_str().into(), deferred_entry(value));
+    }
+    out.add(
+        format!("{dir}/deferred.json"),
+        json(&Value::map(list), "deferred.json")?,
+    );
+    Ok(names)
+}
+
+/// The plan's `backend`: its type, and the bootstrap tier (`backend: <ID>`): that
+/// component and every one before it, applied on local state first, then migrated
+/// (docs/render.md, Terraform: `backend.tf.json`).
+fn backend_entry(backend: &Backend, blueprint: &Map, ids: &[std::sync::Arc<str>]) -> Map {
+    let mut entry = Map::default();
+    entry.insert("type".into(), Value::str(backend.kind.as_str()));
+    if let Some(tier_end) = blueprint.get("backend").and_then(Value::as_str) {
+        if let Some(end) = ids.iter().position(|i| &**i == tier_end) {
+            let tier = ids[..=end].iter().map(|i| Value::str(i.as_ref())).collect();
+            entry.insert("bootstrap".into(), Value::list(tier));
+        }
+    }
+    entry
+}
 
 fn split_inputs(component: &Component) -> (Inputs, Inputs) {
     let (mut resolved, mut deferred) = (Inputs::new(), Inputs::new());
