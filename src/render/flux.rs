@@ -468,6 +468,22 @@ impl Ctx<'_> {
         }
     }
 
+    /// The Kustomization's `dependsOn`, each in the gitops namespace; `None` when it
+    /// has none. Kept as composed, a repeated name included: Windsor puts a resources
+    /// tier's install tier first and then the variant's own list, which may name it
+    /// again.
+    fn depends_on(&self, k: &Map) -> Option<Value> {
+        let list: Vec<Value> = k
+            .get("dependsOn")
+            .and_then(Value::as_list)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|d| d.as_str().filter(|d| !d.is_empty()))
+            .map(|d| obj([("name", s(d)), ("namespace", s(&self.namespace))]))
+            .collect();
+        (!list.is_empty()).then(|| Value::list(list))
+    }
+
     /// The spec of the Kustomization `component` stands for (`k`, its value).
     fn spec(
         &self,
@@ -520,44 +536,10 @@ impl Ctx<'_> {
             "5m"
         };
         spec.insert("timeout".into(), duration(k, "timeout", timeout));
-        let mut deps: Vec<String> = Vec::new();
-        for d in k
-            .get("dependsOn")
-            .and_then(Value::as_list)
-            .unwrap_or_default()
-        {
-            // Kept as composed, a repeated name included: Windsor puts a resources
-            // tier's install tier first and then the variant's own list, which may
-            // name it again.
-            if let Some(d) = d.as_str().filter(|d| !d.is_empty()) {
-                deps.push(d.to_string());
-            }
+        if let Some(deps) = self.depends_on(k) {
+            spec.insert("dependsOn".into(), deps);
         }
-        if !deps.is_empty() {
-            let list = deps
-                .iter()
-                .map(|d| obj([("name", s(d)), ("namespace", s(&self.namespace))]))
-                .collect();
-            spec.insert("dependsOn".into(), Value::list(list));
-        }
-        let flag = |key: &str, default: bool| match k.get(key) {
-            Some(Value::Bool(b)) => *b,
-            _ => default,
-        };
-        // Flux's `wait` is `omitempty`: Windsor's object has no `wait: false`.
-        if flag("wait", true) {
-            spec.insert("wait".into(), Value::Bool(true));
-        }
-        if flag("force", false) {
-            spec.insert("force".into(), Value::Bool(true));
-        }
-        spec.insert("prune".into(), Value::Bool(flag("prune", true)));
-        let policy = if flag("destroy", true) {
-            "WaitForTermination"
-        } else {
-            "MirrorPrune"
-        };
-        spec.insert("deletionPolicy".into(), s(policy));
+        apply_flags(k, &mut spec);
         if let Some(Value::List(c)) = k.get("components") {
             let c: Vec<Value> = c
                 .iter()
@@ -586,18 +568,7 @@ impl Ctx<'_> {
             spec.insert("targetNamespace".into(), s(&t));
         }
         if let Some(Value::Map(d)) = k.get("decryption") {
-            let mut dec = Map::default();
-            if let Some(p) = text(d, "provider") {
-                dec.insert("provider".into(), s(&p));
-            }
-            let secret = d
-                .get("secretRef")
-                .and_then(Value::as_map)
-                .and_then(|m| text(m, "name"));
-            if let Some(secret) = secret {
-                dec.insert("secretRef".into(), obj([("name", s(&secret))]));
-            }
-            spec.insert("decryption".into(), Value::map(dec));
+            spec.insert("decryption".into(), decryption(d));
         }
         spec.insert(
             "commonMetadata".into(),
@@ -852,6 +823,45 @@ fn normalize_git_url(url: &str) -> String {
         }
     }
     format!("https://{url}")
+}
+
+/// The Kustomization's switches as Flux spells them: `wait` (omitted when false, as
+/// Flux's `omitempty` leaves it), `force`, `prune`, and `destroy` as the deletion
+/// policy.
+fn apply_flags(k: &Map, spec: &mut Map) {
+    let flag = |key: &str, default: bool| match k.get(key) {
+        Some(Value::Bool(b)) => *b,
+        _ => default,
+    };
+    if flag("wait", true) {
+        spec.insert("wait".into(), Value::Bool(true));
+    }
+    if flag("force", false) {
+        spec.insert("force".into(), Value::Bool(true));
+    }
+    spec.insert("prune".into(), Value::Bool(flag("prune", true)));
+    let policy = if flag("destroy", true) {
+        "WaitForTermination"
+    } else {
+        "MirrorPrune"
+    };
+    spec.insert("deletionPolicy".into(), s(policy));
+}
+
+/// A Kustomization's `decryption`: its provider and secret, as Flux reads them.
+fn decryption(d: &Map) -> Value {
+    let mut dec = Map::default();
+    if let Some(p) = text(d, "provider") {
+        dec.insert("provider".into(), s(&p));
+    }
+    let secret = d
+        .get("secretRef")
+        .and_then(Value::as_map)
+        .and_then(|m| text(m, "name"));
+    if let Some(secret) = secret {
+        dec.insert("secretRef".into(), obj([("name", s(&secret))]));
+    }
+    Value::map(dec)
 }
 
 #[cfg(test)]
