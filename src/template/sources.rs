@@ -169,23 +169,7 @@ impl Walk {
         })?;
 
         if let Some(pos) = self.stack.iter().position(|o| o.key == key) {
-            let mut chain = vec![name.to_string()];
-            chain.extend(self.stack[pos + 1..].iter().map(|o| o.name.clone()));
-            chain.push(name.to_string());
-            let mut d = Diagnostic::error(format!(
-                "local sources reference each other in a cycle: {}",
-                chain.join(" -> ")
-            ))
-            .with_primary(entry.span, "this entry closes the cycle");
-            // The other links of the chain, so every entry to change is on screen.
-            for open in &self.stack[pos..] {
-                if let Some(span) = open.entry {
-                    d = d.with_secondary(span, format!("`{}` listed here", open.name));
-                }
-            }
-            return Err(vec![d.with_help(
-                "a source cannot depend on a template that depends on it",
-            )]);
+            return Err(vec![self.cycle(pos, name, entry)]);
         }
         if let Some(i) = self.keys.iter().position(|k| *k == key) {
             let first = &self.loaded[i];
@@ -200,28 +184,10 @@ impl Walk {
             }
             return Ok(i);
         }
-        let clash = self
-            .loaded
-            .iter()
-            .find(|u| u.name == name)
-            .map(|u| Some(u.entry))
-            .or_else(|| self.stack.iter().any(|o| o.name == name).then_some(None));
-        if let Some(first) = clash {
-            let mut d =
-                Diagnostic::error(format!("two different local sources are named `{name}`"))
-                    .with_primary(entry.span, "this one")
-                    .with_help("source names must be unique: components are tagged with them");
-            if let Some(span) = first {
-                d = d.with_secondary(span, "and this one");
-            }
+        if let Some(d) = self.name_taken(name, entry) {
             return Err(vec![d]);
         }
-        if self.loaded.len() + self.stack.len() > MAX_SOURCES {
-            return Err(vec![Diagnostic::error(format!(
-                "more than {MAX_SOURCES} local sources; stopped at `{name}` ({at})"
-            ))
-            .with_primary(entry.span, "one too many")]);
-        }
+        self.room_for(name, &at, entry)?;
 
         let template = load(Arc::new(tree), self.map.clone())?;
         self.stack.push(Open {
@@ -247,6 +213,53 @@ impl Walk {
             install: true,
         });
         Ok(self.loaded.len() - 1)
+    }
+
+    /// The cycle that `entry` (named `name`) closes with the open sources from `pos`
+    /// on, every link of the chain on screen.
+    fn cycle(&self, pos: usize, name: &str, entry: &LocalEntry) -> Diagnostic {
+        let mut chain = vec![name.to_string()];
+        chain.extend(self.stack[pos + 1..].iter().map(|o| o.name.clone()));
+        chain.push(name.to_string());
+        let mut d = Diagnostic::error(format!(
+            "local sources reference each other in a cycle: {}",
+            chain.join(" -> ")
+        ))
+        .with_primary(entry.span, "this entry closes the cycle");
+        for open in &self.stack[pos..] {
+            if let Some(span) = open.entry {
+                d = d.with_secondary(span, format!("`{}` listed here", open.name));
+            }
+        }
+        d.with_help("a source cannot depend on a template that depends on it")
+    }
+
+    /// An error when `name` (listed at `at`) would be one source too many.
+    fn room_for(&self, name: &str, at: &str, entry: &LocalEntry) -> Result<(), Vec<Diagnostic>> {
+        if self.loaded.len() + self.stack.len() <= MAX_SOURCES {
+            return Ok(());
+        }
+        Err(vec![Diagnostic::error(format!(
+            "more than {MAX_SOURCES} local sources; stopped at `{name}` ({at})"
+        ))
+        .with_primary(entry.span, "one too many")])
+    }
+
+    /// An error when another template already goes by `name`.
+    fn name_taken(&self, name: &str, entry: &LocalEntry) -> Option<Diagnostic> {
+        let first = self
+            .loaded
+            .iter()
+            .find(|u| u.name == name)
+            .map(|u| Some(u.entry))
+            .or_else(|| self.stack.iter().any(|o| o.name == name).then_some(None))?;
+        let d = Diagnostic::error(format!("two different local sources are named `{name}`"))
+            .with_primary(entry.span, "this one")
+            .with_help("source names must be unique: components are tagged with them");
+        Some(match first {
+            Some(span) => d.with_secondary(span, "and this one"),
+            None => d,
+        })
     }
 }
 
