@@ -105,22 +105,7 @@ pub fn check_incremental(
         .iter()
         .map(|f| {
             let old = kept.remove(&f.path)?;
-            // Findings that point into another file are found again: that file may
-            // have been read anew, and its positions belong to the old text.
-            let same = std::sync::Arc::ptr_eq(&old.facet, f)
-                && old
-                    .sites
-                    .iter()
-                    .chain(&old.required)
-                    .chain(&old.never)
-                    .all(|finding| {
-                        let d = &finding.diagnostic;
-                        d.primary
-                            .iter()
-                            .chain(&d.secondary)
-                            .all(|l| l.span.file == f.file)
-                    });
-            if same {
+            if old.still_holds_for(f) {
                 return Some(old);
             }
             old.reads.iter().for_each(|path| read.remove(path));
@@ -134,49 +119,14 @@ pub fn check_incremental(
     let mut fresh: Vec<FacetFindings> = template
         .facets
         .iter()
-        .map(|f| FacetFindings {
-            facet: f.clone(),
-            sites: Vec::new(),
-            required: Vec::new(),
-            never: Vec::new(),
-            silenced: 0,
-            reads: Vec::new(),
-        })
+        .map(FacetFindings::none_yet)
         .collect();
     // Only the facets analysed again have their expressions parsed.
     let sites = sites::collect_where(template, engine, |i| reused[i].is_none());
     let mut suggestions = references::Suggestions::default();
     for site in &sites.expressions {
         let own = &mut fresh[site.facet];
-        let ast = match &site.parsed {
-            Ok(ast) => ast,
-            Err(e) => {
-                own.sites.push(Finding::at(
-                    FindingId::InvalidExpression,
-                    sites::span_of(site, e.span.clone(), sources),
-                    format!("this expression does not parse: {}", e.message),
-                    "here",
-                ));
-                continue;
-            }
-        };
-        let reads = reads::reads(ast);
-        own.reads.extend(
-            reads
-                .paths
-                .iter()
-                .map(|p| p.segments.iter().map(|s| s.to_string()).collect()),
-        );
-        references::check_paths(
-            site,
-            &reads,
-            &names,
-            sources,
-            &mut suggestions,
-            &mut own.sites,
-        );
-        references::check_calls(site, &reads, engine, sources, &mut own.sites);
-        types::check(site, &reads, &names, sources, &mut own.sites);
+        check_expression(site, &names, engine, sources, &mut suggestions, own);
     }
     for required in &sites.required {
         let own = &mut fresh[required.facet];
@@ -189,13 +139,7 @@ pub fn check_incremental(
     drop(sites);
     for (own, never) in fresh.iter_mut().zip(never) {
         own.never = never;
-        let mut silenced = 0;
-        for list in [&mut own.sites, &mut own.required, &mut own.never] {
-            let before = list.len();
-            list.retain(|f| !silence::is_silenced(f, sources, allow));
-            silenced += before - list.len();
-        }
-        own.silenced = silenced;
+        own.silence(sources, allow);
     }
     // Facet by facet, as one pass over the sites would have found them.
     let analysed: Vec<bool> = reused.iter().map(Option::is_none).collect();
@@ -228,10 +172,96 @@ pub fn check_incremental(
     whole.retain(|f| !silence::is_silenced(f, sources, allow));
     silenced += before - whole.len();
     found.append(&mut whole);
-    // By file path, then position: each file's path looked up once.
+    sort_by_place(&mut found, sources);
+    Report {
+        findings: found,
+        silenced,
+    }
+}
+
+impl FacetFindings {
+    /// A facet analysed again, before anything is found.
+    fn none_yet(facet: &std::sync::Arc<crate::template::Facet>) -> FacetFindings {
+        FacetFindings {
+            facet: facet.clone(),
+            sites: Vec::new(),
+            required: Vec::new(),
+            never: Vec::new(),
+            silenced: 0,
+            reads: Vec::new(),
+        }
+    }
+
+    /// Takes out the findings `allow` (or a `# bpc:allow` comment) silences, counting
+    /// them.
+    fn silence(&mut self, sources: &crate::files::FileMap, allow: &[Allow]) {
+        let mut silenced = 0;
+        for list in [&mut self.sites, &mut self.required, &mut self.never] {
+            let before = list.len();
+            list.retain(|f| !silence::is_silenced(f, sources, allow));
+            silenced += before - list.len();
+        }
+        self.silenced = silenced;
+    }
+
+    /// Whether these findings still hold for `facet`: it is the same facet, and no
+    /// finding points into another file (that file may have been read anew, and its
+    /// positions belong to the old text).
+    fn still_holds_for(&self, facet: &std::sync::Arc<crate::template::Facet>) -> bool {
+        std::sync::Arc::ptr_eq(&self.facet, facet)
+            && self
+                .sites
+                .iter()
+                .chain(&self.required)
+                .chain(&self.never)
+                .all(|finding| {
+                    let d = &finding.diagnostic;
+                    d.primary
+                        .iter()
+                        .chain(&d.secondary)
+                        .all(|l| l.span.file == facet.file)
+                })
+    }
+}
+
+/// One expression's findings and reads, into its facet's `own`.
+fn check_expression(
+    site: &sites::Site<'_>,
+    names: &names::Shape,
+    engine: &Engine,
+    sources: &crate::files::FileMap,
+    suggestions: &mut references::Suggestions,
+    own: &mut FacetFindings,
+) {
+    let ast = match &site.parsed {
+        Ok(ast) => ast,
+        Err(e) => {
+            own.sites.push(Finding::at(
+                FindingId::InvalidExpression,
+                sites::span_of(site, e.span.clone(), sources),
+                format!("this expression does not parse: {}", e.message),
+                "here",
+            ));
+            return;
+        }
+    };
+    let reads = reads::reads(ast);
+    own.reads.extend(
+        reads
+            .paths
+            .iter()
+            .map(|p| p.segments.iter().map(|s| s.to_string()).collect()),
+    );
+    references::check_paths(site, &reads, names, sources, suggestions, &mut own.sites);
+    references::check_calls(site, &reads, engine, sources, &mut own.sites);
+    types::check(site, &reads, names, sources, &mut own.sites);
+}
+
+/// Findings by file path, then position: each file's path looked up once.
+fn sort_by_place(found: &mut [Finding], sources: &crate::files::FileMap) {
     let mut paths: std::collections::HashMap<crate::files::FileId, Option<String>> =
         std::collections::HashMap::new();
-    for f in &found {
+    for f in found.iter() {
         if let Some(span) = f.span() {
             paths
                 .entry(span.file)
@@ -247,8 +277,4 @@ pub fn check_incremental(
         )
     };
     found.sort_by(|a, b| key(a).cmp(&key(b)));
-    Report {
-        findings: found,
-        silenced,
-    }
 }
