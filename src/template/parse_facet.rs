@@ -375,41 +375,7 @@ impl Reader<'_> {
             return None;
         }
         self.check_keys(&node, keys::FACET, &"a facet");
-        let mut usable = true;
-        match node.get("kind").map(|k| (k, k.as_str())) {
-            Some((_, Some(FACET_KIND))) => {}
-            Some((k, _)) => {
-                self.error(
-                    k.span,
-                    format!("`kind` must be `{FACET_KIND}`"),
-                    "wrong kind",
-                );
-                usable = false;
-            }
-            None => {
-                self.error(node.span, "a facet needs `kind: Facet`", "no `kind:` here");
-                usable = false;
-            }
-        }
-        match node.get("apiVersion").map(|k| (k, k.as_str())) {
-            Some((_, Some(API_VERSION))) => {}
-            Some((k, _)) => {
-                self.error(
-                    k.span,
-                    format!("`apiVersion` must be `{API_VERSION}`"),
-                    "unsupported apiVersion",
-                );
-                usable = false;
-            }
-            None => {
-                self.error(
-                    node.span,
-                    format!("a facet needs `apiVersion: {API_VERSION}`"),
-                    "no `apiVersion:` here",
-                );
-                usable = false;
-            }
-        }
+        let usable = self.header_usable(&node);
         let meta = node.get("metadata");
         if let Some(m) = meta {
             self.check_keys(m, keys::METADATA, &"`metadata`");
@@ -463,37 +429,9 @@ impl Reader<'_> {
                 }
             }
         }
-        // `flux:` entries: the system form compiles into tiers; the plain form is a
-        // kustomization (`kustomize:` is its older spelling).
-        let flux_start = components.len();
-        let items = self.owned_list(take_entry(&mut doc, "flux"), "`flux`");
-        for (i, item) in items.into_iter().enumerate() {
-            let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some())
-                || match &item.kind {
-                    crate::yaml::NodeKind::Map(entries) => {
-                        super::fields::patches_flux_system(entries.iter().map(|(k, _)| &*k.name))
-                    }
-                    _ => false,
-                };
-            let kind = if system {
-                ComponentKind::FluxSystem
-            } else {
-                ComponentKind::Kustomize
-            };
-            // Positions continue after `kustomize:` so both lists keep file order.
-            if let Some(c) = self.component(kind, item, flux_start + i) {
-                components.push(c);
-            }
-        }
+        self.flux_entries(take_entry(&mut doc, "flux"), &mut components);
         let crds = self.owned_list(take_entry(&mut doc, "crds"), "`crds`");
-        let mut messages = Vec::new();
-        for mut item in self.owned_list(take_entry(&mut doc, "messages"), "`messages`") {
-            let when = self.condition(item.get("when"), "`when`");
-            match take_entry(&mut item, "text") {
-                Some(text) => messages.push(Message { text, when }),
-                None => self.error(item.span, "a message needs `text`", "no `text:` here"),
-            }
-        }
+        let mut messages = self.messages(take_entry(&mut doc, "messages"));
         if !usable {
             return None;
         }
@@ -518,6 +456,85 @@ impl Reader<'_> {
             messages,
             hollow: false,
         })
+    }
+
+    /// Whether the facet's `kind` and `apiVersion` are the ones bpc reads (each wrong
+    /// or missing one is an error).
+    fn header_usable(&mut self, node: &Node) -> bool {
+        let mut usable = true;
+        match node.get("kind").map(|k| (k, k.as_str())) {
+            Some((_, Some(FACET_KIND))) => {}
+            Some((k, _)) => {
+                self.error(
+                    k.span,
+                    format!("`kind` must be `{FACET_KIND}`"),
+                    "wrong kind",
+                );
+                usable = false;
+            }
+            None => {
+                self.error(node.span, "a facet needs `kind: Facet`", "no `kind:` here");
+                usable = false;
+            }
+        }
+        match node.get("apiVersion").map(|k| (k, k.as_str())) {
+            Some((_, Some(API_VERSION))) => {}
+            Some((k, _)) => {
+                self.error(
+                    k.span,
+                    format!("`apiVersion` must be `{API_VERSION}`"),
+                    "unsupported apiVersion",
+                );
+                usable = false;
+            }
+            None => {
+                self.error(
+                    node.span,
+                    format!("a facet needs `apiVersion: {API_VERSION}`"),
+                    "no `apiVersion:` here",
+                );
+                usable = false;
+            }
+        }
+        usable
+    }
+
+    /// The `flux:` entries, into `components` after the `kustomize:` ones (positions
+    /// continue so both lists keep file order): the system form compiles into tiers;
+    /// the plain form is a kustomization (`kustomize:` is its older spelling).
+    fn flux_entries(&mut self, entries: Option<Node>, components: &mut Vec<ComponentEntry>) {
+        let start = components.len();
+        let items = self.owned_list(entries, "`flux`");
+        for (i, item) in items.into_iter().enumerate() {
+            let system = keys::FLUX_SYSTEM_ONLY.iter().any(|k| item.get(k).is_some())
+                || match &item.kind {
+                    crate::yaml::NodeKind::Map(entries) => {
+                        super::fields::patches_flux_system(entries.iter().map(|(k, _)| &*k.name))
+                    }
+                    _ => false,
+                };
+            let kind = if system {
+                ComponentKind::FluxSystem
+            } else {
+                ComponentKind::Kustomize
+            };
+            if let Some(c) = self.component(kind, item, start + i) {
+                components.push(c);
+            }
+        }
+    }
+
+    /// The `messages:` entries, each with its `text` and `when`.
+    fn messages(&mut self, entries: Option<Node>) -> Vec<Message> {
+        let mut messages = Vec::new();
+        for mut item in self.owned_list(entries, "`messages`") {
+            let when = self.condition(item.get("when"), "`when`");
+            match take_entry(&mut item, "text") {
+                Some(text) => messages.push(Message { text, when }),
+                None => self.error(item.span, "a message needs `text`", "no `text:` here"),
+            }
+        }
+        messages
     }
 }
 
