@@ -279,7 +279,6 @@ const LONG: &[(&str, &str, usize, &str)] = &[
         147,
         "the interpreter's dispatch, one match over the expression forms, on the hot path",
     ),
-    ("template", "parse_facets", 177, "not split yet"),
     (
         "yaml/fast",
         "block_scalar",

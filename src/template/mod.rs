@@ -185,41 +185,8 @@ fn parse_facets(
         .filter(|(_, hit)| hit.is_none())
         .map(|(path, _)| path)
         .collect();
-    // Reading is mostly system calls (opening the file, checking that the path stays
-    // inside the tree), so it goes on all cores as well; the texts are registered in
-    // path order below. Each thread reads the same run of the files it parses after:
-    // a text is then read, parsed and let go of by one thread, so its memory serves
-    // that thread's next allocations rather than staying behind in another thread's
-    // heap (7 MB of the peak at 10 000 facets).
-    // When facets may be left hollow, each text is read for block names as well, while
-    // it is at hand ([`prune::block_names_written`]).
     let threads = crate::parallel::cores();
-    let dirs = crate::files::ResolvedDirs::default();
-    let read = |path: &&String| {
-        tree.read_text(path, &dirs).map(|text| {
-            let names = match inactive {
-                Some(_) => prune::block_names_written(&text),
-                None => Vec::new(),
-            };
-            let disk = match sources.lets_go_of_texts() {
-                true => tree.to_read_again(path),
-                false => None,
-            };
-            let held = sources.holding(&text, disk);
-            (text, names, held)
-        })
-    };
-    let texts = if to_read.len() >= PARALLEL_READS {
-        let run = to_read.len().div_ceil(threads).max(RUN);
-        crate::parallel::each(to_read.chunks(run).collect(), |paths| {
-            paths.iter().map(read).collect::<Vec<_>>()
-        })
-        .into_iter()
-        .flatten()
-        .collect()
-    } else {
-        to_read.iter().map(read).collect::<Vec<_>>()
-    };
+    let texts = read_texts(tree, sources, &to_read, inactive.is_some());
     let mut guessed: HashSet<String> = HashSet::new();
     let mut texts = texts.into_iter();
     for (path, hit) in paths.iter().zip(kept) {
@@ -245,47 +212,11 @@ fn parse_facets(
         }
     }
     // One interner per thread: facets repeat keys and short expressions, so each
-    // distinct text is allocated once per thread rather than once per file. The text
-    // read is taken and dropped once parsed; a facet parsed again (restored from
-    // hollow) reads its text from the map.
-    let parse_one = |(path, file, text): &mut ToParse<'_>,
+    // distinct text is allocated once per thread rather than once per file.
+    let parse_one = |file: &mut ToParse<'_>,
                      interner: &mut Interner,
                      pruner: Option<&mut prune::Pruner<'_, '_>>| {
-        let mut found = Vec::new();
-        let Some(text) = text.take().or_else(|| sources.text(*file)) else {
-            found.push(Diagnostic::error(format!(
-                "{} changed on disk while bpc ran: it cannot be parsed again",
-                tree.describe(path)
-            )));
-            return ((None, found), None);
-        };
-        let facet = match crate::yaml::parse_interned(&text, *file, interner) {
-            Ok((node, warnings)) => {
-                found.extend(warnings.into_iter().map(|w| {
-                    let mut d = Diagnostic::from(w);
-                    d.severity = crate::files::Severity::Warning;
-                    d
-                }));
-                parse_facet::Reader {
-                    diagnostics: &mut found,
-                }
-                .facet(node, path, *file)
-                .map(Arc::new)
-            }
-            Err(e) => {
-                found.push(Diagnostic::from(e));
-                None
-            }
-        };
-        drop(text);
-        let (facet, read) = match (facet, pruner) {
-            (Some(facet), Some(pruner)) => {
-                let (facet, read) = pruner.take(facet);
-                (Some(facet), read)
-            }
-            (facet, _) => (facet, None),
-        };
-        ((facet, found), read)
+        parse_file(tree, sources, file, interner, pruner)
     };
     let run = files.len().div_ceil(threads).max(RUN);
     let parse_run = |run: &mut [ToParse<'_>]| {
@@ -324,6 +255,16 @@ fn parse_facets(
             cache.put(sources, *file, facet, found);
         }
     }
+    in_path_order(slots, parsed, diagnostics)
+}
+
+/// The facets of `slots` in path order (a cached one, or the index of one `parsed`),
+/// their diagnostics into `diagnostics`.
+fn in_path_order(
+    slots: Vec<Result<Parsed, usize>>,
+    parsed: Vec<Parsed>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Arc<Facet>> {
     let mut parsed: Vec<Option<Parsed>> = parsed.into_iter().map(Some).collect();
     let mut facets = Vec::with_capacity(slots.len());
     for slot in slots {
@@ -335,6 +276,100 @@ fn parse_facets(
         facets.extend(facet);
     }
     facets
+}
+
+/// A text read from the template, with the block names it writes (when facets may be
+/// left hollow) and its hold in the file map.
+type ReadText = (Arc<str>, Vec<String>, crate::files::Held);
+
+/// The texts of `to_read`, in order. Reading is mostly system calls (opening the file,
+/// checking that the path stays inside the tree), so it goes on all cores as well; the
+/// texts are registered in path order by the caller. Each thread reads the same run of
+/// the files it parses after: a text is then read, parsed and let go of by one thread,
+/// so its memory serves that thread's next allocations rather than staying behind in
+/// another thread's heap (7 MB of the peak at 10 000 facets). When facets may be left
+/// hollow (`names`), each text is read for block names as well, while it is at hand
+/// ([`prune::block_names_written`]).
+fn read_texts(
+    tree: &FileTree,
+    sources: &FileMap,
+    to_read: &[&String],
+    names: bool,
+) -> Vec<Result<ReadText, TreeError>> {
+    let threads = crate::parallel::cores();
+    let dirs = crate::files::ResolvedDirs::default();
+    let read = |path: &&String| {
+        tree.read_text(path, &dirs).map(|text| {
+            let names = match names {
+                true => prune::block_names_written(&text),
+                false => Vec::new(),
+            };
+            let disk = match sources.lets_go_of_texts() {
+                true => tree.to_read_again(path),
+                false => None,
+            };
+            let held = sources.holding(&text, disk);
+            (text, names, held)
+        })
+    };
+    if to_read.len() >= PARALLEL_READS {
+        let run = to_read.len().div_ceil(threads).max(RUN);
+        crate::parallel::each(to_read.chunks(run).collect(), |paths| {
+            paths.iter().map(read).collect::<Vec<_>>()
+        })
+        .into_iter()
+        .flatten()
+        .collect()
+    } else {
+        to_read.iter().map(read).collect::<Vec<_>>()
+    }
+}
+
+/// Parses one facet file: the text read is taken and dropped once parsed; a facet
+/// parsed again (restored from hollow) reads its text from the map. With `pruner`,
+/// the facet may be left hollow; then also the names its expressions read.
+fn parse_file(
+    tree: &FileTree,
+    sources: &FileMap,
+    (path, file, text): &mut ToParse<'_>,
+    interner: &mut Interner,
+    pruner: Option<&mut prune::Pruner<'_, '_>>,
+) -> (Parsed, Option<HashSet<String>>) {
+    let mut found = Vec::new();
+    let Some(text) = text.take().or_else(|| sources.text(*file)) else {
+        found.push(Diagnostic::error(format!(
+            "{} changed on disk while bpc ran: it cannot be parsed again",
+            tree.describe(path)
+        )));
+        return ((None, found), None);
+    };
+    let facet = match crate::yaml::parse_interned(&text, *file, interner) {
+        Ok((node, warnings)) => {
+            found.extend(warnings.into_iter().map(|w| {
+                let mut d = Diagnostic::from(w);
+                d.severity = crate::files::Severity::Warning;
+                d
+            }));
+            parse_facet::Reader {
+                diagnostics: &mut found,
+            }
+            .facet(node, path, *file)
+            .map(Arc::new)
+        }
+        Err(e) => {
+            found.push(Diagnostic::from(e));
+            None
+        }
+    };
+    drop(text);
+    let (facet, read) = match (facet, pruner) {
+        (Some(facet), Some(pruner)) => {
+            let (facet, read) = pruner.take(facet);
+            (Some(facet), read)
+        }
+        (facet, _) => (facet, None),
+    };
+    ((facet, found), read)
 }
 
 /// Facets parsed by earlier loads, by file (as messages name it) with the text they
