@@ -721,3 +721,77 @@ fn a_context_whose_inputs_did_not_change_is_not_composed() {
         out.stdout
     );
 }
+
+/// A project whose own template gives way to the published one: the base composes
+/// the local template, the head pulls the `oci://` blueprint, and the diff names the
+/// template that changed and what it changes.
+#[test]
+fn a_local_template_replaced_by_a_published_one_is_compared() {
+    use crate::oci::support;
+    let registry = crate::registry!(false);
+    let home = support::Home::new();
+    let publisher = support::publisher("demo", &[]);
+    let url = format!("oci://{}/acme/demo:v1", registry.host());
+    support::run(
+        support::bpc(publisher.path(), &home).args(["push", &url]),
+        true,
+    );
+    let repo = Repo::new();
+    repo.write("windsor.yaml", "context: local\n");
+    repo.write(".gitignore", ".windsor/\n");
+    repo.write("contexts/local/values.yaml", "size: 3\n");
+    // The same template, with one input changed, kept in the project.
+    let facet =
+        std::fs::read_to_string(publisher.path().join("contexts/_template/facets/demo.yaml"))
+            .expect("the publisher's facet");
+    repo.write(
+        "contexts/_template/facets/demo.yaml",
+        &facet.replace("${size * 2}", "${size * 5}"),
+    );
+    for module in [
+        "terraform/demo/net/main.tf",
+        "terraform/demo/net/variables.tf",
+    ] {
+        if let Ok(text) = std::fs::read_to_string(publisher.path().join(module)) {
+            repo.write(module, &text);
+        }
+    }
+    repo.commit("own template");
+    repo.git(&["rm", "-r", "-q", "contexts/_template"]);
+    repo.write(
+        "contexts/local/blueprint.yaml",
+        &format!(
+            "{BLUEPRINT_HEAD}metadata:\n  name: local\nsources:\n  - name: demo\n    url: {url}\n"
+        ),
+    );
+    let out = support::run(
+        support::bpc(repo.root(), &home).args(["diff", "--base", "main"]),
+        false,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
+    let shown = support::stdout(&out)
+        .replace(&registry.host(), "[registry]")
+        .replace(&registry.host().replace(':', "_"), "[registry]");
+    let shown = regex::Regex::new("(commit|sha256) [0-9a-f]{12}")
+        .expect("regex")
+        .replace_all(&shown, "$1 [id]");
+    let head = indoc! {r#"
+        base: main (commit [id])
+        head: work tree
+        template: contexts/_template -> oci://[registry]/acme/demo:v1
+        context local: changed
+          source demo: (none) -> "oci://[registry]/acme/demo:v1"
+          source template: (no url) -> (none)
+          terraform demo-net: changed
+    "#};
+    assert!(shown.starts_with(head), "{shown}");
+    // The published template's values, with the facet line in the pulled copy.
+    for line in [
+        "    inputs.workers: 15 -> 6\n      from .windsor/cache/oci/[registry]_acme_demo_v1/_template/facets/demo.yaml:13:16 (demo, 0, merge)\n",
+        "    spec.sourceRef.kind: \"GitRepository\" -> \"OCIRepository\"\n",
+        "  rendered flux/sources/ocirepository-demo.json: added\n",
+        "1 context(s): 1 changed, 0 added, 0 removed, 0 unchanged\n",
+    ] {
+        assert!(shown.contains(line), "{line} not in\n{shown}");
+    }
+}

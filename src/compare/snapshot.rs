@@ -202,7 +202,10 @@ impl Snapshot {
                     Some(other) => show(&other),
                     None => String::new(),
                 };
-                let mut at = get(source, "url").map(|v| show(&v)).unwrap_or_default();
+                // The project's own template is a source without a URL.
+                let mut at = get(source, "url")
+                    .map(|v| show(&v))
+                    .unwrap_or_else(|| "(no url)".to_string());
                 if let Some(r) = get(source, "ref") {
                     at.push_str(&format!(" {}", crate::value::json::compact(&r)));
                 }
