@@ -2,7 +2,7 @@
 //! context's own `blueprint.yaml` pulled (or found in the cache), the one to compose
 //! chosen, its `metadata.yaml` checked, and its `_template/` opened (S14).
 
-use super::{cache, fetch, metadata, sources, Reference, Settings};
+use super::{fetch, metadata, sources, Reference, Settings};
 use crate::files::{Diagnostic, Span};
 use crate::yaml::Node;
 use std::path::{Path, PathBuf};
@@ -172,9 +172,4 @@ fn listing(dir: &Path) -> String {
     } else {
         names.join(", ")
     }
-}
-
-/// Whether `cache::complete` holds for `reference` in the project at `root`.
-pub fn cached(root: &Path, reference: &Reference) -> bool {
-    cache::complete(&cache::dir(root, reference))
 }

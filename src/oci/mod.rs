@@ -9,7 +9,7 @@ pub(crate) mod bundle;
 pub(crate) mod cache;
 pub(crate) mod cred_helper;
 pub(crate) mod credential;
-pub mod load;
+pub(crate) mod load;
 pub(crate) mod manifest;
 pub(crate) mod metadata;
 pub(crate) mod pulls;
