@@ -389,24 +389,9 @@ fn test_cases_assert_what_the_policies_find() {
     );
 }
 
-/// Whether a kustomize is installed; prints why the test is skipped when not.
-fn kustomize_installed(test: &str) -> bool {
-    let runs = |program: &str, args: &[&str]| {
-        std::process::Command::new(program)
-            .args(args)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let found = runs("kubectl", &["version", "--client"]) || runs("kustomize", &["version"]);
-    if !found {
-        eprintln!("SKIPPED policy::{test}: neither kubectl nor kustomize is on PATH");
-    }
-    found
-}
-
 #[test]
 fn verify_runs_the_policies_on_the_objects_it_builds() {
-    if !kustomize_installed("verify_runs_the_policies_on_the_objects_it_builds") {
+    if !crate::verify::kustomize_installed("verify_runs_the_policies_on_the_objects_it_builds") {
         return;
     }
     let rules = "package main\n\nimport rego.v1\n\n\
@@ -423,40 +408,11 @@ fn verify_runs_the_policies_on_the_objects_it_builds() {
         }\n";
     // A Kustomization `web` whose build has a ConfigMap with a substituted host, and a
     // component `cache` with another.
-    let out = crate::common::Test::new()
-        .facet(
-            "apps.yaml",
-            "metadata:\n  name: apps\nkustomize:\n  - name: web\n    path: web\n    components:\n      - cache\n    substitutions:\n      domain: example.com\n",
-        )
-        .file(
-            "kustomize/web/kustomization.yaml",
-            "resources:\n  - namespace.yaml\n  - config.yaml\n",
-        )
-        .file(
-            "kustomize/web/namespace.yaml",
-            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n",
-        )
-        .file(
-            "kustomize/web/config.yaml",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata:\n  host: app.${domain}\n",
-        )
-        .file(
-            "kustomize/web/cache/kustomization.yaml",
-            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - cache.yaml\n",
-        )
-        .file(
-            "kustomize/web/cache/cache.yaml",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache\n  namespace: web\ndata:\n  size: \"1\"\n",
-        )
+    let test = crate::verify::project(&crate::verify::apps(""))
         .file("policy/hosts.rego", rules)
-        .args(["verify", "--policy", "policy"])
-        .any_status()
-        .run();
-    assert_eq!(out.status, Some(1), "{}", out.text());
-    let text = regex::Regex::new(r"with (kubectl kustomize|kustomize build) \(kustomize [^)]*\)")
-        .expect("regex")
-        .replace_all(&out.stdout, "with [kustomize]")
-        .into_owned();
+        .args(["--policy", "policy"]);
+    let (text, status) = crate::verify::verified(test);
+    assert_eq!(status, Some(1), "{text}");
     let want = "== context `local` ==
 warning: ConfigMap cache keeps a cache of 1 (policy main.warn_small_cache) [policy-warn]
  --> _template/facets/apps.yaml:9:9

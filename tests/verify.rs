@@ -7,7 +7,7 @@ use crate::common::*;
 use indoc::indoc;
 
 /// Whether a kustomize is installed; prints why the test is skipped when not.
-fn kustomize_installed(test: &str) -> bool {
+pub fn kustomize_installed(test: &str) -> bool {
     let runs = |program: &str, args: &[&str]| {
         std::process::Command::new(program)
             .args(args)
@@ -16,21 +16,21 @@ fn kustomize_installed(test: &str) -> bool {
     };
     let found = runs("kubectl", &["version", "--client"]) || runs("kustomize", &["version"]);
     if !found {
-        eprintln!("SKIPPED verify::{test}: neither kubectl nor kustomize is on PATH");
+        eprintln!("SKIPPED {test}: neither kubectl nor kustomize is on PATH");
     }
     found
 }
 
 /// The facet of the test project: one Kustomization `web` of `kustomize/web` with the
 /// component `cache` and one substitution, `extra` lines added to its entry.
-fn apps(extra: &str) -> String {
+pub fn apps(extra: &str) -> String {
     format!(
         "metadata:\n  name: apps\nkustomize:\n  - name: web\n    path: web\n    components:\n      - cache\n    substitutions:\n      domain: example.com\n{extra}"
     )
 }
 
 /// A project whose kustomize tree builds and verifies cleanly.
-fn project(facet: &str) -> Test {
+pub fn project(facet: &str) -> Test {
     Test::new()
         .facet("apps.yaml", facet)
         .file(
@@ -58,7 +58,7 @@ fn project(facet: &str) -> Test {
 }
 
 /// The output with the kustomize's name and version masked (they vary by machine).
-fn verified(test: Test) -> (String, Option<i32>) {
+pub fn verified(test: Test) -> (String, Option<i32>) {
     let out = test.run();
     let text = regex::Regex::new(r"with (kubectl kustomize|kustomize build) \(kustomize [^)]*\)")
         .expect("regex")
