@@ -1019,27 +1019,19 @@ impl ContextCheck<'_, '_> {
                 near,
             } => {
                 let p = &placed[object];
-                let (written, label) = origin(p);
-                Finding::new(
+                placed_finding(
+                    p,
                     Check::MissingChartSource,
                     format!(
                         "{} reads its chart from {kind} `{name}` in namespace `{namespace}` ({field}), which no kustomization of the context builds",
                         p.id()
                     ),
+                    origin(p),
+                    "HelmRelease",
                 )
-                .object(p.id())
-                .file(p.file.clone())
-                .owned_by(owner_of(p))
-                .with(|d| {
-                    let d = at(d, written, label);
-                    let d = match &p.file {
-                        Some(f) => d.with_note(format!("the HelmRelease comes from {f}")),
-                        None => d,
-                    };
-                    match near {
-                        Some(near) => d.with_help(format!("did you mean `{near}`?")),
-                        None => d,
-                    }
+                .with(|d| match near {
+                    Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                    None => d,
                 })
             }
             Issue::MissingDependency {
@@ -1048,49 +1040,55 @@ impl ContextCheck<'_, '_> {
                 name,
             } => {
                 let p = &placed[object];
-                let (written, label) = origin(p);
-                Finding::new(
+                placed_finding(
+                    p,
                     Check::MissingDependency,
                     format!(
                         "{} depends on HelmRelease `{name}` in namespace `{namespace}`, which no kustomization of the context builds: Flux never installs it",
                         p.id()
                     ),
+                    origin(p),
+                    "HelmRelease",
                 )
-                .object(p.id())
-                .file(p.file.clone())
-                .owned_by(owner_of(p))
-                .with(|d| {
-                    let d = at(d, written, label);
-                    match &p.file {
-                        Some(f) => d.with_note(format!("the HelmRelease comes from {f}")),
-                        None => d,
-                    }
-                })
             }
             Issue::MissingNamespace { object, namespace } => {
                 let p = &placed[object];
-                let (written, label) = origin(p);
-                Finding::new(
+                placed_finding(
+                    p,
                     Check::MissingNamespace,
                     format!(
                         "{} lives in namespace `{namespace}`, which no kustomization of the context creates and a cluster does not have",
                         p.id()
                     ),
+                    origin(p),
+                    "object",
                 )
-                .object(p.id())
-                .file(p.file.clone())
-                .owned_by(owner_of(p))
-                .with(|d| {
-                    let d = at(d, written, label);
-                    match &p.file {
-                        Some(f) => d.with_note(format!("the object comes from {f}")),
-                        None => d,
-                    }
-                })
             }
         };
         self.push(finding);
     }
+}
+
+/// A finding on the built object `p`, at the facet line `origin` names, with the tree
+/// file the object (`what`: "HelmRelease", "object") comes from as a note.
+fn placed_finding(
+    p: &Placed,
+    check: Check,
+    message: String,
+    (written, label): (Option<Written>, &str),
+    what: &str,
+) -> Finding {
+    Finding::new(check, message)
+        .object(p.id())
+        .file(p.file.clone())
+        .owned_by(owner_of(p))
+        .with(|d| {
+            let d = at(d, written, label);
+            match &p.file {
+                Some(f) => d.with_note(format!("the {what} comes from {f}")),
+                None => d,
+            }
+        })
 }
 
 /// kustomize's message without kubectl's log prefix and the workspace's paths.
