@@ -45,6 +45,16 @@ fn policies(name: &str) -> String {
 }
 
 /// What the policies printed: stdout after the template's own summary line.
+/// `bpc check --policy tests/policy/<set> EXTRA…` in a fresh copy of windsor-core.
+fn check_with(set: &str, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = project(dir.path());
+    let set = policies(set);
+    let mut args = vec!["check", "--policy", set.as_str()];
+    args.extend_from_slice(extra);
+    bpc(&project, &args)
+}
+
 fn policy_part(out: &Output) -> String {
     let at = out
         .stdout
@@ -57,20 +67,9 @@ fn policy_part(out: &Output) -> String {
 
 #[test]
 fn windsor_core_policies_trace_each_finding_to_its_facet_line() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let project = project(dir.path());
-    let core = policies("windsor-core");
-    let out = bpc(
-        &project,
-        &[
-            "check",
-            "--policy",
-            &core,
-            "--context",
-            "aws",
-            "--context",
-            "strict-off",
-        ],
+    let out = check_with(
+        "windsor-core",
+        &["--context", "aws", "--context", "strict-off"],
     );
     assert_eq!(
         out.status,
@@ -172,21 +171,7 @@ policies: 5 rule(s) from 4 file(s) over 56 input(s) of 2 context(s): 3 denied, 9
 
 #[test]
 fn a_conftest_style_v0_policy_runs_unchanged() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let project = project(dir.path());
-    let v0 = policies("v0");
-    let out = bpc(
-        &project,
-        &[
-            "check",
-            "--policy",
-            &v0,
-            "--context",
-            "extras",
-            "--context",
-            "local",
-        ],
-    );
+    let out = check_with("v0", &["--context", "extras", "--context", "local"]);
     assert_eq!(out.status, Some(1), "{}", out.text());
     let want = "error: GitRepository gitvendor follows a branch, not a tag [policy main.deny]
 = note: context `extras`, in flux/sources/gitrepository-gitvendor.json
@@ -202,20 +187,9 @@ policies: 1 rule(s) from 1 file(s) over 59 input(s) of 2 context(s): 2 denied, 0
 
 #[test]
 fn json_findings_carry_the_location_and_the_rules_object() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let project = project(dir.path());
-    let core = policies("windsor-core");
-    let out = bpc(
-        &project,
-        &[
-            "check",
-            "--policy",
-            &core,
-            "--context",
-            "strict-off",
-            "--format",
-            "json",
-        ],
+    let out = check_with(
+        "windsor-core",
+        &["--context", "strict-off", "--format", "json"],
     );
     assert_eq!(out.status, Some(1), "{}", out.text());
     let value: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
