@@ -601,6 +601,26 @@ fn on_the_render_set_a_facet_line_affects_exactly_the_contexts_whose_render_diff
     assert_eq!(listed, differ);
 }
 
+/// `bpc diff --base main` of `repo`, which differs (exit 1), its output with the
+/// registry at `host` shown as `[registry]`: its port is in the commit (the URL) and
+/// in the shim (its module source), so ids vary too; the cache directory names it
+/// with `_` for `:`.
+fn diff_with_registry(repo: &Repo, home: &crate::oci::support::Home, host: &str) -> String {
+    use crate::oci::support;
+    let out = support::run(
+        support::bpc(repo.root(), home).args(["diff", "--base", "main"]),
+        false,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
+    let shown = support::stdout(&out)
+        .replace(host, "[registry]")
+        .replace(&host.replace(':', "_"), "[registry]");
+    regex::Regex::new("(commit|sha256) [0-9a-f]{12}")
+        .expect("regex")
+        .replace_all(&shown, "$1 [id]")
+        .into_owned()
+}
+
 /// A project built on a published blueprint moves to its next tag: both versions are
 /// pulled from the registry and composed, and the diff says the template changed.
 #[test]
@@ -639,19 +659,7 @@ fn a_new_oci_tag_is_pulled_and_compared() {
     repo.write("contexts/local/blueprint.yaml", &blueprint(&v1));
     repo.commit("on v1");
     repo.write("contexts/local/blueprint.yaml", &blueprint(&v2));
-    let out = support::run(
-        support::bpc(repo.root(), &home).args(["diff", "--base", "main"]),
-        false,
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
-    // The registry's port is in the commit (the URL) and in the shim (its module
-    // source), so their ids vary; the cache directory names it with `_` for `:`.
-    let shown = support::stdout(&out)
-        .replace(&registry.host(), "[registry]")
-        .replace(&registry.host().replace(':', "_"), "[registry]");
-    let shown = regex::Regex::new("(commit|sha256) [0-9a-f]{12}")
-        .expect("regex")
-        .replace_all(&shown, "$1 [id]");
+    let shown = diff_with_registry(&repo, &home, &registry.host());
     assert_eq!(
         shown,
         indoc! {r#"
@@ -764,17 +772,7 @@ fn a_local_template_replaced_by_a_published_one_is_compared() {
             "{BLUEPRINT_HEAD}metadata:\n  name: local\nsources:\n  - name: demo\n    url: {url}\n"
         ),
     );
-    let out = support::run(
-        support::bpc(repo.root(), &home).args(["diff", "--base", "main"]),
-        false,
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
-    let shown = support::stdout(&out)
-        .replace(&registry.host(), "[registry]")
-        .replace(&registry.host().replace(':', "_"), "[registry]");
-    let shown = regex::Regex::new("(commit|sha256) [0-9a-f]{12}")
-        .expect("regex")
-        .replace_all(&shown, "$1 [id]");
+    let shown = diff_with_registry(&repo, &home, &registry.host());
     let head = indoc! {r#"
         base: main (commit [id])
         head: work tree
