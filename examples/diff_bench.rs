@@ -16,6 +16,9 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+#[path = "support/render_set.rs"]
+mod render_set;
+
 fn main() -> ExitCode {
     let runs: usize = std::env::args()
         .nth(1)
@@ -93,15 +96,7 @@ fn main() -> ExitCode {
 /// The render set as a repository: committed on `main`, one facet line changed in
 /// the work tree.
 fn make_repository(root: &Path) -> std::io::Result<()> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let core = repo.join("tests/conformance/windsor-core-eaa2bcea");
-    let set = repo.join("tests/conformance/windsor-render-eaa2bcea");
-    copy_dir(
-        &core.join("contexts/_template"),
-        &root.join("contexts/_template"),
-    )?;
-    std::fs::copy(core.join("windsor.yaml"), root.join("windsor.yaml"))?;
-    copy_dir(&set.join("contexts"), &root.join("contexts"))?;
+    render_set::assemble(root)?;
     git(root, &["init", "-q", "-b", "main", "."])?;
     git(root, &["add", "-A"])?;
     git(root, &["commit", "-q", "-m", "the render set"])?;
@@ -127,18 +122,4 @@ fn git(dir: &Path, args: &[&str]) -> std::io::Result<()> {
     } else {
         Err(std::io::Error::other(format!("git {args:?} failed")))
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
 }

@@ -193,6 +193,9 @@ const POLICIES: &[(&str, &str)] = &[
     ),
 ];
 
+#[path = "support/render_set.rs"]
+mod render_set;
+
 fn main() -> ExitCode {
     let runs: usize = std::env::args()
         .nth(1)
@@ -306,18 +309,8 @@ fn time(bpc: &Path, project: &Path, args: &[&str], summary: Option<&str>) -> Opt
 /// The project (windsor-core's template, the render set's contexts) and the policy
 /// directory.
 fn assemble(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let core = repo.join("tests/conformance/windsor-core-eaa2bcea");
     let project = dir.join("project");
-    copy_dir(
-        &core.join("contexts/_template"),
-        &project.join("contexts/_template"),
-    )?;
-    std::fs::copy(core.join("windsor.yaml"), project.join("windsor.yaml"))?;
-    copy_dir(
-        &repo.join("tests/conformance/windsor-render-eaa2bcea/contexts"),
-        &project.join("contexts"),
-    )?;
+    render_set::assemble(&project)?;
     let policies = dir.join("policies");
     std::fs::create_dir_all(&policies)?;
     for (name, rule) in POLICIES {
@@ -327,18 +320,4 @@ fn assemble(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
         )?;
     }
     Ok((project, policies))
-}
-
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
 }
