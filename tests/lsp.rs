@@ -55,6 +55,26 @@ fn position_of(text: &str, needle: &str) -> (u64, u64) {
     (line as u64, column as u64)
 }
 
+/// A server on `root`, initialized with `settings` besides a short debounce.
+fn started(root: &Path, settings: serde_json::Value) -> Client {
+    let mut bpc = json!({"debounceMs": 10});
+    if let (Some(all), Some(more)) = (bpc.as_object_mut(), settings.as_object()) {
+        all.extend(more.clone());
+    }
+    let mut client = Client::start(BIN, root);
+    client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(root),
+            "capabilities": {},
+            "initializationOptions": {"bpc": bpc},
+        }),
+    );
+    client.notify("initialized", json!({}));
+    client
+}
+
 fn start(root: &Path) -> Client {
     let mut client = Client::start(BIN, root);
     let result = client.request(
@@ -625,17 +645,7 @@ fn runaway_jsonnet_evaluations_give_their_memory_back() {
         ),
     ]);
     let root = dir.path().canonicalize().expect("canonical");
-    let mut client = Client::start(BIN, &root);
-    client.request(
-        "initialize",
-        json!({
-            "processId": null,
-            "rootUri": uri(&root),
-            "capabilities": {},
-            "initializationOptions": {"bpc": {"debounceMs": 10, "jsonnetMemoryMiB": 64}},
-        }),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = started(&root, json!({"jsonnetMemoryMiB": 64}));
     let facet = uri(&root.join("_template/facets/a.yaml"));
     let text = std::fs::read_to_string(root.join("_template/facets/a.yaml")).expect("facet");
     let over_budget = |diagnostics: &[Value]| {
@@ -808,17 +818,7 @@ fn an_edit_cancels_the_analysis_under_way() {
         .collect();
     let dir = crate::common::project(&borrowed);
     let root = dir.path().canonicalize().expect("canonical");
-    let mut client = Client::start(BIN, &root);
-    client.request(
-        "initialize",
-        json!({
-            "processId": null,
-            "rootUri": uri(&root),
-            "capabilities": {},
-            "initializationOptions": {"bpc": {"debounceMs": 10, "tests": false}},
-        }),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = started(&root, json!({"tests": false}));
     let facet = uri(&root.join("_template/facets/heavy.yaml"));
     client.notify(
         "textDocument/didOpen",
@@ -875,17 +875,7 @@ fn policy_findings_are_diagnostics_on_the_facet_line() {
         root.join("policies/tfvars.rego"),
     )
     .expect("copy");
-    let mut client = Client::start(BIN, &root);
-    client.request(
-        "initialize",
-        json!({
-            "processId": null,
-            "rootUri": uri(&root),
-            "capabilities": {},
-            "initializationOptions": {"bpc": {"debounceMs": 10, "policies": ["policies"]}},
-        }),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = started(&root, json!({"policies": ["policies"]}));
     let path = root.join(FACET);
     let file = uri(&path);
     let text = std::fs::read_to_string(&path).expect("facet");
