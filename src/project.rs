@@ -59,20 +59,7 @@ pub fn discover(
         )));
     }
     let windsor = read_optional(&root.join("windsor.yaml"), "windsor.yaml", sources)?;
-    let chosen = options
-        .context
-        .clone()
-        .or(env_context.filter(|c| !c.is_empty()))
-        .or_else(|| {
-            windsor
-                .as_ref()
-                .and_then(|w| w.get("context"))
-                .and_then(Node::as_str)
-                .map(str::to_string)
-        });
-    let explicit = chosen.is_some();
-    let context = chosen.unwrap_or_else(|| "local".to_string());
-    check_context_name(&context)?;
+    let (context, explicit) = chosen_context(options, env_context, &windsor)?;
     let template_path = template_of(cwd, &root, options);
     if !template_path.exists() && options.template.is_none() {
         let found = published_project(&root, &windsor, &context, explicit, options, sources)?;
@@ -121,6 +108,30 @@ pub fn discover(
         shown_prefix: String::new(),
     };
     Ok(project.for_context(&context, explicit))
+}
+
+/// The context to compose: `--context`, else `WINDSOR_CONTEXT`, else `windsor.yaml`'s
+/// `context`, else `local`; and whether one was named at all.
+fn chosen_context(
+    options: &Options,
+    env_context: Option<String>,
+    windsor: &Option<Node>,
+) -> Result<(String, bool), Diagnostic> {
+    let chosen = options
+        .context
+        .clone()
+        .or(env_context.filter(|c| !c.is_empty()))
+        .or_else(|| {
+            windsor
+                .as_ref()
+                .and_then(|w| w.get("context"))
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        });
+    let explicit = chosen.is_some();
+    let context = chosen.unwrap_or_else(|| "local".to_string());
+    check_context_name(&context)?;
+    Ok((context, explicit))
 }
 
 /// The project at `root` without a template of its own: on the blueprint the context's
@@ -192,21 +203,7 @@ pub fn discover_in(
         shown_prefix: shown_prefix.to_string(),
     };
     project.windsor = project.read_own("windsor.yaml", sources)?;
-    let chosen = options
-        .context
-        .clone()
-        .or(env_context.filter(|c| !c.is_empty()))
-        .or_else(|| {
-            project
-                .windsor
-                .as_ref()
-                .and_then(|w| w.get("context"))
-                .and_then(Node::as_str)
-                .map(str::to_string)
-        });
-    let explicit = chosen.is_some();
-    let context = chosen.unwrap_or_else(|| "local".to_string());
-    check_context_name(&context)?;
+    let (context, explicit) = chosen_context(options, env_context, &project.windsor)?;
     let dir = ["contexts/_template", "_template"]
         .into_iter()
         .find(|dir| files.is_dir(dir));
