@@ -103,6 +103,18 @@ impl SourceFile {
     }
 }
 
+/// The 1-based line and column (in characters) of byte `offset` of `text`, for a
+/// message about a file that is not in a [`FileMap`]; `None` past the end or inside
+/// a character.
+pub fn line_and_column(text: &str, offset: usize) -> Option<Location> {
+    let before = text.get(..offset)?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Some(Location {
+        line: before.matches('\n').count() + 1,
+        column: before[line_start..].chars().count() + 1,
+    })
+}
+
 /// What a [`FileMap`] will hold of a text read from disk ([`FileMap::holding`]).
 #[derive(Debug)]
 pub struct Held(SourceText);
@@ -204,6 +216,14 @@ impl FileMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_and_column_of_text_outside_the_map() {
+        let at = line_and_column("a: 1\nnamé: x\n", 12).unwrap();
+        assert_eq!((at.line, at.column), (2, 7));
+        assert!(line_and_column("é", 1).is_none());
+        assert!(line_and_column("ab", 3).is_none());
+    }
 
     #[test]
     fn lines_and_columns() {

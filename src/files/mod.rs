@@ -11,7 +11,7 @@ pub mod span;
 pub(crate) mod tree;
 
 pub use diagnostic::{strict_failure, Diagnostic, Label, Severity};
-pub use map::{FileMap, Held, Location, SourceFile};
+pub use map::{line_and_column, FileMap, Held, Location, SourceFile};
 pub use render::{render, render_all};
 pub use span::{FileId, Span};
 pub use tree::{FileOverlay, FileTree, ResolvedDirs, TreeError, TreeErrorKind};

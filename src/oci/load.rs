@@ -142,18 +142,10 @@ fn place(root: &Path, listed_in: &str, offset: usize) -> String {
     let Ok(text) = std::fs::read_to_string(root.join(listed_in)) else {
         return listed_in.to_string();
     };
-    let Some(before) = text.get(..offset) else {
-        return listed_in.to_string();
-    };
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit('\n')
-        .next()
-        .unwrap_or_default()
-        .chars()
-        .count()
-        + 1;
-    format!("{listed_in}:{line}:{column}")
+    match crate::files::line_and_column(&text, offset) {
+        Some(at) => format!("{listed_in}:{}:{}", at.line, at.column),
+        None => listed_in.to_string(),
+    }
 }
 
 /// What a cache directory holds, for a message.

@@ -481,19 +481,10 @@ fn confined(text: &str, dir: &str, file: &str) -> Result<(), String> {
 
 /// `:LINE:COL` of the first occurrence of `needle` in `text`, or nothing.
 fn place_of(text: &str, needle: &str) -> String {
-    let Some(at) = text.find(needle) else {
-        return String::new();
-    };
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit('\n')
-        .next()
+    text.find(needle)
+        .and_then(|at| crate::files::line_and_column(text, at))
+        .map(|at| format!(":{}:{}", at.line, at.column))
         .unwrap_or_default()
-        .chars()
-        .count()
-        + 1;
-    format!(":{line}:{column}")
 }
 
 /// A kustomization's text with remote `resources`/`components`/`bases` taken out (as
