@@ -21,6 +21,15 @@ impl Session {
     /// Discovers the project, loads its template and compiles its schema. Diagnostics
     /// name files registered in `sources`, which the caller keeps to render them.
     pub fn open(options: Options, files: Arc<FileMap>) -> Result<Session, Vec<Diagnostic>> {
+        Session::discover(options, files, Load::Whole)
+    }
+
+    /// The project around `options.cwd`, loaded as `load` says.
+    pub(super) fn discover(
+        options: Options,
+        files: Arc<FileMap>,
+        load: Load,
+    ) -> Result<Session, Vec<Diagnostic>> {
         let project = project::discover(
             &options.cwd,
             &options.locate,
@@ -28,7 +37,7 @@ impl Session {
             &files,
         )
         .map_err(|d| vec![d])?;
-        Session::load(project, options, files, Load::Whole)
+        Session::load(project, options, files, load)
     }
 
     /// As [`Session::open`], with the template read through the files `overlay` gives

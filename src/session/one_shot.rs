@@ -5,7 +5,6 @@ use super::{Options, Session};
 use crate::compose::face::{BlueprintAlone, Composition};
 use crate::compose::model::inputs::Cycles;
 use crate::files::{Diagnostic, FileMap, FileTree};
-use crate::project;
 use crate::render::{ManifestFormat, Rendered};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,14 +20,7 @@ pub struct OneShot {
 impl OneShot {
     /// As [`Session::open`], loading for the one composition.
     pub fn open(options: Options, files: Arc<FileMap>) -> Result<OneShot, Vec<Diagnostic>> {
-        let project = project::discover(
-            &options.cwd,
-            &options.locate,
-            options.env_context.clone(),
-            &files,
-        )
-        .map_err(|d| vec![d])?;
-        let session = Session::load(project, options, files, Load::Once)?;
+        let session = Session::discover(options, files, Load::Once)?;
         Ok(OneShot { session })
     }
 
