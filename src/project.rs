@@ -134,6 +134,18 @@ fn chosen_context(
     Ok((context, explicit))
 }
 
+/// The template of a pulled blueprint, its files named as the project sees them.
+fn pulled_tree(pulled: &crate::oci::load::Pulled) -> Result<FileTree, Diagnostic> {
+    let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
+        Diagnostic::error(format!(
+            "cannot open the template pulled from {}: {e}",
+            pulled.url
+        ))
+    })?;
+    tree.set_display_root(pulled.display.clone());
+    Ok(tree)
+}
+
 /// The project at `root` without a template of its own: on the blueprint the context's
 /// sources publish (S14), `None` when they publish none.
 fn published_project(
@@ -150,16 +162,9 @@ fn published_project(
     else {
         return Ok(None);
     };
-    let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
-        Diagnostic::error(format!(
-            "cannot open the template pulled from {}: {e}",
-            pulled.url
-        ))
-    })?;
-    tree.set_display_root(pulled.display.clone());
     let project = Project {
         root: root.to_path_buf(),
-        template: Arc::new(tree),
+        template: Arc::new(pulled_tree(&pulled)?),
         context: String::new(),
         windsor: windsor.clone(),
         warnings: Vec::new(),
@@ -228,14 +233,7 @@ pub fn discover_in(
                     project.shown_root()
                 )));
             };
-            let mut tree = FileTree::open(&pulled.template_dir).map_err(|e| {
-                Diagnostic::error(format!(
-                    "cannot open the template pulled from {}: {e}",
-                    pulled.url
-                ))
-            })?;
-            tree.set_display_root(pulled.display.clone());
-            project.template = Arc::new(tree);
+            project.template = Arc::new(pulled_tree(&pulled)?);
             project.published = Some(pulled);
         }
     }
