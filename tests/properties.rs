@@ -1,7 +1,7 @@
 //! Property tests: the YAML loader, the expression engine and the merge
 //! strategies against laws that must hold for every input, not only the examples.
 
-use bpc::compose::face::deep_merge;
+use bpc::value::edit::deep_merge;
 use bpc::expr::host::NullHost;
 use bpc::expr::{Engine, EngineConfig, Map, Value};
 use bpc::files::FileMap;

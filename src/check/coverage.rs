@@ -103,7 +103,7 @@ fn skeleton(template: &Template) -> Vec<Row> {
         for component in &facet.components {
             let (t, f) = when(component.when.is_some());
             let id =
-                crate::compose::face::identity(component.kind, &component.node).unwrap_or_default();
+                crate::template::identity::node_merge_key(component.kind, &component.node).unwrap_or_default();
             let name = format!("{}/{}/{id}", facet.name, component.kind.list_key());
             rows.push(row(Item::Component, name, component.node.span, t, f));
         }
@@ -157,7 +157,7 @@ fn tally(template: &Template, composition: &Composition, rows: &mut [Row]) {
             if !active {
                 continue;
             }
-            let id = crate::compose::face::identity(component.kind, &component.node);
+            let id = crate::template::identity::node_merge_key(component.kind, &component.node);
             // Entries of one id are told apart by their `when`'s place.
             let when_span = component.when.as_ref().map(|w| w.node.span);
             let excluded = composition.exclusions.iter().any(|e| {

@@ -11,7 +11,7 @@ pub fn check(template: &Template, out: &mut Vec<Finding>) {
     let mut kustomize = BTreeSet::new();
     let mut systems = BTreeSet::new();
     let mut add = |kind: ComponentKind, node: &Node| {
-        if let Some(id) = crate::compose::face::identity(kind, node) {
+        if let Some(id) = crate::template::identity::node_merge_key(kind, node) {
             match kind {
                 ComponentKind::Terraform => terraform.insert(id),
                 ComponentKind::Kustomize => kustomize.insert(id),
@@ -78,7 +78,7 @@ pub fn check(template: &Template, out: &mut Vec<Finding>) {
                         .into_iter()
                         .flatten(),
                     )
-                    .map(String::as_str)
+                    .map(AsRef::as_ref)
                     .collect();
                 let help = crate::template::keys::suggest(text, &candidates)
                     .map(|s| format!("did you mean `{s}`?"));
@@ -89,7 +89,7 @@ pub fn check(template: &Template, out: &mut Vec<Finding>) {
                         format!(
                             "{} `{}` of facet `{}` depends on `{text}`, which no facet defines",
                             component.kind.noun(),
-                            crate::compose::face::identity(component.kind, &component.node)
+                            crate::template::identity::node_merge_key(component.kind, &component.node)
                                 .unwrap_or_default(),
                             facet.name
                         ),

@@ -178,8 +178,8 @@ pub fn check(template: &Template, sites: &[Site<'_>], names: &Shape, out: &mut [
                 )
             })
             .chain(facet.components.iter().enumerate().map(|(i, c)| {
-                let id = crate::compose::face::identity(c.kind, &c.node)
-                    .unwrap_or_else(|| "(unnamed)".to_string());
+                let id = crate::template::identity::node_merge_key(c.kind, &c.node)
+                    .unwrap_or_else(|| Arc::from("(unnamed)"));
                 (Owner::Component(i), format!("{} `{id}`", c.kind.noun()))
             }));
         for (owner, what) in owners {

@@ -161,11 +161,11 @@ fn evaluate_bare(
     for file in &args.project.values {
         let node = crate::project::read_yaml_file(file, &file.to_string_lossy(), files)
             .map_err(|d| vec![d])?;
-        crate::compose::face::deep_merge(&mut scope, &node.to_value());
+        crate::value::edit::deep_merge(&mut scope, &node.to_value());
     }
     if !args.project.set.is_empty() {
         let sets = crate::project::parse_sets(&args.project.set, files).map_err(|d| vec![d])?;
-        crate::compose::face::deep_merge(&mut scope, &sets);
+        crate::value::edit::deep_merge(&mut scope, &sets);
     }
     let scope = match scope {
         Value::Map(m) => (*m).clone(),

@@ -833,7 +833,7 @@ pub fn merged(configs: &[Result<Map, Diagnostic>]) -> Result<Map, Vec<Diagnostic
     let mut config = Value::map(Map::default());
     for part_config in configs {
         let part = part_config.clone().map_err(|d| vec![d])?;
-        crate::compose::scope::deep_merge(&mut config, &Value::map(part));
+        crate::value::edit::deep_merge(&mut config, &Value::map(part));
     }
     Ok(match config {
         Value::Map(m) => Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()),

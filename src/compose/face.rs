@@ -3,13 +3,12 @@
 //! context sees, an expression's message). Every module outside
 //! `compose` imports from here or from the model, never from a stage.
 
-pub use super::collect::identity;
 pub use super::collect::memo::Reuse;
 pub use super::inactive_at_load::test as inactive_at_load;
 pub use super::overlay::context_patches::{read as read_context_patches, ContextPatches};
 pub use super::overlay::Overlay;
 pub use super::scope::Values;
-pub use super::scope::{deep_merge, effective_values, for_template, schema_warnings, set_path};
+pub use super::scope::{effective_values, for_template, schema_warnings};
 pub use super::shared::evaluate::text_diagnostic;
 pub use super::shared::expressions::Expressions;
 pub use super::shared::schema::Schema;

@@ -10,6 +10,8 @@
 
 use super::ComponentKind;
 use crate::value::Value;
+use crate::yaml::Node;
+use std::sync::Arc;
 
 /// The merge key of a component whose non-empty text fields `field` gives. Most keys
 /// are one field as written (a `name`, a `path` without a `source`): that field's own
@@ -28,6 +30,12 @@ where
             })
         }),
     }
+}
+
+/// The merge key of a component as a facet writes it (its literal fields): the node's
+/// own shared text where the key is one field as written, so most keys cost no copy.
+pub fn node_merge_key(kind: ComponentKind, node: &Node) -> Option<Arc<str>> {
+    merge_key(kind, |k| node.get(k).and_then(Node::as_shared_str))
 }
 
 /// The id of a composed component: its non-empty `name`, else its `path`.

@@ -2,7 +2,7 @@
 //! cases, with positions for every problem. Top-level keys other than `cases` (such
 //! as `x-defaults` holding anchors) are ignored.
 
-use crate::compose::face::set_path;
+use crate::value::edit::set_path;
 use crate::expr::{Map, Value};
 use crate::files::{Diagnostic, FileMap, FileTree, Span};
 use crate::yaml::{Node, NodeKind};

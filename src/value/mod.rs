@@ -9,6 +9,7 @@
 //! because the same scope is read by thousands of expressions.
 
 pub(crate) mod depth;
+pub mod edit;
 mod equal;
 pub mod json;
 mod node;

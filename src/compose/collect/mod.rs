@@ -23,7 +23,7 @@ use crate::expr::Value;
 use crate::files::Diagnostic;
 use crate::template::bodies::FacetBodies;
 use crate::template::fields::{canonical, field_for, Eval, Field};
-use crate::template::identity::merge_key;
+use crate::template::identity::node_merge_key;
 use crate::template::{ComponentEntry, ComponentKind, FacetId, Strategy, Template, TemplateId};
 use crate::yaml::{Node, NodeKind};
 use std::sync::Arc;
@@ -81,18 +81,6 @@ pub struct Exclusion {
     /// Shared by every component of a facet left out by the facet's `when`, and
     /// with the memo's copy (`memo`).
     pub when: Option<Arc<crate::template::Condition>>,
-}
-
-/// A component's identity from its literal fields (S9): terraform `name`, else
-/// `path` (with `source` when set); kustomization `name`.
-pub fn identity(kind: ComponentKind, node: &Node) -> Option<String> {
-    shared_identity(kind, node).map(|id| id.to_string())
-}
-
-/// [`identity`] as the node's own shared text where it is one field as written (no
-/// copy for most components).
-fn shared_identity(kind: ComponentKind, node: &Node) -> Option<Arc<str>> {
-    merge_key(kind, |k| node.get(k).and_then(Node::as_shared_str))
 }
 
 struct Collector<'a, 't> {
@@ -302,7 +290,7 @@ pub fn collect_facet(
         let reason: Arc<str> = Arc::from(format!("facet `{}` is not active", facet.name));
         let when = facet.when.clone().map(Arc::new);
         for (entry, node) in entries {
-            if let Some(id) = shared_identity(entry.kind, node) {
+            if let Some(id) = node_merge_key(entry.kind, node) {
                 exclusions.push(Exclusion {
                     kind: entry.kind,
                     id,
@@ -320,7 +308,7 @@ pub fn collect_facet(
             match c.facet_component(i, entry, node) {
                 Ok(Some(contribution)) => contributions.push(contribution),
                 Ok(None) => {
-                    if let Some(id) = shared_identity(entry.kind, node) {
+                    if let Some(id) = node_merge_key(entry.kind, node) {
                         exclusions.push(Exclusion {
                             kind: entry.kind,
                             id,
@@ -355,7 +343,7 @@ impl<'t> Collector<'_, 't> {
         node: &Node,
         pos: usize,
     ) -> Option<Contribution> {
-        let Some(id) = shared_identity(kind, node) else {
+        let Some(id) = node_merge_key(kind, node) else {
             self.errors.push(
                 Diagnostic::error(format!(
                     "a {} in blueprint.yaml has no identity",
@@ -408,7 +396,7 @@ impl<'t> Collector<'_, 't> {
     ) -> Result<Option<Contribution>, Diagnostic> {
         let facet = &self.template.facets[facet_index];
         let host = self.resolver.host_for(facet_index);
-        let id = shared_identity(entry.kind, node).unwrap_or_default();
+        let id = node_merge_key(entry.kind, node).unwrap_or_default();
         // What messages call the component: written only if one is.
         let what = || format!("{} `{id}` of facet `{}`", entry.kind.noun(), facet.name);
         if let Some(cond) = &entry.when {

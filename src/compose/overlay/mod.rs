@@ -15,7 +15,6 @@ use crate::compose::model::component::{Component, Effect, ListChoice, Merged, St
 use crate::compose::model::fields::FieldMap;
 use crate::compose::model::origin::{Contributor, Origin, OriginId, Origins};
 use crate::compose::model::tracked::{Tracked, TrackedMap};
-use crate::compose::scope;
 use crate::compose::shared::evaluate::expr_diagnostic;
 use crate::compose::shared::expressions::Expressions;
 use crate::compose::shared::host::TemplateHost;
@@ -94,7 +93,7 @@ pub fn apply_context(
     let mut warnings = Vec::new();
     if let Some(overlay) = own.overlay {
         let mut values = Value::map(context.clone());
-        scope::deep_merge(&mut values, &Value::map(config::merged(configs)?));
+        crate::value::edit::deep_merge(&mut values, &Value::map(config::merged(configs)?));
         let values = values.as_map().cloned().unwrap_or_default();
         let eval = Evaluation {
             engine: own.with.engine,
@@ -282,7 +281,7 @@ impl Reader<'_, '_> {
                     .with_context(format!("in {}", self.overlay.path)),
             );
         };
-        let Some(id) = crate::compose::collect::identity(kind, node) else {
+        let Some(id) = crate::template::identity::node_merge_key(kind, node) else {
             let needs = match kind {
                 ComponentKind::Terraform => "needs a `name` or a `path`",
                 _ => "needs a `name`",
@@ -349,7 +348,7 @@ impl Reader<'_, '_> {
         }
         Ok(Entry {
             kind,
-            id,
+            id: id.to_string(),
             fields: out,
             origin: self.origin(node, None, false),
             span: node.span,

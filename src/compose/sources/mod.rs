@@ -11,7 +11,7 @@
 //! and `dependsOn` may name a component of another source.
 
 use crate::compose::collect::Part;
-use crate::compose::scope::deep_merge;
+use crate::value::edit::deep_merge;
 use crate::compose::shared::schema::Schema;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
