@@ -830,18 +830,9 @@ impl Corpus {
         let Some(session) = self.session(tree, set) else {
             return;
         };
-        let Ok(layers) = session.layers() else {
-            return;
-        };
-        if let Ok(values) = bpc::compose::face::effective_values(
-            session.schema.as_ref(),
-            true,
-            &layers,
-            &session.files,
-            Some("fuzz"),
-        ) {
-            write_value(&Value::map(values), self.limits.output_bytes);
-        }
+        // The values as `bpc show values` prints them, within the output budget.
+        let _ = session.values_text(bpc::emit::Format::Json);
+        let _ = session.values_text(bpc::emit::Format::Yaml);
         // Now and then the whole composition over those values.
         if pairs.len() % 16 == 0 {
             if let Ok(composition) = session.compose() {

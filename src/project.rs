@@ -3,7 +3,7 @@
 //! the process environment; composition itself gets everything through its inputs.
 
 use crate::compose::face::Overlay;
-use crate::compose::face::{read_context_patches, ContextPatches};
+use crate::compose::face::ContextPatches;
 use crate::compose::model::inputs::{Builtins, Layer, LayerYaml};
 use crate::expr::Value;
 use crate::files::{Diagnostic, FileMap, FileTree};
@@ -588,7 +588,7 @@ impl Project {
         let mut tree = self.own_tree()?;
         // Messages name the files relative to the project, as they do the overlay.
         tree.set_display_root(self.shown_root());
-        Ok(read_context_patches(&tree, &dir, sources))
+        Ok(ContextPatches::read(&tree, &dir, sources))
     }
 
     /// The context's value layers in precedence order (S4, schema defaults excluded).

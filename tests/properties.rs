@@ -225,7 +225,7 @@ fn compose_pair(first: &Map, strategy: &str, second: &Map) -> Result<Option<Valu
         precedence: Default::default(),
         for_explain: Default::default(),
     };
-    let composition = bpc::compose::face::compose(&inputs).map_err(|d| format!("{d:?}"))?;
+    let composition = inputs.compose().map_err(|d| format!("{d:?}"))?;
     let terraform = composition
         .blueprint
         .as_map()

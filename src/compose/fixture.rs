@@ -10,7 +10,7 @@ use crate::compose::model::component::Merged;
 use crate::compose::model::inputs::Environment;
 use crate::compose::model::origin::Origins;
 use crate::compose::model::precedence::Precedence;
-use crate::compose::scope::{self, Values};
+use crate::compose::scope::Values;
 use crate::compose::{finish, flux, validate};
 use crate::compose::{
     model::inputs::{Builtins, Layer, Limits},
@@ -104,7 +104,7 @@ impl Fixture {
 
     /// Stage 2: the context values.
     pub fn context(&self) -> Arc<Map> {
-        scope::for_template(&self.value_inputs(), None, None)
+        self.value_inputs().scope(None, None)
             .unwrap_or_else(|ds| panic!("the fixture's values are valid: {ds:?}"))
     }
 

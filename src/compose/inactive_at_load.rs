@@ -5,7 +5,9 @@
 
 use crate::compose::shared::evaluate::eval_condition;
 use crate::compose::shared::expressions::Expressions;
+use crate::compose::scope::Values;
 use crate::compose::shared::host::TemplateHost;
+use crate::compose::shared::schema::Schema;
 use crate::expr::{ExprError, Map, Scope, Value};
 use crate::files::{FileMap, FileTree};
 use crate::template::prune::Inactive;
@@ -14,17 +16,20 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// The test for one context: `context` is the composing template's scope (values over
-/// the schema's defaults, with the built-ins), `tree` and `files` the template's.
+/// The test for one context whose values are `values` under `schema`; `tree` and
+/// `files` the template's. `None` when the context's scope cannot be made (composing
+/// then says what is wrong).
 pub fn test<'a>(
     with: Expressions<'a>,
+    values: &Values<'_>,
+    schema: Option<&Schema>,
     tree: Arc<FileTree>,
     files: Arc<FileMap>,
-    context: Arc<Map>,
-) -> Box<Inactive<'a>> {
-    Box::new(move |facet: &Arc<Facet>| {
+) -> Option<Box<Inactive<'a>>> {
+    let context = values.scope(schema, None).ok()?;
+    Some(Box::new(move |facet: &Arc<Facet>| {
         false_before_any_block(&with, &tree, &files, &context, facet)
-    })
+    }))
 }
 
 /// `Some(names read)` when `facet`'s `when` is false with no facet active; `None`
@@ -90,10 +95,12 @@ mod tests {
             .values("values.yaml", "provider: aws\nregion: eu\n");
         let test = super::test(
             fx.with(),
+            &fx.value_inputs(),
+            None,
             fx.template.tree.clone(),
             fx.template.files.clone(),
-            fx.context(),
-        );
+        )
+        .expect("the values make a scope");
         let names = test(&fx.template.facets[0])?;
         let mut names: Vec<String> = names.into_iter().collect();
         names.sort();
@@ -128,10 +135,12 @@ mod tests {
         let fx = Fixture::new(&[("facets/a.yaml", &facet("a", ""))]);
         let test = super::test(
             fx.with(),
+            &fx.value_inputs(),
+            None,
             fx.template.tree.clone(),
             fx.template.files.clone(),
-            fx.context(),
-        );
+        )
+        .expect("the values make a scope");
         assert_eq!(test(&fx.template.facets[0]), None);
     }
 }

@@ -1,6 +1,6 @@
 //! Composition: a template plus a context's values to one blueprint.
 //!
-//! [`compose`] is the list of stages, each a sub-module called once, in order:
+//! [`Inputs::compose`] is the list of stages, each a sub-module called once, in order:
 //!
 //! 1. [`sources`]: the templates to compose, local sources first (S9, S14); then for
 //!    each of them:
@@ -16,7 +16,7 @@
 //!     writes;
 //! 11. [`assemble`]: the blueprint as one value, within the output budget.
 //!
-//! [`compose_incremental`] is the same list with a memory ([`Memo`]):
+//! [`Inputs::recompose`] is the same list with a memory ([`Memo`]):
 //! stages 3–5 keep the activation, config blocks and contributions of what an edit
 //! did not reach, and replay facets whose inputs did not change ([`memo`]); stage 6
 //! takes the components whose contributions are the same ones
@@ -119,14 +119,7 @@ impl Inputs<'_> {
     /// project context's values that break the schema only warn (S4).
     fn warnings(&self) -> Vec<Diagnostic> {
         let mut warnings = self.template.warnings.clone();
-        warnings.extend(scope::schema_warnings(
-            self.schema,
-            self.apply_schema_defaults,
-            &self.layers,
-            &self.template.files,
-            self.config_defaults
-                .then_some(self.builtins.context.as_str()),
-        ));
+        warnings.extend(self.values().schema_warnings(self.schema));
         warnings
     }
 
@@ -282,15 +275,37 @@ impl Memo {
     }
 }
 
-pub fn compose(inputs: &Inputs<'_>) -> Result<Composition, Vec<Diagnostic>> {
-    compose_cold(inputs, Read::Everything)
-}
+/// The three ways to compose, and one evaluation in the composed scope.
+impl Inputs<'_> {
+    /// Runs the stages, cold.
+    pub fn compose(&self) -> Result<Composition, Vec<Diagnostic>> {
+        compose_cold(self, Read::Everything)
+    }
 
-/// As [`compose`], for a caller that writes the blueprint once and reads nothing else
-/// of the composition ([`BlueprintAlone`]).
-pub fn compose_blueprint(inputs: &Inputs<'_>) -> Result<BlueprintAlone, Vec<Diagnostic>> {
-    let composition = compose_cold(inputs, Read::BlueprintAlone)?;
-    Ok(BlueprintAlone { composition })
+    /// As [`Inputs::compose`], for a caller that writes the blueprint once and reads
+    /// nothing else of the composition ([`BlueprintAlone`]).
+    pub fn compose_blueprint(&self) -> Result<BlueprintAlone, Vec<Diagnostic>> {
+        let composition = compose_cold(self, Read::BlueprintAlone)?;
+        Ok(BlueprintAlone { composition })
+    }
+
+    /// Composes as [`Inputs::compose`] does, reusing what `memo` kept from the last
+    /// composition where its inputs did not change (see [`memo`]), and keeping this
+    /// one's for the next: the same result as a cold composition's. A template with
+    /// local sources, Terraform outputs the memo cannot fingerprint, or any error on
+    /// the way composes cold (a failure then reads exactly as a cold composition's).
+    pub fn recompose(&self, memo: &mut Memo) -> Result<Composition, Vec<Diagnostic>> {
+        compose_incremental(self, memo)
+    }
+
+    /// One evaluation in a context's composed scope, outside any facet (`bpc eval
+    /// --project`): see [`with_scope`].
+    pub(crate) fn with_scope<T>(
+        &self,
+        run: impl FnOnce(&dyn Scope, &dyn Host) -> T,
+    ) -> Result<T, Vec<Diagnostic>> {
+        with_scope(self, run)
+    }
 }
 
 /// What the caller of a composition reads of it.
@@ -431,7 +446,7 @@ fn compose_template(
 ) -> Result<Part, Vec<Diagnostic>> {
     let with = inputs.expressions();
     // 2. scope
-    let context = scope::for_template(&inputs.values(), unit.schema(), unit.visible.as_ref())?;
+    let context = inputs.values().scope(unit.schema(), unit.visible.as_ref())?;
     // 3. activate
     let activation = activate::activate(&with, unit.template, &context)?;
     // 4. config
@@ -440,12 +455,8 @@ fn compose_template(
     collect::part(unit.id, &resolver, activation, context, origins)
 }
 
-/// Composes as [`compose`] does, reusing what `memo` kept from the last composition
-/// where its inputs did not change (see [`memo`]), and keeping this one's for the
-/// next: the same result as [`compose`]'s. A template with local sources, Terraform
-/// outputs the memo cannot fingerprint, or any error on the way composes cold (a
-/// failure then reads exactly as a cold composition's).
-pub fn compose_incremental(
+/// [`Inputs::recompose`].
+fn compose_incremental(
     inputs: &Inputs<'_>,
     memo: &mut Memo,
 ) -> Result<Composition, Vec<Diagnostic>> {
@@ -469,7 +480,7 @@ pub fn compose_incremental(
         }
     }
     memo.collected.run_cold();
-    compose(inputs)
+    inputs.compose()
 }
 
 /// Stages 2–5 for one template, collecting with `memo`; `None` where a cold
@@ -481,7 +492,7 @@ fn remember_template(
     origins: &mut Origins,
 ) -> Option<Part> {
     let with = inputs.expressions();
-    let context = scope::for_template(&inputs.values(), unit.schema(), unit.visible.as_ref());
+    let context = inputs.values().scope(unit.schema(), unit.visible.as_ref());
     let context = context.ok()?;
     memo::part(&with, unit.id, unit.template, context, memo, origins)
 }
@@ -496,7 +507,7 @@ const AT_ROOT: &str = "<expression>";
 /// whose files are the template's. Fails only where composing would: value layers that
 /// break the schema, a `when` that cannot be evaluated, a local source that does not
 /// compose.
-pub(crate) fn with_scope<T>(
+fn with_scope<T>(
     inputs: &Inputs<'_>,
     run: impl FnOnce(&dyn Scope, &dyn Host) -> T,
 ) -> Result<T, Vec<Diagnostic>> {
@@ -510,7 +521,7 @@ pub(crate) fn with_scope<T>(
             sources.composed(&unit, &part)?;
             continue;
         }
-        let context = scope::for_template(&inputs.values(), unit.schema(), unit.visible.as_ref())?;
+        let context = inputs.values().scope(unit.schema(), unit.visible.as_ref())?;
         let activation = activate::activate(&with, unit.template, &context)?;
         let resolver = config::Resolver::new(&with, unit.template, context, &activation.active);
         let host = TemplateHost {

@@ -4,8 +4,8 @@
 //! compiled.
 
 use super::{Options, Session};
-use crate::compose::face::{Expressions, Schema};
-use crate::compose::model::inputs::Layer;
+use crate::compose::face::{Expressions, Schema, Values};
+use crate::compose::model::inputs::{Builtins, Layer};
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Engine, EngineConfig};
 use crate::files::{Diagnostic, FileMap, FileOverlay, FileTree};
@@ -200,9 +200,24 @@ pub(super) fn bare_project(tree: FileTree, root: impl Into<PathBuf>, options: &O
 }
 
 /// Under a project's value layers: the schema's defaults, and the Windsor CLI's config
-/// defaults (S4). Composing and the test below must see the same scope.
+/// defaults (S4). Composing, the load's test and `bpc show values` see the same scope.
 pub(super) const SCHEMA_DEFAULTS: bool = true;
 pub(super) const CONFIG_DEFAULTS: bool = true;
+
+/// A project context's value inputs, as composing it sees them.
+pub(super) fn project_values<'a>(
+    layers: &'a [Layer],
+    builtins: &'a Builtins,
+    files: &'a FileMap,
+) -> Values<'a> {
+    Values {
+        layers,
+        builtins,
+        schema_defaults: SCHEMA_DEFAULTS,
+        config_defaults: CONFIG_DEFAULTS,
+        files,
+    }
+}
 
 /// The test that keeps a facet hollow at load when it is certainly inactive in the
 /// context `project` names (`template::prune`); `None` (every facet whole) when the
@@ -224,20 +239,14 @@ fn inactive_test<'a>(
         .ok()?;
     let layers = read.get_or_init(|| layers);
     let builtins = project.builtins();
-    let values = crate::compose::face::Values {
-        layers,
-        builtins: &builtins,
-        schema_defaults: SCHEMA_DEFAULTS,
-        config_defaults: CONFIG_DEFAULTS,
-        files: sources,
-    };
-    let context = crate::compose::face::for_template(&values, schema, None).ok()?;
-    Some(crate::compose::face::inactive_at_load(
+    let values = project_values(layers, &builtins, sources);
+    crate::compose::face::inactive_at_load(
         with,
+        &values,
+        schema,
         project.template.clone(),
         sources.clone(),
-        context,
-    ))
+    )
 }
 
 /// For a project built on a published blueprint: the context's other `oci://` sources

@@ -18,7 +18,7 @@ use crate::compose::face::text_diagnostic;
 pub use crate::compose::face::Memo;
 use crate::compose::face::Overlay;
 use crate::compose::face::Schema;
-use crate::compose::face::{read_context_patches, ContextPatches};
+use crate::compose::face::ContextPatches;
 use crate::compose::model::inputs::Environment;
 use crate::compose::model::inputs::Layer;
 use crate::compose::model::precedence::Precedence;
@@ -143,13 +143,9 @@ impl Session {
     /// The schema violations of the context's values, as warnings (docs/semantics.md
     /// S4: composition goes on, as in the Windsor CLI; `--strict` fails).
     pub fn value_warnings(&self) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-        Ok(crate::compose::face::schema_warnings(
-            self.schema.as_ref(),
-            true,
-            &self.layers()?,
-            &self.files,
-            Some(self.project.builtins().context.as_str()),
-        ))
+        let (layers, builtins) = (self.layers()?, self.project.builtins());
+        let values = load::project_values(&layers, &builtins, &self.files);
+        Ok(values.schema_warnings(self.schema.as_ref()))
     }
 
     fn layers_of(&self, project: &Project) -> Result<Vec<Layer>, Vec<Diagnostic>> {
@@ -268,8 +264,8 @@ impl Session {
         let patches = project.context_patches(&self.files).map_err(|d| vec![d])?;
         let inputs = self.inputs(project, overlay.as_ref(), Some(&patches), cycles)?;
         let mut composition = match memo {
-            Some(memo) => crate::compose::face::compose_incremental(&inputs, memo)?,
-            None => crate::compose::face::compose(&inputs)?,
+            Some(memo) => inputs.recompose(memo)?,
+            None => inputs.compose()?,
         };
         composition
             .warnings
@@ -308,7 +304,7 @@ impl Session {
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
         let inputs = self.inputs(project, None, None, Cycles::Reject)?;
-        let result = crate::compose::face::with_scope(&inputs, |scope, host| {
+        let result = inputs.with_scope(|scope, host| {
             syntax.eval(&self.engine, text, scope, host)
         })?;
         result.map_err(|e| vec![text_diagnostic(&e, file, text)])
@@ -402,7 +398,7 @@ impl Session {
             engine: &self.engine,
             project_root: self.project.root.to_string_lossy().replace('\\', "/"),
             options,
-            patches: read_context_patches(&self.template.tree, "patches", &self.files),
+            patches: ContextPatches::read(&self.template.tree, "patches", &self.files),
             policies: None,
         }
     }
@@ -411,13 +407,9 @@ impl Session {
     /// under the value layers, with the typed fields Windsor fills in, descriptions as
     /// comments (YAML) and sensitive values masked ([`crate::emit::values`]).
     pub fn values_text(&self, format: crate::emit::Format) -> Result<String, Vec<Diagnostic>> {
-        let values = crate::compose::face::effective_values(
-            self.schema.as_ref(),
-            true,
-            &self.layers()?,
-            &self.files,
-            Some(self.project.builtins().context.as_str()),
-        )?;
+        let (layers, builtins) = (self.layers()?, self.project.builtins());
+        let values = load::project_values(&layers, &builtins, &self.files);
+        let values = values.effective(self.schema.as_ref())?;
         crate::emit::values::values_text(
             values,
             self.schema.as_ref(),

@@ -49,7 +49,7 @@ impl OneShot {
         let overlay = project.overlay(&s.files).map_err(|d| vec![d])?;
         let patches = project.context_patches(&s.files).map_err(|d| vec![d])?;
         let inputs = s.inputs(project, overlay.as_ref(), Some(&patches), Cycles::Reject)?;
-        let mut alone = crate::compose::face::compose_blueprint(&inputs)?;
+        let mut alone = inputs.compose_blueprint()?;
         alone
             .warnings_mut()
             .splice(0..0, project.warnings.iter().cloned());

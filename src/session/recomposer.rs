@@ -140,7 +140,7 @@ impl Recomposer {
     }
 
     /// How much the last composition of `context` reused.
-    pub fn reuse(&self, context: &str) -> crate::compose::face::Reuse {
+    pub fn reuse(&self, context: &str) -> crate::compose::model::reuse::Reuse {
         self.memos.get(context).map(Memo::last).unwrap_or_default()
     }
 

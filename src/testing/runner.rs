@@ -7,7 +7,7 @@ use super::case::{Case, ExpectError};
 use super::matcher::{check, Composed, Mismatch};
 use crate::compose::face::ContextPatches;
 use crate::compose::face::Schema;
-use crate::compose::face::{compose, Composition, Inputs};
+use crate::compose::face::{Composition, Inputs};
 use crate::compose::model::inputs::Environment;
 use crate::compose::model::inputs::{Builtins, Layer};
 use crate::expr::host::{OutputReads, TerraformOutputs};
@@ -126,7 +126,7 @@ impl Runner<'_> {
             context_patches: Some(&self.patches),
             for_explain: crate::compose::model::for_explain::ForExplain::Kept,
         };
-        let composition = compose(&inputs)?;
+        let composition = inputs.compose()?;
         if let TerraformOutputs::Mocked(_, reads) = &inputs.terraform {
             missing_output_components(&composition, reads).map_err(|d| vec![d])?;
         }

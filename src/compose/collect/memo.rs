@@ -63,6 +63,7 @@
 //! exactly as a cold composition's; this memo is only ever updated by a composition
 //! that succeeded up to merging.
 
+pub(crate) use crate::compose::model::reuse::Reuse;
 use super::part::{owners_with, Pieces};
 use super::Part;
 use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
@@ -87,18 +88,6 @@ pub struct Memo {
     state: Option<State>,
     /// How the last composition went: facets replayed and collected again.
     pub last: Reuse,
-}
-
-/// How much of the last composition came from the memo.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Reuse {
-    /// Facets whose contributions (or, inactive, exclusions) were replayed.
-    pub replayed: usize,
-    /// Facets collected (again): changed, reading a changed name, reading files or
-    /// the environment, or switched on or off.
-    pub collected: usize,
-    /// The composition ran cold (first run, an error, or inputs the memo cannot use).
-    pub cold: bool,
 }
 
 struct State {

@@ -16,5 +16,6 @@ pub mod for_explain;
 pub mod inputs;
 pub(crate) mod origin;
 pub mod precedence;
+pub(crate) mod reuse;
 pub(crate) mod tier_names;
 pub(crate) mod tracked;

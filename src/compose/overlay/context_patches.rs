@@ -41,9 +41,16 @@ pub struct PatchGroup {
     pub patches: Vec<(Value, Span)>,
 }
 
-/// Reads the patch files under `dir` of `tree` (a missing directory has none),
-/// registering their text in `sources` so messages can point into them.
-pub fn read(tree: &FileTree, dir: &str, sources: &FileMap) -> ContextPatches {
+impl ContextPatches {
+    /// Reads the patch files under `dir` of `tree` (a missing directory has none),
+    /// registering their text in `sources` so messages can point into them.
+    pub fn read(tree: &FileTree, dir: &str, sources: &FileMap) -> ContextPatches {
+        read(tree, dir, sources)
+    }
+}
+
+/// [`ContextPatches::read`].
+fn read(tree: &FileTree, dir: &str, sources: &FileMap) -> ContextPatches {
     let mut out = ContextPatches {
         dir: tree.describe(dir),
         ..ContextPatches::default()

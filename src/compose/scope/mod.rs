@@ -26,66 +26,88 @@ pub struct Values<'a> {
     pub files: &'a FileMap,
 }
 
-/// The context values one template's expressions see: [`context_scope`] under
-/// `schema`, with `visible` (the config of the sources the template builds on) laid
-/// over them.
-pub fn for_template(
-    values: &Values<'_>,
-    schema: Option<&Schema>,
-    visible: Option<&Value>,
-) -> Result<Arc<Map>, Vec<Diagnostic>> {
-    let context = context_scope(values, schema)?;
-    let Some(visible) = visible else {
-        return Ok(context);
-    };
-    let mut merged = Value::map((*context).clone());
-    deep_merge(&mut merged, visible);
-    Ok(match merged {
-        Value::Map(m) => Arc::new(Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone())),
-        _ => context,
-    })
-}
+impl Values<'_> {
+    /// The context values one template's expressions see: [`Values::context_scope`]
+    /// under `schema`, with `visible` (the config of the sources the template builds
+    /// on) laid over them.
+    pub fn scope(
+        &self,
+        schema: Option<&Schema>,
+        visible: Option<&Value>,
+    ) -> Result<Arc<Map>, Vec<Diagnostic>> {
+        let context = self.context_scope(schema)?;
+        let Some(visible) = visible else {
+            return Ok(context);
+        };
+        let mut merged = Value::map((*context).clone());
+        deep_merge(&mut merged, visible);
+        Ok(match merged {
+            Value::Map(m) => Arc::new(Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone())),
+            _ => context,
+        })
+    }
 
-/// Builds the context scope: defaults (when asked), the layers in order, validation,
-/// then the built-ins.
-pub fn context_scope(
-    values: &Values<'_>,
-    schema: Option<&Schema>,
-) -> Result<Arc<Map>, Vec<Diagnostic>> {
-    let Values {
-        layers,
-        builtins,
-        schema_defaults: apply_defaults,
-        config_defaults,
-        files: sources,
-    } = *values;
-    let windsor = config_defaults.then_some(builtins.context.as_str());
-    let mut map = effective_values(schema, apply_defaults, layers, sources, windsor)?;
-    map.insert("context".into(), Value::str(builtins.context.as_str()));
-    map.insert(
-        "context_path".into(),
-        Value::str(builtins.context_path.as_str()),
-    );
-    map.insert(
-        "project_root".into(),
-        Value::str(builtins.project_root.as_str()),
-    );
-    // Windsor's `projectName`: the project directory's own name.
-    let project_name = builtins
-        .project_root
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or_default();
-    map.insert("projectName".into(), Value::str(project_name));
-    Ok(Arc::new(map))
+    /// The context names the Windsor CLI's config defaults for, when they apply.
+    fn windsor(&self) -> Option<&str> {
+        self.config_defaults
+            .then_some(self.builtins.context.as_str())
+    }
+
+    /// The context's values without the built-ins (`bpc show values`): see
+    /// [`effective_values`].
+    pub fn effective(&self, schema: Option<&Schema>) -> Result<Map, Vec<Diagnostic>> {
+        effective_values(
+            schema,
+            self.schema_defaults,
+            self.layers,
+            self.files,
+            self.windsor(),
+        )
+    }
+
+    /// The schema violations of a project context's values, as warnings: see
+    /// [`schema_warnings`].
+    pub fn schema_warnings(&self, schema: Option<&Schema>) -> Vec<Diagnostic> {
+        schema_warnings(
+            schema,
+            self.schema_defaults,
+            self.layers,
+            self.files,
+            self.windsor(),
+        )
+    }
+
+    /// Builds the context scope: defaults (when asked), the layers in order,
+    /// validation, then the built-ins.
+    fn context_scope(&self, schema: Option<&Schema>) -> Result<Arc<Map>, Vec<Diagnostic>> {
+        let builtins = self.builtins;
+        let mut map = self.effective(schema)?;
+        map.insert("context".into(), Value::str(builtins.context.as_str()));
+        map.insert(
+            "context_path".into(),
+            Value::str(builtins.context_path.as_str()),
+        );
+        map.insert(
+            "project_root".into(),
+            Value::str(builtins.project_root.as_str()),
+        );
+        // Windsor's `projectName`: the project directory's own name.
+        let project_name = builtins
+            .project_root
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        map.insert("projectName".into(), Value::str(project_name));
+        Ok(Arc::new(map))
+    }
 }
 
 /// The context's values without the built-ins: schema defaults (when asked) under the
 /// layers in order, validated, plus the typed fields Windsor materialises
 /// (`bpc show values`). `windsor` names the context when the Windsor CLI's config
 /// defaults apply ([`crate::compose::scope::config_defaults`]; not under `bpc test`).
-pub fn effective_values(
+fn effective_values(
     schema: Option<&Schema>,
     apply_defaults: bool,
     layers: &[Layer],
@@ -143,7 +165,7 @@ pub fn effective_values(
 /// S4, "Schema violations"): the values as [`effective_values`] merges them, checked
 /// against `schema`. Empty for a test case (`windsor` unset), where a violation is an
 /// error of [`effective_values`].
-pub fn schema_warnings(
+fn schema_warnings(
     schema: Option<&Schema>,
     apply_defaults: bool,
     layers: &[Layer],
@@ -212,7 +234,7 @@ mod tests {
         let visible = crate::yaml::parse("a: {y: 2}\n", crate::files::FileId(0))
             .expect("parses")
             .to_value();
-        let context = super::for_template(&fx.value_inputs(), None, Some(&visible))
+        let context = (fx.value_inputs().scope(None, Some(&visible)))
             .expect("the values are valid");
         assert_eq!(text(context.get("a")), r#"{"x":1,"y":2}"#);
     }
