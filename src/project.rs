@@ -2,8 +2,8 @@
 //! value layers (S4). This is the only place that looks at the current directory or
 //! the process environment; composition itself gets everything through its inputs.
 
-use crate::compose::face::Overlay;
 use crate::compose::face::ContextPatches;
+use crate::compose::face::Overlay;
 use crate::compose::model::inputs::{Builtins, Layer, LayerYaml};
 use crate::expr::Value;
 use crate::files::{Diagnostic, FileMap, FileTree};

@@ -219,6 +219,42 @@ fn compose_is_read_through_its_model_and_face() {
     );
 }
 
+/// The face stays narrow: a name added to it is a name every reader of the
+/// composition may come to depend on. Eleven today; lower the bound when one goes.
+#[test]
+fn the_face_of_the_composition_names_few_things() {
+    const MOST: usize = 11;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("src/compose/face.rs")).expect("face reads");
+    let mut names = Vec::new();
+    for line in code_only(&text).lines() {
+        let Some(path) = line.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let path = path.trim_end_matches(';');
+        let (list, named) = match path.split_once('{') {
+            Some((_, list)) => (list.trim_end_matches('}'), true),
+            None => (path, false),
+        };
+        for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            // `a::b as c` names `c`; `a::b` names `b`.
+            let name = item.rsplit(" as ").next().unwrap_or(item);
+            let name = if named {
+                name
+            } else {
+                name.rsplit("::").next().unwrap_or(name)
+            };
+            names.push(name.to_string());
+        }
+    }
+    assert!(names.len() >= 5, "the scan finds too few names: {names:?}");
+    assert!(
+        names.len() <= MOST,
+        "compose::face re-exports {} names (at most {MOST}): {names:?}",
+        names.len()
+    );
+}
+
 /// The composition's driver owns the release of memory: a stage says where a large
 /// step of its own freed much (`shared::memory::Memory`), but only the driver names
 /// `heap::give_back`, and so decides whether anything is handed back. (Worker

@@ -1,10 +1,10 @@
 //! Property tests: the YAML loader, the expression engine and the merge
 //! strategies against laws that must hold for every input, not only the examples.
 
-use bpc::value::edit::deep_merge;
 use bpc::expr::host::NullHost;
 use bpc::expr::{Engine, EngineConfig, Map, Value};
 use bpc::files::FileMap;
+use bpc::value::edit::deep_merge;
 use proptest::prelude::*;
 
 /// Plain data as a blueprint holds it: YAML has one integer type and no NaN keys, so

@@ -102,8 +102,8 @@ fn skeleton(template: &Template) -> Vec<Row> {
         }
         for component in &facet.components {
             let (t, f) = when(component.when.is_some());
-            let id =
-                crate::template::identity::node_merge_key(component.kind, &component.node).unwrap_or_default();
+            let id = crate::template::identity::node_merge_key(component.kind, &component.node)
+                .unwrap_or_default();
             let name = format!("{}/{}/{id}", facet.name, component.kind.list_key());
             rows.push(row(Item::Component, name, component.node.span, t, f));
         }

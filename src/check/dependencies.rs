@@ -89,8 +89,11 @@ pub fn check(template: &Template, out: &mut Vec<Finding>) {
                         format!(
                             "{} `{}` of facet `{}` depends on `{text}`, which no facet defines",
                             component.kind.noun(),
-                            crate::template::identity::node_merge_key(component.kind, &component.node)
-                                .unwrap_or_default(),
+                            crate::template::identity::node_merge_key(
+                                component.kind,
+                                &component.node
+                            )
+                            .unwrap_or_default(),
                             facet.name
                         ),
                         "no such component",

@@ -104,7 +104,8 @@ impl Fixture {
 
     /// Stage 2: the context values.
     pub fn context(&self) -> Arc<Map> {
-        self.value_inputs().scope(None, None)
+        self.value_inputs()
+            .scope(None, None)
             .unwrap_or_else(|ds| panic!("the fixture's values are valid: {ds:?}"))
     }
 

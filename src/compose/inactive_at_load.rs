@@ -3,9 +3,9 @@
 //! activation (S5) evaluates it, before any facet is active, noting every top-level
 //! name it reads.
 
+use crate::compose::scope::Values;
 use crate::compose::shared::evaluate::eval_condition;
 use crate::compose::shared::expressions::Expressions;
-use crate::compose::scope::Values;
 use crate::compose::shared::host::TemplateHost;
 use crate::compose::shared::schema::Schema;
 use crate::expr::{ExprError, Map, Scope, Value};

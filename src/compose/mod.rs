@@ -446,7 +446,7 @@ fn compose_template(
 ) -> Result<Part, Vec<Diagnostic>> {
     let with = inputs.expressions();
     // 2. scope
-    let context = inputs.values().scope(unit.schema(), unit.visible.as_ref())?;
+    let context = scope::Values::scope(&inputs.values(), unit.schema(), unit.visible.as_ref())?;
     // 3. activate
     let activation = activate::activate(&with, unit.template, &context)?;
     // 4. config
@@ -521,7 +521,9 @@ fn with_scope<T>(
             sources.composed(&unit, &part)?;
             continue;
         }
-        let context = inputs.values().scope(unit.schema(), unit.visible.as_ref())?;
+        let context = inputs
+            .values()
+            .scope(unit.schema(), unit.visible.as_ref())?;
         let activation = activate::activate(&with, unit.template, &context)?;
         let resolver = config::Resolver::new(&with, unit.template, context, &activation.active);
         let host = TemplateHost {

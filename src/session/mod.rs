@@ -15,10 +15,10 @@ pub use one_shot::OneShot;
 pub use recomposer::Recomposer;
 
 use crate::compose::face::text_diagnostic;
+use crate::compose::face::ContextPatches;
 pub use crate::compose::face::Memo;
 use crate::compose::face::Overlay;
 use crate::compose::face::Schema;
-use crate::compose::face::ContextPatches;
 use crate::compose::model::inputs::Environment;
 use crate::compose::model::inputs::Layer;
 use crate::compose::model::precedence::Precedence;
@@ -304,9 +304,8 @@ impl Session {
         // The context's own blueprint is laid over merged components, after every
         // expression of the template has run: nothing of it is in their scope.
         let inputs = self.inputs(project, None, None, Cycles::Reject)?;
-        let result = inputs.with_scope(|scope, host| {
-            syntax.eval(&self.engine, text, scope, host)
-        })?;
+        let result =
+            inputs.with_scope(|scope, host| syntax.eval(&self.engine, text, scope, host))?;
         result.map_err(|e| vec![text_diagnostic(&e, file, text)])
     }
 

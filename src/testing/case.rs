@@ -2,9 +2,9 @@
 //! cases, with positions for every problem. Top-level keys other than `cases` (such
 //! as `x-defaults` holding anchors) are ignored.
 
-use crate::value::edit::set_path;
 use crate::expr::{Map, Value};
 use crate::files::{Diagnostic, FileMap, FileTree, Span};
+use crate::value::edit::set_path;
 use crate::yaml::{Node, NodeKind};
 use std::collections::BTreeMap;
 

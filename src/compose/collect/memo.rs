@@ -63,7 +63,6 @@
 //! exactly as a cold composition's; this memo is only ever updated by a composition
 //! that succeeded up to merging.
 
-pub(crate) use crate::compose::model::reuse::Reuse;
 use super::part::{owners_with, Pieces};
 use super::Part;
 use super::{collect_base, collect_facet, facet_outputs, requires, Contribution, Exclusion, Step};
@@ -71,6 +70,7 @@ use crate::compose::activate;
 use crate::compose::config::{block_order, BlockIndex, BlockRecord, Observations, Resolver};
 use crate::compose::model::activation::{Activated, Activation};
 use crate::compose::model::origin::{Contributor, OriginId, Origins};
+pub(crate) use crate::compose::model::reuse::Reuse;
 use crate::compose::shared::expressions::Expressions;
 use crate::expr::host::TerraformOutputs;
 use crate::expr::{Map, Scope, Value};

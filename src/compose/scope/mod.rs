@@ -234,8 +234,8 @@ mod tests {
         let visible = crate::yaml::parse("a: {y: 2}\n", crate::files::FileId(0))
             .expect("parses")
             .to_value();
-        let context = (fx.value_inputs().scope(None, Some(&visible)))
-            .expect("the values are valid");
+        let context =
+            (fx.value_inputs().scope(None, Some(&visible))).expect("the values are valid");
         assert_eq!(text(context.get("a")), r#"{"x":1,"y":2}"#);
     }
 }

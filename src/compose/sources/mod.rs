@@ -11,11 +11,11 @@
 //! and `dependsOn` may name a component of another source.
 
 use crate::compose::collect::Part;
-use crate::value::edit::deep_merge;
 use crate::compose::shared::schema::Schema;
 use crate::expr::{Map, Value};
 use crate::files::Diagnostic;
 use crate::template::{Template, TemplateId};
+use crate::value::edit::deep_merge;
 use source_tags::{SourceTag, SourceTags};
 
 pub mod source_tags;
