@@ -563,3 +563,28 @@ pub const SIMPLE: &str = indoc! {"
         CONTEXT: local
         DOMAIN: test
 "};
+
+/// The text of a facet `app` with `n` Terraform components (`c0`, `c1`, …) whose
+/// inputs carry `tag`.
+pub fn components(n: usize, tag: &str) -> String {
+    let mut text = format!("{FACET_HEAD}metadata:\n  name: app\nterraform:\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "  - name: c{i}\n    path: c{i}\n    inputs:\n      tag: {tag}\n      i: {i}\n"
+        ));
+    }
+    text
+}
+
+/// A project whose template is the facet of `components(2, "one")`.
+pub fn small() -> tempfile::TempDir {
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", &components(2, "one")),
+    ])
+}
+
+/// A path as text, for a command line (the tests' temp dirs have UTF-8 names).
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}

@@ -65,3 +65,36 @@ fn context_names() {
     let out = bpc(dir.path(), &["compose", "--context", "prod", "--strict"]);
     assert!(out.success(), "{}", out.stderr);
 }
+
+#[test]
+fn invalid_context_names_in_windsor_yaml_are_reported() {
+    let dir = project(&[
+        (
+            "windsor.yaml",
+            "version: v1alpha1\ncontexts:\n  good: {}\n  \"bad name\": {}\n",
+        ),
+        ("_template/facets/app.yaml", &components(1, "one")),
+    ]);
+    let run = bpc(dir.path(), &["compose", "--context", "good"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        indoc! {r#"
+        warning: windsor.yaml: `contexts.bad name` is not a valid context name, so this context is skipped
+         --> windsor.yaml:4:3
+          |
+        4 |   "bad name": {}
+          |   ^^^^^^^^^^ not a valid context name
+          |
+          = help: a context name is letters, digits, `-`, `_` and `.`, not starting with `.` (it names the directory contexts/<name>/)
+
+    "#}
+    );
+    let strict = bpc(dir.path(), &["compose", "--context", "good", "--strict"]);
+    assert_eq!(strict.status, Some(1), "{}", strict.stderr);
+    let all = bpc(
+        dir.path(),
+        &["compose", "--all-contexts", "--strict", "--out", "all"],
+    );
+    assert_eq!(all.status, Some(1), "{}{}", all.stdout, all.stderr);
+}

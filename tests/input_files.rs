@@ -131,3 +131,83 @@ fn long_line_snippets_are_cut() {
         long.len()
     );
 }
+
+#[test]
+fn invalid_utf8_in_a_values_file_names_line_and_column() {
+    let dir = small();
+    std::fs::create_dir_all(dir.path().join("contexts/dev")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("contexts/dev/values.yaml"),
+        b"a: 1\nb: x\xffy\n",
+    )
+    .expect("write");
+    let run = bpc(dir.path(), &["compose", "--context", "dev"]);
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stderr,
+        indoc! {"
+        error: cannot read contexts/dev/values.yaml: is not valid UTF-8 text (line 2, column 5: byte 0xff)
+
+    "}
+    );
+}
+
+#[test]
+fn nul_and_escape_bytes_are_not_echoed_into_snippets() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: \"\u{0}\u{1b}[2J\" ${{\n"),
+        ),
+    ]);
+    let run = bpc(dir.path(), &["compose"]);
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stderr,
+        indoc! {r#"
+        error: while scanning a quoted scalar, found unexpected end of stream
+         --> _template/facets/a.yaml:8:10
+          |
+        8 |       x: "␀␛[2J" ${
+          |          ^
+
+    "#}
+    );
+}
+
+#[test]
+fn unknown_tags_and_binary_are_warned() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: !custom 3\n      y: !!binary aGVsbG8=\n      z: ! 4\n"),
+        ),
+    ]);
+    let run = bpc(dir.path(), &["compose"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        indoc! {"
+        warning: the tag !custom has no meaning for bpc and is dropped; the value is read as if it were not tagged
+         --> _template/facets/a.yaml:8:18
+          |
+        8 |       x: !custom 3
+          |                  ^
+          |
+          = help: remove the tag, or quote the value if it must stay text
+
+        warning: the tag !!binary is not decoded: bpc has no bytes type, so the value stays its base64 text
+         --> _template/facets/a.yaml:9:19
+          |
+        9 |       y: !!binary aGVsbG8=
+          |                   ^^^^^^^^
+          |
+          = help: decode it where it is needed with fromBase64(...)
+
+    "}
+    );
+    let strict = bpc(dir.path(), &["compose", "--strict"]);
+    assert_eq!(strict.status, Some(1));
+}

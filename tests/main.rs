@@ -6,10 +6,10 @@
 mod common;
 
 mod all_contexts;
-mod attack;
 mod blueprint_alone;
 mod bodies_lent;
 mod check;
+mod color;
 mod completions;
 mod compose_errors;
 mod compose_examples;
@@ -51,3 +51,4 @@ mod template_archives;
 mod test_runner;
 mod verify;
 mod verify_conformance;
+mod watch;

@@ -110,3 +110,65 @@ fn output_budget_bounds_the_sum_of_many_references() {
     );
     compose_ok(dir.path(), &["--max-output", "4"]);
 }
+
+/// What `--max-output 1` says of the deep value below, in either format.
+const MAX_OUTPUT_CROSSED: &str = indoc! {"
+    error: the composed blueprint written as text is larger than the output budget of 1 MiB; it was crossed at `terraform.net.inputs.a[12][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]`
+    = note: nothing was written; the size counts the indentation of every nested level
+    = help: values that repeat other values multiply; if the size is intended, raise the budget with --max-output MIB
+
+"};
+
+#[test]
+fn json_output_is_bounded_by_max_output() {
+    // Deep nesting costs little as compact JSON but a lot as indented text.
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!(
+                "{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      a: ${{map(1..400, reduce(1..200, [#acc], 1))}}\n"
+            ),
+        ),
+    ]);
+    let run = bpc(
+        dir.path(),
+        &["compose", "--format", "json", "--max-output", "1"],
+    );
+    assert_eq!(run.status, Some(1), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "printed {} bytes", run.stdout.len());
+    assert_eq!(run.stderr, MAX_OUTPUT_CROSSED);
+    // The same value as YAML puts nested lists on one line (`- - - 1`): the budget
+    // counts the text written, so it fits.
+    let run = bpc(
+        dir.path(),
+        &["compose", "--format", "yaml", "--max-output", "1"],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    let written = run.stdout.len();
+    assert!((100_000..1024 * 1024).contains(&written), "{written} bytes");
+    let run = bpc(
+        dir.path(),
+        &["compose", "--format", "json", "--max-output", "64"],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    // `bpc eval` of the same value counts its text the same way.
+    let deep = "map(1..400, reduce(1..200, [#acc], 1))";
+    let run = bpc(
+        dir.path(),
+        &["eval", "--format", "json", "--max-output", "1", deep],
+    );
+    assert_eq!(run.status, Some(1), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "printed {} bytes", run.stdout.len());
+    assert!(
+        run.stderr.starts_with(
+            "error: the value written as text is larger than the output budget of 1 MiB; it was crossed at `[12][0][0]"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = bpc(dir.path(), &["eval", "--max-output", "1", deep]);
+    assert!(run.success(), "{}", run.stderr);
+    let written = run.stdout.len();
+    assert!((100_000..1024 * 1024).contains(&written), "{written} bytes");
+}

@@ -70,3 +70,32 @@ fn archive_with_template_inside_and_empty_template() {
     "}
     );
 }
+
+#[test]
+fn duplicate_tar_entries_are_refused() {
+    // Built by hand: tar tools refuse to write such archives on purpose.
+    let dir = small();
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    for text in [components(1, "one"), components(1, "two")] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_path("facets/app.yaml").expect("path");
+        header.set_cksum();
+        builder.append(&header, text.as_bytes()).expect("append");
+    }
+    let bytes = builder.into_inner().expect("tar").finish().expect("gzip");
+    std::fs::write(dir.path().join("t.tar.gz"), bytes).expect("write");
+    let run = bpc(dir.path(), &["compose", "--template", "t.tar.gz"]);
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stderr,
+        indoc! {"
+        error: cannot open template t.tar.gz: facets/app.yaml: the archive holds `facets/app.yaml` more than once; refusing the ambiguous archive
+
+    "}
+    );
+}

@@ -1,7 +1,9 @@
 //! `bpc test` end to end: the binary run on throwaway templates. Each assertion kind is
 //! shown both passing and failing, so a runner that passed everything would fail here.
+//! A run is bounded (`--max-cases`) and streams its report; cases whose names would
+//! share a golden file are refused.
 
-use crate::common::{bpc, indoc, project, Output, FACET_HEAD};
+use crate::common::{bpc, components, indoc, project, Output, FACET_HEAD};
 use std::path::Path;
 
 const FACET: &str = FACET_HEAD;
@@ -607,5 +609,58 @@ fn colliding_snapshot_names_are_refused() {
                 .map(|d| d.count() == 0)
                 .unwrap_or(true),
         "nothing may be written"
+    );
+}
+
+/// A template with one facet and `n` trivial cases in one test file.
+fn suite(n: usize) -> tempfile::TempDir {
+    let mut cases = String::from("cases:\n");
+    for i in 0..n {
+        cases.push_str(&format!(
+            "  - name: case {i}\n    values: {{}}\n    expect:\n      terraform:\n        - name: c0\n"
+        ));
+    }
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", &components(1, "one")),
+        ("_template/tests/many.test.yaml", &cases),
+    ])
+}
+
+#[test]
+fn test_limits_cases_per_run_and_streams_the_report() {
+    let dir = suite(600);
+    let run = bpc(dir.path(), &["test", "--max-cases", "500"]);
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stderr,
+        indoc! {"
+        error: more than 500 test cases selected (reached in tests/many.test.yaml); at most --max-cases 500 run at once
+        = help: run the suite in parts with --filter, or raise --max-cases N
+
+    "}
+    );
+    // A filter that selects fewer runs.
+    let run = bpc(
+        dir.path(),
+        &["test", "--max-cases", "500", "--filter", "case 1*"],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stdout.ends_with("111 passed, 0 failed\n"),
+        "{}",
+        run.stdout
+    );
+    // Over several batches, the JSON report is still one document with every case.
+    let run = bpc(dir.path(), &["test", "--format", "json"]);
+    assert!(run.success(), "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["passed"], 600);
+    assert_eq!(doc["cases"].as_array().map(Vec::len), Some(600));
+    assert_eq!(doc["cases"][599]["name"], "case 599");
+    let text = bpc(dir.path(), &["test"]);
+    assert_eq!(
+        text.stdout.lines().filter(|l| l.starts_with("✓")).count(),
+        600
     );
 }
