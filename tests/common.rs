@@ -511,3 +511,80 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `bpc compose ARGS…` in `dir` must exit 1; its stderr.
+#[track_caller]
+pub fn compose_err(dir: &Path, args: &[&str]) -> String {
+    let out = Test::in_dir(dir)
+        .compose()
+        .args(args.iter().copied())
+        .status(1)
+        .run();
+    masked(dir, &out.stderr)
+}
+
+/// `bpc compose ARGS…` in `dir` must succeed; the blueprint.
+#[track_caller]
+pub fn compose_ok(dir: &Path, args: &[&str]) -> String {
+    let out = Test::in_dir(dir).compose().args(args.iter().copied()).run();
+    masked(dir, &out.stdout)
+}
+
+/// A project with one facet that sets a terraform component.
+pub fn simple() -> tempfile::TempDir {
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET_HEAD}metadata:\n  name: a\nterraform:\n  - path: net\n"),
+        ),
+    ])
+}
+
+/// What `bpc compose` prints for `simple()`.
+pub const SIMPLE: &str = indoc! {"
+    kind: Blueprint
+    apiVersion: blueprints.windsorcli.dev/v1alpha1
+    metadata:
+      name: local
+      description: Blueprint for the local context
+    repository:
+      url: http://git.test/git/[project]
+      ref:
+        branch: main
+      secretName: flux-system
+    sources:
+    - name: template
+      install: true
+    terraform:
+    - path: net
+    configMaps:
+      values-common:
+        CONTEXT: local
+        DOMAIN: test
+"};
+
+/// The text of a facet `app` with `n` Terraform components (`c0`, `c1`, …) whose
+/// inputs carry `tag`.
+pub fn components(n: usize, tag: &str) -> String {
+    let mut text = format!("{FACET_HEAD}metadata:\n  name: app\nterraform:\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "  - name: c{i}\n    path: c{i}\n    inputs:\n      tag: {tag}\n      i: {i}\n"
+        ));
+    }
+    text
+}
+
+/// A project whose template is the facet of `components(2, "one")`.
+pub fn small() -> tempfile::TempDir {
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", &components(2, "one")),
+    ])
+}
+
+/// A path as text, for a command line (the tests' temp dirs have UTF-8 names).
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}

@@ -5,6 +5,8 @@
 
 use crate::common::*;
 
+const FACET: &str = FACET_HEAD;
+
 /// `bpc compose` must fail with status 1; its stderr.
 #[track_caller]
 fn error(test: Test) -> String {
@@ -548,6 +550,191 @@ fn a_misspelt_strategy_suggests_the_one_meant() {
           |               ^^^^^ must be `merge`, `replace` or `remove`
           |
           = help: did you mean `merge`?
+
+    "}
+    );
+}
+
+#[test]
+fn blueprint_yaml_is_checked() {
+    let head = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\n";
+    for (body, message) in [
+        (
+            format!("{head}terraform: 5\n"),
+            indoc! {"
+            error: `terraform` must be a list, found an integer
+             --> _template/blueprint.yaml:3:12
+              |
+            3 | terraform: 5
+              |            ^ expected a list
+
+        "},
+        ),
+        (
+            format!("{head}kustomize: abc\n"),
+            indoc! {"
+            error: `kustomize` must be a list, found a string
+             --> _template/blueprint.yaml:3:12
+              |
+            3 | kustomize: abc
+              |            ^^^ expected a list
+
+        "},
+        ),
+        (
+            format!("{head}metadata: 7\n"),
+            indoc! {"
+            error: `metadata` must be a map, found an integer
+             --> _template/blueprint.yaml:3:11
+              |
+            3 | metadata: 7
+              |           ^ expected a map
+
+        "},
+        ),
+        (
+            "kind: Blueprint\n".to_string(),
+            indoc! {"
+            error: blueprint.yaml needs `apiVersion: blueprints.windsorcli.dev/v1alpha1`
+             --> _template/blueprint.yaml:1:1
+              |
+            1 | kind: Blueprint
+              | ^^^^^^^^^^^^^^^ no `apiVersion:` here
+
+        "},
+        ),
+        (
+            format!("{head}terraform:\n  - 5\n"),
+            indoc! {"
+            error: a terraform component must be a map, found an integer
+             --> _template/blueprint.yaml:4:5
+              |
+            4 |   - 5
+              |     ^ expected a map
+
+        "},
+        ),
+    ] {
+        let dir = project(&[
+            ("windsor.yaml", "version: v1alpha1\n"),
+            ("_template/blueprint.yaml", &body),
+        ]);
+        assert_eq!(compose_err(dir.path(), &[]), message, "{body}");
+    }
+}
+
+#[test]
+fn activation_chain_and_flips() {
+    // Facet i is active once facet i-1 is; only the last one stays off (its `when`
+    // reads a block nobody defines). Rounds re-evaluate only what read a changed block,
+    // so this settles quickly; the result must be exactly the fixed point of S5.
+    let n = 300;
+    let mut files: Vec<(String, String)> =
+        vec![("windsor.yaml".into(), "version: v1alpha1\n".into())];
+    for i in 0..n {
+        let when = match i {
+            0 => String::new(),
+            i if i == n - 1 => "when: nosuch.on == true\n".to_string(),
+            i => format!("when: c{}.on == true\n", i - 1),
+        };
+        files.push((
+            format!("_template/facets/f{i:04}.yaml"),
+            format!("{FACET}metadata:\n  name: f{i}\n{when}config:\n  - name: c{i}\n    on: true\nterraform:\n  - path: p{i}\n"),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let dir = project(&refs);
+    let out = compose_ok(dir.path(), &[]);
+    // Every facet but the last is on: components p0 … p{n-2}, and no other.
+    let mut paths: Vec<&str> = out
+        .lines()
+        .filter_map(|line| line.strip_prefix("- path: "))
+        .collect();
+    paths.sort_unstable();
+    let mut want: Vec<String> = (0..n - 1).map(|i| format!("p{i}")).collect();
+    want.sort_unstable();
+    assert_eq!(paths, want);
+
+    // Two facets that switch each other off never settle; both are named.
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nwhen: b_on.x != true\nconfig:\n  - name: a_on\n    x: true\n"),
+        ),
+        (
+            "_template/facets/b.yaml",
+            &format!("{FACET}metadata:\n  name: b\nwhen: a_on.x != true\nconfig:\n  - name: b_on\n    x: true\n"),
+        ),
+    ]);
+    let e = compose_err(dir.path(), &[]);
+    assert_eq!(
+        e,
+        indoc! {"
+        error: facet activation does not settle after 3 rounds: `a` (facets/a.yaml), `b` (facets/b.yaml) keep switching on and off
+         --> _template/facets/a.yaml:5:7
+          |
+        5 | when: b_on.x != true
+          |       ^^^^^^^^^^^^^^ this condition flips
+         ::: _template/facets/b.yaml:5:7
+          |
+        5 | when: a_on.x != true
+          |       -------------- this one too
+          |
+          = help: a facet's `when` reads config that exists only while the facet is inactive (or the reverse)
+
+    "}
+    );
+}
+
+#[test]
+fn unknown_function_is_named_with_a_hint() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n    inputs:\n      x: ${{uper('a')}}\n      y: ${{nosuchthing(1)}}\n"),
+        ),
+    ]);
+    let e = compose_err(dir.path(), &[]);
+    assert_eq!(
+        e,
+        indoc! {"
+        error: expression failed: unknown function `uper`
+         --> _template/facets/a.yaml:8:12
+          |
+        8 |       x: ${uper('a')}
+          |            ^^^^^^^^^ no function named `uper`
+          |
+          = note: in `inputs` of terraform component `net` of facet `a`
+          = note: (the expression engine says: invalid operation: cannot call nil)
+          = help: did you mean `upper`?
+
+    "}
+    );
+}
+
+#[test]
+fn bad_schema_points_at_the_key() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/schema.yaml",
+            "type: object\nproperties:\n  cluster:\n    type: object\n    properties:\n      size:\n        type: 5\n",
+        ),
+    ]);
+    let e = compose_err(dir.path(), &[]);
+    assert_eq!(
+        e,
+        indoc! {"
+        error: schema.yaml is not a valid JSON Schema: 5 is not valid under any of the schemas listed in the 'anyOf' keyword
+         --> _template/schema.yaml:7:15
+          |
+        7 |         type: 5
+          |               ^ at `/properties/cluster/properties/size/type`
 
     "}
     );

@@ -578,3 +578,49 @@ fn explain_names_the_source_and_ordinal_of_every_facet() {
     "}
     );
 }
+
+#[test]
+fn local_sources_warn_that_their_addresses_cannot_be_fetched() {
+    let example = repo().join("examples/multi-source");
+    let out = tempfile::tempdir().expect("tmp");
+    let target = out.path().join("r");
+    let run = bpc(
+        &example,
+        &[
+            "render",
+            "--template",
+            "app",
+            "--context",
+            "local",
+            "--out",
+            s(&target),
+        ],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    let stderr = run.stderr.replace(s(out.path()), "[out]");
+    assert_eq!(
+        stderr,
+        indoc! {"
+        warning: source `platform` has the local URL `../platform`: the source rendered for it cannot be fetched by Flux
+        = help: render a blueprint whose sources are published (git, OCI), or treat this render as a preview; --strict makes this an error
+
+        note: terraform component `network`: the variables of ../platform//terraform/network/vpc?ref= are unknown: there is no module directory at platform/terraform/network/vpc; its shim passes the component's inputs through by name (cidr_block) and re-exports no outputs
+        note: terraform component `cluster`: the variables of ../platform//terraform/cluster/talos?ref= are unknown: there is no module directory at platform/terraform/cluster/talos; its shim passes the component's inputs through by name (controlplanes, workers) and re-exports no outputs
+        rendered 22 file(s) to [out]/r
+    "}
+    );
+    let strict = bpc(
+        &example,
+        &[
+            "render",
+            "--template",
+            "app",
+            "--context",
+            "local",
+            "--strict",
+            "--out",
+            s(&target),
+        ],
+    );
+    assert_eq!(strict.status, Some(1), "{}", strict.stderr);
+}

@@ -1,6 +1,7 @@
 //! Pathological inputs must end in ordinary errors: no stack overflow, hang or
 //! unbounded allocation.
 
+use crate::common::{bpc, indoc, small};
 use bpc::expr::host::NullHost;
 use bpc::expr::{Engine, EngineConfig, ErrorKind, Map, Value};
 
@@ -120,4 +121,44 @@ fn a_composition_shares_one_step_budget_across_its_expressions() {
         "{}",
         composed.stdout
     );
+}
+
+#[test]
+fn quadratic_concatenation_meets_the_step_limit() {
+    let dir = small();
+    for (expr, message) in [
+        (
+            "reduce(1..157868, #acc + 'xxxxxxxxxxxxxxxx', '')",
+            indoc! {"
+            error: expression failed: evaluation step limit exceeded
+             --> <expression>:1:19
+              |
+            1 | reduce(1..157868, #acc + 'xxxxxxxxxxxxxxxx', '')
+              |                   ^^^^^^^^^^^^^^^^^^^^^^^^^ evaluation step limit exceeded
+
+        "},
+        ),
+        (
+            "reduce(1..900000, #acc + 'x', '')",
+            indoc! {"
+            error: expression failed: evaluation step limit exceeded
+             --> <expression>:1:19
+              |
+            1 | reduce(1..900000, #acc + 'x', '')
+              |                   ^^^^^^^^^^ evaluation step limit exceeded
+
+        "},
+        ),
+    ] {
+        let run = bpc(dir.path(), &["eval", expr]);
+        assert_eq!(run.status, Some(1), "{expr}: {}", run.stdout.len());
+        assert_eq!(run.stderr, message, "{expr}");
+    }
+    // Ordinary use is far below the limit.
+    let run = bpc(
+        dir.path(),
+        &["eval", "len(reduce(1..1000, #acc + 'x', ''))"],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(run.stdout, "1000\n");
 }

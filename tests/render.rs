@@ -1,6 +1,7 @@
 //! `bpc render`: the rendered Flux objects validate against the Flux CRDs
 //! (`tests/flux-crds/`, Apache-2.0), tfvars carry the components' inputs, the output
-//! directory is replaced as a whole, and `--check` sees edits.
+//! directory is replaced as a whole, and `--check` sees edits while reading only
+//! regular files of a bounded size.
 
 use crate::common::*;
 use bpc::files::{render as show, FileMap};
@@ -812,4 +813,82 @@ fn kustomization_names_follow_kubernetes_object_names() {
         "}
     );
     assert!(!out.exists(), "nothing is written");
+}
+
+#[cfg(unix)]
+#[test]
+fn check_never_follows_links_blocks_or_reads_unbounded() {
+    let dir = small();
+    let out = dir.path().join("r");
+    assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "TOP-SECRET-TOKEN\n").expect("secret");
+    // A link to a secret in place of a rendered file, a new one beside it, a FIFO and
+    // a link to /dev/zero.
+    let tfvars = out.join("terraform/c0/terraform.tfvars.json");
+    std::fs::remove_file(&tfvars).expect("rm");
+    std::os::unix::fs::symlink(&secret, &tfvars).expect("link");
+    std::os::unix::fs::symlink(&secret, out.join("extra")).expect("link");
+    std::os::unix::fs::symlink("/dev/zero", out.join("zero")).expect("link");
+    let fifo = out.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    // With a FIFO in the tree an unbounded or blocking read would never return; the
+    // child is killed after 20 s so the test fails instead of hanging.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bpc"))
+        .args(["render", "--check", "--out", s(&out)])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("render --check blocked on the hostile tree");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert_eq!(
+        masked(dir.path(), &stdout),
+        indoc! {r#"
+        ! a/extra is a symbolic link; only regular files are compared, so it is not read
+        ! a/pipe is a FIFO; only regular files are compared, so it is not read
+        ! a/terraform/c0/terraform.tfvars.json is a symbolic link; only regular files are compared, so it is not read
+        --- /dev/null
+        +++ b/terraform/c0/terraform.tfvars.json
+        @@ -0,0 +1,4 @@
+        +{
+        +  "i": 0,
+        +  "tag": "one"
+        +}
+        ! a/zero is a symbolic link; only regular files are compared, so it is not read
+    "#}
+    );
+}
+
+#[test]
+fn check_bounds_the_size_of_a_file_it_reads() {
+    let dir = small();
+    let out = dir.path().join("r");
+    assert!(bpc(dir.path(), &["render", "--out", s(&out)]).success());
+    let big = std::fs::File::create(out.join("big")).expect("big");
+    big.set_len(bpc::render::write::MAX_CHECKED_FILE + 1)
+        .expect("sparse file");
+    let run = bpc(dir.path(), &["render", "--check", "--out", s(&out)]);
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stdout,
+        indoc! {"
+        ! a/big is larger than 16777216 bytes, the most --check reads of one file; only regular files are compared, so it is not read
+    "}
+    );
 }

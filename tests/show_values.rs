@@ -1,5 +1,6 @@
 //! `bpc show values`: schema defaults under the value layers, descriptions as
-//! comments, sensitive values masked, in YAML and JSON.
+//! comments, sensitive values masked, in YAML and JSON; `--set` key paths index lists
+//! as Helm's do.
 
 use crate::common::*;
 use std::path::Path;
@@ -234,4 +235,75 @@ fn values_text_matches_the_binary() {
         .expect("values");
     assert!(session.project.warnings.is_empty());
     assert_eq!(text, show_values(dir.path(), &[]).0);
+}
+
+#[test]
+fn set_indexes_lists_as_helm_does() {
+    let dir = small();
+    let run = bpc(
+        dir.path(),
+        &[
+            "show",
+            "values",
+            "--set",
+            "hosts[1].name=b",
+            "--set",
+            "hosts[0]=a",
+            "--set",
+            "m.l[0][1]=x",
+        ],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        indoc! {"
+        hosts:
+        - a
+        - name: b
+        m:
+          l:
+          - - null
+            - x
+        dev: true
+        platform: docker
+        workstation:
+          runtime: docker
+          arch: amd64
+        dns:
+          domain: test
+        cluster:
+          driver: talos
+          controlplanes:
+            nodes: {}
+          workers:
+            nodes: {}
+    "}
+    );
+    for (bad, why) in [
+        (
+            "a[x]=1",
+            "`a[x]`: `[x]` is not a list index (a number from 0)",
+        ),
+        ("a[0=1", "`a[0`: `[0` is not a list index like [0]"),
+        ("[0]=1", "`[0]` is not a dotted key path (an empty name)"),
+        (
+            "a[99999999]=1",
+            "`a[99999999]`: the index 99999999 is over the largest allowed, 65536",
+        ),
+        (
+            "a.[0]=1",
+            "`a.[0]` is not a dotted key path (an empty name)",
+        ),
+    ] {
+        let run = bpc(dir.path(), &["show", "values", "--set", bad]);
+        assert_eq!(run.status, Some(1), "{bad}: {}", run.stdout);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "error: --set {bad:?}: {why}\n\
+                 = help: a key path is names joined by `.`, each optionally followed by list \
+                 indexes: a.b[0].c\n\n"
+            )
+        );
+    }
 }

@@ -1,8 +1,12 @@
 //! `bpc test` end to end: the binary run on throwaway templates. Each assertion kind is
 //! shown both passing and failing, so a runner that passed everything would fail here.
+//! A run is bounded (`--max-cases`) and streams its report; cases whose names would
+//! share a golden file are refused.
 
-use crate::common::{bpc, project, Output, FACET_HEAD};
+use crate::common::{bpc, components, indoc, project, Output, FACET_HEAD};
 use std::path::Path;
+
+const FACET: &str = FACET_HEAD;
 
 /// A template with one facet that contributes a component only on aws, one
 /// kustomization with two components, and reads a mocked terraform output.
@@ -574,4 +578,89 @@ fn multi_line_strings_show_as_the_windsor_cli_prints_them() {
     let out = bpc_test(dir.path(), &["strings", "--show"]);
     let windsor = "kind: Blueprint\napiVersion: blueprints.windsorcli.dev/v1alpha1\nmetadata:\n  name: test\n  description: Blueprint for the test context\nsources:\n- name: template\n  install: true\nterraform:\n- name: strings\n  path: strings\n  inputs:\n    blank_line: |-\n      a\n        \n      b\n    lines:\n    - |-\n      x\n\n      y\n    - |\n      z\n    tab_line: |-\n      a\n      \t\n      b\n    trailing_blanks: |-\n      a  \n      b\n    two_final_breaks: |+\n      a\n\nkustomize:\n- name: app\n  path: app\n  patches:\n  - patch: |\n      kind: A\n      \n      spec:\n        x: 1\nconfigMaps:\n  values-common:\n    CONTEXT: test\n";
     assert_eq!(out.stdout, windsor);
+}
+
+#[test]
+fn colliding_snapshot_names_are_refused() {
+    let dir = project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        (
+            "_template/facets/a.yaml",
+            &format!("{FACET}metadata:\n  name: a\nterraform:\n  - path: net\n"),
+        ),
+        (
+            "_template/tests/a.test.yaml",
+            "cases:\n  - name: Foo Bar\n    values: {}\n  - name: foo-bar\n    values: {}\n",
+        ),
+    ]);
+    let out = bpc(dir.path(), &["test", "--update"]);
+    assert!(!out.success(), "--update must not succeed");
+    assert_eq!(
+        out.stderr,
+        indoc! {"
+        error: test cases `Foo Bar` (tests/a.test.yaml) and `foo-bar` (tests/a.test.yaml) would share the golden file tests/__snapshots__/a/foo-bar.yaml
+        = help: rename one of the cases so their names differ in letters or digits
+
+    "}
+    );
+    assert!(
+        !dir.path().join("_template/tests/__snapshots__").exists()
+            || std::fs::read_dir(dir.path().join("_template/tests/__snapshots__/a"))
+                .map(|d| d.count() == 0)
+                .unwrap_or(true),
+        "nothing may be written"
+    );
+}
+
+/// A template with one facet and `n` trivial cases in one test file.
+fn suite(n: usize) -> tempfile::TempDir {
+    let mut cases = String::from("cases:\n");
+    for i in 0..n {
+        cases.push_str(&format!(
+            "  - name: case {i}\n    values: {{}}\n    expect:\n      terraform:\n        - name: c0\n"
+        ));
+    }
+    project(&[
+        ("windsor.yaml", "version: v1alpha1\n"),
+        ("_template/facets/app.yaml", &components(1, "one")),
+        ("_template/tests/many.test.yaml", &cases),
+    ])
+}
+
+#[test]
+fn test_limits_cases_per_run_and_streams_the_report() {
+    let dir = suite(600);
+    let run = bpc(dir.path(), &["test", "--max-cases", "500"]);
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stderr,
+        indoc! {"
+        error: more than 500 test cases selected (reached in tests/many.test.yaml); at most --max-cases 500 run at once
+        = help: run the suite in parts with --filter, or raise --max-cases N
+
+    "}
+    );
+    // A filter that selects fewer runs.
+    let run = bpc(
+        dir.path(),
+        &["test", "--max-cases", "500", "--filter", "case 1*"],
+    );
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stdout.ends_with("111 passed, 0 failed\n"),
+        "{}",
+        run.stdout
+    );
+    // Over several batches, the JSON report is still one document with every case.
+    let run = bpc(dir.path(), &["test", "--format", "json"]);
+    assert!(run.success(), "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["passed"], 600);
+    assert_eq!(doc["cases"].as_array().map(Vec::len), Some(600));
+    assert_eq!(doc["cases"][599]["name"], "case 599");
+    let text = bpc(dir.path(), &["test"]);
+    assert_eq!(
+        text.stdout.lines().filter(|l| l.starts_with("✓")).count(),
+        600
+    );
 }
