@@ -51,7 +51,7 @@ fn output_budget_names_the_value_and_can_be_raised() {
 
 #[test]
 fn seven_levels_fail_fast_under_the_default_budget() {
-    // 10^7 leaves (the 220 MB case) must stop at the default budget.
+    // 10^7 leaves (about 220 MB of output) must stop at the default budget.
     let dir = amplifier(7);
     let e = compose_err(dir.path(), &[]);
     assert_eq!(
