@@ -29,12 +29,11 @@
 //! with [`files::render`] against the session's [`files::FileMap`], and
 //! [`expr::Engine`] evaluates an expression on its own (with host functions of your
 //! own through [`expr::native`]). [`run`] is the `bpc` binary's command line, a thin
-//! shell over all this (its files are private); [`watch::watch`] runs a job again on
-//! every change to its inputs; [`lsp::serve_stdio`] is `bpc lsp`, the language server;
-//! [`verify::verify`] builds a context's render with kustomize, substitutes and
-//! validates it as Flux would (`bpc verify`).
+//! shell over all this; [`lsp::serve_stdio`] is `bpc lsp`, the language server.
 //!
-//! Everything else is `pub(crate)`: modules the pipeline uses between its stages.
+//! Everything else is `pub(crate)`: the modules the pipeline uses between its stages,
+//! and those behind one command only (`bpc graph`, `--watch`, `bpc verify`, `bpc
+//! diff`, `--policy`), which the command line reaches.
 
 pub(crate) mod all_contexts;
 pub mod alloc;
@@ -47,7 +46,7 @@ pub mod emit;
 pub mod explain;
 pub mod expr;
 pub mod files;
-pub mod graph;
+pub(crate) mod graph;
 mod heap;
 pub mod lsp;
 pub mod oci;
@@ -59,8 +58,8 @@ pub mod session;
 pub mod template;
 pub mod testing;
 pub mod value;
-pub mod verify;
-pub mod watch;
+pub(crate) mod verify;
+pub(crate) mod watch;
 pub mod yaml;
 
 pub use cli::run;

@@ -9,10 +9,10 @@ mod dependencies;
 pub(crate) mod finding;
 pub(crate) mod names;
 mod reachability;
-pub mod reads;
+pub(crate) mod reads;
 mod references;
 pub(crate) mod silence;
-pub mod sites;
+pub(crate) mod sites;
 mod types;
 mod usage;
 

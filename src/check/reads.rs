@@ -6,20 +6,19 @@ use crate::expr::ast::{BinOp, Kind, Node};
 use std::ops::Range;
 use std::sync::Arc;
 
-/// An identifier path the expression reads. `prefix` is set when the expression goes
-/// on below the path with something not spelled out (`a.b[key]`, `a.b[0]`): the path
-/// itself must exist, and anything below it counts as read.
+/// An identifier path the expression reads. Where the expression goes on below the
+/// path with something not spelled out (`a.b[key]`, `a.b[0]`), the path is the part
+/// spelled out: it must exist, and anything below it counts as read.
 #[derive(Clone, Debug)]
 pub struct PathRead {
     pub segments: Vec<Arc<str>>,
     pub span: Range<usize>,
-    pub prefix: bool,
 }
 
 /// A literal operand, as JSON so it compares with the schema's `enum` directly.
 #[derive(Clone, Debug)]
 pub enum Operand {
-    Path(Vec<Arc<str>>, Range<usize>),
+    Path(Vec<Arc<str>>),
     Literal(serde_json::Value, Range<usize>),
     Other,
 }
@@ -104,7 +103,7 @@ struct Walker {
 impl Walker {
     fn operand(&self, node: &Node) -> Operand {
         if let Some(path) = path_of(node, &self.bound) {
-            return Operand::Path(path, node.span.clone());
+            return Operand::Path(path);
         }
         match literal(node) {
             Some(value) => Operand::Literal(value, node.span.clone()),
@@ -117,7 +116,6 @@ impl Walker {
             self.reads.paths.push(PathRead {
                 segments,
                 span: node.span.clone(),
-                prefix: false,
             });
             return;
         }
@@ -171,13 +169,12 @@ impl Walker {
         }
     }
 
-    /// The base of an index or slice: a path there is read as a prefix.
+    /// The base of an index or slice: a path there is read with all below it.
     fn below(&mut self, base: &Node) {
         match path_of(base, &self.bound) {
             Some(segments) => self.reads.paths.push(PathRead {
                 segments,
                 span: base.span.clone(),
-                prefix: true,
             }),
             None => self.walk(base),
         }

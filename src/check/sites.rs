@@ -30,7 +30,6 @@ pub struct Site<'t> {
     pub node: &'t Node,
     /// Byte offset of the expression inside the string's value.
     pub offset: usize,
-    pub text: &'t str,
     pub parsed: Result<ast::Node, ExprError>,
 }
 
@@ -213,7 +212,6 @@ impl<'t> Collector<'t, '_> {
                     is_when,
                     node,
                     offset: 0,
-                    text,
                     parsed: Err(e),
                 }),
             }
@@ -228,7 +226,6 @@ impl<'t> Collector<'t, '_> {
             is_when,
             node,
             offset,
-            text,
             parsed,
         });
     }

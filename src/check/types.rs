@@ -20,8 +20,8 @@ pub fn check(
 ) {
     for operation in &reads.operations {
         let (path, value, value_span) = match (&operation.left, &operation.right) {
-            (Operand::Path(p, _), Operand::Literal(v, vs))
-            | (Operand::Literal(v, vs), Operand::Path(p, _)) => (p, v, vs),
+            (Operand::Path(p), Operand::Literal(v, vs))
+            | (Operand::Literal(v, vs), Operand::Path(p)) => (p, v, vs),
             _ => continue,
         };
         let Some(shape) = schema_shape(names, path) else {

@@ -354,7 +354,7 @@ pub fn run(command: Watched) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (_stopper, signals) = crate::watch::signals();
+    let signals = crate::watch::signals();
     eprintln!("watch: watching for changes (Ctrl-C to stop)");
     match crate::watch::watch(job.as_mut(), Settings::default(), signals, print) {
         Ok(()) => ExitCode::SUCCESS,

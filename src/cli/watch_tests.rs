@@ -69,7 +69,8 @@ struct Running {
 
 impl Running {
     fn start(mut job: Box<dyn Job + Send>) -> Running {
-        let (stopper, signals) = crate::watch::signals();
+        let signals = crate::watch::signals();
+        let stopper = signals.stopper();
         let (sender, events) = channel();
         let settings = Settings {
             debounce: Duration::from_millis(50),

@@ -3,7 +3,7 @@
 mod components;
 pub(crate) mod json;
 pub(crate) mod path;
-pub mod pieces;
+pub(crate) mod pieces;
 pub mod provenance;
 pub(crate) mod values;
 pub(crate) mod yaml;
@@ -13,7 +13,7 @@ mod roundtrip_tests;
 
 pub use json::to_json;
 pub use path::{format_path, PathSegment};
-pub use pieces::Pieces;
+pub(crate) use pieces::Pieces;
 pub use yaml::{to_yaml, to_yaml_with_comments, to_yaml_with_leading_comments, CommentHook};
 
 use crate::compose::face::{BlueprintAlone, Composition};

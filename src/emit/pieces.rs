@@ -80,10 +80,6 @@ impl Unfinished {
         self.done_len + self.out.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The text written, in pieces.
     pub fn finish(mut self) -> Pieces {
         self.done.push(self.out);

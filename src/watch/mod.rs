@@ -60,13 +60,17 @@ enum Signal {
     /// The watcher lost events (its queue overflowed): anything may have changed.
     Rescan,
     Failed(String),
+    /// Only tests stop a watch; `bpc --watch` runs until it is interrupted.
+    #[cfg(test)]
     Stop,
 }
 
 /// Stops a running [`watch`] from another thread.
+#[cfg(test)]
 #[derive(Clone)]
 pub struct Stopper(Sender<Signal>);
 
+#[cfg(test)]
 impl Stopper {
     pub fn stop(&self) {
         // A watch that has already ended has nothing to stop.
@@ -80,10 +84,18 @@ pub struct Signals {
     receiver: Receiver<Signal>,
 }
 
-/// A stop handle and the signals [`watch`] listens to.
-pub fn signals() -> (Stopper, Signals) {
+/// The signals [`watch`] listens to.
+pub fn signals() -> Signals {
     let (sender, receiver) = channel();
-    (Stopper(sender.clone()), Signals { sender, receiver })
+    Signals { sender, receiver }
+}
+
+#[cfg(test)]
+impl Signals {
+    /// A handle that stops the watch these signals are given to.
+    pub fn stopper(&self) -> Stopper {
+        Stopper(self.sender.clone())
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -102,7 +114,7 @@ impl Default for Settings {
 }
 
 /// Runs `job` once, then after each debounced burst of changes to its inputs, until
-/// the [`Stopper`] is used. Fails only when the file watcher cannot be started.
+/// the process is interrupted (or, in tests, a `Stopper` is used). Fails only when the file watcher cannot be started.
 pub fn watch(
     job: &mut dyn Job,
     settings: Settings,
@@ -204,6 +216,7 @@ fn next_change(
                 told.unknown = true;
                 on_event(Event::Trouble(message));
             }
+            #[cfg(test)]
             Signal::Stop => return None,
         }
     }
@@ -272,7 +285,8 @@ mod tests {
 
     #[test]
     fn a_burst_of_changes_is_one_round_and_stop_ends_the_wait() {
-        let (stopper, signals) = signals();
+        let signals = signals();
+        let stopper = signals.stopper();
         let inputs = Inputs {
             dirs: vec![PathBuf::from("/p/t")],
             ..Inputs::default()
