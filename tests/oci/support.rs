@@ -8,7 +8,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -215,39 +215,6 @@ impl WithHome for Test {
             .env("DOCKER_CONFIG", &dir.to_string_lossy())
             .masking(dir, "[home]")
     }
-}
-
-/// The `bpc` command in `dir` ([`crate::common::command`]), with `home` as `$HOME`
-/// and `$DOCKER_CONFIG`.
-pub fn bpc(dir: &Path, home: &Home) -> Command {
-    let mut cmd = crate::common::command(dir);
-    cmd.env("HOME", home.0.path())
-        .env("DOCKER_CONFIG", home.0.path());
-    cmd
-}
-
-/// Runs `cmd`, asserting its exit status; returns its output.
-#[track_caller]
-pub fn run(cmd: &mut Command, ok: bool) -> Output {
-    let out = cmd.output().expect("bpc runs");
-    if out.status.success() != ok {
-        panic!(
-            "expected {}, got {}\nstdout:\n{}\nstderr:\n{}",
-            if ok { "success" } else { "failure" },
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    out
-}
-
-pub fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-pub fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).to_string()
 }
 
 pub use crate::common::{write, Test, BLUEPRINT_HEAD, FACET_HEAD};
