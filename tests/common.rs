@@ -19,8 +19,10 @@
 //! `WINDSOR_CONTEXT`), and compares stdout, stderr and the exit status exactly, printing
 //! a line diff on a mismatch. Diagnostics name files relative to the project, so their
 //! text is stable; any absolute path of the project left in the output reads
-//! `[project]`. The binary is the only thing used, so these tests do not depend on the
-//! library's internals.
+//! `[project]`. A test that builds its project itself, or changes it between runs,
+//! runs in it with `Test::in_project` (masked the same way); other directories a run
+//! touches (a home, say) are masked with `Test::masking`. The binary is the only thing
+//! used, so these tests do not depend on the library's internals.
 #![allow(dead_code)]
 
 #[allow(unused_imports)]
