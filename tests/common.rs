@@ -19,15 +19,19 @@
 //! `WINDSOR_CONTEXT`), and compares stdout, stderr and the exit status exactly, printing
 //! a line diff on a mismatch. Diagnostics name files relative to the project, so their
 //! text is stable; any absolute path of the project left in the output reads
-//! `[project]`. The binary is the only thing used, so these tests do not depend on the
-//! library's internals.
+//! `[project]`. A test that builds its project itself, or changes it between runs,
+//! runs in it with `Test::in_project` (masked the same way); other directories a run
+//! touches (a home, say) are masked with `Test::masking`. The binary is the only thing
+//! used, so these tests do not depend on the library's internals.
 #![allow(dead_code)]
 
 #[allow(unused_imports)]
 pub use indoc::indoc;
 use std::fmt::Write as _;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -75,16 +79,22 @@ pub fn untimed(text: &str) -> String {
 /// `text` with the temp dir `dir` (made by `project`) written `[project]`: its path, and
 /// its folder name where a dev context's repository URL is built from it.
 pub fn masked(dir: &Path, text: &str) -> String {
+    masked_as(dir, "[project]", text)
+}
+
+/// `text` with the directory `dir` written `label`: its path (as given and
+/// canonical) and, for a temp dir, its name.
+pub fn masked_as(dir: &Path, label: &str, text: &str) -> String {
     let mut text = text.to_string();
     for path in [dir.canonicalize().ok(), Some(dir.to_path_buf())]
         .into_iter()
         .flatten()
     {
-        text = text.replace(path.to_string_lossy().as_ref(), "[project]");
+        text = text.replace(path.to_string_lossy().as_ref(), label);
     }
     // A temp dir's name, `.tmpXXXXXX`, is unique enough to replace wherever it stands.
     match dir.file_name().map(|name| name.to_string_lossy()) {
-        Some(name) if name.starts_with(".tmp") => text.replace(name.as_ref(), "[project]"),
+        Some(name) if name.starts_with(".tmp") => text.replace(name.as_ref(), label),
         _ => text,
     }
 }
@@ -120,6 +130,10 @@ pub struct Test {
     env: Vec<(String, String)>,
     cwd: Option<PathBuf>,
     subdir: Option<String>,
+    /// Directories written as a label in what the run prints, in this order.
+    masks: Vec<(PathBuf, String)>,
+    timeout: Option<Duration>,
+    memory_limit: Option<u64>,
     stdout: Option<String>,
     stderr: Option<String>,
     status: Status,
@@ -147,6 +161,9 @@ impl Test {
             env: Vec::new(),
             cwd: None,
             subdir: None,
+            masks: Vec::new(),
+            timeout: None,
+            memory_limit: None,
             stdout: None,
             stderr: None,
             status: Status::Code(0),
@@ -161,6 +178,35 @@ impl Test {
             cwd: Some(dir.into()),
             ..Test::new()
         }
+    }
+
+    /// Runs in an existing project the test made (a temp dir it may change between
+    /// runs); the files given are not written. As in a throwaway project, the
+    /// project's path reads `[project]` in what the run prints ([`masked`]).
+    pub fn in_project(dir: &Path) -> Self {
+        Test::in_dir(dir).masking(dir, "[project]")
+    }
+
+    /// The directory `dir` reads `label` in what the run prints (its path, as given
+    /// and canonical, and the name of a temp dir).
+    pub fn masking(mut self, dir: &Path, label: &str) -> Self {
+        self.masks.push((dir.to_path_buf(), label.into()));
+        self
+    }
+
+    /// The run is killed, and the test fails, if it has not ended after `limit`: for
+    /// a run that might wait forever (on a FIFO, on a stalled server).
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// The process's data segment (its heap) may not grow past `bytes`
+    /// (`RLIMIT_DATA`): a run that would hold more in memory fails.
+    #[cfg(target_os = "linux")]
+    pub fn memory_limit(mut self, bytes: u64) -> Self {
+        self.memory_limit = Some(bytes);
+        self
     }
 
     /// A file of the project, replacing one of the same path.
@@ -295,7 +341,13 @@ impl Test {
                 out.push('\n');
             }
         }
-        if let Some(dir) = &self.cwd {
+        let masked_dir = self
+            .cwd
+            .as_ref()
+            .and_then(|dir| self.masks.iter().find(|(masked, _)| masked == dir));
+        if let Some((_, label)) = masked_dir {
+            let _ = writeln!(out, "$ cd {label}");
+        } else if let Some(dir) = &self.cwd {
             let shown = dir
                 .strip_prefix(repo())
                 .unwrap_or(dir)
@@ -309,6 +361,44 @@ impl Test {
         }
         let _ = write!(out, "$ bpc {}", self.args.join(" "));
         out
+    }
+
+    /// The command `run` starts, for a test that drives the process itself (kills it
+    /// halfway, say): its directory (`in_dir`, `in_project`), arguments and
+    /// environment. Nothing is written and nothing is checked.
+    pub fn command(&self) -> Command {
+        let dir = self
+            .cwd
+            .as_ref()
+            .expect("Test::command runs in an existing directory (in_dir, in_project)");
+        match &self.subdir {
+            Some(sub) => self.command_in(&dir.join(sub)),
+            None => self.command_in(dir),
+        }
+    }
+
+    fn command_in(&self, cwd: &Path) -> Command {
+        let mut cmd = command(cwd);
+        cmd.args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        #[cfg(target_os = "linux")]
+        if let Some(bytes) = self.memory_limit {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setrlimit is async-signal-safe and touches only the child.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let limit = libc::rlimit {
+                        rlim_cur: bytes,
+                        rlim_max: bytes,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        cmd
     }
 
     /// Writes the project, runs bpc, checks what was asked; the output for more checks.
@@ -333,26 +423,25 @@ impl Test {
             Some(sub) => root.join(sub),
             None => root.clone(),
         };
-        let out = command(&cwd)
-            .args(&self.args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .expect("run bpc");
-        let relative = |bytes: &[u8]| {
-            let mut text = String::from_utf8_lossy(bytes).into_owned();
-            if tempdir.is_some() {
-                for prefix in [root.canonicalize().ok(), Some(root.clone())]
-                    .into_iter()
-                    .flatten()
-                {
-                    text = text.replace(prefix.to_string_lossy().as_ref(), "[project]");
-                }
-            }
-            text
+        let mut cmd = self.command_in(&cwd);
+        let out = match self.timeout {
+            Some(limit) => output_within(&mut cmd, limit)
+                .unwrap_or_else(|| panic!("{input}\n\nbpc did not end within {limit:?}")),
+            None => cmd.output().expect("run bpc"),
+        };
+        let throwaway = tempdir
+            .as_ref()
+            .map(|_| (root.clone(), "[project]".to_string()));
+        let masks: Vec<_> = throwaway.iter().chain(&self.masks).collect();
+        let shown = |bytes: &[u8]| {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            masks
+                .iter()
+                .fold(text, |text, (dir, label)| masked_as(dir, label, &text))
         };
         let output = Output {
-            stdout: relative(&out.stdout),
-            stderr: relative(&out.stderr),
+            stdout: shown(&out.stdout),
+            stderr: shown(&out.stderr),
             status: out.status.code(),
             input,
             root,
@@ -401,17 +490,54 @@ pub fn command(dir: &Path) -> Command {
     cmd
 }
 
+/// `cmd` run to its end, or killed (and `None`) if it has not ended after `limit`.
+fn output_within(cmd: &mut Command, limit: Duration) -> Option<std::process::Output> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run bpc");
+    // Both pipes are read as the process writes them, so a full pipe never stalls it.
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("bpc runs") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Some(std::process::Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    })
+}
+
+/// The bytes of `pipe` to its end, read on a thread of their own.
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+    let mut pipe = pipe.expect("a piped stream");
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
 /// `bpc ARGS…` in the existing directory `dir`, whatever its exit status (for tests
 /// that check the status themselves or change the project between runs); `dir` reads
 /// `[project]` in what it printed ([`masked`]).
 pub fn bpc(dir: &Path, args: &[&str]) -> Output {
-    let mut out = Test::in_dir(dir)
+    Test::in_project(dir)
         .args(args.iter().copied())
         .any_status()
-        .run();
-    out.stdout = masked(dir, &out.stdout);
-    out.stderr = masked(dir, &out.stderr);
-    out
+        .run()
 }
 
 /// The blueprint of context `local` as `bpc compose --all-contexts` writes it in the

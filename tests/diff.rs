@@ -606,13 +606,14 @@ fn on_the_render_set_a_facet_line_affects_exactly_the_contexts_whose_render_diff
 /// in the shim (its module source), so ids vary too; the cache directory names it
 /// with `_` for `:`.
 fn diff_with_registry(repo: &Repo, home: &crate::oci::support::Home, host: &str) -> String {
-    use crate::oci::support;
-    let out = support::run(
-        support::bpc(repo.root(), home).args(["diff", "--base", "main"]),
-        false,
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
-    let shown = support::stdout(&out)
+    use crate::oci::support::WithHome;
+    let out = Test::in_project(repo.root())
+        .home(home)
+        .args(["diff", "--base", "main"])
+        .status(1)
+        .run();
+    let shown = out
+        .stdout
         .replace(host, "[registry]")
         .replace(&host.replace(':', "_"), "[registry]");
     regex::Regex::new("(commit|sha256) [0-9a-f]{12}")
@@ -625,17 +626,17 @@ fn diff_with_registry(repo: &Repo, home: &crate::oci::support::Home, host: &str)
 /// pulled from the registry and composed, and the diff says the template changed.
 #[test]
 fn a_new_oci_tag_is_pulled_and_compared() {
-    use crate::oci::support;
+    use crate::oci::support::{self, WithHome};
     let registry = crate::registry!(false);
     let home = support::Home::new();
     let publisher = support::publisher("demo", &[]);
     let v1 = format!("oci://{}/acme/demo:v1", registry.host());
     let v2 = format!("oci://{}/acme/demo:v2", registry.host());
     let push = |url: &str| {
-        support::run(
-            support::bpc(publisher.path(), &home).args(["push", url]),
-            true,
-        );
+        Test::in_project(publisher.path())
+            .home(&home)
+            .args(["push", url])
+            .run();
     };
     push(&v1);
     support::write(
@@ -735,15 +736,15 @@ fn a_context_whose_inputs_did_not_change_is_not_composed() {
 /// template that changed and what it changes.
 #[test]
 fn a_local_template_replaced_by_a_published_one_is_compared() {
-    use crate::oci::support;
+    use crate::oci::support::{self, WithHome};
     let registry = crate::registry!(false);
     let home = support::Home::new();
     let publisher = support::publisher("demo", &[]);
     let url = format!("oci://{}/acme/demo:v1", registry.host());
-    support::run(
-        support::bpc(publisher.path(), &home).args(["push", &url]),
-        true,
-    );
+    Test::in_project(publisher.path())
+        .home(&home)
+        .args(["push", &url])
+        .run();
     let repo = Repo::new();
     repo.write("windsor.yaml", "context: local\n");
     repo.write(".gitignore", ".windsor/\n");

@@ -4,18 +4,23 @@
 
 pub mod support;
 
+use crate::common::Output;
 use bpc::oci::registry::{self, Artifact};
 use bpc::oci::{AuthEnv, Reference};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::time::Duration;
 use support::*;
 
 /// `bpc push oci://<host>/<repo>:<tag>` from `project`; returns the printed digest.
 #[track_caller]
 fn push(project: &std::path::Path, home: &Home, url: &str) -> String {
-    let out = run(bpc(project, home).args(["push", url]), true);
-    let text = stdout(&out);
+    let text = Test::in_project(project)
+        .home(home)
+        .args(["push", url])
+        .run()
+        .stdout;
     assert!(
         text.starts_with("Blueprint pushed successfully: "),
         "{text}"
@@ -31,13 +36,12 @@ fn push(project: &std::path::Path, home: &Home, url: &str) -> String {
 /// `bpc compose --format json` in `project`, parsed.
 #[track_caller]
 fn compose_json(project: &std::path::Path, home: &Home, extra: &[&str]) -> Value {
-    let out = run(
-        bpc(project, home)
-            .args(["compose", "--format", "json"])
-            .args(extra),
-        true,
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON blueprint")
+    let out = Test::in_project(project)
+        .home(home)
+        .args(["compose", "--format", "json"])
+        .args(extra.iter().copied())
+        .run();
+    serde_json::from_str(&out.stdout).expect("JSON blueprint")
 }
 
 /// The blueprint without what names the template's source: `sources`, and every
@@ -59,20 +63,6 @@ fn without_sources(mut blueprint: Value) -> Value {
         }
     }
     blueprint
-}
-
-/// `text` with the temp dirs that differ from run to run named: the home directory
-/// `[home]` and the project `[project]`.
-fn named(text: &str, home: &Home, project: &std::path::Path) -> String {
-    let mut text = text.to_string();
-    let home = home.0.path();
-    for path in [home.canonicalize().ok(), Some(home.to_path_buf())]
-        .into_iter()
-        .flatten()
-    {
-        text = text.replace(path.to_string_lossy().as_ref(), "[home]");
-    }
-    crate::common::masked(project, &text)
 }
 
 /// The error `message` at the `url:` line of source `name` in the consumer's
@@ -156,13 +146,13 @@ fn a_pushed_blueprint_composes_as_its_template_does_locally() {
 
     // Windsor's cache layout: the decompressed layer, byte for byte, and the tree.
     let cache = cache_dir(consumer.path(), &reg.host(), "acme/demo", "v1.0.0");
-    let out = run(
-        bpc(publisher.path(), &home).args(["bundle", "--tag", "v1.0.0", "-o", "dist/"]),
-        true,
-    );
+    let out = Test::in_project(publisher.path())
+        .home(&home)
+        .args(["bundle", "--tag", "v1.0.0", "-o", "dist/"])
+        .run();
     // The same digest on every run: the bundle is reproducible.
     assert_eq!(
-        stdout(&out),
+        out.stdout,
         "Blueprint bundled successfully: dist/demo-v1.0.0.tar.gz (6 files, \
          sha256:945f90c90597b2cecdffda85876f11cc86487fdfaea9a776d94b1c4f235a3646)\n"
     );
@@ -182,14 +172,17 @@ fn a_pushed_blueprint_composes_as_its_template_does_locally() {
     assert!(!cache.join("_template/metadata.yaml").exists());
 
     // Every command of one context reads the pulled template.
-    let out = run(
-        bpc(consumer.path(), &home).args(["eval", "democfg.workers"]),
-        true,
-    );
-    assert_eq!(stdout(&out).trim(), "6");
-    let out = run(bpc(consumer.path(), &home).args(["show", "values"]), true);
+    let out = Test::in_project(consumer.path())
+        .home(&home)
+        .args(["eval", "democfg.workers"])
+        .run();
+    assert_eq!(out.stdout.trim(), "6");
+    let out = Test::in_project(consumer.path())
+        .home(&home)
+        .args(["show", "values"])
+        .run();
     assert_eq!(
-        stdout(&out),
+        out.stdout,
         indoc::indoc! {"
         size: 3
         dev: true
@@ -211,18 +204,18 @@ fn a_pushed_blueprint_composes_as_its_template_does_locally() {
             nodes: {}
     "}
     );
-    run(
-        bpc(consumer.path(), &home).args(["render", "--out", "out"]),
-        true,
-    );
+    Test::in_project(consumer.path())
+        .home(&home)
+        .args(["render", "--out", "out"])
+        .run();
     assert!(consumer
         .path()
         .join("out/terraform/demo-net/terraform.tfvars.json")
         .is_file());
-    run(
-        bpc(consumer.path(), &home).args(["explain", "terraform.demo-net.inputs.workers"]),
-        true,
-    );
+    Test::in_project(consumer.path())
+        .home(&home)
+        .args(["explain", "terraform.demo-net.inputs.workers"])
+        .run();
 }
 
 #[test]
@@ -242,14 +235,14 @@ fn the_cache_is_reused_offline_and_no_cache_pulls_again() {
     assert_eq!(compose_json(consumer.path(), &home, &["--offline"]), first);
     assert_eq!(compose_json(consumer.path(), &home, &[]), first);
     // NO_CACHE asks the registry again, which is gone.
-    let out = run(
-        bpc(consumer.path(), &home)
-            .args(["compose"])
-            .env("NO_CACHE", "true"),
-        false,
-    );
+    let out = Test::in_project(consumer.path())
+        .home(&home)
+        .args(["compose"])
+        .env("NO_CACHE", "true")
+        .failure()
+        .run();
     assert_eq!(
-        stderr(&out),
+        out.stderr,
         at_source(
             "demo",
             &url,
@@ -262,13 +255,14 @@ fn the_cache_is_reused_offline_and_no_cache_pulls_again() {
         )
     );
     // --offline with nothing cached says what is missing and never connects.
-    let out = run(
-        bpc(fresh.path(), &home).args(["compose", "--offline"]),
-        false,
-    );
+    let out = Test::in_project(fresh.path())
+        .home(&home)
+        .args(["compose", "--offline"])
+        .failure()
+        .run();
     let cache = format!(".windsor/cache/oci/{}_acme_demo_v1", host.replace(':', "_"));
     assert_eq!(
-        stderr(&out),
+        out.stderr,
         at_source(
             "demo",
             &url,
@@ -342,11 +336,12 @@ fn a_layer_whose_bytes_do_not_match_its_digest_is_refused() {
     let publisher = publisher("demo", &[]);
     let url = format!("oci://{}/acme/demo:v1", reg.host());
     push(publisher.path(), &home, &url);
-    let bundled = run(
-        bpc(publisher.path(), &home).args(["bundle", "--tag", "v1", "-o", "demo.tar.gz"]),
-        true,
-    );
-    let digest = stdout(&bundled)
+    let bundled = Test::in_project(publisher.path())
+        .home(&home)
+        .args(["bundle", "--tag", "v1", "-o", "demo.tar.gz"])
+        .run();
+    let digest = bundled
+        .stdout
         .rsplit(", ")
         .next()
         .unwrap_or("")
@@ -362,8 +357,12 @@ fn a_layer_whose_bytes_do_not_match_its_digest_is_refused() {
     std::fs::write(&blob, bytes).unwrap();
 
     let consumer = consumer(&[("demo", &url, None)]);
-    let out = run(bpc(consumer.path(), &home).args(["compose"]), false);
-    let err = stderr(&out);
+    let out = Test::in_project(consumer.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run();
+    let err = out.stderr;
     // Refused while streaming (the client checks as it reads) or after: either way
     // the message names the digest the manifest promised and the one the bytes have.
     let refused = |reason: &str| {
@@ -395,7 +394,11 @@ fn credentials_come_from_the_docker_config() {
     let publisher = publisher("demo", &[]);
     let url = format!("oci://{}/acme/demo:v1", reg.host());
     // No credentials: refused, and the message says where they were looked for.
-    let out = run(bpc(publisher.path(), &home).args(["push", &url]), false);
+    let out = Test::in_project(publisher.path())
+        .home(&home)
+        .args(["push", &url])
+        .failure()
+        .run();
     let host = reg.host();
     // Worded as a refused pull is.
     let refused = format!(
@@ -403,7 +406,7 @@ fn credentials_come_from_the_docker_config() {
          http://{host}/v2/acme/demo/blobs/uploads/)\n"
     );
     assert_eq!(
-        named(&stderr(&out), &home, publisher.path()),
+        out.stderr,
         format!(
             "{refused}= help: credentials were looked for in: [home]/config.json (absent); \
              [home]/.config/containers/auth.json (absent); none matched, so the request was \
@@ -412,9 +415,13 @@ fn credentials_come_from_the_docker_config() {
     );
 
     home.login(&reg.host(), "bpc", "wrong");
-    let out = run(bpc(publisher.path(), &home).args(["push", &url]), false);
+    let out = Test::in_project(publisher.path())
+        .home(&home)
+        .args(["push", &url])
+        .failure()
+        .run();
     assert_eq!(
-        named(&stderr(&out), &home, publisher.path()),
+        out.stderr,
         format!(
             "{refused}= help: credentials were looked for in: [home]/config.json (auths, \
              credHelpers, credsStore); the registry refused the ones from [home]/config.json \
@@ -454,21 +461,24 @@ fn credentials_come_from_the_docker_config() {
         std::env::var("PATH").unwrap_or_default()
     );
     let fresh = support::consumer(&[("demo", &url, None)]);
-    let out = run(
-        bpc(fresh.path(), &helped)
-            .args(["compose", "--format", "json"])
-            .env("PATH", path),
-        true,
-    );
-    let helped_blueprint: Value = serde_json::from_slice(&out.stdout).expect("JSON blueprint");
+    let out = Test::in_project(fresh.path())
+        .home(&helped)
+        .args(["compose", "--format", "json"])
+        .env("PATH", &path)
+        .run();
+    let helped_blueprint: Value = serde_json::from_str(&out.stdout).expect("JSON blueprint");
     assert_eq!(without_sources(helped_blueprint), without_sources(b));
 
     let stranger = Home::new();
     let fresh = support::consumer(&[("demo", &url, None)]);
-    let out = run(bpc(fresh.path(), &stranger).args(["compose"]), false);
+    let out = Test::in_project(fresh.path())
+        .home(&stranger)
+        .args(["compose"])
+        .failure()
+        .run();
     let host = reg.host();
     assert_eq!(
-        named(&stderr(&out), &stranger, fresh.path()),
+        out.stderr,
         at_source(
             "demo",
             &url,
@@ -513,21 +523,19 @@ fn a_creds_store_that_has_nothing_for_a_key_is_no_credential() {
         format!(r#"{{"auths":{{"{host}":{{}}}},"credsStore":"bpcstore"}}"#),
     );
     let project = consumer(&[("demo", &url, None)]);
-    let out = run(
-        bpc(project.path(), &home)
-            .args(["compose", "--format", "json"])
-            .env("PATH", &path),
-        true,
-    );
-    let b: Value = serde_json::from_slice(&out.stdout).expect("JSON blueprint");
+    let out = Test::in_project(project.path())
+        .home(&home)
+        .args(["compose", "--format", "json"])
+        .env("PATH", &path)
+        .run();
+    let b: Value = serde_json::from_str(&out.stdout).expect("JSON blueprint");
     assert_eq!(b["terraform"][0]["name"], "demo-net");
     // Pushing asks the store the same way.
-    run(
-        bpc(publisher.path(), &home)
-            .args(["push", &format!("oci://{host}/acme/other:v1")])
-            .env("PATH", &path),
-        true,
-    );
+    Test::in_project(publisher.path())
+        .home(&home)
+        .args(["push", &format!("oci://{host}/acme/other:v1")])
+        .env("PATH", &path)
+        .run();
 
     // A store with nothing at all: the pull is anonymous, as a public registry wants.
     let public = crate::registry!(false);
@@ -544,12 +552,11 @@ fn a_creds_store_that_has_nothing_for_a_key_is_no_credential() {
         r#"{"credsStore":"bpcempty"}"#,
     );
     let project = consumer(&[("demo", &public_url, None)]);
-    run(
-        bpc(project.path(), &empty)
-            .args(["compose"])
-            .env("PATH", &path),
-        true,
-    );
+    Test::in_project(project.path())
+        .home(&empty)
+        .args(["compose"])
+        .env("PATH", &path)
+        .run();
 
     // A store that fails: one line of what it said, never the rest (it may hold a
     // secret).
@@ -565,13 +572,13 @@ fn a_creds_store_that_has_nothing_for_a_key_is_no_credential() {
         r#"{"credsStore":"bpcbroken"}"#,
     );
     let project = consumer(&[("demo", &public_url, None)]);
-    let out = run(
-        bpc(project.path(), &broken)
-            .args(["compose"])
-            .env("PATH", &path),
-        false,
-    );
-    let err = named(&stderr(&out), &broken, project.path());
+    let out = Test::in_project(project.path())
+        .home(&broken)
+        .args(["compose"])
+        .env("PATH", &path)
+        .failure()
+        .run();
+    let err = out.stderr;
     assert!(!err.contains("hunter2") && !err.contains("abc123"), "{err}");
     assert_eq!(
         err,
@@ -615,47 +622,47 @@ fn bundle_and_push_refuse_links_that_lead_out_of_the_project() {
     let root = publisher.path();
     // A link that stays inside is followed: its file is bundled.
     std::os::unix::fs::symlink("net/variables.tf", root.join("terraform/demo/shared.tf")).unwrap();
-    let out = run(
-        bpc(root, &home).args(["bundle", "--tag", "v1", "-o", "inside.tar.gz"]),
-        true,
-    );
-    assert!(stdout(&out).contains("(7 files, "), "{}", stdout(&out));
+    let out = Test::in_project(root)
+        .home(&home)
+        .args(["bundle", "--tag", "v1", "-o", "inside.tar.gz"])
+        .run();
+    assert!(out.stdout.contains("(7 files, "), "{}", out.stdout);
 
     let config = home.0.path().join("config.json");
-    for (link, target, confined_to) in [
+    // Each target is shown resolved, the home as `[home]`, a pid as `[pid]`.
+    for (link, target, shown_target, confined_to) in [
         (
             "contexts/_template/facets/creds.yaml",
             config.as_path(),
+            "[home]/config.json",
             "/contexts/_template",
         ),
         (
             "terraform/demo/net/env.tf",
             std::path::Path::new("/proc/self/environ"),
+            "/proc/[pid]/environ",
             "",
         ),
     ] {
         std::os::unix::fs::symlink(target, root.join(link)).unwrap();
-        let shown_target = without_pid(&named(
-            &target.canonicalize().unwrap().display().to_string(),
-            &home,
-            root,
-        ));
         let expected = format!(
             "error: [project]/{link} is a symbolic link to {shown_target}, outside \
              [project]{confined_to}: bundle and push publish only files inside it\n"
         );
-        let out = run(
-            bpc(root, &home).args(["bundle", "--tag", "v1", "-o", "out.tar.gz"]),
-            false,
-        );
-        assert_eq!(without_pid(&named(&stderr(&out), &home, root)), expected);
+        let out = Test::in_project(root)
+            .home(&home)
+            .args(["bundle", "--tag", "v1", "-o", "out.tar.gz"])
+            .failure()
+            .run();
+        assert_eq!(without_pid(&out.stderr), expected);
         assert!(!root.join("out.tar.gz").exists());
         // Push reads the same files, and stops before it connects.
-        let out = run(
-            bpc(root, &home).args(["push", "oci://127.0.0.1:5000/acme/demo:v1"]),
-            false,
-        );
-        assert_eq!(without_pid(&named(&stderr(&out), &home, root)), expected);
+        let out = Test::in_project(root)
+            .home(&home)
+            .args(["push", "oci://127.0.0.1:5000/acme/demo:v1"])
+            .failure()
+            .run();
+        assert_eq!(without_pid(&out.stderr), expected);
         std::fs::remove_file(root.join(link)).unwrap();
     }
 }
@@ -715,21 +722,23 @@ fn the_bundle_file_is_named_by_plain_names_only() {
         ),
     ] {
         write(root, metadata, text);
-        let out = run(
-            bpc(root, &home).args(["bundle", "-o", "dist/"]).args(&args),
-            false,
-        );
-        assert_eq!(stderr(&out), expected, "{text}");
+        let out = Test::in_project(root)
+            .home(&home)
+            .args(["bundle", "-o", "dist/"])
+            .args(args.iter().copied())
+            .failure()
+            .run();
+        assert_eq!(out.stderr, expected, "{text}");
         // Nothing written, in -o or beside the project.
         assert!(!root.join("dist").exists());
         assert!(!root.join("../x-v1.tar.gz").exists());
     }
     // Named by -o, the file needs no plain name.
     write(root, metadata, "name: team/demo\nversion: v1\n");
-    run(
-        bpc(root, &home).args(["bundle", "-o", "dist/demo.tar.gz"]),
-        true,
-    );
+    Test::in_project(root)
+        .home(&home)
+        .args(["bundle", "-o", "dist/demo.tar.gz"])
+        .run();
     assert!(root.join("dist/demo.tar.gz").is_file());
 }
 
@@ -760,9 +769,13 @@ fn tar_entries_escaping_the_root_are_refused_before_anything_is_written() {
             ],
         );
         let consumer = consumer(&[("evil", &url, None)]);
-        let out = run(bpc(consumer.path(), &home).args(["compose"]), false);
+        let out = Test::in_project(consumer.path())
+            .home(&home)
+            .args(["compose"])
+            .failure()
+            .run();
         assert_eq!(
-            stderr(&out),
+            out.stderr,
             at_source(
                 "evil",
                 &url,
@@ -790,7 +803,12 @@ fn errors_name_the_tag_the_artifact_and_the_cli_version() {
 
     let missing = format!("oci://{}/acme/demo:v9", reg.host());
     let c = consumer(&[("demo", &missing, None)]);
-    let err = stderr(&run(bpc(c.path(), &home).args(["compose"]), false));
+    let err = Test::in_project(c.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run()
+        .stderr;
     let host = reg.host();
     assert_eq!(
         err,
@@ -810,7 +828,12 @@ fn errors_name_the_tag_the_artifact_and_the_cli_version() {
 
     let untagged = format!("oci://{}/acme/demo", reg.host());
     let c = consumer(&[("demo", &untagged, None)]);
-    let err = stderr(&run(bpc(c.path(), &home).args(["compose"]), false));
+    let err = Test::in_project(c.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run()
+        .stderr;
     assert_eq!(
         err,
         at_source(
@@ -827,7 +850,12 @@ fn errors_name_the_tag_the_artifact_and_the_cli_version() {
     let bare = format!("oci://{}/acme/bare:v1", reg.host());
     push_raw(&bare, &[("blueprint.yaml", b"kind: Blueprint\n")]);
     let c = consumer(&[("bare", &bare, None)]);
-    let err = stderr(&run(bpc(c.path(), &home).args(["compose"]), false));
+    let err = Test::in_project(c.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run()
+        .stderr;
     let cache = format!(".windsor/cache/oci/{}_acme_bare_v1", host.replace(':', "_"));
     assert_eq!(
         err,
@@ -847,12 +875,13 @@ fn errors_name_the_tag_the_artifact_and_the_cli_version() {
 
     // The template requires Windsor >=0.9.0.
     let c = consumer(&[("demo", &url, None)]);
-    let err = stderr(&run(
-        bpc(c.path(), &home)
-            .args(["compose"])
-            .env("BPC_WINDSOR_VERSION", "0.8.1"),
-        false,
-    ));
+    let err = Test::in_project(c.path())
+        .home(&home)
+        .args(["compose"])
+        .env("BPC_WINDSOR_VERSION", "0.8.1")
+        .failure()
+        .run()
+        .stderr;
     assert_eq!(
         err,
         at_source(
@@ -866,12 +895,11 @@ fn errors_name_the_tag_the_artifact_and_the_cli_version() {
             )
         )
     );
-    run(
-        bpc(c.path(), &home)
-            .args(["compose"])
-            .env("BPC_WINDSOR_VERSION", "0.9.3"),
-        true,
-    );
+    Test::in_project(c.path())
+        .home(&home)
+        .args(["compose"])
+        .env("BPC_WINDSOR_VERSION", "0.9.3")
+        .run();
 }
 
 /// A registry stand-in serving the bundle of `publisher` as `acme/demo:v1`; the
@@ -913,10 +941,10 @@ fn scripted(layer: Vec<u8>, declared: Option<i64>, blob: fn(&[u8]) -> Reply) -> 
 
 fn bundle_of_demo(home: &Home) -> Vec<u8> {
     let publisher = publisher("demo", &[]);
-    run(
-        bpc(publisher.path(), home).args(["bundle", "--tag", "v1", "-o", "demo.tar.gz"]),
-        true,
-    );
+    Test::in_project(publisher.path())
+        .home(home)
+        .args(["bundle", "--tag", "v1", "-o", "demo.tar.gz"])
+        .run();
     std::fs::read(publisher.path().join("demo.tar.gz")).unwrap()
 }
 
@@ -933,8 +961,10 @@ fn a_killed_pull_leaves_nothing_that_is_trusted_later() {
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", stalling.port);
     let consumer = consumer(&[("demo", &url, None)]);
-    let mut child = bpc(consumer.path(), &home)
-        .args(["compose"])
+    let mut child = Test::in_project(consumer.path())
+        .home(&home)
+        .arg("compose")
+        .command()
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -982,7 +1012,12 @@ fn a_layer_over_the_size_limit_is_not_downloaded() {
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", huge.port);
     let consumer = consumer(&[("demo", &url, None)]);
-    let err = stderr(&run(bpc(consumer.path(), &home).args(["compose"]), false));
+    let err = Test::in_project(consumer.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run()
+        .stderr;
     assert_eq!(
         err,
         at_source(
@@ -1085,13 +1120,14 @@ fn one_run_over_every_context_loads_one_published_blueprint() {
         "contexts/staging/blueprint.yaml",
         format!("{BLUEPRINT_HEAD}sources:\n  - name: demo\n    url: {v1}\n"),
     );
-    let out = run(
-        bpc(project.path(), &home).args(["compose", "--all-contexts", "--out", "out"]),
-        false,
-    );
+    let out = Test::in_project(project.path())
+        .home(&home)
+        .args(["compose", "--all-contexts", "--out", "out"])
+        .failure()
+        .run();
     let carets = "^".repeat(v2.len());
     assert_eq!(
-        stderr(&out),
+        out.stderr,
         format!(
             "== context `prod` ==\n\
              error: context `prod` is built on {v2}, but this run loaded {v1} (from context \
@@ -1106,7 +1142,7 @@ fn one_run_over_every_context_loads_one_published_blueprint() {
         )
     );
     assert_eq!(
-        crate::common::untimed(&stdout(&out)),
+        crate::common::untimed(&out.stdout),
         indoc::indoc! {"
             context  components  kustomizations  time  status
             local             1               1  [time]  ok
@@ -1118,10 +1154,10 @@ fn one_run_over_every_context_loads_one_published_blueprint() {
     assert!(project.path().join("out/staging.yaml").is_file());
     assert!(project.path().join("out/local.yaml").is_file());
     // On its own, prod composes with its own blueprint.
-    run(
-        bpc(project.path(), &home).args(["compose", "--context", "prod"]),
-        true,
-    );
+    Test::in_project(project.path())
+        .home(&home)
+        .args(["compose", "--context", "prod"])
+        .run();
 }
 
 /// A publisher of `demo` whose template has `extra` more facets, each with one
@@ -1140,29 +1176,27 @@ fn publisher_with_facets(extra: usize) -> tempfile::TempDir {
     project
 }
 
-/// Starts every command at once, then waits for them all.
-fn at_once(commands: Vec<std::process::Command>) -> Vec<std::process::Output> {
-    let children: Vec<_> = commands
-        .into_iter()
-        .map(|mut c| {
-            c.stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .expect("bpc starts")
-        })
-        .collect();
-    children
-        .into_iter()
-        .map(|c| c.wait_with_output().expect("bpc ends"))
-        .collect()
+/// Starts every run at once (a thread each), whatever their exit status, then waits
+/// for them all.
+fn at_once(runs: Vec<Test>) -> Vec<Output> {
+    std::thread::scope(|scope| {
+        let running: Vec<_> = runs
+            .into_iter()
+            .map(|run| scope.spawn(move || run.any_status().run()))
+            .collect();
+        running
+            .into_iter()
+            .map(|run| run.join().expect("bpc ends"))
+            .collect()
+    })
 }
 
 /// Why `out` is not a successful run printing one of `expected` (sources aside).
-fn wrong(out: &std::process::Output, expected: &[&Value]) -> Option<String> {
-    if !out.status.success() {
-        return Some(format!("{}: {}", out.status, stderr(out)));
+fn wrong(out: &Output, expected: &[&Value]) -> Option<String> {
+    if !out.success() {
+        return Some(format!("exit status {:?}: {}", out.status, out.stderr));
     }
-    match serde_json::from_slice::<Value>(&out.stdout) {
+    match serde_json::from_str::<Value>(&out.stdout) {
         Ok(b) if expected.contains(&&without_sources(b.clone())) => None,
         Ok(b) => Some(format!(
             "exit 0 with another blueprint: {} terraform components",
@@ -1198,9 +1232,9 @@ fn runs_started_at_once_on_an_empty_cache_all_compose_the_published_blueprint() 
         let project = consumer(&[("demo", &url, None)]);
         let runs = (0..AT_ONCE)
             .map(|_| {
-                let mut c = bpc(project.path(), &home);
-                c.args(["compose", "--format", "json"]);
-                c
+                Test::in_project(project.path())
+                    .home(&home)
+                    .args(["compose", "--format", "json"])
             })
             .collect();
         failures.extend(at_once(runs).iter().filter_map(|o| wrong(o, &[&expected])));
@@ -1286,12 +1320,14 @@ fn no_cache_runs_at_once_after_the_tag_moved_all_compose_a_whole_blueprint() {
         push(publishers[now].path(), &home, &url);
         let runs = (0..AT_ONCE)
             .map(|i| {
-                let mut c = bpc(project.path(), &home);
-                c.args(["compose", "--format", "json"]);
+                let run = Test::in_project(project.path())
+                    .home(&home)
+                    .args(["compose", "--format", "json"]);
                 if i % 2 == 0 {
-                    c.env("NO_CACHE", "1");
+                    run.env("NO_CACHE", "1")
+                } else {
+                    run
                 }
-                c
             })
             .collect();
         for (i, out) in at_once(runs).iter().enumerate() {
@@ -1346,7 +1382,12 @@ fn a_registry_error_body_is_shown_short_and_without_terminal_escapes() {
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
     let project = consumer(&[("demo", &url, None)]);
-    let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+    let err = Test::in_project(project.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run()
+        .stderr;
     assert_eq!(
         err,
         at_source(
@@ -1376,7 +1417,12 @@ fn a_registry_error_body_is_shown_short_and_without_terminal_escapes() {
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
     let project = consumer(&[("demo", &url, None)]);
-    let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+    let err = Test::in_project(project.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run()
+        .stderr;
     let prefix = format!(
         "error: failed to pull {url}: failed to read layer data: Server error: url \
          http://127.0.0.1:{}/v2/acme/demo/blobs/sha256:",
@@ -1389,26 +1435,6 @@ fn a_registry_error_body_is_shown_short_and_without_terminal_escapes() {
     );
     assert!(err.contains(&message), "{err}");
     assert!(err.len() < 2000 && !err.contains('\x1b'), "{err}");
-}
-
-/// Runs `cmd`, killing it (and failing the test) if it has not ended in 30 s.
-#[track_caller]
-fn within_30s(cmd: &mut std::process::Command) -> std::process::Output {
-    let mut child = cmd
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("bpc starts");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while child.try_wait().expect("bpc runs").is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("bpc did not end within 30 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("bpc ends")
 }
 
 #[cfg(unix)]
@@ -1427,6 +1453,13 @@ fn a_cached_metadata_yaml_is_read_only_as_a_bounded_regular_file() {
     let metadata = cache.join("metadata.yaml");
     let shown = ".windsor/cache/oci/127.0.0.1_5000_acme_demo_v1/metadata.yaml";
     let refused = |why: &str| at_source("demo", url, &format!("[project]/{shown} {why}"), None);
+    // Each read of metadata.yaml could wait forever if it followed what it must not.
+    let offline = || {
+        Test::in_project(project.path())
+            .home(&home)
+            .args(["compose", "--offline"])
+            .timeout(Duration::from_secs(30))
+    };
 
     // A FIFO would wait for a writer forever.
     let made = std::process::Command::new("mkfifo")
@@ -1434,39 +1467,29 @@ fn a_cached_metadata_yaml_is_read_only_as_a_bounded_regular_file() {
         .status()
         .expect("mkfifo runs");
     assert!(made.success());
-    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
     let not_regular = refused("is not a regular file; the cache holds only files");
-    assert_eq!(
-        crate::common::masked(project.path(), &stderr(&out)),
-        not_regular
-    );
+    offline().failure().stderr(&not_regular).run();
 
     // A link (here to a device that never ends) is not followed.
     std::fs::remove_file(&metadata).unwrap();
     std::os::unix::fs::symlink("/dev/zero", &metadata).unwrap();
-    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
-    assert_eq!(
-        crate::common::masked(project.path(), &stderr(&out)),
-        not_regular
-    );
+    offline().failure().stderr(&not_regular).run();
 
     // A regular file over the limit.
     std::fs::remove_file(&metadata).unwrap();
     let big = format!("name: demo\ndescription: {}\n", "x".repeat(1 << 20));
     std::fs::write(&metadata, &big).unwrap();
-    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
-    assert_eq!(
-        crate::common::masked(project.path(), &stderr(&out)),
-        refused(&format!(
+    offline()
+        .failure()
+        .stderr(refused(&format!(
             "is {} bytes, over the 1024 KiB a metadata.yaml may have",
             big.len()
-        ))
-    );
+        )))
+        .run();
 
     // Within it, the entry composes.
     std::fs::write(&metadata, "name: demo\n").unwrap();
-    let out = within_30s(bpc(project.path(), &home).args(["compose", "--offline"]));
-    assert!(out.status.success(), "{}", stderr(&out));
+    offline().run();
 }
 
 #[cfg(unix)]
@@ -1487,7 +1510,10 @@ fn cached_files_are_never_writable_by_others() {
         ],
     );
     let project = consumer(&[("modes", &url, None)]);
-    run(bpc(project.path(), &home).args(["compose"]), true);
+    Test::in_project(project.path())
+        .home(&home)
+        .args(["compose"])
+        .run();
     let cache = cache_dir(project.path(), &reg.host(), "acme/modes", "v1");
     let mode = |p: &str| {
         std::fs::metadata(cache.join(p))
@@ -1532,17 +1558,25 @@ fn a_reference_holding_credentials_is_refused_without_repeating_them() {
                    URL are refused (they would end up in the cache's directory name and in \
                    messages); log in with `docker login 127.0.0.1:9` instead";
     let project = consumer(&[("demo", url, None)]);
-    let out = run(bpc(project.path(), &home).args(["compose"]), false);
+    let out = Test::in_project(project.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run();
     assert_eq!(
-        stderr(&out),
+        out.stderr,
         format!(
             "error: {refused}\n= note: source `demo` of contexts/local/blueprint.yaml:7:10\n\n"
         )
     );
     assert!(!project.path().join(".windsor/cache").exists());
     let publisher = publisher("demo", &[]);
-    let out = run(bpc(publisher.path(), &home).args(["push", url]), false);
-    assert_eq!(stderr(&out), format!("error: {refused}\n"));
+    let out = Test::in_project(publisher.path())
+        .home(&home)
+        .args(["push", url])
+        .failure()
+        .run();
+    assert_eq!(out.stderr, format!("error: {refused}\n"));
 }
 
 #[test]
@@ -1593,7 +1627,12 @@ fn a_manifest_over_the_size_limit_is_refused_while_it_streams() {
         });
         let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
         let project = consumer(&[("demo", &url, None)]);
-        let err = stderr(&run(bpc(project.path(), &home).args(["compose"]), false));
+        let err = Test::in_project(project.path())
+            .home(&home)
+            .args(["compose"])
+            .failure()
+            .run()
+            .stderr;
         assert_eq!(
             err,
             at_source(
@@ -1638,9 +1677,13 @@ fn a_token_reply_over_the_limit_is_no_token() {
     port.store(server.port, std::sync::atomic::Ordering::SeqCst);
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
     let project = consumer(&[("demo", &url, None)]);
-    let out = run(bpc(project.path(), &home).args(["compose"]), false);
+    let out = Test::in_project(project.path())
+        .home(&home)
+        .args(["compose"])
+        .failure()
+        .run();
     assert_eq!(
-        named(&stderr(&out), &home, project.path()),
+        out.stderr,
         at_source(
             "demo",
             &url,
@@ -1676,26 +1719,25 @@ fn the_pulls_of_one_run_share_one_budget_of_unpacked_bytes() {
     }
     let both = || consumer(&[("platform", &urls[0], None), ("app", &urls[1], None)]);
     let roomy = both();
-    let out = run(
-        bpc(roomy.path(), &home)
-            .args(["compose", "--format", "json"])
-            .env("BPC_MAX_PULL_MIB", "4"),
-        true,
-    );
-    assert!(stdout(&out).contains("platform-net"));
+    let out = Test::in_project(roomy.path())
+        .home(&home)
+        .args(["compose", "--format", "json"])
+        .env("BPC_MAX_PULL_MIB", "4")
+        .run();
+    assert!(out.stdout.contains("platform-net"));
     let tight = both();
-    let out = run(
-        bpc(tight.path(), &home)
-            .args(["compose"])
-            .env("BPC_MAX_PULL_MIB", "2"),
-        false,
-    );
+    let out = Test::in_project(tight.path())
+        .home(&home)
+        .args(["compose"])
+        .env("BPC_MAX_PULL_MIB", "2")
+        .failure()
+        .run();
     assert!(
-        stderr(&out).contains(
+        out.stderr.contains(
             "unpack to more than 2 MiB in all, the limit of one run (BPC_MAX_PULL_MIB raises it)"
         ),
         "{}",
-        stderr(&out)
+        out.stderr
     );
 }
 
@@ -1734,7 +1776,6 @@ fn demo_layer_padded(home: &Home, zeros: usize) -> Vec<u8> {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_layer_unpacks_from_disk_not_from_memory() {
-    use std::os::unix::process::CommandExt;
     let home = Home::new();
     let layer = demo_layer_padded(&home, 384);
     let server = scripted(layer, None, |layer| Reply {
@@ -1746,23 +1787,12 @@ fn a_layer_unpacks_from_disk_not_from_memory() {
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
     let consumer = consumer(&[("demo", &url, None)]);
-    let mut cmd = bpc(consumer.path(), &home);
-    cmd.args(["compose", "--format", "json"]);
-    // SAFETY: setrlimit is async-signal-safe and touches only the child.
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: 192 << 20,
-                rlim_max: 192 << 20,
-            };
-            if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let out = run(&mut cmd, true);
-    let blueprint: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let out = Test::in_project(consumer.path())
+        .home(&home)
+        .args(["compose", "--format", "json"])
+        .memory_limit(192 << 20)
+        .run();
+    let blueprint: Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(blueprint["terraform"][0]["name"], "demo-net");
     let cache = cache_dir(
         consumer.path(),
@@ -1810,16 +1840,18 @@ fn a_push_reads_a_registry_error_reply_bounded_and_shows_it_short() {
     });
     let url = format!("oci://127.0.0.1:{}/acme/demo:v1", server.port);
     let publisher = publisher("demo", &[]);
-    let out = within_30s(bpc(publisher.path(), &home).args(["push", &url]));
-    assert_eq!(
-        stderr(&out),
-        format!(
+    Test::in_project(publisher.path())
+        .home(&home)
+        .args(["push", &url])
+        .timeout(Duration::from_secs(30))
+        .failure()
+        .stderr(format!(
             "error: failed to push {url}: Server error: url \
              http://127.0.0.1:{}/v2/acme/demo/blobs/uploads/, code: 500, message: broken{}…\n\n",
             server.port,
             "x".repeat(registry::SHOWN_BODY - "broken".len())
-        )
-    );
+        ))
+        .run();
 }
 
 /// The registry gets the credentials; an upload location on another host does not.

@@ -1,13 +1,14 @@
 //! What the OCI tests run against: Debian's `docker-registry` (distribution 2.8) on a
 //! free 127.0.0.1 port, killed when dropped; a scripted HTTP server for what a real
-//! registry will not do (stall mid-blob, lie about a size); the `bpc` binary run with a
-//! hermetic credential environment; and the template the tests publish.
+//! registry will not do (stall mid-blob, lie about a size); a hermetic credential
+//! environment for runs of the `bpc` binary ([`Home`], given to a run by
+//! [`WithHome::home`]); and the template the tests publish.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -200,40 +201,23 @@ fn base64(text: &str) -> String {
     out
 }
 
-/// The `bpc` command in `dir` ([`crate::common::command`]), with `home` as `$HOME`
-/// and `$DOCKER_CONFIG`.
-pub fn bpc(dir: &Path, home: &Home) -> Command {
-    let mut cmd = crate::common::command(dir);
-    cmd.env("HOME", home.0.path())
-        .env("DOCKER_CONFIG", home.0.path());
-    cmd
+/// A run of bpc in the credential environment of a [`Home`].
+pub trait WithHome {
+    /// `home` is `$HOME` and `$DOCKER_CONFIG`, and reads `[home]` in what the run
+    /// prints.
+    fn home(self, home: &Home) -> Self;
 }
 
-/// Runs `cmd`, asserting its exit status; returns its output.
-#[track_caller]
-pub fn run(cmd: &mut Command, ok: bool) -> Output {
-    let out = cmd.output().expect("bpc runs");
-    if out.status.success() != ok {
-        panic!(
-            "expected {}, got {}\nstdout:\n{}\nstderr:\n{}",
-            if ok { "success" } else { "failure" },
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+impl WithHome for Test {
+    fn home(self, home: &Home) -> Test {
+        let dir = home.0.path();
+        self.env("HOME", &dir.to_string_lossy())
+            .env("DOCKER_CONFIG", &dir.to_string_lossy())
+            .masking(dir, "[home]")
     }
-    out
 }
 
-pub fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-pub fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).to_string()
-}
-
-pub use crate::common::{write, BLUEPRINT_HEAD, FACET_HEAD};
+pub use crate::common::{write, Test, BLUEPRINT_HEAD, FACET_HEAD};
 
 /// A project publishing template `name`: a facet with one terraform component
 /// `<name>-net` (whose module is under `terraform/`), one kustomization and a config
