@@ -40,7 +40,7 @@ impl Meter {
         Meter::with_stop(limit, OnStop::Park)
     }
 
-    pub fn with_stop(limit: usize, on_stop: OnStop) -> Meter {
+    pub(crate) fn with_stop(limit: usize, on_stop: OnStop) -> Meter {
         Meter {
             used: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
@@ -195,7 +195,7 @@ pub enum Stopped {
 /// budget of its own, or whose own checks cannot see everything it allocates. A job
 /// that panics reports the panic on its own thread: budgets of a few MiB can be spent
 /// by the report itself.
-pub fn run_metered<T: Send + 'static>(
+pub(crate) fn run_metered<T: Send + 'static>(
     name: &str,
     memory: usize,
     deadline: std::time::Instant,

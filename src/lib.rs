@@ -18,8 +18,7 @@
 //!   and `session.contexts()` lists them;
 //! * `session.render(format)` gives the Terraform and Flux files ([`render::Rendered`]);
 //! * `session.suite(options, select)` loads the template's test cases
-//!   ([`testing::suite`]) and runs them ([`testing::runner`],
-//!   cases from [`testing::case`]);
+//!   ([`testing::case`]) and runs them ([`testing::runner`]);
 //! * `session.eval(text, Syntax::Expression)` evaluates one expression (or, with
 //!   [`session::Syntax::Text`], `${…}` text) in the context's composed scope, as a
 //!   facet expression would see it.
@@ -27,8 +26,8 @@
 //! Around it: [`emit::to_yaml`] / [`emit::to_json`] print a value,
 //! [`explain::Explainer`] says where a value came from, [`files::Diagnostic`]s render
 //! with [`files::render`] against the session's [`files::FileMap`], and
-//! [`expr::Engine`] evaluates an expression on its own (with host functions of your
-//! own through [`expr::native`]). [`run`] is the `bpc` binary's command line, a thin
+//! [`expr::Engine`] evaluates an expression on its own (files, the environment and
+//! Terraform outputs come from an [`expr::host::Host`] of your own). [`run`] is the `bpc` binary's command line, a thin
 //! shell over all this; [`lsp::serve_stdio`] is `bpc lsp`, the language server.
 //!
 //! Everything else is `pub(crate)`: the modules the pipeline uses between its stages,

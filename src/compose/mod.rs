@@ -211,7 +211,7 @@ impl BlueprintAlone {
 
     /// The lists of components, in the order the blueprint lists them, each with its
     /// key ([`assemble::COMPONENT_LISTS`]).
-    pub fn component_lists(&self) -> [(&'static str, &Merged); 3] {
+    pub(crate) fn component_lists(&self) -> [(&'static str, &Merged); 3] {
         let [terraform, kustomize, flux] = assemble::COMPONENT_LISTS;
         let c = &self.composition;
         [
@@ -222,7 +222,7 @@ impl BlueprintAlone {
     }
 
     /// The blueprint with its components converted again and put in their places.
-    pub fn whole_blueprint(&self) -> Value {
+    pub(crate) fn whole_blueprint(&self) -> Value {
         let lists = self.component_lists().map(|(_, merged)| merged);
         assemble::with_components(&self.composition.blueprint, lists)
     }
@@ -232,7 +232,7 @@ impl BlueprintAlone {
     }
 
     /// The warnings, for a caller that adds its own before them.
-    pub fn warnings_mut(&mut self) -> &mut Vec<Diagnostic> {
+    pub(crate) fn warnings_mut(&mut self) -> &mut Vec<Diagnostic> {
         &mut self.composition.warnings
     }
 
@@ -267,11 +267,6 @@ impl Memo {
     /// How the last composition went: facets replayed and collected again.
     pub fn last(&self) -> memo::Reuse {
         self.collected.last
-    }
-
-    /// Forgets everything: the next composition runs cold.
-    pub fn clear(&mut self) {
-        *self = Memo::default();
     }
 }
 

@@ -32,7 +32,7 @@ pub enum Format {
 
 /// `value` as a document in `format`, ending in a newline, or `None` once the text
 /// passes `limit` bytes (the writer stops there).
-pub fn to_text_within(
+pub(crate) fn to_text_within(
     value: &crate::value::Value,
     format: Format,
     limit: usize,
@@ -45,7 +45,7 @@ pub fn to_text_within(
 
 /// `value` as a document in `format` of at most `budget` bytes, or the error naming
 /// `what` and where the budget was crossed ([`budget::text_over`]).
-pub fn text_within_budget(
+pub(crate) fn text_within_budget(
     value: &crate::value::Value,
     format: Format,
     budget: usize,
@@ -61,7 +61,7 @@ pub fn text_within_budget(
 /// A composed blueprint as text, with or without `--provenance`; `output_bytes` bounds
 /// it: the writer stops once past it (with provenance, whose comments are not
 /// counted, the blueprint is measured before the text exists).
-pub fn blueprint_text(
+pub(crate) fn blueprint_text(
     template: &Template,
     composition: &Composition,
     files: &FileMap,
@@ -84,7 +84,7 @@ pub fn blueprint_text(
 /// The blueprint of a composition read for it alone, as text in `format`, its
 /// components converted as they are written; `output_bytes` bounds it as
 /// [`blueprint_text`]'s, with the same messages.
-pub fn blueprint_alone_text(
+pub(crate) fn blueprint_alone_text(
     alone: &BlueprintAlone,
     output_bytes: usize,
     format: Format,

@@ -32,7 +32,7 @@ pub enum Dialect {
 }
 
 /// True when `text` needs the renderer: it has a `${` (an expression or an escape).
-pub fn contains_expression(text: &str) -> bool {
+pub(crate) fn contains_expression(text: &str) -> bool {
     // A byte scan for `$`: most texts are short, where setting up a substring search
     // cost more than the search (composing asks this of every string, twice).
     let bytes = text.as_bytes();

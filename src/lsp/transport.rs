@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use std::io::{self, BufRead, Read, Write};
 
 /// The longest message body the server reads.
-pub const MAX_MESSAGE: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_MESSAGE: u64 = 64 * 1024 * 1024;
 
 /// The longest header line.
 const MAX_HEADER_LINE: u64 = 8 * 1024;

@@ -8,8 +8,8 @@ use std::path::Path;
 /// Budgets of one pulled artifact (docs/limits.md).
 pub const MAX_LAYER_BYTES: u64 = 256 * 1024 * 1024;
 /// The decompressed tar.
-pub const MAX_TAR_BYTES: u64 = 1024 * 1024 * 1024;
-pub const MAX_ENTRIES: usize = 100_000;
+pub(crate) const MAX_TAR_BYTES: u64 = 1024 * 1024 * 1024;
+pub(crate) const MAX_ENTRIES: usize = 100_000;
 
 /// Unpacks the layer in `layer` (gzip is sniffed from its first bytes, as the Windsor
 /// CLI does; anything else is taken as a plain tar already) into `tar`, in chunks:
@@ -74,7 +74,7 @@ pub(super) fn read_up_to(from: &mut impl Read, buf: &mut [u8]) -> std::io::Resul
 
 /// A tar entry's name, cleaned as the Windsor CLI cleans it; an absolute name or one
 /// that still holds `..` is refused (the whole artifact with it).
-pub fn clean_path(name: &str) -> Result<String, String> {
+pub(crate) fn clean_path(name: &str) -> Result<String, String> {
     let drive =
         name.len() >= 2 && name.as_bytes()[1] == b':' && name.as_bytes()[0].is_ascii_alphabetic();
     if name.starts_with('/') || name.starts_with('\\') || drive {

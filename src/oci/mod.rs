@@ -61,7 +61,7 @@ pub struct PullBudget {
 }
 
 /// [`PullBudget`]'s default: what one layer may unpack to.
-pub const MAX_PULLED_BYTES: u64 = archive::MAX_TAR_BYTES;
+pub(crate) const MAX_PULLED_BYTES: u64 = archive::MAX_TAR_BYTES;
 
 impl Default for PullBudget {
     fn default() -> PullBudget {
@@ -97,7 +97,7 @@ impl PullBudget {
 /// The Windsor CLI release bpc answers `cliVersion` checks as, unless
 /// `BPC_WINDSOR_VERSION` says otherwise: the format bpc implements is that of the
 /// Windsor CLI at 7b6bca77, which loads templates requiring `>=0.9.0`.
-pub const WINDSOR_VERSION: &str = "0.9.0";
+pub(crate) const WINDSOR_VERSION: &str = "0.9.0";
 
 /// What forbids pulls, and how to allow them.
 #[derive(Clone, Debug)]
@@ -126,7 +126,7 @@ impl FailedPulls {
 
 impl Settings {
     /// `NO_CACHE` and the credential variables as the process has them.
-    pub fn from_process(offline: bool) -> Settings {
+    pub(crate) fn from_process(offline: bool) -> Settings {
         let no_cache = std::env::var("NO_CACHE")
             .map(|v| v == "1" || v.eq_ignore_ascii_case("true"))
             .unwrap_or(false);

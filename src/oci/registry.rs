@@ -19,17 +19,17 @@ use std::time::Duration;
 
 /// Seconds to wait for a connection, and for the next bytes of a response
 /// (docs/limits.md).
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
-pub const READ_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(60);
 /// The longest a whole pull may take (a registry sending a byte a minute passes every
 /// read's timeout; docs/limits.md).
-pub const PULL_DEADLINE: Duration = Duration::from_secs(600);
+pub(crate) const PULL_DEADLINE: Duration = Duration::from_secs(600);
 
 /// The Windsor CLI's media types and manifest annotation keys.
-pub const MANIFEST_MEDIA_TYPE: &str = "application/vnd.oci.image.manifest.v1+json";
-pub const CONFIG_MEDIA_TYPE: &str = "application/vnd.windsorcli.blueprint.v1+json";
-pub const LAYER_MEDIA_TYPE: &str = "application/vnd.docker.image.rootfs.diff.tar.gzip";
-pub const CLI_VERSION_ANNOTATION: &str = "windsorcli.dev/cli-version";
+pub(crate) const MANIFEST_MEDIA_TYPE: &str = "application/vnd.oci.image.manifest.v1+json";
+pub(crate) const CONFIG_MEDIA_TYPE: &str = "application/vnd.windsorcli.blueprint.v1+json";
+pub(crate) const LAYER_MEDIA_TYPE: &str = "application/vnd.docker.image.rootfs.diff.tar.gzip";
+pub(crate) const CLI_VERSION_ANNOTATION: &str = "windsorcli.dev/cli-version";
 
 /// A failure, with a hint for the user when there is one.
 #[derive(Clone, Debug)]

@@ -21,7 +21,7 @@ use crate::template::Template;
 use std::collections::BTreeMap;
 
 /// The marker file that says bpc wrote a directory (and may replace it).
-pub const MARKER: &str = crate::files::out_path::RENDER_MARKER;
+pub(crate) const MARKER: &str = crate::files::out_path::RENDER_MARKER;
 
 /// Output format of the Flux manifests (Terraform files are always JSON).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,7 +50,11 @@ pub struct Rendered {
 impl Rendered {
     /// Adds a file made outside [`render`] (a module's `variables.json`), refusing a
     /// path that would leave the output root.
-    pub fn add_checked(&mut self, path: String, text: String) -> Result<(), Vec<Diagnostic>> {
+    pub(crate) fn add_checked(
+        &mut self,
+        path: String,
+        text: String,
+    ) -> Result<(), Vec<Diagnostic>> {
         if let Some(why) = crate::files::relative_path::unsafe_reason(&path) {
             return Err(vec![Diagnostic::error(format!(
                 "render would write outside its output directory: `{}`: {why}",
@@ -87,7 +91,7 @@ pub struct Place<'a> {
 
 impl Place<'_> {
     /// The default `--out .bpc/render` in the project root, modules unknown to bpc.
-    pub fn default_place() -> Place<'static> {
+    pub(crate) fn default_place() -> Place<'static> {
         Place {
             to_project: "../..".to_string(),
             modules: &|_| shim::Module::Unread {
@@ -108,7 +112,7 @@ pub fn render(
 }
 
 /// [`render_with_origin`], the tree going to `place`.
-pub fn render_at(
+pub(crate) fn render_at(
     composition: &Composition,
     template: &Template,
     format: ManifestFormat,
@@ -140,7 +144,7 @@ pub fn render_at(
 /// [`render`], with the project's git `origin` (host/path form, [`git_origin`]) for the
 /// primary GitRepository when the blueprint names no repository, as Windsor falls back
 /// to `git config remote.origin.url`.
-pub fn render_with_origin(
+pub(crate) fn render_with_origin(
     composition: &Composition,
     template: &Template,
     format: ManifestFormat,

@@ -29,9 +29,9 @@ use std::path::{Path, PathBuf};
 /// Largest file `--check` reads from the checked tree (the string limit).
 pub const MAX_CHECKED_FILE: u64 = 16 * 1024 * 1024;
 /// Most bytes one `--check` reads from the checked tree in all.
-pub const MAX_CHECKED_TOTAL: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_CHECKED_TOTAL: u64 = 256 * 1024 * 1024;
 /// Most entries (files, directories, anything) one `--check` looks at.
-pub const MAX_CHECKED_ENTRIES: usize = 100_000;
+pub(crate) const MAX_CHECKED_ENTRIES: usize = 100_000;
 
 /// Replaces `dir` (or the directory it links to) with `tree`. A non-empty directory
 /// without bpc's marker file is refused unless `force`: files bpc did not write are

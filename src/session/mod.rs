@@ -142,7 +142,7 @@ impl Session {
 
     /// The schema violations of the context's values, as warnings (docs/semantics.md
     /// S4: composition goes on, as in the Windsor CLI; `--strict` fails).
-    pub fn value_warnings(&self) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    pub(crate) fn value_warnings(&self) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
         let (layers, builtins) = (self.layers()?, self.project.builtins());
         let values = load::project_values(&layers, &builtins, &self.files);
         Ok(values.schema_warnings(self.schema.as_ref()))
@@ -212,12 +212,15 @@ impl Session {
     /// As [`Session::compose`], reusing what `memo` kept from an earlier composition
     /// of this project's context where its inputs did not change (and keeping this
     /// one's): the same result, faster after a small edit. A memo serves one context.
-    pub fn compose_incremental(&self, memo: &mut Memo) -> Result<Composition, Vec<Diagnostic>> {
+    pub(crate) fn compose_incremental(
+        &self,
+        memo: &mut Memo,
+    ) -> Result<Composition, Vec<Diagnostic>> {
         self.compose_project(&self.project, Cycles::Reject, Some(memo))
     }
 
     /// As [`Session::compose_context`], with a memo of context `name`'s compositions.
-    pub fn compose_context_incremental(
+    pub(crate) fn compose_context_incremental(
         &self,
         name: &str,
         memo: &mut Memo,
@@ -234,7 +237,10 @@ impl Session {
     /// As [`Session::compose`] (context `name`, if given), except that `dependsOn`
     /// cycles do not fail it: they are kept in [`Composition::cycles`] for
     /// `bpc graph` to draw. Such a composition must not be rendered to disk.
-    pub fn compose_to_draw(&self, name: Option<&str>) -> Result<Composition, Vec<Diagnostic>> {
+    pub(crate) fn compose_to_draw(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Composition, Vec<Diagnostic>> {
         match name {
             Some(name) => self.compose_named(name, Cycles::Keep, None),
             None => self.compose_project(&self.project, Cycles::Keep, None),
@@ -284,7 +290,7 @@ impl Session {
     }
 
     /// As [`Session::eval`], in context `name` of the project.
-    pub fn eval_context(
+    pub(crate) fn eval_context(
         &self,
         name: &str,
         text: &str,
@@ -316,15 +322,6 @@ impl Session {
         self.render_composition(self.compose()?, format)
     }
 
-    /// As [`Session::render`], for context `name` (see [`Session::compose_context`]).
-    pub fn render_context(
-        &self,
-        name: &str,
-        format: ManifestFormat,
-    ) -> Result<Rendered, Vec<Diagnostic>> {
-        self.render_composition(self.compose_context(name)?, format)
-    }
-
     /// Renders a composition of this session (its warnings first).
     pub fn render_composition(
         &self,
@@ -336,7 +333,7 @@ impl Session {
 
     /// As [`Session::render_composition`], keeping the composition for the caller
     /// (policies and `bpc diff` read both).
-    pub fn render_kept(
+    pub(crate) fn render_kept(
         &self,
         composition: &Composition,
         format: ManifestFormat,
@@ -346,7 +343,7 @@ impl Session {
 
     /// As [`Session::render_composition`], for a tree written to `out`: the shims'
     /// module sources and local state paths lead from there to the project.
-    pub fn render_composition_to(
+    pub(crate) fn render_composition_to(
         &self,
         composition: Composition,
         format: ManifestFormat,

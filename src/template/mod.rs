@@ -78,7 +78,7 @@ impl TemplateId {
     }
 
     /// Its index into [`Template::upstream`], for an upstream source.
-    pub fn upstream_index(self) -> Option<usize> {
+    pub(crate) fn upstream_index(self) -> Option<usize> {
         match self {
             TemplateId::Composing => None,
             TemplateId::Upstream(k) => Some(k as usize),
@@ -108,7 +108,7 @@ impl Template {
     }
 
     /// The name of upstream source `id`; `None` for the composing template.
-    pub fn upstream_name(&self, id: TemplateId) -> Option<&str> {
+    pub(crate) fn upstream_name(&self, id: TemplateId) -> Option<&str> {
         match id {
             TemplateId::Composing => None,
             TemplateId::Upstream(k) => self.upstream.get(k as usize).map(|u| u.name.as_str()),
@@ -128,7 +128,7 @@ fn unreadable(tree: &FileTree, path: &str, e: TreeError) -> Diagnostic {
 }
 
 /// Reads and parses one YAML file of the tree into the source map.
-pub fn read_yaml(tree: &FileTree, files: &FileMap, path: &str) -> Result<Node, Diagnostic> {
+pub(crate) fn read_yaml(tree: &FileTree, files: &FileMap, path: &str) -> Result<Node, Diagnostic> {
     let text = tree
         .read_to_string(path)
         .map_err(|e| unreadable(tree, path, e))?;
@@ -511,7 +511,7 @@ impl FacetCache {
     }
 
     /// Whether the owner tells changes.
-    pub fn tells_changes(&self) -> bool {
+    pub(crate) fn tells_changes(&self) -> bool {
         self.told.lock().unwrap_or_else(|p| p.into_inner()).on
     }
 
@@ -668,7 +668,7 @@ pub fn load(tree: Arc<FileTree>, files: Arc<FileMap>) -> Result<Template, Vec<Di
 }
 
 /// As [`load`], reusing the facets of files `cache` holds with the same text.
-pub fn load_cached(
+pub(crate) fn load_cached(
     tree: Arc<FileTree>,
     sources: Arc<FileMap>,
     cache: Option<&FacetCache>,
@@ -680,7 +680,7 @@ pub fn load_cached(
 /// (see [`prune`]): for a run that composes one context once. `with_sources`: the
 /// template's local sources are loaded too (their values are in the composing
 /// template's scope, so then nothing is pruned if it lists any).
-pub fn load_pruned(
+pub(crate) fn load_pruned(
     tree: Arc<FileTree>,
     sources: Arc<FileMap>,
     with_sources: bool,

@@ -19,7 +19,7 @@ use crate::template::Template;
 use std::collections::HashMap;
 
 /// The context name test cases compose under (as Windsor's runner does).
-pub const TEST_CONTEXT: &str = "test";
+pub(crate) const TEST_CONTEXT: &str = "test";
 
 /// What `terraform_output(c, k)` gives in a case with `terraformOutputs` when `k` (or
 /// all of `c`) is not mocked.

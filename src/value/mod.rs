@@ -48,7 +48,7 @@ impl std::hash::BuildHasher for KeyHasher {
 }
 
 /// The hash a [`Map`] gives `key`, for [`ordered_map::OrderedMap::get_hashed`].
-pub fn key_hash(key: &str) -> u64 {
+pub(crate) fn key_hash(key: &str) -> u64 {
     use std::hash::BuildHasher;
     KeyHasher.hash_one(key)
 }
@@ -56,7 +56,7 @@ pub fn key_hash(key: &str) -> u64 {
 /// Byte equality of two keys or strings, inline for the short ones templates use
 /// (a call into `memcmp` costs more than comparing a few words).
 #[inline]
-pub fn str_eq(a: &str, b: &str) -> bool {
+pub(crate) fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len();
     if n != b.len() {

@@ -21,7 +21,11 @@ pub fn check(blueprint: &Value, budget: usize) -> Result<(), Diagnostic> {
 pub type Sizes = rustc_hash::FxHashMap<usize, usize>;
 
 /// As [`check`], taking the sizes of the components listed in `known` from it.
-pub fn check_knowing(blueprint: &Value, budget: usize, known: &Sizes) -> Result<(), Diagnostic> {
+pub(crate) fn check_knowing(
+    blueprint: &Value,
+    budget: usize,
+    known: &Sizes,
+) -> Result<(), Diagnostic> {
     if !known.is_empty() {
         let mut walk = Walk {
             used: 0,
@@ -55,7 +59,7 @@ pub fn check_knowing(blueprint: &Value, budget: usize, known: &Sizes) -> Result<
 /// is what [`check_knowing`] would add for them (each component's [`size_within`],
 /// plus one), and `whole` gives the blueprint with them, for the message when it
 /// does not fit.
-pub fn check_apart(
+pub(crate) fn check_apart(
     blueprint: &Value,
     budget: usize,
     apart: usize,
@@ -68,7 +72,7 @@ pub fn check_apart(
 }
 
 /// Whether [`check_apart`] lets the blueprint through.
-pub fn fits_apart(blueprint: &Value, budget: usize, apart: usize) -> bool {
+pub(crate) fn fits_apart(blueprint: &Value, budget: usize, apart: usize) -> bool {
     let none = Sizes::default();
     let mut walk = Walk {
         used: apart,
@@ -88,7 +92,7 @@ fn crossing(value: &Value, budget: usize) -> Option<String> {
 }
 
 /// The estimated size of `value` when it is at most `budget`, else where it crossed.
-pub fn size_within(value: &Value, budget: usize) -> Result<usize, String> {
+pub(crate) fn size_within(value: &Value, budget: usize) -> Result<usize, String> {
     let mut walk = Walk {
         used: 0,
         budget,
@@ -143,7 +147,7 @@ fn check_text_on(
 
 /// The error for `value`, whose text a writer found larger than `budget` bytes (see
 /// [`check_text`]): the walk names where it crossed.
-pub fn text_over(value: &Value, budget: usize, what: &str) -> Diagnostic {
+pub(crate) fn text_over(value: &Value, budget: usize, what: &str) -> Diagnostic {
     match check_text_on(1, value, budget, what) {
         Err(d) => d,
         // The walk charges at least what either writer writes, so it crosses too.
@@ -167,12 +171,12 @@ fn text_error(path: String, budget: usize, what: &str) -> Diagnostic {
 }
 
 /// The address a component value's map is known by in [`Sizes`].
-pub fn map_address(map: &std::sync::Arc<crate::expr::Map>) -> usize {
+pub(crate) fn map_address(map: &std::sync::Arc<crate::expr::Map>) -> usize {
     std::sync::Arc::as_ptr(map) as usize
 }
 
 /// `64 MiB`, or plain bytes for budgets that are not whole MiB.
-pub fn amount(bytes: usize) -> String {
+pub(crate) fn amount(bytes: usize) -> String {
     const MIB: usize = 1024 * 1024;
     if bytes >= MIB && bytes % MIB == 0 {
         format!("{} MiB", bytes / MIB)
@@ -182,7 +186,7 @@ pub fn amount(bytes: usize) -> String {
 }
 
 /// The help line of every budget error.
-pub const HELP: &str = "values that repeat other values multiply; if the size is intended, raise the budget with --max-output MIB";
+pub(crate) const HELP: &str = "values that repeat other values multiply; if the size is intended, raise the budget with --max-output MIB";
 
 /// The part of `path` that `explain` understands (components and map keys).
 fn explain_path(path: &str) -> &str {

@@ -60,7 +60,7 @@ pub struct LayerYaml {
 impl Layer {
     /// The layer a whole YAML file makes. The tree is turned into values as it is
     /// taken apart, so a large file is not held twice.
-    pub fn of_file(name: String, node: Node) -> Layer {
+    pub(crate) fn of_file(name: String, node: Node) -> Layer {
         let span = node.span;
         Layer {
             name,
