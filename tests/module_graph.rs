@@ -255,6 +255,54 @@ fn the_face_of_the_composition_names_few_things() {
     );
 }
 
+/// The library's public face stays small: counted as `bench/public-api` counts it,
+/// the `pub` items of files whose every enclosing module is `pub mod` (what another
+/// crate can name). An item only the crate calls is `pub(crate)`; a new public item
+/// raises this bound on purpose, in the commit that adds it.
+#[test]
+fn the_public_api_stays_small() {
+    const MOST: usize = 246;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut count = 0;
+    let mut files = vec![src.join("lib.rs")];
+    while let Some(file) = files.pop() {
+        let text = std::fs::read_to_string(&file).expect("source file reads");
+        let code = without_test_modules(&code_only(&text));
+        let dir = match file.file_name().and_then(|n| n.to_str()) {
+            Some("lib.rs" | "mod.rs") => file.parent().expect("in src").to_path_buf(),
+            _ => file.with_extension(""),
+        };
+        for line in code.lines().map(str::trim_start) {
+            let Some(rest) = line.strip_prefix("pub ") else {
+                continue;
+            };
+            let rest = rest.strip_prefix("unsafe ").unwrap_or(rest);
+            let keyword = rest.split_whitespace().next().unwrap_or_default();
+            if ![
+                "fn", "struct", "enum", "const", "static", "type", "trait", "mod", "use",
+            ]
+            .contains(&keyword)
+            {
+                continue;
+            }
+            count += 1;
+            if let Some(name) = rest.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) {
+                let flat = dir.join(format!("{name}.rs"));
+                files.push(if flat.exists() {
+                    flat
+                } else {
+                    dir.join(name).join("mod.rs")
+                });
+            }
+        }
+    }
+    assert!(count > 100, "the scan finds too few public items: {count}");
+    assert!(
+        count <= MOST,
+        "{count} public items (at most {MOST}): make what only the crate calls pub(crate)"
+    );
+}
+
 /// The composition's driver owns the release of memory: a stage says where a large
 /// step of its own freed much (`shared::memory::Memory`), but only the driver names
 /// `heap::give_back`, and so decides whether anything is handed back. (Worker
