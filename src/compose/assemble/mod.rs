@@ -71,13 +71,7 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
             .collect(),
         false => Vec::new(),
     };
-    let defaults =
-        a.schema.map(
-            |schema| match schema.apply_defaults(&Value::map(Map::default())) {
-                Value::Map(m) => (*m).clone(),
-                _ => Map::default(),
-            },
-        );
+    let defaults = a.schema.map(Schema::defaults);
     let mut blueprint = blueprint::assemble(blueprint::Parts {
         base: base.as_ref(),
         context: &a.builtins.context,
@@ -93,7 +87,7 @@ pub fn blueprint(mut a: Assembly<'_>) -> Result<Value, Vec<Diagnostic>> {
             context_fields::values_common(
                 context_fields::Lookup {
                     values: a.context,
-                    defaults: defaults.as_ref(),
+                    defaults,
                 },
                 &a.builtins.context,
                 &outputs.substitutions,

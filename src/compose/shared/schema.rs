@@ -6,12 +6,14 @@ use crate::expr::{Map, Value};
 use crate::files::{Diagnostic, FileMap, Span};
 use crate::value::json::{from_json, to_json, FromJson, ToJson};
 use crate::yaml::Node;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub struct Schema {
     pub node: Node,
     json: serde_json::Value,
     validator: jsonschema::Validator,
+    /// [`Schema::defaults`], worked out on first use.
+    defaults: OnceLock<Map>,
 }
 
 impl std::fmt::Debug for Schema {
@@ -60,12 +62,24 @@ impl Schema {
             node: node.clone(),
             json,
             validator,
+            defaults: OnceLock::new(),
         })
     }
 
     /// The schema as JSON (`$schema` removed).
     pub fn json(&self) -> &serde_json::Value {
         &self.json
+    }
+
+    /// The defaults alone: what [`Schema::apply_defaults`] makes of no values. Every
+    /// composition's `values-common` falls back to them, so they are worked out once
+    /// per schema.
+    pub fn defaults(&self) -> &Map {
+        self.defaults
+            .get_or_init(|| match self.apply_defaults(&Value::map(Map::default())) {
+                Value::Map(m) => Arc::unwrap_or_clone(m),
+                _ => Map::default(),
+            })
     }
 
     /// Applies `default`s (S4): a property's default fills a missing value; an object
