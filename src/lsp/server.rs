@@ -227,11 +227,10 @@ impl Server<'_> {
         use lsp::notification::*;
         match n.method.as_str() {
             DidOpenTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<lsp::DidOpenTextDocumentParams>(n.params)
-                else {
-                    return false;
-                };
-                let Some(path) = local_path(&p.text_document.uri) else {
+                let opened = about_document(n.params, |p: &lsp::DidOpenTextDocumentParams| {
+                    &p.text_document.uri
+                });
+                let Some((path, p)) = opened else {
                     return false;
                 };
                 self.changed.insert(path.clone());
@@ -241,11 +240,10 @@ impl Server<'_> {
                 true
             }
             DidChangeTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<lsp::DidChangeTextDocumentParams>(n.params)
-                else {
-                    return false;
-                };
-                let Some(path) = local_path(&p.text_document.uri) else {
+                let changed = about_document(n.params, |p: &lsp::DidChangeTextDocumentParams| {
+                    &p.text_document.uri
+                });
+                let Some((path, p)) = changed else {
                     return false;
                 };
                 self.changed.insert(path.clone());
@@ -254,11 +252,10 @@ impl Server<'_> {
                     .change(&path, p.text_document.version, p.content_changes)
             }
             DidCloseTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(n.params)
-                else {
-                    return false;
-                };
-                let Some(path) = local_path(&p.text_document.uri) else {
+                let closed = about_document(n.params, |p: &lsp::DidCloseTextDocumentParams| {
+                    &p.text_document.uri
+                });
+                let Some((path, _)) = closed else {
                     return false;
                 };
                 self.documents.close(&path);
@@ -266,9 +263,11 @@ impl Server<'_> {
                 true
             }
             DidSaveTextDocument::METHOD => {
-                let saved = serde_json::from_value::<lsp::DidSaveTextDocumentParams>(n.params);
-                match saved.ok().and_then(|p| local_path(&p.text_document.uri)) {
-                    Some(path) => self.reuse.document_changed(&path),
+                let saved = about_document(n.params, |p: &lsp::DidSaveTextDocumentParams| {
+                    &p.text_document.uri
+                });
+                match saved {
+                    Some((path, _)) => self.reuse.document_changed(&path),
                     None => self.reuse.engine.unknown_changes(),
                 }
                 true
@@ -630,6 +629,16 @@ fn quiet_period(debounce_ms: u64, last_analysis: Option<Duration>) -> Duration {
 }
 
 /// The path of a document URI, resolved as the analysis names files.
+/// A notification's parameters about one document, with the document's local path;
+/// `None` (the notification is ignored) when they do not decode or name no local file.
+fn about_document<P: serde::de::DeserializeOwned>(
+    params: serde_json::Value,
+    uri: impl Fn(&P) -> &lsp::Uri,
+) -> Option<(PathBuf, P)> {
+    let params = serde_json::from_value::<P>(params).ok()?;
+    Some((local_path(uri(&params))?, params))
+}
+
 fn local_path(uri: &lsp::Uri) -> Option<PathBuf> {
     let path = super::uri::to_path(uri)?;
     Some(path.canonicalize().unwrap_or(path))
