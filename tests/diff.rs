@@ -241,14 +241,16 @@ fn a_values_edit_changes_only_its_context_as_json() {
                       "fields": [
                         {
                           "path": "inputs.size",
-                          "old": "\"tiny\"",
-                          "new": "\"huge\"",
+                          "old": "tiny",
+                          "new": "huge",
+                          "deferred": [],
                           "origin": "contexts/_template/facets/cluster.yaml:8:13 (cluster, 0, merge)"
                         },
                         {
                           "path": "tfvars.size",
-                          "old": "\"tiny\"",
-                          "new": "\"huge\"",
+                          "old": "tiny",
+                          "new": "huge",
+                          "deferred": [],
                           "origin": "contexts/_template/facets/cluster.yaml:8:13 (cluster, 0, merge)"
                         }
                       ]
@@ -266,6 +268,59 @@ fn a_values_edit_changes_only_its_context_as_json() {
               ]
             }
         "#},
+    );
+}
+
+/// `--format json` gives each side's value as a value (a string, a number, a set as a
+/// sorted list), a masked one as the mask, and names the sides that are deferred.
+#[test]
+fn json_gives_values_typed_masked_and_marked_deferred() {
+    let repo = on_feature("");
+    edit(
+        &repo,
+        "contexts/prod/values.yaml",
+        "token: s3cr3t-prod",
+        "token: n3w-s3cr3t",
+    );
+    edit(
+        &repo,
+        "contexts/_template/facets/cluster.yaml",
+        "region: eu",
+        "region: eu\n      nodes: 3\n      vip: ${terraform_output('net', 'vip')}",
+    );
+    edit(
+        &repo,
+        "contexts/_template/facets/cluster.yaml",
+        "dependsOn: [base, dns]",
+        "dependsOn: [dns]",
+    );
+    let out = repo.diff(&["--format", "json", "--context", "prod"]);
+    assert_eq!(out.status, Some(1), "{}", out.stderr);
+    assert!(!out.stdout.contains("s3cr3t"), "{}", out.stdout);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    let field = |item: &str, path: &str| {
+        let items = doc["contexts"][0]["items"].as_array().expect("items");
+        let item = items.iter().find(|i| i["id"] == item);
+        let item = item.unwrap_or_else(|| panic!("no {item:?}: {}", out.stdout));
+        let fields = item["fields"].as_array().expect("fields");
+        let field = fields.iter().find(|f| f["path"] == path);
+        let field = field.unwrap_or_else(|| panic!("no field {path} of {item}: {}", out.stdout));
+        serde_json::json!([field["old"], field["new"], field["deferred"]])
+    };
+    use serde_json::json;
+    assert_eq!(field("cluster", "inputs.nodes"), json!([null, 3, []]));
+    assert_eq!(field("cluster", "tfvars.nodes"), json!([null, 3, []]));
+    assert_eq!(
+        field("cluster", "inputs.token"),
+        json!(["<sensitive>", "<sensitive>", []])
+    );
+    assert_eq!(
+        field("cluster", "inputs.vip.expression"),
+        json!([null, "${terraform_output('net', 'vip')}", ["new"]])
+    );
+    assert_eq!(
+        field("ingress", "dependsOn"),
+        json!([["base", "dns"], ["dns"], []])
     );
 }
 

@@ -27,8 +27,14 @@ impl Change {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Field {
     pub path: String,
+    /// The two sides as text reads them (`None`: the side has no such field).
     pub old: Option<String>,
     pub new: Option<String>,
+    /// The two sides as values, for JSON readers.
+    pub old_value: Option<serde_json::Value>,
+    pub new_value: Option<serde_json::Value>,
+    /// The sides whose value is a Terraform output known only when applied.
+    pub deferred: Vec<&'static str>,
     /// Where the new value came from (absent for a removed field, or where bpc
     /// cannot say, as for rendered Flux objects).
     pub origin: Option<String>,
@@ -124,6 +130,13 @@ fn field(path: &str, old: Option<&Leaf>, new: Option<&Leaf>) -> Option<Field> {
         path: path.to_string(),
         old: old.map(|l| l.shown.clone()),
         new: new.map(|l| l.shown.clone()),
+        old_value: old.map(|l| l.value.clone()),
+        new_value: new.map(|l| l.value.clone()),
+        deferred: [("old", old), ("new", new)]
+            .into_iter()
+            .filter(|(_, leaf)| leaf.is_some_and(|l| l.deferred))
+            .map(|(side, _)| side)
+            .collect(),
         origin: new.and_then(|l| l.origin.clone()),
     })
 }

@@ -102,8 +102,9 @@ fn text_changes(changes: &Changes, out: &mut String) {
 fn field_json(field: &Field) -> Value {
     json!({
         "path": field.path,
-        "old": field.old,
-        "new": field.new,
+        "old": field.old_value,
+        "new": field.new_value,
+        "deferred": field.deferred,
         "origin": field.origin,
     })
 }

@@ -43,10 +43,15 @@ impl Kind {
     }
 }
 
-/// One value of an item: how it reads (masked, deferred marked) and where it came from.
+/// One value of an item: how it reads (masked, deferred marked), the value itself for
+/// JSON readers (masked too), and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Leaf {
     pub shown: String,
+    /// The value as JSON: the mask for a masked one.
+    pub value: serde_json::Value,
+    /// The value is a Terraform output known only when applied.
+    pub deferred: bool,
     /// What is compared: the shown text, or for a masked value a digest of the
     /// value itself (a changed secret is a change, shown masked on both sides).
     pub key: String,
@@ -54,13 +59,59 @@ pub struct Leaf {
 }
 
 impl Leaf {
-    fn new(text: String, origin: Option<String>, secrets: &Secrets) -> Leaf {
+    fn new(value: Shown, origin: Option<String>, secrets: &Secrets) -> Leaf {
+        let Shown { text, value } = value;
         let shown = secrets.hide(text.clone());
-        let key = match shown == SENSITIVE {
-            true => digest(&text),
-            false => shown.clone(),
+        let (key, value) = match shown == SENSITIVE {
+            true => (digest(&text), serde_json::Value::from(SENSITIVE)),
+            false => (shown.clone(), value),
         };
-        Leaf { shown, key, origin }
+        Leaf {
+            shown,
+            value,
+            deferred: false,
+            key,
+            origin,
+        }
+    }
+}
+
+/// A value as one line of text, and as JSON.
+struct Shown {
+    text: String,
+    value: serde_json::Value,
+}
+
+impl Shown {
+    fn text(text: String) -> Shown {
+        Shown {
+            value: serde_json::Value::from(text.as_str()),
+            text,
+        }
+    }
+
+    fn of(value: &Value) -> Shown {
+        Shown {
+            text: show(value),
+            value: crate::value::json::to_json(value, crate::value::json::ToJson::NonFiniteAsNull),
+        }
+    }
+
+    fn of_json(value: &serde_json::Value) -> Shown {
+        Shown {
+            text: show_json(value),
+            value: value.clone(),
+        }
+    }
+
+    /// A set: its items sorted by how they read, shown as one list.
+    fn set(mut items: Vec<(String, serde_json::Value)>) -> Shown {
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        let (texts, values): (Vec<String>, Vec<serde_json::Value>) = items.into_iter().unzip();
+        Shown {
+            text: format!("[{}]", texts.join(", ")),
+            value: serde_json::Value::Array(values),
+        }
     }
 }
 
@@ -257,7 +308,7 @@ impl Snapshot {
                         fields.insert(
                             format!("file {name}"),
                             Leaf::new(
-                                format!("{} bytes, {}", bytes.len(), digest(&shown)),
+                                Shown::text(format!("{} bytes, {}", bytes.len(), digest(&shown))),
                                 None,
                                 secrets,
                             ),
@@ -271,7 +322,11 @@ impl Snapshot {
                         None => {
                             let text = String::from_utf8_lossy(bytes);
                             for (i, line) in text.lines().enumerate() {
-                                values.insert(format!("line {:>5}", i + 1), format!("{line:?}"));
+                                let shown = Shown {
+                                    text: format!("{line:?}"),
+                                    value: serde_json::Value::from(line),
+                                };
+                                values.insert(format!("line {:>5}", i + 1), shown);
                             }
                         }
                     }
@@ -311,20 +366,24 @@ fn flatten(
     secrets: &Secrets,
     out: &mut BTreeMap<String, Leaf>,
 ) {
-    let leaf = |t: &Tracked, shown: String, out: &mut BTreeMap<String, Leaf>| {
+    let leaf = |t: &Tracked, shown: Shown, out: &mut BTreeMap<String, Leaf>| {
         let (from, deferred) = origin(t);
         let mut leaf = Leaf::new(shown, Some(from), secrets);
         if deferred && leaf.shown != SENSITIVE {
             leaf.shown.push_str(" (deferred)");
             leaf.key.push_str(" (deferred)");
+            leaf.deferred = true;
         }
         out.insert(path.clone(), leaf);
     };
     match t {
         Tracked::List(items, _) if UNORDERED.contains(&field) && path == field => {
-            let mut shown: Vec<String> = items.iter().map(|i| show(&i.to_value())).collect();
-            shown.sort();
-            leaf(t, format!("[{}]", shown.join(", ")), out);
+            let items = items.iter().map(|i| Shown::of(&i.to_value()));
+            leaf(
+                t,
+                Shown::set(items.map(|i| (i.text, i.value)).collect()),
+                out,
+            );
         }
         Tracked::Map(entries, _) if !entries.is_empty() => {
             for (k, v) in entries.iter() {
@@ -336,7 +395,7 @@ fn flatten(
                 flatten(v, format!("{path}[{i}]"), field, origin, secrets, out);
             }
         }
-        other => leaf(other, show(&other.to_value()), out),
+        other => leaf(other, Shown::of(&other.to_value()), out),
     }
 }
 
@@ -364,16 +423,15 @@ fn parse(path: &str, bytes: &[u8]) -> Option<serde_json::Value> {
 
 /// `path → value as one line` of a JSON document (an empty map or list is a leaf;
 /// the lists of [`UNORDERED_RENDERED`] keys are one leaf, their items sorted).
-fn flatten_json(value: &serde_json::Value, path: String, out: &mut BTreeMap<String, String>) {
+fn flatten_json(value: &serde_json::Value, path: String, out: &mut BTreeMap<String, Shown>) {
     let join = |key: &str| match path.is_empty() {
         true => key.to_string(),
         false => format!("{path}.{key}"),
     };
     let key = path.rsplit('.').next().unwrap_or_default();
     if let (serde_json::Value::Array(items), true) = (value, UNORDERED_RENDERED.contains(&key)) {
-        let mut shown: Vec<String> = items.iter().map(|i| i.to_string()).collect();
-        shown.sort();
-        out.insert(path, format!("[{}]", shown.join(", ")));
+        let items = items.iter().map(|i| (i.to_string(), i.clone()));
+        out.insert(path, Shown::set(items.collect()));
         return;
     }
     match value {
@@ -388,7 +446,7 @@ fn flatten_json(value: &serde_json::Value, path: String, out: &mut BTreeMap<Stri
             }
         }
         other => {
-            out.insert(path, show_json(other));
+            out.insert(path, Shown::of_json(other));
         }
     }
 }
