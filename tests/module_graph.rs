@@ -228,7 +228,11 @@ fn the_face_of_the_composition_names_few_things() {
     let text = std::fs::read_to_string(root.join("src/compose/face.rs")).expect("face reads");
     let mut names = Vec::new();
     for line in code_only(&text).lines() {
-        let Some(path) = line.trim().strip_prefix("pub use ") else {
+        let line = line.trim();
+        let Some(path) = line
+            .strip_prefix("pub use ")
+            .or_else(|| line.strip_prefix("pub(crate) use "))
+        else {
             continue;
         };
         let path = path.trim_end_matches(';');

@@ -3,7 +3,7 @@
 
 use super::args::{env_context, ProjectArgs};
 use super::terminal::report;
-use crate::compare::{report as write, Request};
+use crate::compare::{report, Request};
 use clap::{Args, ValueEnum};
 use std::process::ExitCode;
 
@@ -85,12 +85,12 @@ pub fn run(args: DiffArgs) -> ExitCode {
         }
     };
     let text = if args.affected {
-        write::affected(&diff)
+        report::affected(&diff)
     } else {
         match args.format {
-            DiffFormat::Text => write::text(&diff),
-            DiffFormat::Json => write::json(&diff),
-            DiffFormat::Markdown => write::markdown(&diff),
+            DiffFormat::Text => report::text(&diff),
+            DiffFormat::Json => report::json(&diff),
+            DiffFormat::Markdown => report::markdown(&diff),
         }
     };
     print!("{text}");

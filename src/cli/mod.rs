@@ -30,7 +30,7 @@ mod watch;
 #[cfg(test)]
 mod watch_tests;
 
-use crate::expr::windsor::jsonnet::worker as jsonnet;
+use crate::expr::windsor::jsonnet::worker;
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -119,10 +119,10 @@ fn runs_until_stopped(command: &Command) -> bool {
 
 fn dispatch(cli: Cli) -> ExitCode {
     if let Command::JsonnetWorker = cli.command {
-        return jsonnet::serve();
+        return worker::serve();
     }
     if let Some(executable) = this_executable() {
-        jsonnet::run_in_processes(executable);
+        worker::run_in_processes(executable);
     }
     terminal::set_color(cli.color);
     if !runs_until_stopped(&cli.command) {
@@ -148,7 +148,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Render(args) => render::run(args),
         Command::Show(args) => show::run(args),
         Command::Verify(args) => verify::run(args),
-        Command::JsonnetWorker => jsonnet::serve(),
+        Command::JsonnetWorker => worker::serve(),
     }
 }
 

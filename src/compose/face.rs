@@ -8,7 +8,7 @@
 //! ([`text_diagnostic`]). Every module outside `compose` imports from here or from the
 //! model, never from a stage.
 
-pub use super::inactive_at_load::test as inactive_at_load;
+pub(crate) use super::inactive_at_load;
 pub use super::overlay::context_patches::ContextPatches;
 pub use super::overlay::Overlay;
 pub use super::scope::Values;

@@ -240,7 +240,7 @@ fn inactive_test<'a>(
     let layers = read.get_or_init(|| layers);
     let builtins = project.builtins();
     let values = project_values(layers, &builtins, sources);
-    crate::compose::face::inactive_at_load(
+    crate::compose::face::inactive_at_load::test(
         with,
         &values,
         schema,
