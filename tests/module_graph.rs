@@ -265,7 +265,7 @@ fn the_face_of_the_composition_names_few_things() {
 /// raises this bound on purpose, in the commit that adds it.
 #[test]
 fn the_public_api_stays_small() {
-    const MOST: usize = 246;
+    const MOST: usize = 245;
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut count = 0;
     let mut files = vec![src.join("lib.rs")];
