@@ -105,13 +105,20 @@ pub fn open(dir: &Path) -> Result<bool, String> {
 
 const POLL: Duration = Duration::from_millis(10);
 
+/// Why a run gave up on the entry at `dir`, naming the processes that hold it where
+/// the system says (a language server or a `--watch` run holds the entries it loaded
+/// until it exits).
 fn busy(dir: &Path, doing: &str) -> String {
+    let lock = lock_path(dir);
+    let by = match super::lock_holders::holders(&lock)[..] {
+        [] => "another process".to_string(),
+        ref named => named.join(", "),
+    };
     format!(
-        "the OCI cache entry {} {doing} by another process, still after {} s (its lock: \
-         {})",
+        "the OCI cache entry {} {doing} by {by}, still after {} s (its lock: {})",
         dir.display(),
         LOCK_WAIT.as_secs(),
-        lock_path(dir).display()
+        lock.display()
     )
 }
 

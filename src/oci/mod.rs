@@ -10,6 +10,7 @@ pub(crate) mod cache;
 pub(crate) mod cred_helper;
 pub(crate) mod credential;
 pub(crate) mod load;
+pub(crate) mod lock_holders;
 pub(crate) mod manifest;
 pub(crate) mod metadata;
 pub(crate) mod pulls;
