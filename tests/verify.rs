@@ -232,6 +232,95 @@ fn a_helm_release_whose_chart_source_is_not_built_is_named() {
     assert_eq!(status, Some(1));
 }
 
+/// A kind no kustomization defines (Flux's HelmRelease, say) is validated against a
+/// CRD given with `--crds`; a kind no given CRD defines stays unchecked.
+#[test]
+fn a_kind_defined_by_a_given_crd_is_validated_against_it() {
+    if !kustomize_installed("a_kind_defined_by_a_given_crd") {
+        return;
+    }
+    let test = project(&apps(""))
+        .file(
+            "kustomize/web/kustomization.yaml",
+            "resources:\n  - namespace.yaml\n  - config.yaml\n  - chart.yaml\n",
+        )
+        .file(
+            "kustomize/web/chart.yaml",
+            indoc! {"
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: HelmRepository
+            metadata:
+              name: bitnami
+              namespace: web
+            spec:
+              url: https://charts.bitnami.com/bitnami
+            ---
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata:
+              name: redis
+              namespace: web
+            spec:
+              interval: 5
+              chart:
+                spec:
+                  chart: redis
+                  sourceRef:
+                    kind: HelmRepository
+                    name: bitnami
+            "},
+        )
+        .file(
+            "flux-system/helm-crds.yaml",
+            indoc! {r#"
+            apiVersion: apiextensions.k8s.io/v1
+            kind: CustomResourceDefinition
+            metadata:
+              name: helmreleases.helm.toolkit.fluxcd.io
+            spec:
+              group: helm.toolkit.fluxcd.io
+              scope: Namespaced
+              names:
+                kind: HelmRelease
+                plural: helmreleases
+              versions:
+                - name: v2
+                  served: true
+                  storage: true
+                  schema:
+                    openAPIV3Schema:
+                      type: object
+                      properties:
+                        spec:
+                          type: object
+                          required: [interval, chart]
+                          properties:
+                            interval:
+                              type: string
+            "#},
+        )
+        .args(["--crds", "flux-system"]);
+    let (text, status) = verified(test);
+    assert_eq!(
+        text,
+        indoc! {r#"
+        == context `local` ==
+        error: HelmRelease/web/redis does not match the openAPIV3Schema of CRD `helmreleases.helm.toolkit.fluxcd.io` (given with --crds, flux-system/helm-crds.yaml): /spec/interval: 5 is not of type "string" [schema-violation]
+         --> _template/facets/apps.yaml:6:5
+          |
+        6 |   - name: web
+          |     ^^^^^^^^^ the kustomization that builds it, written by facet `apps`
+          |
+          = note: the object comes from kustomize/web/chart.yaml
+        note: no schema for these kinds, their objects were not validated: source.toolkit.fluxcd.io/v1 HelmRepository (1)
+        context  kustomizations  objects  errors  warnings
+        local                 1       10       1         0
+        1 context(s), 1 error(s); 1 distinct build(s) with [kustomize]
+        "#}
+    );
+    assert_eq!(status, Some(1));
+}
+
 #[test]
 fn an_object_two_kustomizations_build_names_both() {
     if !kustomize_installed("an_object_two_kustomizations_build") {

@@ -43,6 +43,11 @@ pub struct VerifyArgs {
     /// The policy package whose rules are findings (default `main`).
     #[arg(long, value_name = "PACKAGE", requires = "policy")]
     pub namespace: Vec<String>,
+    /// CRD manifests (a file, or a directory of YAML and JSON files) for kinds no
+    /// kustomization of a context defines, such as Flux's own in
+    /// `flux-system/gotk-components.yaml`; may be given several times.
+    #[arg(long, value_name = "PATH")]
+    pub crds: Vec<std::path::PathBuf>,
 }
 
 pub fn run(args: VerifyArgs) -> ExitCode {
@@ -74,6 +79,17 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 return ExitCode::from(1);
             }
         },
+    };
+    let crds = match args.crds.is_empty() {
+        true => Ok(crate::verify::schema::Crds::default()),
+        false => crate::verify::given_crds::load(&args.crds, &sources),
+    };
+    let crds = match crds {
+        Ok(crds) => crds,
+        Err(d) => {
+            report(&d, &sources);
+            return ExitCode::from(1);
+        }
     };
     let composed = compose_all(&session, &names);
     let mut failed: Vec<ContextReport> = Vec::new();
@@ -115,6 +131,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             budget: crate::policy::Budget::default(),
             schema: session.schema.as_ref(),
         }),
+        crds: &crds,
     };
     let mut result = match crate::verify::verify(&run, &inputs) {
         Ok(r) => r,

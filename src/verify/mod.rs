@@ -12,6 +12,7 @@
 pub(crate) mod build;
 mod confine;
 pub(crate) mod deployment;
+pub(crate) mod given_crds;
 pub mod provenance;
 pub(crate) mod report;
 pub(crate) mod schema;
@@ -52,6 +53,8 @@ pub struct Run<'a> {
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
     /// Rego policies to run on every object a context applies (`--policy`).
     pub policies: Option<Policies<'a>>,
+    /// CRDs given with `--crds`, for kinds no CRD of a context's build defines.
+    pub crds: &'a schema::Crds,
 }
 
 /// The policies of `bpc verify --policy`, and what they read the context's values with.
@@ -502,6 +505,7 @@ impl ContextCheck<'_, '_> {
         for p in &placed {
             crds.add(&p.value);
         }
+        crds.fill_from(self.run.crds);
         for p in &placed {
             self.validate(p, &crds, planned);
         }

@@ -24,6 +24,8 @@ const FLUX_CRDS: [&str; 3] = [
 pub enum Origin {
     /// A CRD of the context's build, by name.
     Crd(String),
+    /// A CRD given with `--crds`, by name and the file it was read from.
+    Given { name: String, file: String },
     /// A Flux CRD bpc vendors.
     Flux(String),
     /// The vendored Kubernetes definitions.
@@ -34,6 +36,9 @@ impl Origin {
     pub fn describe(&self) -> String {
         match self {
             Origin::Crd(name) => format!("the openAPIV3Schema of CRD `{name}`"),
+            Origin::Given { name, file } => {
+                format!("the openAPIV3Schema of CRD `{name}` (given with --crds, {file})")
+            }
             Origin::Flux(name) => format!("the openAPIV3Schema of Flux's CRD `{name}` (vendored)"),
             Origin::Kubernetes => format!("the Kubernetes {KUBERNETES_VERSION} OpenAPI schema"),
         }
@@ -50,24 +55,55 @@ pub enum Verdict {
     Unchecked,
 }
 
-/// The CRDs one context defines: `(apiVersion, kind)` → (schema, CRD name).
-#[derive(Default)]
+/// CRDs by the kinds they define: `(apiVersion, kind)` → (schema, where it is from).
+/// The first definition of a kind stays.
+#[derive(Clone, Default)]
 pub struct Crds {
-    by_kind: HashMap<(String, String), (Arc<Json>, String)>,
+    by_kind: HashMap<(String, String), (Arc<Json>, Origin)>,
 }
 
 impl Crds {
-    /// Adds the versions of `object` when it is a CustomResourceDefinition.
+    /// Adds the versions of `object` when it is a CustomResourceDefinition of the
+    /// context's build.
     pub fn add(&mut self, object: &Json) {
+        self.add_from(object, Origin::Crd);
+    }
+
+    /// Adds the versions of `object` when it is a CustomResourceDefinition read from
+    /// `file` (given with `--crds`); whether it was one.
+    pub fn add_given(&mut self, object: &Json, file: &str) -> bool {
+        self.add_from(object, |name| Origin::Given {
+            name,
+            file: file.to_string(),
+        })
+    }
+
+    fn add_from(&mut self, object: &Json, origin: impl Fn(String) -> Origin) -> bool {
         if object.get("kind").and_then(Json::as_str) != Some("CustomResourceDefinition") {
-            return;
+            return false;
         }
         for (key, schema, name) in crd_versions(object) {
-            self.by_kind.entry(key).or_insert((schema, name));
+            self.by_kind.entry(key).or_insert((schema, origin(name)));
+        }
+        true
+    }
+
+    /// Adds the kinds of `other` that these CRDs do not define.
+    pub fn fill_from(&mut self, other: &Crds) {
+        for (key, value) in &other.by_kind {
+            self.by_kind
+                .entry(key.clone())
+                .or_insert_with(|| value.clone());
         }
     }
 
-    fn get(&self, api_version: &str, kind: &str) -> Option<&(Arc<Json>, String)> {
+    /// How many kinds (and versions) are defined.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.by_kind.len()
+    }
+
+    fn get(&self, api_version: &str, kind: &str) -> Option<&(Arc<Json>, Origin)> {
         self.by_kind
             .get(&(api_version.to_string(), kind.to_string()))
     }
@@ -187,7 +223,7 @@ fn flux() -> &'static Crds {
         for text in FLUX_CRDS {
             for doc in super::build::documents(text) {
                 if let Ok(object) = super::build::parse(doc) {
-                    crds.add(&object);
+                    crds.add_from(&object, Origin::Flux);
                 }
             }
         }
@@ -217,18 +253,18 @@ impl Validators {
             .and_then(Json::as_str)
             .unwrap_or_default();
         let (key, origin, schema): (String, Origin, Box<dyn Fn() -> Json>) =
-            if let Some((schema, name)) = crds.get(api, kind) {
+            if let Some((schema, origin)) = crds.get(api, kind) {
                 let s = schema.clone();
                 (
                     format!("crd:{api}/{kind}:{:x}", hash_json(schema)),
-                    Origin::Crd(name.clone()),
+                    origin.clone(),
                     Box::new(move || (*s).clone()),
                 )
-            } else if let Some((schema, name)) = flux().get(api, kind) {
+            } else if let Some((schema, origin)) = flux().get(api, kind) {
                 let s = schema.clone();
                 (
                     format!("flux:{api}/{kind}"),
-                    Origin::Flux(name.clone()),
+                    origin.clone(),
                     Box::new(move || (*s).clone()),
                 )
             } else if let Some(k8s) = kubernetes() {
