@@ -215,7 +215,7 @@ fn commands_of_one_context_refuse_several() {
         out.stderr,
         indoc! {"
         error: --context is given 2 times; this command composes one context
-        = help: `bpc compose` and `bpc render` take several --context (or --all-contexts)
+        = help: `compose`, `render`, `graph`, `verify` and `check --policy` take several --context (or --all-contexts)
 
     "}
     );

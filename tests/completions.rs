@@ -50,3 +50,22 @@ fn an_unknown_shell_is_a_usage_error() {
     "}
     );
 }
+
+/// A reader that has gone (`bpc completions bash | true`) is a write error said in
+/// one line, as for any other command's output, never a panic.
+#[test]
+fn a_closed_pipe_is_an_error_not_a_panic() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = command(&repo())
+        .args(["completions", "bash"])
+        .stdout(writer)
+        .output()
+        .expect("bpc runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: cannot write output: Broken pipe (os error 32)\n"
+    );
+}

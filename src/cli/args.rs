@@ -54,7 +54,8 @@ pub struct ProjectArgs {
     #[command(flatten)]
     pub at: LocateArgs,
     /// Context name (default: $WINDSOR_CONTEXT, windsor.yaml `context:`, else `local`).
-    /// `compose` and `render` take it more than once for several contexts at once.
+    /// `compose`, `render`, `graph`, `verify` and `check --policy` take it more than
+    /// once for several contexts at once.
     #[arg(long, value_name = "NAME")]
     pub context: Vec<String>,
     /// Extra values files, applied in order over the context's values.
@@ -159,7 +160,8 @@ impl ProjectArgs {
                 self.context.len()
             ))
             .with_help(
-                "`bpc compose` and `bpc render` take several --context (or --all-contexts)",
+                "`compose`, `render`, `graph`, `verify` and `check --policy` take several \
+                 --context (or --all-contexts)",
             )]);
         }
         let cwd = std::env::current_dir().map_err(|e| {

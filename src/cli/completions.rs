@@ -16,9 +16,18 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-/// Writes the script for `command`, the whole `bpc` command line.
+/// Writes the script for `command`, the whole `bpc` command line. The script is made
+/// in memory first: the generator gives up on a failed write by panicking, and a
+/// closed pipe (`bpc completions bash | head`) is an error like any other command's.
 pub fn run(args: CompletionsArgs, mut command: clap::Command) -> ExitCode {
     let name = command.get_name().to_string();
-    clap_complete::generate(args.shell, &mut command, name, &mut std::io::stdout());
-    ExitCode::SUCCESS
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, name, &mut script);
+    match super::output::emit(None, &[&script]) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
+        }
+    }
 }

@@ -11,9 +11,14 @@ use std::process::ExitCode;
 
 Editor set-ups: README.md; capabilities: docs/lsp.md.
 Settings (initializationOptions or workspace/didChangeConfiguration, bare or under `bpc`):
-  context     the context hovers and diagnostics use (default: the project's)
-  debounceMs  quiet time after an edit before analysing (default 30)
-  tests       run the template's tests for diagnostics (default true)")]
+  context                the context hovers and diagnostics use (default: the project's)
+  debounceMs             quiet time after an edit before analysing (default 30)
+  tests                  run the template's tests for diagnostics (default true)
+  incremental            reuse what an edit did not reach (default true)
+  pull                   pull missing oci:// blueprints (default false: never contact a registry)
+  jsonnetMemoryMiB       memory of one jsonnet() evaluation (default 1024)
+  jsonnetTimeoutSeconds  wall-clock time of one jsonnet() evaluation (default 10)
+  policies               Rego policy files or directories for diagnostics (default none)")]
 pub struct LspArgs {
     /// Speak LSP on stdin/stdout (the only transport; accepted for clients that pass it).
     #[arg(long)]
