@@ -227,7 +227,7 @@ fn json_lists_findings_with_ids_and_locations() {
     );
     assert_eq!(first["location"]["line"], 10);
     assert_eq!(json["errors"], 1);
-    assert_eq!(json["warnings"], 6);
+    assert_eq!(json["warnings"], 7);
     assert_eq!(json["notes"], 2);
 }
 

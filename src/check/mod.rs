@@ -7,6 +7,7 @@
 pub(crate) mod coverage;
 mod dependencies;
 pub(crate) mod finding;
+mod flux_patches;
 pub(crate) mod names;
 mod reachability;
 pub(crate) mod reads;
@@ -163,6 +164,7 @@ pub fn check_incremental(
         .collect();
     let mut whole = Vec::new();
     dependencies::check(template, &mut whole);
+    flux_patches::check(template, &mut whole);
     usage::check(&names, &read, &mut whole);
     memo.read = read;
     memo.names = Some(names);
