@@ -8,6 +8,7 @@ use crate::files::{Diagnostic, FileMap};
 use crate::render::ManifestFormat;
 use crate::session::{Options, Session};
 use crate::verify::report::{ContextReport, Report};
+use crate::verify::schema::Crds;
 use crate::verify::{Input, Run, Tool};
 use clap::{Args, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -50,6 +51,24 @@ pub struct VerifyArgs {
     pub crds: Vec<std::path::PathBuf>,
 }
 
+/// What the user gives besides the project: the policies (`--policy`) and the CRDs
+/// (`--crds`), loaded before anything is composed.
+fn given(
+    args: &VerifyArgs,
+    sources: &FileMap,
+) -> Result<(Option<crate::policy::Policies>, Crds), Vec<Diagnostic>> {
+    let namespaces = super::policy::namespaces_or_main(&args.namespace);
+    let policies = match args.policy.is_empty() {
+        true => None,
+        false => Some(crate::policy::load(&args.policy, &namespaces, sources)?),
+    };
+    let crds = match args.crds.is_empty() {
+        true => Crds::default(),
+        false => crate::verify::given_crds::load(&args.crds, sources)?,
+    };
+    Ok((policies, crds))
+}
+
 pub fn run(args: VerifyArgs) -> ExitCode {
     let sources = Arc::new(FileMap::letting_go_of_texts());
     let tool = match Tool::find() {
@@ -69,23 +88,8 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let namespaces = super::policy::namespaces_or_main(&args.namespace);
-    let policies = match args.policy.is_empty() {
-        true => None,
-        false => match crate::policy::load(&args.policy, &namespaces, &sources) {
-            Ok(p) => Some(p),
-            Err(d) => {
-                report(&d, &sources);
-                return ExitCode::from(1);
-            }
-        },
-    };
-    let crds = match args.crds.is_empty() {
-        true => Ok(crate::verify::schema::Crds::default()),
-        false => crate::verify::given_crds::load(&args.crds, &sources),
-    };
-    let crds = match crds {
-        Ok(crds) => crds,
+    let (policies, crds) = match given(&args, &sources) {
+        Ok(given) => given,
         Err(d) => {
             report(&d, &sources);
             return ExitCode::from(1);
