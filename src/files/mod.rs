@@ -2,6 +2,7 @@
 
 pub(crate) mod diagnostic;
 pub(crate) mod exchange;
+pub(crate) mod listing;
 pub(crate) mod map;
 pub(crate) mod out_path;
 pub(crate) mod relative_path;

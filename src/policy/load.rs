@@ -78,45 +78,8 @@ pub struct Policies {
 /// The `.rego` files under each of `paths` (a file is taken as it is), in path order
 /// per argument; `*_test.rego` left out.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Diagnostic> {
-    let mut out = Vec::new();
-    for path in paths {
-        let meta = std::fs::metadata(path).map_err(|e| {
-            Diagnostic::error(format!("cannot read policy path {}: {e}", path.display()))
-        })?;
-        if meta.is_file() {
-            out.push(path.clone());
-            continue;
-        }
-        let mut found = Vec::new();
-        walk(path, &mut found)?;
-        found.sort();
-        out.extend(found);
-    }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|p| seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Diagnostic> {
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        Diagnostic::error(format!(
-            "cannot read policy directory {}: {e}",
-            dir.display()
-        ))
-    })?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let name = entry.file_name().to_string_lossy().to_string();
-        if kind.is_dir() && !name.starts_with('.') {
-            walk(&path, out)?;
-        } else if kind.is_file() && name.ends_with(".rego") && !name.ends_with("_test.rego") {
-            out.push(path);
-        }
-    }
-    Ok(())
+    let wanted = |name: &str| name.ends_with(".rego") && !name.ends_with("_test.rego");
+    crate::files::listing::files_under(paths, wanted, "policy")
 }
 
 /// Reads `paths` into one engine (each file registered in `files`, so errors show its

@@ -9,9 +9,9 @@ use crate::files::{Diagnostic, FileMap};
 use std::path::{Path, PathBuf};
 
 /// The CRDs of every YAML or JSON file under `paths` (a file is read as it is, a
-/// directory for its `.yaml`, `.yml` and `.json` files, recursively, hidden ones
-/// left out). A path that cannot be read, a file that does not parse, and paths that
-/// hold no CustomResourceDefinition at all are errors.
+/// directory for its `.yaml`, `.yml` and `.json` files, recursively, hidden
+/// directories left out). A path that cannot be read, a file that does not parse,
+/// and paths that hold no CustomResourceDefinition at all are errors.
 pub fn load(paths: &[PathBuf], files: &FileMap) -> Result<Crds, Vec<Diagnostic>> {
     let mut crds = Crds::default();
     let mut errors = Vec::new();
@@ -38,49 +38,10 @@ pub fn load(paths: &[PathBuf], files: &FileMap) -> Result<Crds, Vec<Diagnostic>>
     Ok(crds)
 }
 
-/// The files under `paths`, in path order per argument, each once.
+/// The YAML and JSON files under `paths`.
 fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Diagnostic> {
-    let mut out = Vec::new();
-    for path in paths {
-        let meta = std::fs::metadata(path).map_err(|e| {
-            Diagnostic::error(format!("cannot read --crds path {}: {e}", path.display()))
-        })?;
-        if meta.is_dir() {
-            let mut found = Vec::new();
-            walk(path, &mut found)?;
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(path.clone());
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|p| seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Diagnostic> {
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        Diagnostic::error(format!(
-            "cannot read --crds directory {}: {e}",
-            dir.display()
-        ))
-    })?;
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        if kind.is_dir() {
-            walk(&entry.path(), out)?;
-        } else if kind.is_file() && [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e)) {
-            out.push(entry.path());
-        }
-    }
-    Ok(())
+    let wanted = |name: &str| [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e));
+    crate::files::listing::files_under(paths, wanted, "--crds")
 }
 
 /// Adds the CRDs of one file (registered in `files`, so a parse error shows its line);
