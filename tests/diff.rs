@@ -272,7 +272,8 @@ fn a_values_edit_changes_only_its_context_as_json() {
 }
 
 /// `--format json` gives each side's value as a value (a string, a number, a set as a
-/// sorted list), a masked one as the mask, and names the sides that are deferred.
+/// sorted list; a source as its URL and ref), a masked one as the mask, and names the
+/// sides that are deferred.
 #[test]
 fn json_gives_values_typed_masked_and_marked_deferred() {
     let repo = on_feature("");
@@ -293,6 +294,13 @@ fn json_gives_values_typed_masked_and_marked_deferred() {
         "contexts/_template/facets/cluster.yaml",
         "dependsOn: [base, dns]",
         "dependsOn: [dns]",
+    );
+    repo.write(
+        "contexts/prod/blueprint.yaml",
+        &format!(
+            "{BLUEPRINT_HEAD}metadata:\n  name: prod\nsources:\n  - name: extras\n    \
+             url: https://git.example/extras.git\n    ref:\n      branch: main\n"
+        ),
     );
     let out = repo.diff(&["--format", "json", "--context", "prod"]);
     assert_eq!(out.status, Some(1), "{}", out.stderr);
@@ -321,6 +329,14 @@ fn json_gives_values_typed_masked_and_marked_deferred() {
     assert_eq!(
         field("ingress", "dependsOn"),
         json!([["base", "dns"], ["dns"], []])
+    );
+    assert_eq!(
+        doc["contexts"][0]["sources"],
+        json!([{
+            "name": "extras",
+            "old": null,
+            "new": {"url": "https://git.example/extras.git", "ref": {"branch": "main"}}
+        }])
     );
 }
 

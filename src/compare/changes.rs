@@ -53,8 +53,12 @@ pub struct Item {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
     pub name: String,
+    /// The two sides as text reads them (`None`: the side has no such source).
     pub old: Option<String>,
     pub new: Option<String>,
+    /// The two sides as JSON readers get them (`{"url", "ref"}`).
+    pub old_value: Option<serde_json::Value>,
+    pub new_value: Option<serde_json::Value>,
 }
 
 /// How two snapshots of a context differ.
@@ -80,8 +84,10 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Changes {
         if a != b {
             changes.sources.push(Source {
                 name: name.clone(),
-                old: a.cloned(),
-                new: b.cloned(),
+                old: a.map(|l| l.shown.clone()),
+                new: b.map(|l| l.shown.clone()),
+                old_value: a.map(|l| l.value.clone()),
+                new_value: b.map(|l| l.value.clone()),
             });
         }
     }

@@ -114,7 +114,7 @@ fn context_json(context: &ContextDiff) -> Value {
         .changes
         .sources
         .iter()
-        .map(|s| json!({"name": s.name, "old": s.old, "new": s.new}))
+        .map(|s| json!({"name": s.name, "old": s.old_value, "new": s.new_value}))
         .collect();
     let items: Vec<Value> = context
         .changes

@@ -115,12 +115,20 @@ impl Shown {
     }
 }
 
+/// Where a source is: as text reads it (`"oci://…" {"tag":"v1"}`), and as JSON
+/// (`{"url", "ref"}`); the mask for both when it holds a secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located {
+    pub shown: String,
+    pub value: serde_json::Value,
+}
+
 /// A context on one side.
 #[derive(Debug, Default)]
 pub struct Snapshot {
     pub items: BTreeMap<(Kind, String), BTreeMap<String, Leaf>>,
     /// The blueprint's sources, name → where (`oci://…`, a repository and ref).
-    pub sources: BTreeMap<String, String>,
+    pub sources: BTreeMap<String, Located>,
 }
 
 /// The strings of a context's values its schema calls sensitive, which nothing the
@@ -254,13 +262,22 @@ impl Snapshot {
                     None => String::new(),
                 };
                 // The project's own template is a source without a URL.
-                let mut at = get(source, "url")
-                    .map(|v| show(&v))
-                    .unwrap_or_else(|| "(no url)".to_string());
+                let url = get(source, "url");
+                let mut at = url.as_ref().map_or("(no url)".to_string(), show);
+                let mut value = serde_json::Map::new();
+                if let Some(url) = &url {
+                    value.insert("url".to_string(), Shown::of(url).value);
+                }
                 if let Some(r) = get(source, "ref") {
                     at.push_str(&format!(" {}", crate::value::json::compact(&r)));
+                    value.insert("ref".to_string(), Shown::of(&r).value);
                 }
-                snapshot.sources.insert(name, secrets.hide(at));
+                let shown = secrets.hide(at);
+                let value = match shown == SENSITIVE {
+                    true => serde_json::Value::from(SENSITIVE),
+                    false => serde_json::Value::Object(value),
+                };
+                snapshot.sources.insert(name, Located { shown, value });
             }
         }
         snapshot
