@@ -174,42 +174,32 @@ fn a_variable_no_substitution_provides_points_at_the_substitutions_and_the_manif
     assert_eq!(status, Some(1));
 }
 
+/// `test` with a Kustomization `web` that also builds a HelmRepository `bitnami` and
+/// a HelmRelease `redis` reading its chart from `source`, every `interval`.
+fn with_chart(test: Test, interval: &str, source: &str) -> Test {
+    test.file(
+        "kustomize/web/kustomization.yaml",
+        "resources:\n  - namespace.yaml\n  - config.yaml\n  - chart.yaml\n",
+    )
+    .file(
+        "kustomize/web/chart.yaml",
+        format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  \
+             name: bitnami\n  namespace: web\nspec:\n  url: https://charts.bitnami.com/bitnami\n\
+             ---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  \
+             name: redis\n  namespace: web\nspec:\n  interval: {interval}\n  chart:\n    \
+             spec:\n      chart: redis\n      sourceRef:\n        kind: HelmRepository\n        \
+             name: {source}\n"
+        ),
+    )
+}
+
 #[test]
 fn a_helm_release_whose_chart_source_is_not_built_is_named() {
     if !kustomize_installed("a_helm_release_whose_chart_source_is_not_built") {
         return;
     }
-    let test = project(&apps(""))
-        .file(
-            "kustomize/web/kustomization.yaml",
-            "resources:\n  - namespace.yaml\n  - config.yaml\n  - chart.yaml\n",
-        )
-        .file(
-            "kustomize/web/chart.yaml",
-            indoc! {"
-            apiVersion: source.toolkit.fluxcd.io/v1
-            kind: HelmRepository
-            metadata:
-              name: bitnami
-              namespace: web
-            spec:
-              url: https://charts.bitnami.com/bitnami
-            ---
-            apiVersion: helm.toolkit.fluxcd.io/v2
-            kind: HelmRelease
-            metadata:
-              name: redis
-              namespace: web
-            spec:
-              interval: 5m
-              chart:
-                spec:
-                  chart: redis
-                  sourceRef:
-                    kind: HelmRepository
-                    name: bitnamy
-            "},
-        );
+    let test = with_chart(project(&apps("")), "5m", "bitnamy");
     let (text, status) = verified(test);
     assert_eq!(
         text,
@@ -239,37 +229,7 @@ fn a_kind_defined_by_a_given_crd_is_validated_against_it() {
     if !kustomize_installed("a_kind_defined_by_a_given_crd") {
         return;
     }
-    let test = project(&apps(""))
-        .file(
-            "kustomize/web/kustomization.yaml",
-            "resources:\n  - namespace.yaml\n  - config.yaml\n  - chart.yaml\n",
-        )
-        .file(
-            "kustomize/web/chart.yaml",
-            indoc! {"
-            apiVersion: source.toolkit.fluxcd.io/v1
-            kind: HelmRepository
-            metadata:
-              name: bitnami
-              namespace: web
-            spec:
-              url: https://charts.bitnami.com/bitnami
-            ---
-            apiVersion: helm.toolkit.fluxcd.io/v2
-            kind: HelmRelease
-            metadata:
-              name: redis
-              namespace: web
-            spec:
-              interval: 5
-              chart:
-                spec:
-                  chart: redis
-                  sourceRef:
-                    kind: HelmRepository
-                    name: bitnami
-            "},
-        )
+    let test = with_chart(project(&apps("")), "5", "bitnami")
         .file(
             "flux-system/helm-crds.yaml",
             indoc! {r#"
